@@ -1,0 +1,136 @@
+import { dirname, resolve } from 'node:path';
+import { Kernel } from './kernel.js';
+import { KernelError } from './errors.js';
+import { CONFIG_DEFAULTS, loadConfig, type ResolvedConfig, type SkiffConfig } from './config.js';
+import { importDefault, resolveModule } from './resolve.js';
+import type { PluginSpec, SkiffPlugin, SkiffPreset } from './plugin.js';
+import type { Logger } from './types/logger.js';
+
+interface PluginEntry {
+  /** The plugin's name as written (package name or path) or the plugin object itself. */
+  ref: string | SkiffPlugin<any>;
+  options: Record<string, unknown> | false;
+  /** Where a name is resolved from. */
+  fromDir: string;
+}
+
+function specName(ref: string | SkiffPlugin<any>): string {
+  return typeof ref === 'string' ? ref : ref.name;
+}
+
+function normaliseSpec(spec: PluginSpec, fromDir: string, where: string): PluginEntry {
+  if (typeof spec === 'string') return { ref: spec, options: {}, fromDir };
+  if (Array.isArray(spec)) {
+    const [ref, options] = spec;
+    if (typeof ref !== 'string' && (typeof ref !== 'object' || ref === null))
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: where, detail: `a plugin entry must start with a name (got ${JSON.stringify(ref)})` });
+    if (options !== undefined && options !== false && (typeof options !== 'object' || options === null || Array.isArray(options)))
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: where, detail: `options of plugin "${specName(ref)}" must be an object or false` });
+    return { ref, options: options ?? {}, fromDir };
+  }
+  if (typeof spec === 'object' && spec !== null && typeof (spec as SkiffPlugin).apply === 'function') return { ref: spec, options: {}, fromDir };
+  throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: where, detail: `cannot read plugin entry ${JSON.stringify(spec)}` });
+}
+
+/** Merges plugin lists: a later entry with the same name replaces the options of an earlier one, or removes it. */
+function mergeEntries(base: PluginEntry[], added: PluginEntry[]): PluginEntry[] {
+  const out = [...base];
+  for (const entry of added) {
+    const i = out.findIndex((e) => specName(e.ref) === specName(entry.ref));
+    if (entry.options === false) {
+      if (i >= 0) out.splice(i, 1);
+    } else if (i >= 0) {
+      out[i] = { ...out[i]!, options: { ...(out[i]!.options || {}), ...entry.options } };
+    } else out.push(entry);
+  }
+  return out;
+}
+
+function presetCandidates(name: string): string[] {
+  if (name.startsWith('.') || name.startsWith('/') || name.startsWith('@') || name.includes('preset')) return [name];
+  return [`@skiff/preset-${name}`, `skiff-preset-${name}`, name];
+}
+
+const OWN_DIR = dirname(new URL(import.meta.url).pathname);
+
+async function loadPreset(
+  name: string,
+  fromDir: string,
+  chain: string[],
+): Promise<{ entries: PluginEntry[]; config: Record<string, unknown> }> {
+  if (chain.includes(name)) throw new KernelError('SKIFF_ERR_KERNEL_PRESET_CYCLE', { cycle: [...chain, name].join(' → ') });
+  const candidates = presetCandidates(name);
+  let file: string | undefined;
+  for (const candidate of candidates) {
+    file = resolveModule(candidate, fromDir) ?? resolveModule(candidate, OWN_DIR);
+    if (file) break;
+  }
+  if (!file) throw new KernelError('SKIFF_ERR_KERNEL_PRESET_NOT_FOUND', { name, candidates: candidates.join(', '), from: fromDir });
+  const preset = (await importDefault(file)) as SkiffPreset;
+  if (!preset || typeof preset !== 'object' || !Array.isArray(preset.plugins))
+    throw new KernelError('SKIFF_ERR_KERNEL_PRESET_INVALID', { name, detail: 'its default export must be { name, plugins: [...] }' });
+  const presetDir = dirname(file);
+  let entries: PluginEntry[] = [];
+  let config: Record<string, unknown> = {};
+  for (const parent of preset.extends ?? []) {
+    const loaded = await loadPreset(parent, presetDir, [...chain, name]);
+    entries = mergeEntries(entries, loaded.entries);
+    config = { ...config, ...loaded.config };
+  }
+  entries = mergeEntries(entries, preset.plugins.map((p) => normaliseSpec(p, presetDir, `preset ${name}`)));
+  return { entries, config: { ...config, ...(preset.config ?? {}) } };
+}
+
+async function loadPlugin(entry: PluginEntry, rootDir: string): Promise<SkiffPlugin<any>> {
+  if (typeof entry.ref !== 'string') return entry.ref;
+  const name = entry.ref;
+  // The user's folder first (their installed plugins win), then the preset's, then the kernel's own.
+  const file = resolveModule(name, rootDir) ?? resolveModule(name, entry.fromDir) ?? resolveModule(name, OWN_DIR);
+  if (!file) throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_NOT_FOUND', { name, from: rootDir });
+  let plugin: unknown;
+  try {
+    plugin = await importDefault(file);
+  } catch (err) {
+    throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_LOAD', { name, detail: (err as Error).message.split('\n')[0] ?? '' }, { cause: err });
+  }
+  if (!plugin || typeof plugin !== 'object' || typeof (plugin as SkiffPlugin).apply !== 'function')
+    throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_INVALID', { name, detail: 'its default export must be an object with name and apply(kernel, options)' });
+  return plugin as SkiffPlugin<any>;
+}
+
+export interface BootOptions {
+  /** Where to look for a config file, and what relative paths are resolved from. Default: process.cwd(). */
+  cwd?: string;
+  /** An explicit config file (the CLI's --config). */
+  configFile?: string;
+  /** A config object used instead of a file (tests, @skiff/testing). */
+  config?: SkiffConfig;
+  /** Values that win over the file and the preset (the CLI's flags). */
+  overrides?: SkiffConfig;
+  logger?: Logger;
+}
+
+/** Loads the config, resolves the preset chain and every plugin, and returns a kernel ready to start. */
+export async function createCluster(options: BootOptions = {}): Promise<Kernel> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const loaded = options.config ? { config: options.config, file: undefined, rootDir: cwd } : await loadConfig({ cwd, file: options.configFile });
+  const fileConfig = loaded.config;
+  const overrides = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([, v]) => v !== undefined));
+  const presetName = (overrides.preset as string | undefined) ?? fileConfig.preset ?? CONFIG_DEFAULTS.preset;
+  const preset = await loadPreset(presetName, loaded.rootDir, []);
+  const where = loaded.file ?? 'config';
+  const entries = mergeEntries(preset.entries, (fileConfig.plugins ?? []).map((p) => normaliseSpec(p, loaded.rootDir, where)));
+  const merged = { ...CONFIG_DEFAULTS, ...preset.config, ...fileConfig, ...overrides };
+  const config: ResolvedConfig = {
+    ...merged,
+    preset: presetName,
+    dataDir: resolve(loaded.rootDir, merged.dataDir),
+    rootDir: loaded.rootDir,
+    configFile: loaded.file,
+  };
+  delete config.plugins;
+  const kernel = new Kernel({ config, logger: options.logger });
+  const plugins = await Promise.all(entries.map((entry) => loadPlugin(entry, loaded.rootDir)));
+  plugins.forEach((plugin, i) => kernel.use(plugin, entries[i]!.options || {}));
+  return kernel;
+}

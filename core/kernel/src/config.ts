@@ -1,0 +1,116 @@
+import { cosmiconfig } from 'cosmiconfig';
+import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { KernelError } from './errors.js';
+import type { PluginSpec } from './plugin.js';
+
+/** The cluster config a user writes (skiff.config.*, .skiffrc*, or the `skiff` key of package.json). */
+export interface SkiffConfig {
+  /** A preset name ("dev" → @skiff/preset-dev), a package name, or a path. Default: "dev". */
+  preset?: string;
+  /** Added to the preset's plugins; `[name, false]` removes one, `[name, {…}]` reconfigures it. */
+  plugins?: PluginSpec[];
+  /** Where the cluster keeps its state (LMDB, PKI, kubeconfig). Default: ./.skiff */
+  dataDir?: string;
+  /** API server address. Defaults: 127.0.0.1:6443. */
+  host?: string;
+  port?: number;
+  /** How many kubelets (nodes) to run in this process. Default: 1. */
+  nodes?: number;
+  /** pino level: trace, debug, info, warn, error, silent. Default: info. */
+  logLevel?: string;
+  [section: string]: unknown;
+}
+
+export interface ResolvedConfig extends SkiffConfig {
+  preset: string;
+  dataDir: string;
+  host: string;
+  port: number;
+  nodes: number;
+  logLevel: string;
+  /** The folder plugins are resolved from (the config file's folder, or the working directory). */
+  rootDir: string;
+  /** The config file used, if any. */
+  configFile?: string;
+}
+
+export const CONFIG_DEFAULTS = Object.freeze({
+  preset: 'dev',
+  dataDir: '.skiff',
+  host: '127.0.0.1',
+  port: 6443,
+  nodes: 1,
+  logLevel: 'info',
+});
+
+const KNOWN_TYPES: Record<string, string> = {
+  preset: 'string',
+  dataDir: 'string',
+  host: 'string',
+  port: 'number',
+  nodes: 'number',
+  logLevel: 'string',
+};
+
+export function checkConfig(config: Record<string, unknown>, file: string): void {
+  for (const [key, type] of Object.entries(KNOWN_TYPES)) {
+    if (config[key] !== undefined && typeof config[key] !== type)
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: `"${key}" must be a ${type} (got ${JSON.stringify(config[key])})` });
+  }
+  if (config.port !== undefined && (!Number.isInteger(config.port) || (config.port as number) < 0 || (config.port as number) > 65535))
+    throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: `"port" must be an integer from 0 to 65535 (got ${config.port})` });
+  if (config.nodes !== undefined && (!Number.isInteger(config.nodes) || (config.nodes as number) < 0))
+    throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: `"nodes" must be a whole number >= 0 (got ${config.nodes})` });
+  if (config.plugins !== undefined && !Array.isArray(config.plugins))
+    throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: '"plugins" must be a list' });
+}
+
+/**
+ * Finds and loads the cluster config. With `file`, loads exactly that file; otherwise searches `cwd`
+ * for skiff.config.*, .skiffrc* and package.json#skiff. No config file is fine: defaults apply.
+ */
+export async function loadConfig(options: { cwd?: string; file?: string } = {}): Promise<{ config: SkiffConfig; file?: string; rootDir: string }> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const explorer = cosmiconfig('skiff', {
+    searchPlaces: [
+      'package.json',
+      '.skiffrc',
+      '.skiffrc.json',
+      '.skiffrc.yaml',
+      '.skiffrc.yml',
+      '.skiffrc.js',
+      '.skiffrc.mjs',
+      '.skiffrc.cjs',
+      'skiff.config.js',
+      'skiff.config.mjs',
+      'skiff.config.cjs',
+      'skiff.config.json',
+      'skiff.config.yaml',
+      'skiff.config.yml',
+    ],
+    searchStrategy: 'none',
+  });
+  let result;
+  if (options.file) {
+    const file = resolve(cwd, options.file);
+    if (!existsSync(file)) throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_NOT_FOUND', { file });
+    try {
+      result = await explorer.load(file);
+    } catch (err) {
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: (err as Error).message.split('\n')[0] ?? '' });
+    }
+  } else {
+    try {
+      result = await explorer.search(cwd);
+    } catch (err) {
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: cwd, detail: (err as Error).message.split('\n')[0] ?? '' });
+    }
+  }
+  if (!result || result.isEmpty) return { config: {}, file: result?.filepath, rootDir: result ? dirname(result.filepath) : cwd };
+  const config = result.config as unknown;
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: result.filepath, detail: 'the config must be an object' });
+  checkConfig(config as Record<string, unknown>, result.filepath);
+  return { config: config as SkiffConfig, file: result.filepath, rootDir: dirname(result.filepath) };
+}

@@ -1,0 +1,29 @@
+/** Every kernel error: a stable code and a message template. Users see `message`, never a stack. */
+export const KERNEL_ERRORS = Object.freeze({
+  SKIFF_ERR_KERNEL_CONFIG_INVALID: 'invalid config {file}: {detail}',
+  SKIFF_ERR_KERNEL_CONFIG_NOT_FOUND: 'config file not found: {file}',
+  SKIFF_ERR_KERNEL_PRESET_NOT_FOUND: 'preset "{name}" not found (looked for {candidates} from {from})',
+  SKIFF_ERR_KERNEL_PRESET_INVALID: 'preset "{name}" is invalid: {detail}',
+  SKIFF_ERR_KERNEL_PRESET_CYCLE: 'presets extend each other in a cycle: {cycle}',
+  SKIFF_ERR_KERNEL_PLUGIN_NOT_FOUND: 'plugin "{name}" not found (is it installed? looked from {from})',
+  SKIFF_ERR_KERNEL_PLUGIN_LOAD: 'plugin "{name}" failed to load: {detail}',
+  SKIFF_ERR_KERNEL_PLUGIN_INVALID: 'plugin "{name}" is invalid: {detail}',
+  SKIFF_ERR_KERNEL_PLUGIN_DUPLICATE: 'plugin "{name}" is loaded twice',
+  SKIFF_ERR_KERNEL_PLUGIN_DEPENDENCY: 'plugin "{name}" needs plugin "{dependency}", which is not loaded',
+  SKIFF_ERR_KERNEL_PLUGIN_KERNEL_RANGE: 'plugin "{name}" supports kernel {range}, but this kernel is {version}',
+  SKIFF_ERR_KERNEL_PLUGIN_OPTIONS: 'plugin "{name}": {detail}',
+  SKIFF_ERR_KERNEL_COMPONENT: 'component "{name}" failed to start: {detail}',
+} as const);
+
+export type KernelErrorCode = keyof typeof KERNEL_ERRORS;
+
+export class KernelError extends Error {
+  constructor(
+    readonly code: KernelErrorCode,
+    params: Record<string, string>,
+    options?: { cause?: unknown },
+  ) {
+    super(KERNEL_ERRORS[code].replace(/\{(\w+)\}/g, (_, k: string) => params[k] ?? `{${k}}`), options);
+    this.name = 'KernelError';
+  }
+}

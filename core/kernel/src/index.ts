@@ -1,0 +1,15 @@
+export { Kernel, KERNEL_VERSION, type KernelOptions, type LoadedPlugin } from './kernel.js';
+export { createHooks, LIFECYCLE_STAGE, ADMISSION_STAGE, CHAIN_STAGE, type Hooks } from './hooks.js';
+export { definePlugin, definePreset, type SkiffPlugin, type SkiffPreset, type PluginSpec } from './plugin.js';
+export { checkOptions, type OptionsSchema } from './options.js';
+export { loadConfig, checkConfig, CONFIG_DEFAULTS, type SkiffConfig, type ResolvedConfig } from './config.js';
+export { createCluster, type BootOptions } from './boot.js';
+export { resolveModule } from './resolve.js';
+export { KernelError, KERNEL_ERRORS, type KernelErrorCode } from './errors.js';
+export * from './types/transport.js';
+export * from './types/apiserver.js';
+export * from './types/client.js';
+export * from './types/controllers.js';
+export * from './types/scheduler.js';
+export * from './types/kubelet.js';
+export * from './types/logger.js';

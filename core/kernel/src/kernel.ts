@@ -1,0 +1,146 @@
+import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import semver from 'semver';
+import { pino } from 'pino';
+import { createHooks, type Hooks } from './hooks.js';
+import { KernelError } from './errors.js';
+import { checkOptions } from './options.js';
+import { CONFIG_DEFAULTS, type ResolvedConfig } from './config.js';
+import type { SkiffPlugin } from './plugin.js';
+import type { Logger } from './types/logger.js';
+
+export const KERNEL_VERSION = '0.1.0';
+
+export interface LoadedPlugin {
+  plugin: SkiffPlugin<any>;
+  options: unknown;
+}
+
+export interface KernelOptions {
+  config?: Partial<ResolvedConfig>;
+  logger?: Logger;
+}
+
+/**
+ * The kernel: the hook catalogue, the DI container, the loaded plugins and the lifecycle. It knows no
+ * component by name — the API server, store, controllers, scheduler and kubelets are plugins too.
+ */
+export class Kernel {
+  readonly version = KERNEL_VERSION;
+  readonly hooks: Hooks = createHooks();
+  readonly container: AwilixContainer;
+  readonly logger: Logger;
+  config: ResolvedConfig;
+  private readonly plugins = new Map<string, LoadedPlugin>();
+  private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
+
+  constructor(options: KernelOptions = {}) {
+    this.config = { ...CONFIG_DEFAULTS, rootDir: process.cwd(), ...options.config } as ResolvedConfig;
+    this.logger = options.logger ?? (pino({ level: this.config.logLevel, base: undefined }) as unknown as Logger);
+    this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
+    this.container.register({ kernel: asValue(this), logger: asValue(this.logger) });
+  }
+
+  /** Checks a plugin's metadata and options and lets it tap hooks. */
+  use<O>(plugin: SkiffPlugin<O>, options?: unknown): this {
+    const name = typeof plugin?.name === 'string' ? plugin.name : '(unnamed)';
+    if (!plugin || typeof plugin !== 'object' || typeof plugin.apply !== 'function')
+      throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_INVALID', { name, detail: 'its default export must be an object with name and apply(kernel, options)' });
+    for (const field of ['name', 'version', 'kernel'] as const) {
+      if (typeof plugin[field] !== 'string' || !plugin[field])
+        throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_INVALID', { name, detail: `"${field}" must be a non-empty string` });
+    }
+    if (!semver.validRange(plugin.kernel))
+      throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_INVALID', { name, detail: `"kernel" is not a semver range: ${plugin.kernel}` });
+    if (!semver.satisfies(KERNEL_VERSION, plugin.kernel, { includePrerelease: true }))
+      throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_KERNEL_RANGE', { name, range: plugin.kernel, version: KERNEL_VERSION });
+    if (this.plugins.has(plugin.name)) throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_DUPLICATE', { name });
+    let checked: unknown = options ?? {};
+    if (plugin.options) {
+      try {
+        checked = checkOptions(plugin.options, options ?? {});
+      } catch (err) {
+        throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name, detail: (err as Error).message });
+      }
+    } else if (options && Object.keys(options as object).length > 0) {
+      throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name, detail: `takes no options (got ${Object.keys(options as object).join(', ')})` });
+    }
+    this.plugins.set(plugin.name, { plugin, options: checked });
+    plugin.apply(this, checked as O);
+    return this;
+  }
+
+  has(pluginName: string): boolean {
+    return this.plugins.has(pluginName);
+  }
+
+  listPlugins(): LoadedPlugin[] {
+    return [...this.plugins.values()];
+  }
+
+  /** Resolves a shared component from the container (store, apiHandler, informers…). */
+  resolve<T>(name: string): T {
+    return this.container.resolve<T>(name);
+  }
+
+  /** Registers a component value under `name`, replacing any earlier one. */
+  provide(name: string, value: unknown): void {
+    this.container.register(name, asValue(value));
+  }
+
+  /**
+   * Taps start and stop for one component at a lifecycle stage; stop runs at the negated stage so
+   * components stop in reverse order.
+   */
+  lifecycle(name: string, stage: number, handlers: { start?: () => Promise<void> | void; stop?: () => Promise<void> | void }): void {
+    if (handlers.start) {
+      const start = handlers.start;
+      this.hooks.start.tapPromise({ name, stage }, async () => {
+        try {
+          await start();
+        } catch (err) {
+          if (err instanceof KernelError) throw err;
+          throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT', { name, detail: (err as Error).message }, { cause: err });
+        }
+      });
+    }
+    if (handlers.stop) {
+      const stop = handlers.stop;
+      this.hooks.stop.tapPromise({ name, stage: -stage }, async () => {
+        await stop();
+      });
+    }
+  }
+
+  /** Checks dependencies, runs configure and components, then starts everything and calls ready. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`kernel cannot start: it is ${this.state}`);
+    this.state = 'starting';
+    for (const { plugin } of this.plugins.values()) {
+      for (const dependency of plugin.dependencies ?? []) {
+        if (!this.plugins.has(dependency)) throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_DEPENDENCY', { name: plugin.name, dependency });
+      }
+    }
+    this.config = this.hooks.configure.call(this.config);
+    this.container.register({ config: asValue(this.config) });
+    this.hooks.components.call(this.container);
+    try {
+      await this.hooks.start.promise();
+      this.state = 'running';
+      await this.hooks.ready.promise();
+    } catch (err) {
+      await this.stop().catch((stopErr) => this.logger.error({ err: stopErr }, 'stop after failed start'));
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.state = 'stopping';
+    await this.hooks.stop.promise();
+    this.state = 'stopped';
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+}

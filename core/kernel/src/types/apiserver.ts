@@ -1,0 +1,152 @@
+import type { KubeObject, StatusCause, UserInfo } from '@skiff/api';
+import type { ApiRequest } from './transport.js';
+
+/** What an authenticator sees. Push a message to `errors` to explain a rejection; return nothing to pass. */
+export interface AuthnRequest {
+  headers: Record<string, string | undefined>;
+  remoteAddress?: string;
+  peerCertificates?: Buffer[];
+  /** Authenticators that recognised but rejected the credentials say why here; aggregated into the 401. */
+  errors: string[];
+}
+
+export type AuthnResult = { user: UserInfo } | undefined;
+
+export interface AuthzAttributes {
+  user: UserInfo;
+  /** get, list, watch, create, update, patch, delete, deletecollection; or the HTTP verb for non-resource paths. */
+  verb: string;
+  isResourceRequest: boolean;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  path: string;
+}
+
+export type AuthzDecision = { decision: 'allow' | 'deny'; reason?: string } | undefined;
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export interface AdmissionRequest {
+  operation: AdmissionOperation;
+  kind: { group: string; version: string; kind: string };
+  resource: { group: string; version: string; resource: string };
+  subresource: string;
+  namespace: string;
+  name: string;
+  /** The incoming object; mutating plugins may change it. Undefined for DELETE. */
+  object?: KubeObject;
+  oldObject?: KubeObject;
+  user: UserInfo;
+  dryRun: boolean;
+  /** Read access to stored objects (e.g. the namespace) without going through the pipeline again. */
+  get(resource: { group: string; resource: string }, namespace: string, name: string): Promise<KubeObject | undefined>;
+}
+
+/** Thrown by admission plugins to reject a request; becomes a Status (default 403 Forbidden). */
+export class AdmissionError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 403 | 404 | 409 | 422 | 429 = 403,
+    readonly causes?: StatusCause[],
+  ) {
+    super(message);
+    this.name = 'AdmissionError';
+  }
+}
+
+export type AuditStage = 'RequestReceived' | 'ResponseComplete' | 'Panic';
+
+export interface AuditEvent {
+  auditID: string;
+  stage: AuditStage;
+  verb: string;
+  requestURI: string;
+  user?: UserInfo;
+  sourceIPs: string[];
+  objectRef?: { resource: string; namespace?: string; name?: string; apiGroup?: string; apiVersion?: string; subresource?: string };
+  responseStatus?: { code: number; reason?: string; message?: string };
+  requestReceivedTimestamp: string;
+  stageTimestamp: string;
+  /** The admitted object, for CREATE/UPDATE requests at ResponseComplete. */
+  requestObject?: KubeObject;
+}
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description?: string;
+  /** 0 prints by default; 1 only with `-o wide`. */
+  priority: number;
+}
+
+/**
+ * Everything the API server needs to serve one kind. Built-ins are registered by the API server;
+ * plugins add kinds with the `resources` hook.
+ */
+export interface ResourceDefinition {
+  group: string;
+  version: string;
+  kind: string;
+  listKind?: string;
+  /** Plural: "pods". */
+  resource: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  /** Subresources served: status, scale, binding, log, eviction… */
+  subresources?: string[];
+  verbs?: string[];
+  /** Type check of a decoded body; returns errors naming the field ("spec.replicas"). */
+  decode?(object: unknown, strict: boolean): { errors: StatusCause[]; unknownFields: string[] };
+  /** Fills in defaults on create and update, like the Kubernetes defaulting functions. */
+  defaults?(object: KubeObject): void;
+  /** Semantic validation: 422 Invalid causes. */
+  validate?(object: KubeObject, old?: KubeObject): StatusCause[];
+  /** Which fields count as spec for `metadata.generation` and as status for the status subresource. */
+  hasStatus?: boolean;
+  /** Table columns for `kubectl get`, and a function building one row's cells. */
+  table?: { columns: TableColumn[]; cells(object: KubeObject, now: number): unknown[] };
+  /** Field selectors beyond metadata.name and metadata.namespace: "spec.nodeName" → value. */
+  fieldSelectors?: Record<string, (object: KubeObject) => string | undefined>;
+  /** Called on create before admission: reset status, set phase, etc. */
+  prepareForCreate?(object: KubeObject): void;
+  /** Called on update: keep status from old on main-resource updates, spec on status updates. */
+  prepareForUpdate?(object: KubeObject, old: KubeObject, subresource: string): void;
+}
+
+export interface ResourceRegistry {
+  register(definition: ResourceDefinition): void;
+  get(group: string, resource: string): ResourceDefinition | undefined;
+  byKind(group: string, kind: string): ResourceDefinition | undefined;
+  list(): ResourceDefinition[];
+}
+
+export interface Initializer {
+  /** Unique, dotted: "podimage.example.com". */
+  name: string;
+  group: string;
+  resource: string;
+  /**
+   * In-process initializers change the object and return; the API server removes their entry.
+   * Without `initialize` the entry stays pending until an external controller clears it by update.
+   */
+  initialize?(object: KubeObject): void | Promise<void>;
+}
+
+export interface InitializerRegistry {
+  register(initializer: Initializer): void;
+  forResource(group: string, resource: string): Initializer[];
+}
+
+/** Low-level escape hatch for plugins that serve extra paths (/metrics, /logs). */
+export interface RouteDefinition {
+  method: ApiRequest['method'];
+  path: string;
+  handler(request: ApiRequest): Promise<{ status: number; headers?: Record<string, string>; body?: unknown }>;
+}

@@ -1,0 +1,22 @@
+import type { ApiClient, EventRecorder, InformerFactory } from './client.js';
+import type { Logger } from './logger.js';
+
+export interface ControllerContext {
+  client: ApiClient;
+  informers: InformerFactory;
+  recorder: EventRecorder;
+  logger: Logger;
+  /** Aborted when the controller manager stops. */
+  signal: AbortSignal;
+}
+
+/** A control loop. `start` sets up informers and workers and returns; work stops when `ctx.signal` aborts. */
+export interface ControllerDefinition {
+  name: string;
+  start(ctx: ControllerContext): void | Promise<void>;
+}
+
+export interface ControllerRegistry {
+  register(controller: ControllerDefinition): void;
+  list(): ControllerDefinition[];
+}

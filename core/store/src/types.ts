@@ -1,0 +1,91 @@
+import type { KubeObject } from '@skiff/api';
+
+/**
+ * The storage contract (etcd semantics). Keys are strings such as "/registry/pods/default/web-1";
+ * the API server builds them, the store only orders them. Values are Kubernetes objects.
+ *
+ * - One global revision; every write gets the next one; `metadata.resourceVersion` of a stored object
+ *   is the revision of its last write (the store sets it, as a decimal string).
+ * - Nothing is acknowledged (no promise resolves) before the write is durable on disk.
+ */
+export interface Store {
+  /** Current revision (the last committed write; 0 for an empty store). */
+  revision(): number;
+  /** The oldest revision a watch may start after (older → StoreError 'Compacted'). */
+  compactedRevision(): number;
+
+  get(key: string): Promise<StoredObject | undefined>;
+  /** Objects whose key starts with `prefix`, in key order, from one consistent snapshot. */
+  list(prefix: string, options?: ListOptions): Promise<ListResult>;
+
+  /** Fails with StoreError 'Exists' if the key is taken. Returns the stored object (resourceVersion set). */
+  create(key: string, object: KubeObject): Promise<StoredObject>;
+  /**
+   * Replaces the object. With `expectedRevision`, fails with StoreError 'Conflict' unless the stored
+   * object's revision equals it; fails with 'NotFound' if the key is absent.
+   */
+  update(key: string, object: KubeObject, options?: { expectedRevision?: number }): Promise<StoredObject>;
+  /**
+   * Read-modify-write with retries: `fn` gets the current object (or undefined) and returns the new one,
+   * or undefined to leave it unchanged. Runs inside one write transaction, so no other write interleaves.
+   */
+  guaranteedUpdate(key: string, fn: (current: StoredObject | undefined) => KubeObject | undefined): Promise<StoredObject | undefined>;
+  /** Deletes; with `expectedRevision`, conditional. Returns the deleted object; 'NotFound' if absent. */
+  delete(key: string, options?: { expectedRevision?: number }): Promise<StoredObject>;
+
+  /**
+   * Events for keys under `prefix` after `fromRevision` (exclusive), then live ones, in revision order.
+   * `fromRevision` older than compactedRevision() → throws StoreError 'Compacted' (the API answers 410).
+   * Ends when `signal` aborts.
+   */
+  watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<StoreEvent>;
+
+  /** Drops event-log entries up to `revision` (inclusive). */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoredObject {
+  key: string;
+  object: KubeObject;
+  /** Revision of the object's last write (== Number(object.metadata.resourceVersion)). */
+  revision: number;
+}
+
+export interface ListOptions {
+  /** Stop after this many items; the result then carries a continue token. */
+  limit?: number;
+  /** A token from an earlier page: continues from the same snapshot revision. */
+  continue?: string;
+  /** Only objects for which this returns true count (and count towards limit). */
+  filter?: (object: KubeObject) => boolean;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  /** The snapshot revision the list reflects. */
+  revision: number;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface StoreEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  key: string;
+  revision: number;
+  object: KubeObject;
+  prevObject?: KubeObject;
+}
+
+export type StoreErrorKind = 'NotFound' | 'Exists' | 'Conflict' | 'Compacted' | 'InvalidContinue' | 'Closed';
+
+export class StoreError extends Error {
+  constructor(
+    readonly kind: StoreErrorKind,
+    message: string,
+    readonly key?: string,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}

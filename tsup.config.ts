@@ -1,0 +1,14 @@
+import { defineConfig } from 'tsup';
+
+// One build shape for every package: ESM, type declarations, Node 20 target.
+// A package with extra entry points (a CLI bin) passes them with --entry.
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: ['esm'],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+  platform: 'node',
+  splitting: false,
+});
