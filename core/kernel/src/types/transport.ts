@@ -17,8 +17,6 @@ export interface ApiRequest {
   remoteAddress?: string;
   /** DER-encoded client certificate chain presented over TLS, leaf first. */
   peerCertificates?: Buffer[];
-  /** Set by the loopback transport: the identity is already established in-process. */
-  loopbackUser?: UserInfo;
   /** Aborted when the client goes away (watch streams end). */
   signal?: AbortSignal;
 }
@@ -39,7 +37,16 @@ export interface ApiResponse {
   textStream?: AsyncIterable<string>;
 }
 
-/** Handles one API request through the full pipeline. Registered in the container as `apiHandler`. */
+/**
+ * Handles one API request through the full pipeline. The API server registers itself in the container
+ * as `apiHandler`; in-process components (controllers, scheduler, kubelets) call it through the loopback
+ * client, which skips only the socket.
+ */
 export interface ApiHandler {
   handle(request: ApiRequest): Promise<ApiResponse>;
+  /**
+   * A bearer token that the API server's built-in loopback authenticator maps to `user`. In-process
+   * clients send it like any token, so authentication, authorization and admission still run.
+   */
+  issueLoopbackToken(user: UserInfo): string;
 }
