@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { UserInfo } from '@skiff/api';
+import { CHAIN_STAGE, definePlugin, KernelError } from '@skiff/kernel';
+import { formatTokenLine, parseTokenFile } from './tokens.js';
+
+export const PLUGIN_NAME = '@skiff/plugin-authn-token-file';
+
+export interface TokenFileOptions {
+  /** The token file; relative paths are taken from the data dir. */
+  file: string;
+  /** On first start, create the file with an admin token (group system:masters) if it does not exist. */
+  bootstrapAdmin: boolean;
+}
+
+const ADMIN: UserInfo = { username: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
+
+/**
+ * Static bearer tokens (kube-apiserver's --token-auth-file). Requests with `Authorization: Bearer <t>`
+ * whose token is in the file authenticate as that user; an unknown token is rejected with a reason.
+ */
+export default definePlugin<TokenFileOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: {
+    type: 'object',
+    properties: {
+      file: { type: 'string', default: 'tokens.csv', description: 'Token file (CSV: token,user,uid,"groups")' },
+      bootstrapAdmin: { type: 'boolean', default: true, description: 'Create the file with an admin token when missing' },
+    },
+  },
+  apply(kernel, options) {
+    let tokens = new Map<string, UserInfo>();
+
+    kernel.lifecycle(PLUGIN_NAME, -250, {
+      start() {
+        const file = resolve(kernel.config.dataDir, options.file);
+        if (!existsSync(file)) {
+          if (!options.bootstrapAdmin) throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: `token file ${file} does not exist` });
+          mkdirSync(dirname(file), { recursive: true });
+          writeFileSync(file, `# token,user,uid,"groups"\n${formatTokenLine(randomBytes(24).toString('base64url'), ADMIN)}\n`, { mode: 0o600 });
+        }
+        try {
+          tokens = parseTokenFile(readFileSync(file, 'utf8'), file);
+        } catch (err) {
+          throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: (err as Error).message });
+        }
+        const admin = [...tokens].find(([, user]) => user.groups.includes('system:masters'));
+        if (admin) kernel.provide('adminCredential', { token: admin[0], username: admin[1].username });
+      },
+    });
+
+    kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, async (request) => {
+      const header = request.headers.authorization;
+      if (!header || !/^bearer /i.test(header)) return undefined;
+      const user = tokens.get(header.slice(7).trim());
+      if (user) return { user: { ...user, groups: [...new Set([...user.groups, 'system:authenticated'])] } };
+      request.errors.push('invalid bearer token');
+      return undefined;
+    });
+  },
+});
+
+export { parseTokenFile, formatTokenLine } from './tokens.js';
