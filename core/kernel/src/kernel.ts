@@ -35,7 +35,9 @@ export class Kernel {
 
   constructor(options: KernelOptions = {}) {
     this.config = { ...CONFIG_DEFAULTS, rootDir: process.cwd(), ...options.config } as ResolvedConfig;
-    this.logger = options.logger ?? (pino({ level: this.config.logLevel, base: undefined }) as unknown as Logger);
+    // Logs go to stderr so stdout stays for the CLI's short human lines.
+    this.logger =
+      options.logger ?? (pino({ level: this.config.logLevel, base: undefined }, pino.destination({ fd: 2, sync: true })) as unknown as Logger);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.container.register({ kernel: asValue(this), logger: asValue(this.logger) });
   }

@@ -1,0 +1,57 @@
+import { join, relative } from 'node:path';
+import { createCluster, type Kernel } from '@skiff/kernel';
+import { parseUpArgs } from './args.js';
+
+export interface Output {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** `skiff up`: boots the cluster, prints the kubeconfig path and a ready line, stops on SIGINT/SIGTERM. */
+export async function up(argv: string[], output: Output, cwd = process.cwd()): Promise<Kernel> {
+  const started = performance.now();
+  const { configFile, overrides } = parseUpArgs(argv);
+  const kernel = await createCluster({ cwd, configFile, overrides });
+  const { config } = kernel;
+  output.out(`skiff: starting cluster (preset ${config.preset}, data dir ${relative(cwd, config.dataDir) || '.'})`);
+  await kernel.start();
+
+  const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  let server = '';
+  try {
+    server = kernel.resolve<{ url: string }>('apiServerInfo').url;
+  } catch {
+    server = '';
+  }
+  const kubeconfig = join(config.dataDir, 'admin.kubeconfig');
+  if (server) output.out(`kubeconfig: ${kubeconfig}`);
+  output.out(`ready: ${server || 'cluster'} with ${config.nodes} node${config.nodes === 1 ? '' : 's'} in ${seconds}s (Ctrl-C stops)`);
+  if (server) output.out(`try: kubectl --kubeconfig ${kubeconfig} get nodes`);
+  return kernel;
+}
+
+/** Stops the kernel on the first SIGINT/SIGTERM; a second signal exits at once. */
+export function stopOnSignals(kernel: Kernel, output: Output, exit: (code: number) => void): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      output.err(`skiff: ${signal} again, exiting now`);
+      exit(130);
+      return;
+    }
+    stopping = true;
+    output.out('skiff: stopping…');
+    kernel.stop().then(
+      () => {
+        output.out('skiff: stopped');
+        exit(0);
+      },
+      (err: Error) => {
+        output.err(`skiff: stop failed: ${err.message}`);
+        exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}

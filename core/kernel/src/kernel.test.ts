@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { Kernel } from './kernel.js';
+import { definePlugin } from './plugin.js';
+import { LIFECYCLE_STAGE } from './hooks.js';
+
+const quiet = () => new Kernel({ config: { logLevel: 'silent' } });
+const plugin = (name: string, extra: object = {}) => definePlugin({ name, version: '1.0.0', kernel: '^0.1.0', apply() {}, ...extra });
+
+describe('Kernel', () => {
+  it('freezes the hook catalogue', () => {
+    const kernel = quiet();
+    expect(Object.isFrozen(kernel.hooks)).toBe(true);
+    expect(() => {
+      (kernel.hooks as Record<string, unknown>).authenticate = null;
+    }).toThrow();
+  });
+
+  it('checks plugin metadata with coded errors', () => {
+    expect(() => quiet().use({ name: 'x' } as never)).toThrow('plugin "x" is invalid: its default export must be an object with name and apply');
+    expect(() => quiet().use(plugin('x', { version: '' }))).toThrow('plugin "x" is invalid: "version" must be a non-empty string');
+    expect(() => quiet().use(plugin('x', { kernel: '^2.0.0' }))).toThrow('plugin "x" supports kernel ^2.0.0, but this kernel is 0.1.0');
+    const kernel = quiet().use(plugin('x'));
+    expect(() => kernel.use(plugin('x'))).toThrow(expect.objectContaining({ code: 'SKIFF_ERR_KERNEL_PLUGIN_DUPLICATE' }));
+  });
+
+  it('validates options against the schema, filling defaults', () => {
+    let seen: unknown;
+    const withOptions = plugin('opts', {
+      options: {
+        type: 'object',
+        properties: { subnet: { type: 'string', default: '10.0.0.0/16' }, size: { type: 'integer', minimum: 1 } },
+      },
+      apply(_k: Kernel, options: unknown) {
+        seen = options;
+      },
+    });
+    quiet().use(withOptions, { size: 2 });
+    expect(seen).toEqual({ subnet: '10.0.0.0/16', size: 2 });
+    expect(() => quiet().use(withOptions, { size: 0 })).toThrow('plugin "opts": option "size" must be >= 1 (got 0)');
+    expect(() => quiet().use(withOptions, { sise: 2 })).toThrow('plugin "opts": unknown option "sise" (known: subnet, size)');
+  });
+
+  it('fails the start when a dependency is missing', async () => {
+    const kernel = quiet().use(plugin('needs', { dependencies: ['other'] }));
+    await expect(kernel.start()).rejects.toThrow('plugin "needs" needs plugin "other", which is not loaded');
+  });
+
+  it('starts components in stage order and stops them in reverse', async () => {
+    const kernel = quiet();
+    const order: string[] = [];
+    for (const [name, stage] of [
+      ['kubelet', LIFECYCLE_STAGE.KUBELET],
+      ['store', LIFECYCLE_STAGE.STORE],
+      ['apiserver', LIFECYCLE_STAGE.API_SERVER],
+    ] as const) {
+      kernel.lifecycle(name, stage, { start: () => void order.push(`start ${name}`), stop: () => void order.push(`stop ${name}`) });
+    }
+    await kernel.start();
+    await kernel.stop();
+    expect(order).toEqual(['start store', 'start apiserver', 'start kubelet', 'stop kubelet', 'stop apiserver', 'stop store']);
+  });
+
+  it('runs configure and components before start, and stops what started when a start fails', async () => {
+    const kernel = quiet();
+    const order: string[] = [];
+    kernel.hooks.configure.tap('t', (config) => ({ ...config, nodes: 7 }));
+    kernel.hooks.components.tap('t', (container) => {
+      order.push(`components nodes=${kernel.config.nodes}`);
+      expect(container.resolve('config')).toBe(kernel.config);
+    });
+    kernel.lifecycle('good', 0, { start: () => void order.push('start good'), stop: () => void order.push('stop good') });
+    kernel.lifecycle('bad', 10, {
+      start: () => {
+        throw new Error('port in use');
+      },
+    });
+    await expect(kernel.start()).rejects.toThrow('component "bad" failed to start: port in use');
+    expect(order).toEqual(['components nodes=7', 'start good', 'stop good']);
+  });
+
+  it('shares components through the container', () => {
+    const kernel = quiet();
+    kernel.provide('store', { kind: 'lmdb' });
+    expect(kernel.resolve('store')).toEqual({ kind: 'lmdb' });
+    kernel.provide('store', { kind: 'etcd' });
+    expect(kernel.resolve('store')).toEqual({ kind: 'etcd' });
+  });
+});

@@ -1,0 +1,32 @@
+import { definePreset } from '@skiff/kernel';
+
+/**
+ * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
+ * static token authentication with a bootstrapped admin token, allow-all authorization, namespace
+ * lifecycle admission, the deployment / replicaset / garbage-collector controllers, the default
+ * scheduler with resources-fit and least-allocated, and kubelets on a simulated runtime with a simple
+ * IPAM network.
+ */
+export default definePreset({
+  name: '@skiff/preset-dev',
+  plugins: [
+    '@skiff/store',
+    '@skiff/apiserver',
+    '@skiff/plugin-authn-token-file',
+    '@skiff/plugin-authz-always-allow',
+    '@skiff/plugin-admission-namespace-lifecycle',
+    '@skiff/controller-manager',
+    '@skiff/plugin-controller-deployment',
+    '@skiff/plugin-controller-replicaset',
+    '@skiff/plugin-controller-garbage-collector',
+    '@skiff/scheduler',
+    '@skiff/plugin-scheduler-resources-fit',
+    '@skiff/plugin-scheduler-least-allocated',
+    '@skiff/kubelet',
+    '@skiff/plugin-cri-simulated',
+    '@skiff/plugin-network-ipam',
+  ],
+  config: {
+    nodes: 1,
+  },
+});
