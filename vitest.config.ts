@@ -9,7 +9,7 @@ export default defineConfig({
         resolve: { conditions: ['source'] },
         test: {
           name: 'unit',
-          include: ['core/*/src/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'presets/*/src/**/*.test.ts'],
+          include: ['core/*/src/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'presets/*/src/**/*.test.ts', 'docs/examples/*/src/**/*.test.ts'],
           testTimeout: 20_000,
         },
       },

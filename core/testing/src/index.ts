@@ -1,0 +1,3 @@
+export { startTestCluster, type TestCluster, type TestClusterOptions } from './cluster.js';
+export { waitFor } from './wait.js';
+export { admissionRequest, admit } from './admission.js';

@@ -1,0 +1,31 @@
+import { ADMISSION_STAGE, AdmissionError, definePlugin } from '@skiff/kernel';
+
+const PLUGIN_NAME = 'skiff-plugin-deny-label';
+
+export interface DenyLabelOptions {
+  /** Pods carrying this label key are rejected. */
+  label: string;
+  /** Why, as the user will read it after `pods "<name>" is forbidden: `. */
+  message: string;
+}
+
+export default definePlugin<DenyLabelOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: {
+    type: 'object',
+    required: ['label'],
+    properties: {
+      label: { type: 'string', description: 'label key that makes a pod rejected' },
+      message: { type: 'string', default: 'pods with this label are not allowed here' },
+    },
+  },
+  apply(kernel, { label, message }) {
+    kernel.hooks.validate.tapPromise({ name: PLUGIN_NAME, stage: ADMISSION_STAGE.LIMITS }, async (request) => {
+      if (request.resource.resource !== 'pods' || request.operation !== 'CREATE') return;
+      if (request.object?.metadata.labels?.[label] === undefined) return;
+      throw new AdmissionError(`pods "${request.name}" is forbidden: ${message}`);
+    });
+  },
+});

@@ -1,0 +1,167 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const SKIFF_BIN = join(REPO_ROOT, 'core/cli/dist/bin.js');
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `skiff-it-${prefix}-`));
+}
+
+export interface RunningSkiff {
+  process: ChildProcess;
+  server: string;
+  kubeconfig: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Sends SIGINT and waits for a clean exit; returns the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts the real `skiff up` CLI in a child process and waits for its ready line.
+ * Port 0 lets the OS pick a free port; the ready line says which.
+ */
+export async function startSkiff(args: string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<RunningSkiff> {
+  const child = spawn(process.execPath, [SKIFF_BIN, 'up', '--port', '0', '--log-level', 'warn', ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const ready = await new Promise<{ server: string; kubeconfig: string }>((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error(`skiff up not ready after ${options.timeoutMs ?? 30_000} ms\nstdout:\n${out}\nstderr:\n${err}`)), options.timeoutMs ?? 30_000);
+    const check = () => {
+      const server = /^ready: (https:\/\/\S+)/m.exec(out)?.[1];
+      const kubeconfig = /^kubeconfig: (\S+)/m.exec(out)?.[1];
+      if (server && kubeconfig) {
+        clearTimeout(timer);
+        resolveReady({ server, kubeconfig });
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`skiff up exited with ${code}\nstdout:\n${out}\nstderr:\n${err}`));
+    });
+  });
+  return {
+    process: child,
+    ...ready,
+    stdout: () => out,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
+
+/** Runs `skiff up` expecting it to fail; returns exit code and output. */
+export async function runSkiffExpectingFailure(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SKIFF_BIN, 'up', '--port', '0', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+export interface KubectlResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real kubectl (the dispatcher on PATH picks the version matching the server). */
+export class Kubectl {
+  readonly cacheDir = tempDir('kubectl-cache');
+  constructor(readonly kubeconfig: string) {}
+
+  run(args: string[], options: { timeoutMs?: number; input?: string } = {}): Promise<KubectlResult> {
+    return new Promise((resolveRun) => {
+      const child = spawn('kubectl', ['--kubeconfig', this.kubeconfig, '--cache-dir', this.cacheDir, ...args], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolveRun({ code, stdout, stderr });
+      });
+      child.stdin.end(options.input ?? '');
+    });
+  }
+
+  /** Runs and fails the test with kubectl's own output when it exits non-zero. */
+  async ok(...args: string[]): Promise<string> {
+    const result = await this.run(args);
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\n${result.stderr}${result.stdout}`);
+    return result.stdout;
+  }
+
+  async json<T = any>(...args: string[]): Promise<T> {
+    return JSON.parse(await this.ok(...args, '-o', 'json')) as T;
+  }
+
+  /** Starts a long-running kubectl (get -w) and collects its output until stopped. */
+  stream(args: string[]): { output: () => string; stop: () => void } {
+    const child = spawn('kubectl', ['--kubeconfig', this.kubeconfig, '--cache-dir', this.cacheDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    return { output: () => out, stop: () => child.kill('SIGTERM') };
+  }
+
+  cleanup(): void {
+    rmSync(this.cacheDir, { recursive: true, force: true });
+  }
+}
+
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface PodSummary {
+  name: string;
+  phase?: string;
+  node?: string;
+  ip?: string;
+  owner?: string;
+  deleting: boolean;
+}
+
+export async function pods(kubectl: Kubectl, selector?: string): Promise<PodSummary[]> {
+  const list = await kubectl.json('get', 'pods', ...(selector ? ['-l', selector] : []));
+  return (list.items as any[]).map((p) => ({
+    name: p.metadata.name,
+    phase: p.status?.phase,
+    node: p.spec.nodeName,
+    ip: p.status?.podIP,
+    owner: p.metadata.ownerReferences?.[0]?.name,
+    deleting: Boolean(p.metadata.deletionTimestamp),
+  }));
+}
