@@ -1,0 +1,23 @@
+/** Every error the client raises itself (API errors come back as `ApiError` from @skiff/api). */
+export const CLIENT_ERRORS = Object.freeze({
+  SKIFF_ERR_CLIENT_KUBECONFIG_READ: 'cannot read kubeconfig {file}: {detail}',
+  SKIFF_ERR_CLIENT_KUBECONFIG_INVALID: 'invalid kubeconfig {file}: {detail}',
+  SKIFF_ERR_CLIENT_KUBECONFIG_CONTEXT: 'kubeconfig {file} has no context "{context}" (contexts: {available})',
+  SKIFF_ERR_CLIENT_FIELD_MANAGER_REQUIRED: 'an apply patch of {resource} "{name}" needs a fieldManager',
+  SKIFF_ERR_CLIENT_OBJECT_NAME_REQUIRED: 'cannot {verb} a {resource} without metadata.name',
+  SKIFF_ERR_CLIENT_SERVER_URL: 'invalid server URL "{server}": {detail}',
+  SKIFF_ERR_CLIENT_WATCH_DECODE: 'cannot decode a watch event from {path}: {detail}',
+} as const);
+
+export type ClientErrorCode = keyof typeof CLIENT_ERRORS;
+
+export class ClientError extends Error {
+  constructor(
+    readonly code: ClientErrorCode,
+    params: Record<string, string>,
+    options?: { cause?: unknown },
+  ) {
+    super(CLIENT_ERRORS[code].replace(/\{(\w+)\}/g, (_, k: string) => params[k] ?? `{${k}}`), options);
+    this.name = 'ClientError';
+  }
+}

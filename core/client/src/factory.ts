@@ -1,0 +1,62 @@
+import type { KubeObject, ResourceType } from '@skiff/api';
+import type { ApiClient, Informer, InformerFactory, Logger } from '@skiff/kernel';
+import { SharedInformer, type InformerScope, type InformerSettings } from './informer.js';
+import { silentLogger } from './silent-logger.js';
+
+export interface SharedInformerFactoryOptions {
+  /** Resync period of every informer (see SharedInformer); default 10 minutes, 0 turns it off. */
+  resyncMs?: number;
+  logger?: Logger;
+  /** Backoff between failed lists and watches; default 500 ms doubling up to 30 s. */
+  retry?: { initialMs?: number; maxMs?: number };
+}
+
+/**
+ * Hands out one informer per (resource type, scope), so every controller asking for pods shares one
+ * list/watch and one cache. Informers asked for after `start` start at once.
+ */
+export class SharedInformerFactory implements InformerFactory {
+  private readonly informers = new Map<string, SharedInformer>();
+  private readonly runs: Promise<void>[] = [];
+  private readonly settings: InformerSettings;
+  private signal?: AbortSignal;
+
+  constructor(
+    private readonly client: ApiClient,
+    options: SharedInformerFactoryOptions = {},
+  ) {
+    this.settings = {
+      resyncMs: options.resyncMs ?? 10 * 60_000,
+      logger: options.logger ?? silentLogger,
+      retry: { initialMs: options.retry?.initialMs ?? 500, maxMs: options.retry?.maxMs ?? 30_000 },
+    };
+  }
+
+  informer<T extends KubeObject = KubeObject>(type: ResourceType, scope: InformerScope = {}): Informer<T> {
+    const key = [type.group, type.version, type.resource, scope.namespace ?? '', scope.fieldSelector ?? '', scope.labelSelector ?? ''].join('|');
+    let informer = this.informers.get(key);
+    if (!informer) {
+      informer = new SharedInformer(this.client, type, scope, this.settings);
+      this.informers.set(key, informer);
+      if (this.signal) this.runs.push(informer.run(this.signal));
+    }
+    return informer as unknown as Informer<T>;
+  }
+
+  /** Starts every informer made so far, and every one made later, until `signal` aborts. Repeat calls are ignored. */
+  start(signal: AbortSignal): void {
+    if (this.signal) return;
+    this.signal = signal;
+    for (const informer of this.informers.values()) this.runs.push(informer.run(signal));
+  }
+
+  /** Resolves when every informer made so far has synced; rejects if `signal` aborts first. */
+  async waitForSync(signal?: AbortSignal): Promise<void> {
+    await Promise.all([...this.informers.values()].map((informer) => informer.waitForSync(signal)));
+  }
+
+  /** Resolves once the informers have stopped after the start signal aborted (for orderly shutdown). */
+  async stopped(): Promise<void> {
+    await Promise.all(this.runs);
+  }
+}

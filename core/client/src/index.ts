@@ -1,0 +1,25 @@
+export { createClient, type PatchOptions, type SkiffClient } from './client.js';
+export { createLoopbackClient, createClientFromKubeconfig, type KubeconfigClient } from './connect.js';
+export {
+  LoopbackTransport,
+  HttpsTransport,
+  isWatchRequest,
+  type HttpsTransportOptions,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from './transport/index.js';
+export {
+  readKubeconfig,
+  parseKubeconfig,
+  buildKubeconfig,
+  writeKubeconfig,
+  type KubeconfigConnection,
+  type KubeconfigSpec,
+} from './kubeconfig.js';
+export { SharedInformer, type InformerScope, type InformerSettings } from './informer.js';
+export { SharedInformerFactory, type SharedInformerFactoryOptions } from './factory.js';
+export { NAMESPACE_INDEX, type Indexer } from './cache.js';
+export { WorkQueue, runWorkers, objectKey, splitObjectKey, type WorkQueueOptions, type RunWorkersOptions } from './workqueue.js';
+export { EventRecorderImpl, type EventRecorderOptions } from './recorder.js';
+export { ClientError, CLIENT_ERRORS, type ClientErrorCode } from './errors.js';

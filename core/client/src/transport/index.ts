@@ -1,0 +1,3 @@
+export { LoopbackTransport } from './loopback.js';
+export { HttpsTransport, type HttpsTransportOptions } from './https.js';
+export { isWatchRequest, type Transport, type TransportRequest, type TransportResponse } from './types.js';
