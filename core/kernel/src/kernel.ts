@@ -1,6 +1,6 @@
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import semver from 'semver';
-import { pino } from 'pino';
+import { destination, pino } from 'pino';
 import { createHooks, type Hooks } from './hooks.js';
 import { KernelError } from './errors.js';
 import { checkOptions } from './options.js';
@@ -37,7 +37,7 @@ export class Kernel {
     this.config = { ...CONFIG_DEFAULTS, rootDir: process.cwd(), ...options.config } as ResolvedConfig;
     // Logs go to stderr so stdout stays for the CLI's short human lines.
     this.logger =
-      options.logger ?? (pino({ level: this.config.logLevel, base: undefined }, pino.destination({ fd: 2, sync: true })) as unknown as Logger);
+      options.logger ?? (pino({ level: this.config.logLevel, base: undefined }, destination({ fd: 2, sync: true })) as unknown as Logger);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.container.register({ kernel: asValue(this), logger: asValue(this.logger) });
   }
