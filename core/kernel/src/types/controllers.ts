@@ -8,6 +8,10 @@ export interface ControllerContext {
   logger: Logger;
   /** Aborted when the controller manager stops. */
   signal: AbortSignal;
+  /** How many workers each controller runs unless its own options say otherwise (the manager's `workers` option). */
+  workers?: number;
+  /** Hands the manager a controller's long-running work (its workers), so stopping waits for it to finish. */
+  track?(work: Promise<unknown>): void;
 }
 
 /** A control loop. `start` sets up informers and workers and returns; work stops when `ctx.signal` aborts. */

@@ -1,0 +1,223 @@
+import { isApiError, labelSelectorFromObject, RESOURCES, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
+import { objectKey, runWorkers, WorkQueue } from '@skiff/client';
+import { byControllerUid, CONTROLLER_UID_INDEX, controllerRefOf, ControllerRefManager, newControllerRef } from '@skiff/controller-manager';
+import type { ControllerContext, Informer } from '@skiff/kernel';
+import { Expectations } from './expectations.js';
+import { CONTROLLER_NAME, EVENT_REASON } from './names.js';
+import { isPodActive, isPodReady } from './pod-conditions.js';
+import { podsToDelete } from './pod-ranking.js';
+import { podFromTemplate } from './pod-template.js';
+import { slowStartBatch } from './slow-start.js';
+import { calculateStatus, statusChanged, type ManageFailure } from './status.js';
+
+/** The most pods one sync of a ReplicaSet creates or deletes, as in kube-controller-manager. */
+export const BURST_REPLICAS = 500;
+
+interface FailedManage extends ManageFailure {
+  cause: unknown;
+}
+
+/**
+ * Keeps the number of pods of every ReplicaSet at `spec.replicas`: creates missing pods from the
+ * template, deletes surplus ones (cheapest to lose first), adopts matching orphans, releases pods that
+ * stopped matching, and reports what it sees in `status`.
+ */
+export class ReplicaSetController {
+  private readonly queue = new WorkQueue<string>({ name: CONTROLLER_NAME });
+  private readonly expectations: Expectations;
+  private readonly replicaSets: Informer<ReplicaSet>;
+  private readonly pods: Informer<Pod>;
+
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.expectations = new Expectations(now);
+    this.replicaSets = ctx.informers.informer<ReplicaSet>(RESOURCES.replicasets);
+    this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
+    this.pods.addIndex(CONTROLLER_UID_INDEX, byControllerUid);
+    this.replicaSets.addHandlers({
+      add: (rs) => this.queue.add(objectKey(rs)),
+      update: (_old, rs) => this.queue.add(objectKey(rs)),
+      delete: (rs) => {
+        this.expectations.forget(objectKey(rs));
+        this.queue.add(objectKey(rs));
+      },
+    });
+    this.pods.addHandlers({
+      add: (pod) => this.podAdded(pod),
+      update: (oldPod, pod) => this.podUpdated(oldPod, pod),
+      delete: (pod) => this.podDeleted(pod),
+    });
+  }
+
+  /** Waits for the caches, then processes ReplicaSets until the context's signal aborts. */
+  async run(workers: number): Promise<void> {
+    const { signal, logger } = this.ctx;
+    try {
+      await Promise.all([this.replicaSets.waitForSync(signal), this.pods.waitForSync(signal)]);
+    } catch (err) {
+      this.queue.shutDown();
+      if (signal.aborted) return;
+      throw err;
+    }
+    await runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal });
+  }
+
+  /** Brings one ReplicaSet to its desired pod count and updates its status. */
+  async sync(key: string): Promise<void> {
+    const rs = this.replicaSets.get(key);
+    if (!rs) {
+      this.expectations.forget(key);
+      return;
+    }
+    const trustCache = this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp;
+    const pods = await this.claimPods(rs);
+    const failure = trustCache ? await this.manageReplicas(rs, pods) : undefined;
+    const status = calculateStatus(rs, pods, failure, this.now());
+    await this.writeStatus(rs, status);
+    if (failure) throw failure.cause;
+
+    // Pods become available only minReadySeconds after turning ready; nothing else would wake us then.
+    const minReadySeconds = rs.spec.minReadySeconds ?? 0;
+    const desired = rs.spec.replicas ?? 1;
+    if (minReadySeconds > 0 && (status.readyReplicas ?? 0) === desired && (status.availableReplicas ?? 0) !== desired)
+      this.queue.addAfter(key, minReadySeconds * 1000);
+  }
+
+  private claimPods(rs: ReplicaSet): Promise<Pod[]> {
+    const selector = labelSelectorFromObject(rs.spec.selector);
+    const candidates = this.pods.list(rs.metadata.namespace).filter(isPodActive);
+    return new ControllerRefManager<Pod>({
+      client: this.ctx.client,
+      controller: rs,
+      controllerType: RESOURCES.replicasets,
+      type: RESOURCES.pods,
+      matches: (pod) => selector.matches(pod.metadata.labels ?? {}),
+    }).claim(candidates);
+  }
+
+  private async manageReplicas(rs: ReplicaSet, pods: readonly Pod[]): Promise<FailedManage | undefined> {
+    const key = objectKey(rs);
+    const diff = pods.length - (rs.spec.replicas ?? 1);
+    if (diff < 0) {
+      const count = Math.min(-diff, BURST_REPLICAS);
+      // Expect every creation before the first request: its watch event may arrive before the response.
+      this.expectations.expectCreations(key, count);
+      const controllerRef = newControllerRef(rs, RESOURCES.replicasets);
+      const result = await slowStartBatch(count, 1, () => this.createPod(rs, controllerRef));
+      for (let skipped = count - result.successes; skipped > 0; skipped -= 1) this.expectations.creationObserved(key);
+      if (result.error) return { reason: 'FailedCreate', message: (result.error as Error).message, cause: result.error };
+    } else if (diff > 0) {
+      const victims = podsToDelete(pods, Math.min(diff, BURST_REPLICAS));
+      this.expectations.expectDeletions(key, victims.map(objectKey));
+      const results = await Promise.allSettled(victims.map((pod) => this.deletePod(rs, pod)));
+      const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) return { reason: 'FailedDelete', message: (failed.reason as Error).message, cause: failed.reason };
+    }
+    return undefined;
+  }
+
+  private async createPod(rs: ReplicaSet, controllerRef: OwnerReference): Promise<void> {
+    try {
+      const pod = await this.ctx.client.create<Pod>(RESOURCES.pods, podFromTemplate(rs, controllerRef), rs.metadata.namespace);
+      this.ctx.recorder.event(rs, 'Normal', EVENT_REASON.CREATED, `Created pod: ${pod.metadata.name}`);
+    } catch (err) {
+      this.ctx.recorder.event(rs, 'Warning', EVENT_REASON.CREATE_FAILED, `Error creating: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  private async deletePod(rs: ReplicaSet, pod: Pod): Promise<void> {
+    try {
+      await this.ctx.client.delete(RESOURCES.pods, pod.metadata.name!, pod.metadata.namespace);
+      this.ctx.recorder.event(rs, 'Normal', EVENT_REASON.DELETED, `Deleted pod: ${pod.metadata.name}`);
+    } catch (err) {
+      // The deletion will not be observed now; without this the ReplicaSet would wait out the timeout.
+      this.expectations.deletionObserved(objectKey(rs), objectKey(pod));
+      if (isApiError(err, 'NotFound')) return;
+      this.ctx.recorder.event(rs, 'Warning', EVENT_REASON.DELETE_FAILED, `Error deleting: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  /** Writes the status if it changed; on a conflict, retries once against the current object. */
+  private async writeStatus(rs: ReplicaSet, status: ReplicaSet['status']): Promise<void> {
+    if (!statusChanged(rs, status!)) return;
+    const { client } = this.ctx;
+    try {
+      await client.updateStatus<ReplicaSet>(RESOURCES.replicasets, { ...structuredClone(rs), status });
+    } catch (err) {
+      if (!isApiError(err, 'Conflict')) throw err;
+      const fresh = await client.get<ReplicaSet>(RESOURCES.replicasets, rs.metadata.name!, rs.metadata.namespace);
+      if (fresh.metadata.uid !== rs.metadata.uid) return;
+      await client.updateStatus<ReplicaSet>(RESOURCES.replicasets, { ...fresh, status });
+    }
+  }
+
+  private podAdded(pod: Pod): void {
+    // A pod that is already terminating when we first see it may be a deletion we are waiting for.
+    if (pod.metadata.deletionTimestamp) return this.podDeleted(pod);
+    const controllerRef = controllerRefOf(pod);
+    if (controllerRef) {
+      const rs = this.resolveControllerRef(pod.metadata.namespace, controllerRef);
+      if (!rs) return;
+      this.expectations.creationObserved(objectKey(rs));
+      this.queue.add(objectKey(rs));
+      return;
+    }
+    for (const rs of this.replicaSetsSelecting(pod)) this.queue.add(objectKey(rs));
+  }
+
+  private podUpdated(oldPod: Pod, pod: Pod): void {
+    if (oldPod.metadata.resourceVersion === pod.metadata.resourceVersion) return;
+    const labelsChanged = JSON.stringify(oldPod.metadata.labels ?? {}) !== JSON.stringify(pod.metadata.labels ?? {});
+    // Graceful deletion first sets deletionTimestamp; replace the pod now rather than when the kubelet is done.
+    if (pod.metadata.deletionTimestamp) {
+      this.podDeleted(pod);
+      if (labelsChanged) this.podDeleted(oldPod);
+      return;
+    }
+    const oldRef = controllerRefOf(oldPod);
+    const ref = controllerRefOf(pod);
+    const refChanged = oldRef?.uid !== ref?.uid;
+    if (oldRef && refChanged) {
+      const previous = this.resolveControllerRef(oldPod.metadata.namespace, oldRef);
+      if (previous) this.queue.add(objectKey(previous));
+    }
+    if (ref) {
+      const rs = this.resolveControllerRef(pod.metadata.namespace, ref);
+      if (!rs) return;
+      this.queue.add(objectKey(rs));
+      const minReadySeconds = rs.spec.minReadySeconds ?? 0;
+      if (minReadySeconds > 0 && !isPodReady(oldPod) && isPodReady(pod)) this.queue.addAfter(objectKey(rs), minReadySeconds * 1000 + 1000);
+      return;
+    }
+    if (labelsChanged || refChanged) for (const rs of this.replicaSetsSelecting(pod)) this.queue.add(objectKey(rs));
+  }
+
+  private podDeleted(pod: Pod): void {
+    const controllerRef = controllerRefOf(pod);
+    if (!controllerRef) return;
+    const rs = this.resolveControllerRef(pod.metadata.namespace, controllerRef);
+    if (!rs) return;
+    this.expectations.deletionObserved(objectKey(rs), objectKey(pod));
+    this.queue.add(objectKey(rs));
+  }
+
+  /** The cached ReplicaSet a controller reference points to, if it is still the same object (same uid). */
+  private resolveControllerRef(namespace: string | undefined, ref: OwnerReference): ReplicaSet | undefined {
+    if (ref.kind !== RESOURCES.replicasets.kind || !ref.apiVersion.startsWith(`${RESOURCES.replicasets.group}/`)) return undefined;
+    const rs = this.replicaSets.get(`${namespace}/${ref.name}`);
+    return rs?.metadata.uid === ref.uid ? rs : undefined;
+  }
+
+  /** ReplicaSets in the pod's namespace whose selector matches it: candidates to adopt an orphan. */
+  private replicaSetsSelecting(pod: Pod): ReplicaSet[] {
+    return this.replicaSets.list(pod.metadata.namespace).filter((rs) => {
+      const { matchLabels, matchExpressions } = rs.spec.selector ?? {};
+      const empty = Object.keys(matchLabels ?? {}).length === 0 && (matchExpressions ?? []).length === 0;
+      return !empty && labelSelectorFromObject(rs.spec.selector).matches(pod.metadata.labels ?? {});
+    });
+  }
+}
