@@ -14,6 +14,11 @@ export interface NodeInfo {
   pods: Pod[];
   requested: ResourceAmounts;
   allocatable: ResourceAmounts;
+  /**
+   * Like `requested`, but counting containers that set no cpu / memory request as 100m / 200Mi, the way
+   * Kubernetes scores. Kept by the scheduler's cache so score plugins need not walk every pod.
+   */
+  nonZeroRequested?: ResourceAmounts;
 }
 
 /** Per-scheduling-cycle scratch space shared by one pod's plugins (preFilter writes, filter reads). */

@@ -1,0 +1,29 @@
+import type { Node } from '@skiff/api';
+import type { SchedulerPlugin } from '@skiff/kernel';
+import { BUILTIN_PLUGINS } from '../names.js';
+import { podToleratesTaint, type Taint } from './tolerations.js';
+
+const NOT_READY: Taint = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
+const UNREACHABLE: Taint = { key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' };
+
+/** The taint Kubernetes' node lifecycle puts on a node in this state, or none for a Ready node. */
+function readinessTaint(node: Node): Taint | undefined {
+  const ready = node.status?.conditions?.find((condition) => condition.type === 'Ready');
+  if (ready?.status === 'True') return undefined;
+  return ready?.status === 'False' ? NOT_READY : UNREACHABLE;
+}
+
+/**
+ * Keeps pods off nodes whose Ready condition is not True. Kubernetes does this with the not-ready /
+ * unreachable NoSchedule taints and the TaintToleration filter; reading the condition directly gives
+ * the same answer (and the same message) without depending on a controller having tainted the node.
+ * Pods that tolerate those taints (DaemonSet pods do) may still go there.
+ */
+export const nodeReady: SchedulerPlugin = {
+  name: BUILTIN_PLUGINS.NODE_READY,
+  filter(_state, pod, info) {
+    const taint = readinessTaint(info.node);
+    if (!taint || podToleratesTaint(pod, taint)) return null;
+    return { code: 'UnschedulableAndUnresolvable', reasons: [`node(s) had untolerated taint {${taint.key}: }`] };
+  },
+};

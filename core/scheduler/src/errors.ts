@@ -1,0 +1,20 @@
+/** Every scheduler error: a stable code and a message template. */
+export const SCHEDULER_ERRORS = Object.freeze({
+  SKIFF_ERR_SCHEDULER_PLUGIN_DUPLICATE: 'scheduler plugin "{name}" is registered twice',
+  SKIFF_ERR_SCHEDULER_PLUGIN_INVALID: 'scheduler plugin "{name}" is invalid: {detail}',
+  SKIFF_ERR_SCHEDULER_PROFILE_UNKNOWN_PLUGIN: 'scheduler profile names {point} plugin "{name}", which is not registered (known: {known})',
+  SKIFF_ERR_SCHEDULER_PROFILE_NOT_CAPABLE: 'scheduler profile names "{name}" as a {point} plugin, but it has no {method}() method',
+  SKIFF_ERR_SCHEDULER_NO_API_HANDLER: 'the scheduler needs an API server in this process (no "apiHandler" component is registered)',
+} as const);
+
+export type SchedulerErrorCode = keyof typeof SCHEDULER_ERRORS;
+
+export class SchedulerError extends Error {
+  constructor(
+    readonly code: SchedulerErrorCode,
+    params: Record<string, string> = {},
+  ) {
+    super(SCHEDULER_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`));
+    this.name = 'SchedulerError';
+  }
+}

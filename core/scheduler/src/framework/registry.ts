@@ -1,0 +1,22 @@
+import type { SchedulerPlugin, SchedulerPluginRegistry } from '@skiff/kernel';
+import { SchedulerError } from '../errors.js';
+
+/** The registry handed to the schedulerPlugins hook: plugins by name, in registration order. */
+export class PluginRegistry implements SchedulerPluginRegistry {
+  private readonly plugins = new Map<string, SchedulerPlugin>();
+
+  register(plugin: SchedulerPlugin): void {
+    const name = typeof plugin?.name === 'string' ? plugin.name : '';
+    if (!name) throw new SchedulerError('SKIFF_ERR_SCHEDULER_PLUGIN_INVALID', { name: '(unnamed)', detail: 'it needs a non-empty "name"' });
+    if (this.plugins.has(name)) throw new SchedulerError('SKIFF_ERR_SCHEDULER_PLUGIN_DUPLICATE', { name });
+    this.plugins.set(name, plugin);
+  }
+
+  get(name: string): SchedulerPlugin | undefined {
+    return this.plugins.get(name);
+  }
+
+  list(): SchedulerPlugin[] {
+    return [...this.plugins.values()];
+  }
+}

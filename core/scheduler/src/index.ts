@@ -1,0 +1,27 @@
+import { schedulerPlugin } from './plugin.js';
+
+export default schedulerPlugin;
+export { schedulerPlugin, collectSchedulerPlugins } from './plugin.js';
+export { Scheduler, type SchedulerOptions } from './scheduler.js';
+export { schedulePod, pickBest, type ScheduleResult, type ScheduleSuccess, type ScheduleFailure } from './framework/cycle.js';
+export { buildProfile, type SchedulingProfile, type ProfileConfig, type ScorePluginEntry } from './framework/profile.js';
+export { PluginRegistry } from './framework/registry.js';
+export { fitErrorMessage, NO_NODES_MESSAGE } from './framework/fit-error.js';
+export { createNodeInfo, addPodToNodeInfo, removePodFromNodeInfo, setNodeInfoNode } from './framework/node-info.js';
+export {
+  podRequests,
+  amountsFromResourceList,
+  addAmounts,
+  emptyAmounts,
+  DEFAULT_MILLI_CPU_REQUEST,
+  DEFAULT_MEMORY_REQUEST,
+  type PodRequestOptions,
+} from './framework/resources.js';
+export { SchedulerCache } from './cache/scheduler-cache.js';
+export { SchedulingQueue, type QueuedPod, type SchedulingQueueOptions } from './queue/scheduling-queue.js';
+export { nodeReady } from './builtin/node-ready.js';
+export { nodeUnschedulable } from './builtin/node-unschedulable.js';
+export { podToleratesTaint, type Taint } from './builtin/tolerations.js';
+export { schedulerOptionsSchema, type SchedulerPluginOptions } from './options.js';
+export { SchedulerError, SCHEDULER_ERRORS, type SchedulerErrorCode } from './errors.js';
+export { PLUGIN_NAME, DEFAULT_SCHEDULER_NAME, SCHEDULER_USER, BUILTIN_PLUGINS } from './names.js';

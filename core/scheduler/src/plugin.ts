@@ -1,0 +1,64 @@
+import { createLoopbackClient, EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
+import { definePlugin, LIFECYCLE_STAGE, type ApiHandler, type Kernel } from '@skiff/kernel';
+import { nodeReady } from './builtin/node-ready.js';
+import { nodeUnschedulable } from './builtin/node-unschedulable.js';
+import { SchedulerError } from './errors.js';
+import { buildProfile } from './framework/profile.js';
+import { PluginRegistry } from './framework/registry.js';
+import { PLUGIN_NAME, SCHEDULER_COMPONENT, SCHEDULER_USER } from './names.js';
+import { schedulerOptionsSchema, type SchedulerPluginOptions } from './options.js';
+import { Scheduler } from './scheduler.js';
+
+function apiHandlerOf(kernel: Kernel): ApiHandler {
+  try {
+    return kernel.resolve<ApiHandler>('apiHandler');
+  } catch {
+    throw new SchedulerError('SKIFF_ERR_SCHEDULER_NO_API_HANDLER');
+  }
+}
+
+/** The registry the schedulerPlugins hook fills: the built-in filters first, then every plugin's. */
+export function collectSchedulerPlugins(kernel: Kernel): PluginRegistry {
+  const registry = new PluginRegistry();
+  registry.register(nodeUnschedulable);
+  registry.register(nodeReady);
+  kernel.hooks.schedulerPlugins.call(registry);
+  return registry;
+}
+
+/**
+ * The scheduler component. On start it collects scheduler plugins through the schedulerPlugins hook,
+ * resolves the profile, and schedules pending pods through the in-process API server as
+ * system:kube-scheduler.
+ */
+export const schedulerPlugin = definePlugin<SchedulerPluginOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: schedulerOptionsSchema,
+  apply(kernel, options) {
+    let scheduler: Scheduler | undefined;
+    const abort = new AbortController();
+    kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.SCHEDULER, {
+      async start() {
+        const profile = buildProfile(collectSchedulerPlugins(kernel), options.profiles);
+        const client = createLoopbackClient(apiHandlerOf(kernel), { username: SCHEDULER_USER, groups: ['system:authenticated'] });
+        const logger = kernel.logger.child({ component: 'scheduler' });
+        scheduler = new Scheduler({
+          profile,
+          client,
+          informers: new SharedInformerFactory(client, { logger }),
+          recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT }),
+          logger,
+          schedulerName: options.schedulerName,
+        });
+        kernel.provide('scheduler', scheduler);
+        await scheduler.start(abort.signal);
+      },
+      async stop() {
+        abort.abort();
+        await scheduler?.stop();
+      },
+    });
+  },
+});

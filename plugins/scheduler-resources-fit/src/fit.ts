@@ -1,0 +1,49 @@
+import type { Pod } from '@skiff/api';
+import type { CycleState, NodeInfo, ResourceAmounts, SchedulerPlugin } from '@skiff/kernel';
+import { podRequests } from '@skiff/scheduler';
+import { NODE_RESOURCES_FIT } from './names.js';
+
+const REQUESTS = `${NODE_RESOURCES_FIT}/requests`;
+
+export interface ResourcesFitOptions {
+  /** Extended resources this filter does not check (Kubernetes' NodeResourcesFitArgs.ignoredResources). */
+  ignoredResources: string[];
+}
+
+/**
+ * Why `request` does not fit on the node, in Kubernetes' words: "Too many pods", "Insufficient cpu",
+ * "Insufficient memory", "Insufficient <extended resource>". Empty when it fits. Resources the pod does
+ * not ask for are not checked, so an overcommitted node still takes request-less pods (up to its pod limit).
+ */
+export function insufficientResources(request: ResourceAmounts, node: NodeInfo, ignored: ReadonlySet<string> = new Set()): string[] {
+  const { allocatable, requested } = node;
+  const reasons: string[] = [];
+  if (node.pods.length + 1 > allocatable.pods) reasons.push('Too many pods');
+  if (request.milliCPU > 0 && request.milliCPU > allocatable.milliCPU - requested.milliCPU) reasons.push('Insufficient cpu');
+  if (request.memory > 0 && request.memory > allocatable.memory - requested.memory) reasons.push('Insufficient memory');
+  if (request.scalar) {
+    for (const [name, amount] of Object.entries(request.scalar)) {
+      if (amount <= 0 || ignored.has(name)) continue;
+      const free = (allocatable.scalar?.[name] ?? 0) - (requested.scalar?.[name] ?? 0);
+      if (amount > free) reasons.push(`Insufficient ${name}`);
+    }
+  }
+  return reasons;
+}
+
+/** The NodeResourcesFit filter: the node has room for the pod's requests (preFilter computes them once per pod). */
+export function createResourcesFit(options: ResourcesFitOptions = { ignoredResources: [] }): SchedulerPlugin {
+  const ignored = new Set(options.ignoredResources);
+  const requestsOf = (state: CycleState, pod: Pod) => (state.get(REQUESTS) as ResourceAmounts | undefined) ?? podRequests(pod);
+  return {
+    name: NODE_RESOURCES_FIT,
+    preFilter(state, pod) {
+      state.set(REQUESTS, podRequests(pod));
+      return null;
+    },
+    filter(state, pod, node) {
+      const reasons = insufficientResources(requestsOf(state, pod), node, ignored);
+      return reasons.length === 0 ? null : { code: 'Unschedulable', reasons };
+    },
+  };
+}
