@@ -1,0 +1,227 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type {
+  ContainerConfig,
+  ContainerRuntime,
+  ContainerStatusInfo,
+  Logger,
+  PodSandboxConfig,
+  PodSandboxStatus,
+} from '@skiff/kernel';
+import { RuntimeError } from './errors.js';
+import { imageDigest, imageSize, normalizeImage, repoDigest } from './images.js';
+import { CONTAINER_ROLE_LABEL, RUNTIME_NAME, RUNTIME_VERSION } from './names.js';
+
+export interface SimulatedRuntimeOptions {
+  /** How long StartContainer takes. */
+  startDelayMs: number;
+  /** How long PullImage takes. */
+  pullDelayMs: number;
+  /** Images whose pulls fail (as if the registry did not have them); matched by normalized name. */
+  failImages: string[];
+}
+
+interface Sandbox {
+  status: PodSandboxStatus;
+  config: PodSandboxConfig;
+}
+
+const delay = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+
+function newId(): string {
+  return randomBytes(32).toString('hex');
+}
+
+function matchesLabels(labels: Record<string, string> | undefined, selector: Record<string, string> | undefined): boolean {
+  if (!selector) return true;
+  return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
+}
+
+/**
+ * A container runtime with the CRI's semantics and no containers behind it (like kwok): sandboxes and
+ * containers are records with unique ids, states and timestamps (milliseconds since the epoch).
+ * Unknown ids are errors, except that stopping or removing something already removed is a no-op, as
+ * the CRI asks. A container is removed only once it is not running, a sandbox only once it is stopped.
+ */
+export class SimulatedRuntime implements ContainerRuntime {
+  readonly name = RUNTIME_NAME;
+  private readonly sandboxes = new Map<string, Sandbox>();
+  private readonly containers = new Map<string, ContainerStatusInfo>();
+  /** Ids that existed and were removed: stop/remove of these succeed quietly. */
+  private readonly removed = new Set<string>();
+  private readonly images = new Map<string, { id: string; repoTags: string[]; size: number }>();
+  private readonly failImages: Set<string>;
+  private closed = false;
+
+  constructor(
+    private readonly options: SimulatedRuntimeOptions = { startDelayMs: 0, pullDelayMs: 0, failImages: [] },
+    private readonly logger?: Logger,
+  ) {
+    this.failImages = new Set(options.failImages.map(normalizeImage));
+  }
+
+  async version() {
+    return { runtimeName: RUNTIME_NAME, runtimeVersion: RUNTIME_VERSION, runtimeApiVersion: 'v1' };
+  }
+
+  async runPodSandbox(config: PodSandboxConfig): Promise<string> {
+    this.checkOpen();
+    const { name, namespace, uid, attempt } = config.metadata;
+    for (const [id, sandbox] of this.sandboxes) {
+      const held = sandbox.status.metadata;
+      if (held.name === name && held.namespace === namespace && held.uid === uid && held.attempt === attempt)
+        throw new RuntimeError('SKIFF_ERR_CRI_NAME_RESERVED', { kind: 'sandbox', name: `${name}_${namespace}_${uid}_${attempt}`, id });
+    }
+    const id = newId();
+    this.sandboxes.set(id, {
+      config: structuredClone(config),
+      status: {
+        id,
+        metadata: { ...config.metadata },
+        state: 'SANDBOX_READY',
+        createdAt: Date.now(),
+        netnsPath: `/var/run/netns/cni-${randomUUID()}`,
+        labels: { ...config.labels },
+      },
+    });
+    this.logger?.debug({ sandbox: id, pod: `${namespace}/${name}` }, 'sandbox started');
+    return id;
+  }
+
+  async stopPodSandbox(sandboxId: string): Promise<void> {
+    const sandbox = this.sandboxes.get(sandboxId);
+    if (!sandbox) return this.alreadyRemoved('sandbox', sandboxId);
+    for (const container of this.containers.values()) {
+      if (container.podSandboxId === sandboxId) this.exit(container);
+    }
+    sandbox.status.state = 'SANDBOX_NOTREADY';
+  }
+
+  async removePodSandbox(sandboxId: string): Promise<void> {
+    const sandbox = this.sandboxes.get(sandboxId);
+    if (!sandbox) return this.alreadyRemoved('sandbox', sandboxId);
+    if (sandbox.status.state === 'SANDBOX_READY')
+      throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'sandbox', id: sandboxId, state: 'ready', detail: 'stop it before removing it' });
+    for (const [id, container] of this.containers) {
+      if (container.podSandboxId !== sandboxId) continue;
+      this.containers.delete(id);
+      this.removed.add(id);
+    }
+    this.sandboxes.delete(sandboxId);
+    this.removed.add(sandboxId);
+  }
+
+  async podSandboxStatus(sandboxId: string): Promise<PodSandboxStatus | undefined> {
+    const sandbox = this.sandboxes.get(sandboxId);
+    return sandbox && structuredClone(sandbox.status);
+  }
+
+  async listPodSandbox(filter?: { labelSelector?: Record<string, string> }): Promise<PodSandboxStatus[]> {
+    return [...this.sandboxes.values()]
+      .filter((sandbox) => matchesLabels(sandbox.status.labels, filter?.labelSelector))
+      .map((sandbox) => structuredClone(sandbox.status));
+  }
+
+  async createContainer(sandboxId: string, config: ContainerConfig, _sandboxConfig: PodSandboxConfig): Promise<string> {
+    this.checkOpen();
+    const sandbox = this.sandboxes.get(sandboxId);
+    if (!sandbox) throw new RuntimeError('SKIFF_ERR_CRI_NOT_FOUND', { kind: 'sandbox', id: sandboxId });
+    if (sandbox.status.state !== 'SANDBOX_READY')
+      throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'sandbox', id: sandboxId, state: 'not ready', detail: 'cannot create containers in it' });
+    const image = this.images.get(normalizeImage(config.image.image));
+    if (!image) throw new RuntimeError('SKIFF_ERR_CRI_IMAGE_NOT_PRESENT', { image: config.image.image });
+    for (const held of this.containers.values()) {
+      if (held.podSandboxId === sandboxId && held.metadata.name === config.metadata.name && held.metadata.attempt === config.metadata.attempt)
+        throw new RuntimeError('SKIFF_ERR_CRI_NAME_RESERVED', { kind: 'container', name: `${config.metadata.name}_${config.metadata.attempt}`, id: held.id });
+    }
+    const id = newId();
+    this.containers.set(id, {
+      id,
+      podSandboxId: sandboxId,
+      metadata: { ...config.metadata },
+      state: 'CONTAINER_CREATED',
+      createdAt: Date.now(),
+      image: { image: config.image.image },
+      imageRef: repoDigest(config.image.image),
+      labels: { ...config.labels },
+    });
+    return id;
+  }
+
+  async startContainer(containerId: string): Promise<void> {
+    this.checkOpen();
+    const container = this.containers.get(containerId);
+    if (!container) throw new RuntimeError('SKIFF_ERR_CRI_NOT_FOUND', { kind: 'container', id: containerId });
+    if (container.state !== 'CONTAINER_CREATED')
+      throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'container', id: containerId, state: container.state, detail: 'only a created container can start' });
+    await delay(this.options.startDelayMs);
+    // It may have been stopped or removed while starting.
+    if (this.containers.get(containerId) !== container || container.state !== 'CONTAINER_CREATED') return;
+    container.state = 'CONTAINER_RUNNING';
+    container.startedAt = Date.now();
+    if (container.labels?.[CONTAINER_ROLE_LABEL] === 'init') this.exit(container);
+  }
+
+  async stopContainer(containerId: string, _timeoutSeconds: number): Promise<void> {
+    const container = this.containers.get(containerId);
+    if (!container) return this.alreadyRemoved('container', containerId);
+    this.exit(container);
+  }
+
+  async removeContainer(containerId: string): Promise<void> {
+    const container = this.containers.get(containerId);
+    if (!container) return this.alreadyRemoved('container', containerId);
+    if (container.state === 'CONTAINER_RUNNING')
+      throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'container', id: containerId, state: 'running', detail: 'stop it before removing it' });
+    this.containers.delete(containerId);
+    this.removed.add(containerId);
+  }
+
+  async containerStatus(containerId: string): Promise<ContainerStatusInfo | undefined> {
+    const container = this.containers.get(containerId);
+    return container && structuredClone(container);
+  }
+
+  async listContainers(filter?: { podSandboxId?: string }): Promise<ContainerStatusInfo[]> {
+    return [...this.containers.values()]
+      .filter((container) => !filter?.podSandboxId || container.podSandboxId === filter.podSandboxId)
+      .map((container) => structuredClone(container));
+  }
+
+  async pullImage(image: string): Promise<string> {
+    this.checkOpen();
+    const normalized = normalizeImage(image);
+    await delay(this.options.pullDelayMs);
+    if (this.failImages.has(normalized)) throw new RuntimeError('SKIFF_ERR_CRI_IMAGE_PULL', { image: normalized }, 'ErrImagePull');
+    const id = imageDigest(image);
+    this.images.set(normalized, { id, repoTags: [normalized], size: imageSize(image) });
+    return id;
+  }
+
+  async imageStatus(image: string): Promise<{ id: string; repoTags: string[]; size: number } | undefined> {
+    const held = this.images.get(normalizeImage(image));
+    return held && structuredClone(held);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.sandboxes.clear();
+    this.containers.clear();
+  }
+
+  /** Created or running → exited with code 0 (the simulated process ends cleanly); exited stays as it was. */
+  private exit(container: ContainerStatusInfo): void {
+    if (container.state === 'CONTAINER_EXITED') return;
+    container.state = 'CONTAINER_EXITED';
+    container.finishedAt = Date.now();
+    container.exitCode = 0;
+    container.reason = 'Completed';
+  }
+
+  private alreadyRemoved(kind: 'sandbox' | 'container', id: string): void {
+    if (!this.removed.has(id)) throw new RuntimeError('SKIFF_ERR_CRI_NOT_FOUND', { kind, id });
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new RuntimeError('SKIFF_ERR_CRI_CLOSED', {});
+  }
+}
