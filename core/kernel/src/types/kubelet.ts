@@ -97,6 +97,11 @@ export interface NetworkAttachment {
   podName: string;
   podNamespace: string;
   podUid: string;
+  /**
+   * An address to hand out if the network can (the pod's previous podIP), so a pod recreated after a
+   * restart keeps its IP. Networks that cannot honour it ignore it.
+   */
+  preferredIP?: string;
 }
 
 export interface NetworkResult {

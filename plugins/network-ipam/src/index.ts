@@ -1,0 +1,44 @@
+import { definePlugin, type NetworkFactory, type OptionsSchema } from '@skiff/kernel';
+import { nodeSubnet } from './cidr.js';
+import { NETWORK_NAME, PLUGIN_NAME } from './names.js';
+import { IpamNetwork } from './network.js';
+
+export interface IpamOptions {
+  /** The cluster's pod address range; node i gets the (i + 1)-th /nodeCIDRMaskSize block of it. */
+  clusterCIDR: string;
+  nodeCIDRMaskSize: number;
+}
+
+export const optionsSchema: OptionsSchema = {
+  type: 'object',
+  properties: {
+    clusterCIDR: { type: 'string', default: '10.244.0.0/16', description: 'the pod address range of the cluster' },
+    nodeCIDRMaskSize: { type: 'integer', minimum: 8, maximum: 30, default: 24, description: 'the prefix length of each node subnet' },
+  },
+};
+
+/** The factory kubelets pick with `network: 'ipam'`: one subnet and allocation folder per node. */
+export function ipamNetworkFactory(options: IpamOptions): NetworkFactory {
+  return {
+    name: NETWORK_NAME,
+    create: (node) =>
+      IpamNetwork.open(nodeSubnet(options.clusterCIDR, node.index, options.nodeCIDRMaskSize), node.dataDir, node.logger.child({ network: NETWORK_NAME })),
+  };
+}
+
+/** Registers the host-local style pod network with the kubelet. */
+export default definePlugin<IpamOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: optionsSchema,
+  apply(kernel, options) {
+    kernel.hooks.networks.tap(PLUGIN_NAME, (registry) => registry.register(ipamNetworkFactory(options)));
+  },
+});
+
+export { IpamNetwork } from './network.js';
+export { AllocationStore, type Allocation } from './allocation-store.js';
+export { nodeSubnet, parseCidr, formatCidr, ipToInt, intToIp, type Ipv4Cidr } from './cidr.js';
+export { IpamError, IPAM_ERRORS, type IpamErrorCode } from './errors.js';
+export { PLUGIN_NAME, NETWORK_NAME, CNI_VERSION } from './names.js';
