@@ -215,9 +215,8 @@ export class ReplicaSetController {
   /** ReplicaSets in the pod's namespace whose selector matches it: candidates to adopt an orphan. */
   private replicaSetsSelecting(pod: Pod): ReplicaSet[] {
     return this.replicaSets.list(pod.metadata.namespace).filter((rs) => {
-      const { matchLabels, matchExpressions } = rs.spec.selector ?? {};
-      const empty = Object.keys(matchLabels ?? {}).length === 0 && (matchExpressions ?? []).length === 0;
-      return !empty && labelSelectorFromObject(rs.spec.selector).matches(pod.metadata.labels ?? {});
+      const selector = labelSelectorFromObject(rs.spec.selector);
+      return !selector.empty && selector.matches(pod.metadata.labels);
     });
   }
 }
