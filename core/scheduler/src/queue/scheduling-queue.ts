@@ -116,15 +116,22 @@ export class SchedulingQueue {
     return count;
   }
 
-  /** The next pod to schedule; waits for one. Resolves undefined once the queue is closed. */
-  pop(): Promise<{ info: QueuedPod; cycle: number } | undefined> {
+  /** The next pod to schedule; waits for one. Resolves undefined once the queue is closed or `signal` aborts. */
+  pop(signal?: AbortSignal): Promise<{ info: QueuedPod; cycle: number } | undefined> {
     return new Promise((resolve) => {
       const attempt = () => {
-        if (this.closed) return resolve(undefined);
+        if (this.closed || signal?.aborted) return resolve(undefined);
         const next = this.takeActive();
-        if (next) resolve(next);
-        else this.waiters.push(attempt);
+        if (!next) return void this.waiters.push(attempt);
+        signal?.removeEventListener('abort', abandon);
+        resolve(next);
       };
+      const abandon = () => {
+        const index = this.waiters.indexOf(attempt);
+        if (index >= 0) this.waiters.splice(index, 1);
+        resolve(undefined);
+      };
+      signal?.addEventListener('abort', abandon, { once: true });
       attempt();
     });
   }
