@@ -230,12 +230,15 @@ class Watcher {
   ) {}
 
   push(event: WatchEvent): void {
+    if (this.closed) return;
     this.queue.push(event);
     this.wake?.();
   }
 
+  /** Nothing more is sent; what is already queued still reaches the client. */
   close(): void {
     this.closed = true;
+    this.onClose?.();
     this.wake?.();
   }
 
@@ -251,8 +254,7 @@ class Watcher {
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      this.closed = true;
-      this.onClose?.();
+      this.close();
     }
   }
 }

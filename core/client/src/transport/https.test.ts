@@ -101,7 +101,7 @@ describe('HttpsTransport', () => {
     await client.create(RESOURCES.pods, { metadata: { name: 'p1' }, spec: { containers: [] } }, 'default');
     await client.delete(RESOURCES.pods, 'p1', 'default');
     await eventually(() => events.length === 2, 'two events');
-    expect(events.map((e) => [e.type, e.object.metadata.name])).toEqual([
+    expect(events.map((e) => [e.type, (e.object as KubeObject).metadata.name])).toEqual([
       ['ADDED', 'p1'],
       ['DELETED', 'p1'],
     ]);
