@@ -88,6 +88,29 @@ describe('HttpsTransport', () => {
     expect(sockets.size).toBe(1);
   });
 
+  it('retries once on a fresh connection when a pooled one turns out to be closed', async () => {
+    const requestsPerSocket = new Map<unknown, number>();
+    let served = 0;
+    const flaky = https.createServer({ key: pki.server.keyPem, cert: pki.server.certPem }, (req, res) => {
+      const count = (requestsPerSocket.get(req.socket) ?? 0) + 1;
+      requestsPerSocket.set(req.socket, count);
+      // Like a server whose keep-alive timeout fired just as the client reused the connection.
+      if (count > 1) return req.socket.destroy();
+      served += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"metadata":{"name":"x"}}');
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = connect({ server: `https://127.0.0.1:${(flaky.address() as AddressInfo).port}` });
+      await client.get(RESOURCES.namespaces, 'x');
+      await expect(client.get(RESOURCES.namespaces, 'x')).resolves.toMatchObject({ metadata: { name: 'x' } });
+      expect(served).toBe(2);
+      expect(requestsPerSocket.size).toBe(2);
+    } finally {
+      await new Promise((resolve) => flaky.close(resolve));
+    }
+  });
+
   it('streams a watch as NDJSON until aborted, and the server sees the disconnect', async () => {
     const client = connect();
     const controller = new AbortController();

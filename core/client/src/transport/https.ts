@@ -54,7 +54,7 @@ export class HttpsTransport implements Transport {
     this.agent.destroy();
   }
 
-  private exchange(request: TransportRequest): Promise<http.IncomingMessage> {
+  private exchange(request: TransportRequest, mayRetry = true): Promise<http.IncomingMessage> {
     const url = new URL(this.base.href);
     url.pathname = this.base.pathname.replace(/\/+$/, '') + request.path;
     for (const [key, value] of Object.entries(request.query)) if (value !== undefined) url.searchParams.set(key, value);
@@ -70,7 +70,12 @@ export class HttpsTransport implements Transport {
 
     return new Promise((resolve, reject) => {
       const outgoing = this.send(url, { method: request.method, headers, agent: this.agent, signal: request.signal }, resolve);
-      outgoing.on('error', reject);
+      outgoing.on('error', (err: NodeJS.ErrnoException) => {
+        // A pooled connection the server closed while it sat idle (its keep-alive timeout) fails on first
+        // reuse, before the server read anything; one retry on a fresh connection is what Node recommends.
+        if (mayRetry && outgoing.reusedSocket && err.code === 'ECONNRESET') resolve(this.exchange(request, false));
+        else reject(err);
+      });
       outgoing.end(payload);
     });
   }
