@@ -1,0 +1,90 @@
+import { errors } from '@skiff/api';
+import type { ApiRequest, ApiResponse } from '@skiff/kernel';
+import type { ResourceRegistryImpl } from '../registry/resource-registry.js';
+import { json } from '../rest/respond.js';
+import { aggregatedContentType, aggregatedDiscovery, aggregatedVersionOf } from './aggregated.js';
+import { servedGroups, type GroupVersions } from './groups.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './legacy.js';
+import { OPENAPI_V2_CONTENT_TYPE, OpenApiV3 } from './openapi.js';
+import { versionInfo } from './version.js';
+
+const HEALTH_PATHS = new Set(['healthz', 'livez', 'readyz']);
+const TEXT = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
+
+/**
+ * The non-resource paths: /version, health checks, discovery (legacy and aggregated) and OpenAPI. The
+ * documents derive from the resource registry and are rebuilt only when it changes.
+ */
+export class Discovery {
+  private built = -1;
+  private groups: GroupVersions[] = [];
+  private openapi = new OpenApiV3([]);
+
+  constructor(
+    private readonly registry: ResourceRegistryImpl,
+    private readonly serverAddress: () => string,
+  ) {}
+
+  serve(request: ApiRequest): ApiResponse {
+    const parts = request.path.split('/').filter(Boolean);
+    if (request.method !== 'GET') throw errors.methodNotAllowed(`the server does not allow this method on the requested path (${request.method} ${request.path})`);
+    const [first, second, third] = parts;
+    if (parts.length === 0) return json({ paths: this.paths() });
+    if (first === 'version' && parts.length === 1) return json(versionInfo());
+    if (HEALTH_PATHS.has(first!)) return { status: 200, headers: TEXT, body: 'ok' };
+    if (first === 'openapi') return this.serveOpenApi(parts.slice(1), request);
+    this.refresh();
+    if (first === 'api') {
+      if (parts.length === 1) return this.discoveryRoot(request, true) ?? json(apiVersions(this.serverAddress()));
+      if (parts.length === 2) return this.resourceList('', second!, request.path);
+    }
+    if (first === 'apis') {
+      if (parts.length === 1) return this.discoveryRoot(request, false) ?? json(apiGroupList(this.groups));
+      const entry = this.groups.find((candidate) => candidate.group === second && candidate.group !== '');
+      if (entry && parts.length === 2) return json({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(entry) });
+      if (entry && parts.length === 3) return this.resourceList(second!, third!, request.path);
+    }
+    throw errors.pathNotFound(request.path);
+  }
+
+  private refresh(): void {
+    if (this.built === this.registry.generation) return;
+    this.groups = servedGroups(this.registry.list());
+    this.openapi = new OpenApiV3(this.groups);
+    this.built = this.registry.generation;
+  }
+
+  private discoveryRoot(request: ApiRequest, core: boolean): ApiResponse | undefined {
+    const version = aggregatedVersionOf(request.headers.accept);
+    if (!version) return undefined;
+    const groups = this.groups.filter((entry) => (entry.group === '') === core);
+    return { status: 200, headers: { 'content-type': aggregatedContentType(version) }, body: aggregatedDiscovery(version, groups) };
+  }
+
+  private resourceList(group: string, version: string, path: string): ApiResponse {
+    const definitions = this.groups.find((entry) => entry.group === group)?.resources.get(version);
+    if (!definitions) throw errors.pathNotFound(path);
+    return json(apiResourceList(group, version, definitions));
+  }
+
+  private serveOpenApi(parts: string[], request: ApiRequest): ApiResponse {
+    if (parts[0] === 'v2' && parts.length === 1) return { status: 200, headers: { 'content-type': OPENAPI_V2_CONTENT_TYPE }, body: Buffer.alloc(0) };
+    if (parts[0] === 'v3') {
+      this.refresh();
+      if (parts.length === 1) return json(this.openapi.root());
+      const document = this.openapi.document(parts.slice(1).join('/'));
+      if (document) return json(document);
+    }
+    throw errors.pathNotFound(request.path);
+  }
+
+  private paths(): string[] {
+    this.refresh();
+    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'];
+    for (const entry of this.groups) {
+      if (!entry.group) continue;
+      paths.push(`/apis/${entry.group}`, ...entry.versions.map((version) => `/apis/${entry.group}/${version}`));
+    }
+    return paths.sort();
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The Kubernetes version Skiff speaks. The kubectl on PATH is a dispatcher that runs `kubectl.1.<minor>` for
+ * the minor reported here, so this decides which kubectl users get: 1.31 sends JSON bodies everywhere.
+ */
+export const KUBERNETES_MAJOR = '1';
+export const KUBERNETES_MINOR = '31';
+export const SKIFF_VERSION = '0.1.0';
+export const GIT_VERSION = `v${KUBERNETES_MAJOR}.${KUBERNETES_MINOR}.0-skiff.${SKIFF_VERSION}`;
+
+const GO_ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x' };
+
+/** GET /version */
+export function versionInfo() {
+  return {
+    major: KUBERNETES_MAJOR,
+    minor: KUBERNETES_MINOR,
+    gitVersion: GIT_VERSION,
+    gitCommit: '',
+    gitTreeState: 'clean',
+    buildDate: '',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'skiff',
+    platform: `${process.platform}/${GO_ARCH[process.arch] ?? process.arch}`,
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * Errors of the API server itself (not of API requests: those leave as Kubernetes `Status` objects through
+ * `ApiError` from @skiff/api). Stable codes, message templates with `{placeholders}`.
+ */
+export const APISERVER_ERRORS = Object.freeze({
+  SKIFF_ERR_APISERVER_NOT_STARTED: 'the API server is not started: {detail}',
+  SKIFF_ERR_APISERVER_PKI: 'cannot prepare the API server certificates in {dir}: {detail}',
+  SKIFF_ERR_APISERVER_LISTEN: 'cannot listen on {address}: {detail}',
+  SKIFF_ERR_APISERVER_INITIALIZER_DUPLICATE: 'initializer "{name}" is registered twice',
+  SKIFF_ERR_APISERVER_RESOURCE_INVALID: 'resource definition {resource} is invalid: {detail}',
+} as const);
+
+export type ApiServerErrorCode = keyof typeof APISERVER_ERRORS;
+
+export class ApiServerError extends Error {
+  constructor(
+    readonly code: ApiServerErrorCode,
+    params: Record<string, string>,
+    options?: { cause?: unknown },
+  ) {
+    super(APISERVER_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`), options);
+    this.name = 'ApiServerError';
+  }
+}

@@ -1,0 +1,69 @@
+import type { AddressInfo } from 'node:net';
+import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ApiHandler, Logger } from '@skiff/kernel';
+import { sendResponse } from './send-response.js';
+import { toApiRequest } from './to-api-request.js';
+
+export interface HttpServerOptions {
+  handler: ApiHandler;
+  logger: Logger;
+  tls: { key: string; cert: string; ca: string };
+}
+
+// Kubernetes's limit for request bodies.
+const BODY_LIMIT = 3 * 1024 * 1024;
+
+const REASONS: Record<number, string> = { 400: 'BadRequest', 404: 'NotFound', 405: 'MethodNotAllowed', 413: 'RequestEntityTooLarge', 415: 'UnsupportedMediaType' };
+
+/**
+ * The HTTPS front of the API server: fastify adapted to ApiRequest/ApiResponse. Bodies reach the pipeline
+ * as raw buffers whatever their content type (it decodes JSON, YAML and the patch types, and answers 415
+ * for the rest). Clients may present a certificate; the authenticators judge it.
+ */
+export class HttpServer {
+  private readonly app: FastifyInstance;
+
+  constructor(private readonly options: HttpServerOptions) {
+    this.app = fastify({
+      https: { key: options.tls.key, cert: options.tls.cert, ca: options.tls.ca, requestCert: true, rejectUnauthorized: false },
+      logger: false,
+      bodyLimit: BODY_LIMIT,
+      forceCloseConnections: true,
+      maxParamLength: 8192,
+      return503OnClosing: true,
+    });
+    this.app.removeAllContentTypeParsers();
+    this.app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    this.app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler: (request, reply) => this.serve(request, reply) });
+    this.app.setNotFoundHandler((request, reply) => sendStatus(reply, 405, `the server does not allow the method ${request.method}`));
+    this.app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+      const code = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      if (code === 500) options.logger.error({ err: error }, 'HTTP layer failed');
+      sendStatus(reply, code, error.message);
+    });
+  }
+
+  /** Listens; port 0 picks a free port. Returns the port actually bound. */
+  async listen(host: string, port: number): Promise<number> {
+    await this.app.listen({ host, port });
+    return (this.app.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+  }
+
+  private async serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const controller = new AbortController();
+    reply.raw.once('close', () => controller.abort());
+    const response = await this.options.handler.handle(toApiRequest(request, controller.signal));
+    await sendResponse(reply, response);
+  }
+}
+
+function sendStatus(reply: FastifyReply, code: number, message: string): void {
+  reply
+    .code(code)
+    .type('application/json')
+    .send(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: REASONS[code] ?? 'InternalError', code }));
+}

@@ -1,0 +1,64 @@
+import { errors, type KubeObject } from '@skiff/api';
+import type { AdmissionOperation, AdmissionRequest } from '@skiff/kernel';
+import { objectKey } from '../rest/keys.js';
+import type { RestContext } from '../rest/context.js';
+import { deepFreeze } from '../util/objects.js';
+
+export interface AdmissionTarget {
+  operation: AdmissionOperation;
+  object?: KubeObject;
+  oldObject?: KubeObject;
+  /** The kind of `object` when it is not the resource's own (a Binding, an Eviction, a Scale). */
+  kind?: { group: string; version: string; kind: string };
+  name?: string;
+}
+
+export function admissionRequest(ctx: RestContext, target: AdmissionTarget): AdmissionRequest {
+  const { definition, info, core } = ctx;
+  return {
+    operation: target.operation,
+    kind: target.kind ?? { group: definition.group, version: definition.version, kind: definition.kind },
+    resource: { group: definition.group, version: definition.version, resource: definition.resource },
+    subresource: info.subresource,
+    namespace: definition.namespaced ? info.namespace : '',
+    name: target.name ?? target.object?.metadata?.name ?? target.oldObject?.metadata?.name ?? info.name,
+    object: target.object,
+    oldObject: target.oldObject,
+    user: ctx.user,
+    dryRun: ctx.dryRun,
+    async get(resource, namespace, name) {
+      const other = core.registry.get(resource.group, resource.resource);
+      if (!other) return undefined;
+      return (await core.store.get(objectKey(other, namespace, name)))?.object;
+    },
+  };
+}
+
+/** Mutating admission: plugins may change or replace `request.object`; the result is what goes on. */
+export async function mutate(ctx: RestContext, request: AdmissionRequest): Promise<KubeObject | undefined> {
+  await ctx.core.hooks.mutate.promise(request);
+  return request.object;
+}
+
+/** Validating admission: every plugin sees the final object, frozen, and may only reject. */
+export async function validate(ctx: RestContext, request: AdmissionRequest): Promise<void> {
+  if (request.object) deepFreeze(request.object);
+  await ctx.core.hooks.validate.promise(request);
+}
+
+/**
+ * The write stages shared by create, update and patch, after the body was decoded and type-checked:
+ * defaults → mutating admission → semantic validation (422) → validating admission. Returns the final
+ * object, deeply frozen.
+ */
+export async function admitWrite(ctx: RestContext, operation: 'CREATE' | 'UPDATE', object: KubeObject, oldObject?: KubeObject): Promise<KubeObject> {
+  const { definition } = ctx;
+  definition.defaults?.(object);
+  const request = admissionRequest(ctx, { operation, object, oldObject });
+  const admitted = (await mutate(ctx, request)) ?? object;
+  const causes = definition.validate?.(admitted, oldObject) ?? [];
+  if (causes.length > 0) throw errors.invalid(definition.kind, definition.group, admitted.metadata.name ?? '', causes);
+  request.object = admitted;
+  await validate(ctx, request);
+  return admitted;
+}

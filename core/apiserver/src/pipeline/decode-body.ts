@@ -1,0 +1,69 @@
+import { errors } from '@skiff/api';
+import { parse as parseYaml } from 'yaml';
+
+export const MEDIA_TYPE = Object.freeze({
+  JSON: 'application/json',
+  YAML: 'application/yaml',
+  MERGE_PATCH: 'application/merge-patch+json',
+  STRATEGIC_MERGE_PATCH: 'application/strategic-merge-patch+json',
+  JSON_PATCH: 'application/json-patch+json',
+  APPLY_PATCH: 'application/apply-patch+yaml',
+});
+
+const JSON_TYPES = new Set<string>([MEDIA_TYPE.JSON, MEDIA_TYPE.MERGE_PATCH, MEDIA_TYPE.STRATEGIC_MERGE_PATCH, MEDIA_TYPE.JSON_PATCH]);
+const YAML_TYPES = new Set<string>([MEDIA_TYPE.YAML, MEDIA_TYPE.APPLY_PATCH]);
+
+export interface DecodedBody {
+  /** The media type without parameters; application/json when the request named none. */
+  mediaType: string;
+  /** The parsed body; undefined for an empty body. */
+  value: unknown;
+}
+
+/** The media type of a Content-Type header, lower-case and without parameters. */
+export function mediaTypeOf(contentType: string | undefined): string {
+  if (!contentType) return MEDIA_TYPE.JSON;
+  const semicolon = contentType.indexOf(';');
+  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
+
+/**
+ * Parses a request body by its Content-Type. Over HTTP the body is a Buffer; the loopback transport hands
+ * over an object, which is cloned because the pipeline fills it in and the caller may still hold it.
+ * Protobuf is answered 415 (kubectl then has no fallback, but every other client sends JSON).
+ */
+export function decodeBody(body: unknown, contentType: string | undefined): DecodedBody {
+  const mediaType = mediaTypeOf(contentType);
+  if (body === undefined || body === null) return { mediaType, value: undefined };
+  if (!Buffer.isBuffer(body) && typeof body !== 'string') return { mediaType, value: structuredClone(body) };
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (text.trim() === '') return { mediaType, value: undefined };
+  if (JSON_TYPES.has(mediaType)) return { mediaType, value: parseJson(text) };
+  if (YAML_TYPES.has(mediaType)) return { mediaType, value: parseYamlOrJson(text) };
+  throw errors.unsupportedMediaType(contentType ?? '');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw errors.badRequest(`the request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** kubectl sends apply patches as JSON (which is YAML too); JSON.parse is much faster, so try it first. */
+function parseYamlOrJson(text: string): unknown {
+  const first = text.trimStart()[0];
+  if (first === '{' || first === '[') {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // Flow-style YAML also starts with a brace; let the YAML parser decide.
+    }
+  }
+  try {
+    return parseYaml(text);
+  } catch (err) {
+    throw errors.badRequest(`the request body is not valid YAML: ${(err as Error).message}`);
+  }
+}

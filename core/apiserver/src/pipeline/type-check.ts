@@ -1,0 +1,55 @@
+import { apiVersionOf, errors, type KubeObject } from '@skiff/api';
+import type { ResourceDefinition } from '@skiff/kernel';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** The `fieldValidation` query parameter; Kubernetes defaults to Warn, kubectl sends Strict. */
+export function fieldValidationOf(query: Record<string, string | undefined>): FieldValidation {
+  const value = query.fieldValidation;
+  if (value === undefined || value === '') return 'Warn';
+  if (value === 'Strict' || value === 'Warn' || value === 'Ignore') return value;
+  throw errors.badRequest(`fieldValidation parameter unsupported: ${JSON.stringify(value)} (use Strict, Warn or Ignore)`);
+}
+
+/** The kind a body sent to this resource must carry (a Scale, a Binding… are checked by their own handlers). */
+export function checkTypeMeta(object: KubeObject, definition: ResourceDefinition): void {
+  const apiVersion = apiVersionOf(definition);
+  if (object.apiVersion !== undefined && object.apiVersion !== apiVersion)
+    throw errors.badRequest(`the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
+  if (object.kind !== undefined && object.kind !== definition.kind)
+    throw errors.badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${definition.kind})`);
+  object.apiVersion = apiVersion;
+  object.kind = definition.kind;
+}
+
+/** A body that must be one object (create, update): not an array, not a scalar. */
+export function requireObject(value: unknown, definition: ResourceDefinition): KubeObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw errors.badRequest(`the request body must be a ${definition.kind} object`);
+  const object = value as KubeObject;
+  if (object.metadata === undefined || object.metadata === null) object.metadata = {};
+  else if (typeof object.metadata !== 'object' || Array.isArray(object.metadata))
+    throw errors.badRequest(`${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: metadata: must be an object`);
+  return object;
+}
+
+/**
+ * The type check: the definition's decoder reports wrong types (always a 400 naming the field) and unknown
+ * fields (a 400 with Strict, warnings with Warn, nothing with Ignore). Returns the warnings to send.
+ */
+export function typeCheck(object: KubeObject, definition: ResourceDefinition, validation: FieldValidation): string[] {
+  if (!definition.decode) return [];
+  const result = definition.decode(object, validation !== 'Ignore');
+  if (result.errors.length > 0) {
+    const detail = result.errors.map((cause) => (cause.field ? `${cause.field}: ${cause.message}` : cause.message)).join(', ');
+    throw errors.badRequest(`${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: ${detail}`, result.errors);
+  }
+  if (validation === 'Ignore' || result.unknownFields.length === 0) return [];
+  const messages = result.unknownFields.map((field) => `unknown field "${field}"`);
+  if (validation === 'Strict')
+    throw errors.badRequest(
+      `${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: strict decoding error: ${messages.join(', ')}`,
+      result.unknownFields.map((field) => ({ type: 'FieldValueInvalid', field, message: 'unknown field' })),
+    );
+  return messages;
+}

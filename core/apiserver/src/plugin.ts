@@ -1,0 +1,103 @@
+import { resolve } from 'node:path';
+import { definePlugin, LIFECYCLE_STAGE, type Logger } from '@skiff/kernel';
+import type { Store } from '@skiff/store';
+import { bootstrapNamespaces } from './bootstrap.js';
+import { ApiServerError } from './errors.js';
+import { HttpServer } from './http/server.js';
+import { writeKubeconfig, serverUrl } from './kubeconfig.js';
+import { ensurePki } from './pki.js';
+import { builtinResources } from './resources/index.js';
+import { REVIEW_DEFINITIONS } from './rest/reviews.js';
+import { ApiServer, APISERVER_NAME } from './server.js';
+
+const PLUGIN_NAME = APISERVER_NAME;
+
+export interface ApiServerPluginOptions {
+  /** Listen address; overrides config.host. */
+  host?: string;
+  /** Listen port (0 picks a free one); overrides config.port. */
+  port?: number;
+  /** Create default, kube-system, kube-public and kube-node-lease when missing. */
+  bootstrapNamespaces: boolean;
+  /** How often watches that allow bookmarks get one. */
+  watchBookmarkIntervalMs: number;
+}
+
+/** What the API server provides as `apiServerInfo` once it listens. */
+export interface ApiServerInfo {
+  url: string;
+  host: string;
+  port: number;
+  caPem: string;
+  caFile: string;
+  /** The CA's key, for plugins that issue client certificates (x509 authentication). */
+  caKeyFile: string;
+}
+
+export default definePlugin<ApiServerPluginOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: {
+    type: 'object',
+    properties: {
+      host: { type: 'string', description: 'Listen address (default: config.host)' },
+      port: { type: 'integer', minimum: 0, maximum: 65535, description: 'Listen port, 0 for a free one (default: config.port)' },
+      bootstrapNamespaces: { type: 'boolean', default: true, description: 'Create the system namespaces when missing' },
+      watchBookmarkIntervalMs: { type: 'integer', minimum: 10, default: 60_000, description: 'Interval of watch BOOKMARK events' },
+    },
+  },
+  apply(kernel, options) {
+    let server: ApiServer | undefined;
+    let http: HttpServer | undefined;
+    let info: ApiServerInfo | undefined;
+    let logger: Logger = kernel.logger;
+
+    kernel.hooks.components.tap(PLUGIN_NAME, () => {
+      logger = kernel.logger.child({ component: 'apiserver' });
+      server = new ApiServer({ hooks: kernel.hooks, logger, bookmarkIntervalMs: options.watchBookmarkIntervalMs });
+      kernel.provide('resourceRegistry', server.registry);
+      kernel.provide('initializerRegistry', server.initializers);
+    });
+
+    kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.API_SERVER, {
+      async start() {
+        const api = server!;
+        for (const definition of builtinResources()) api.registry.register(definition);
+        kernel.hooks.resources.call(api.registry);
+        for (const review of REVIEW_DEFINITIONS) if (!api.registry.get(review.group, review.resource)) api.registry.register(review);
+        kernel.hooks.initializers.call(api.initializers);
+        api.start(kernel.resolve<Store>('store'));
+
+        const host = options.host ?? kernel.config.host;
+        const pki = ensurePki(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir), host);
+        http = new HttpServer({ handler: api, logger, tls: { key: pki.keyPem, cert: pki.certPem, ca: pki.caPem } });
+        let port: number;
+        try {
+          port = await http.listen(host, options.port ?? kernel.config.port);
+        } catch (err) {
+          throw new ApiServerError('SKIFF_ERR_APISERVER_LISTEN', { address: `${host}:${options.port ?? kernel.config.port}`, detail: (err as Error).message }, { cause: err });
+        }
+        const url = serverUrl(host, port);
+        api.serverAddress = url.slice('https://'.length);
+        info = { url, host, port, caPem: pki.caPem, caFile: pki.caFile, caKeyFile: pki.caKeyFile };
+        kernel.provide('apiHandler', api);
+        kernel.provide('apiServerInfo', info);
+        if (options.bootstrapNamespaces) await bootstrapNamespaces(api, logger);
+        logger.info({ url }, 'API server listening');
+      },
+      async stop() {
+        server?.stop();
+        await http?.close();
+      },
+    });
+
+    kernel.hooks.ready.tapPromise(PLUGIN_NAME, async () => {
+      if (!info) return;
+      const file = resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir, 'admin.kubeconfig');
+      const credential = kernel.container.hasRegistration('adminCredential') ? kernel.resolve<{ token?: string }>('adminCredential') : undefined;
+      writeKubeconfig(file, { server: info.url, caPem: info.caPem, token: credential?.token });
+      logger.info({ kubeconfig: file }, 'admin kubeconfig written');
+    });
+  },
+});

@@ -1,0 +1,54 @@
+import type { ResourceDefinition, ResourceRegistry } from '@skiff/kernel';
+import { ApiServerError } from '../errors.js';
+
+const IDENTIFIER = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/**
+ * The kinds the API server serves, keyed by group and plural resource. A later registration of the same
+ * group/resource replaces the earlier one, so a plugin can swap a built-in definition (its table columns,
+ * its validation) without the API server knowing.
+ */
+export class ResourceRegistryImpl implements ResourceRegistry {
+  private readonly byResource = new Map<string, ResourceDefinition>();
+  private readonly byKindKey = new Map<string, ResourceDefinition>();
+  private changes = 0;
+
+  register(definition: ResourceDefinition): void {
+    checkDefinition(definition);
+    const key = `${definition.group}/${definition.resource}`;
+    const previous = this.byResource.get(key);
+    if (previous) this.byKindKey.delete(`${previous.group}/${previous.kind}`);
+    this.byResource.set(key, definition);
+    this.byKindKey.set(`${definition.group}/${definition.kind}`, definition);
+    this.changes++;
+  }
+
+  get(group: string, resource: string): ResourceDefinition | undefined {
+    return this.byResource.get(`${group}/${resource}`);
+  }
+
+  byKind(group: string, kind: string): ResourceDefinition | undefined {
+    return this.byKindKey.get(`${group}/${kind}`);
+  }
+
+  list(): ResourceDefinition[] {
+    return [...this.byResource.values()];
+  }
+
+  /** Grows on every registration; documents derived from the registry (discovery, OpenAPI) cache by it. */
+  get generation(): number {
+    return this.changes;
+  }
+}
+
+function checkDefinition(definition: ResourceDefinition): void {
+  const name = `${definition.resource ?? '?'}.${definition.group ?? '?'}`;
+  const fail = (detail: string) => {
+    throw new ApiServerError('SKIFF_ERR_APISERVER_RESOURCE_INVALID', { resource: name, detail });
+  };
+  if (typeof definition.group !== 'string') fail('"group" must be a string ("" for the core group)');
+  if (!IDENTIFIER.test(definition.resource ?? '')) fail('"resource" must be a lower-case plural name such as "pods"');
+  if (!/^v\d+((alpha|beta)\d+)?$/.test(definition.version ?? '')) fail('"version" must look like v1, v1beta1 or v2alpha1');
+  if (!definition.kind) fail('"kind" is required');
+  if (typeof definition.namespaced !== 'boolean') fail('"namespaced" must be true or false');
+}

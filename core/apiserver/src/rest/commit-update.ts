@@ -1,0 +1,105 @@
+import { errors, type KubeObject } from '@skiff/api';
+import { StoreError, type StoredObject } from '@skiff/store';
+import { admitWrite } from '../pipeline/admission.js';
+import { jsonEqual, specChanged, withWritableMetadata } from '../util/objects.js';
+import type { RestContext } from './context.js';
+import { deletionComplete } from './deletion-plan.js';
+import { runInitializers } from './initializers.js';
+import { objectKey } from './keys.js';
+import { readObject } from './read.js';
+import { CONFLICT_MESSAGE, translateStoreError } from './store-errors.js';
+
+export interface UpdateResult {
+  object: KubeObject;
+  /** True when the update emptied the finalizers of an object being deleted, which removed it. */
+  deleted: boolean;
+}
+
+/**
+ * Builds the next version of an object from the current one. `conditional` says the client pinned a
+ * resourceVersion: a concurrent write is then the client's 409; otherwise the update is rebuilt on the new
+ * current object and retried, as Kubernetes's GuaranteedUpdate does.
+ */
+export type UpdateBuilder = (current: StoredObject) => Promise<{ object: KubeObject; conditional: boolean }> | { object: KubeObject; conditional: boolean };
+
+const MAX_ATTEMPTS = 5;
+
+export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Promise<UpdateResult> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await readObject(ctx, { includeUninitialized: true });
+    const { object, conditional } = await build(current);
+    try {
+      return await commitUpdate(ctx, current, object);
+    } catch (err) {
+      if (err instanceof StoreError && err.kind === 'Conflict' && !conditional && attempt < MAX_ATTEMPTS) continue;
+      throw translateStoreError(err, ctx.definition, ctx.info.name);
+    }
+  }
+}
+
+/**
+ * The update rules, then the write: resourceVersion precondition (409), server-owned metadata kept, status
+ * kept on main-resource updates and only status taken on status updates, generation bumped when anything
+ * but metadata and status changed, admission, initializers; an object being deleted whose finalizers are
+ * now empty is removed; an update that changes nothing writes nothing.
+ */
+export async function commitUpdate(ctx: RestContext, current: StoredObject, requested: KubeObject): Promise<UpdateResult> {
+  const { definition, info } = ctx;
+  const old = current.object;
+  const next = projectSubresource(info.subresource, old, requested);
+  const metadata = next.metadata;
+  if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== '' && metadata.resourceVersion !== old.metadata.resourceVersion)
+    throw errors.conflict(definition.resource, definition.group, info.name, CONFLICT_MESSAGE);
+  if (metadata.uid && metadata.uid !== old.metadata.uid)
+    throw errors.conflict(definition.resource, definition.group, info.name, `Precondition failed: UID in precondition: ${metadata.uid}, UID in object meta: ${old.metadata.uid}`);
+  metadata.name = old.metadata.name;
+  if (definition.namespaced) metadata.namespace = old.metadata.namespace;
+  metadata.uid = old.metadata.uid;
+  metadata.creationTimestamp = old.metadata.creationTimestamp;
+  metadata.resourceVersion = old.metadata.resourceVersion;
+  copyOrDelete(metadata, old.metadata, 'deletionTimestamp');
+  copyOrDelete(metadata, old.metadata, 'deletionGracePeriodSeconds');
+  if (metadata.managedFields === undefined && old.metadata.managedFields) metadata.managedFields = old.metadata.managedFields;
+  if (definition.hasStatus && info.subresource !== 'status') {
+    if (old.status === undefined) delete next.status;
+    else next.status = old.status;
+  }
+  definition.prepareForUpdate?.(next, old, info.subresource);
+  metadata.generation = (old.metadata.generation ?? 1) + (specChanged(next, old) ? 1 : 0);
+
+  const admitted = await admitWrite(ctx, 'UPDATE', next, old);
+  const object = await runInitializers(withWritableMetadata(admitted), definition, ctx.core.initializers, 'UPDATE');
+  const key = objectKey(definition, info.namespace, info.name);
+  if (deletionComplete(definition, object)) {
+    if (ctx.dryRun) return { object, deleted: true };
+    const removed = await ctx.core.store.delete(key, { expectedRevision: current.revision });
+    return { object: removed.object, deleted: true };
+  }
+  if (jsonEqual(object, old) || ctx.dryRun) return { object: ctx.dryRun ? object : old, deleted: false };
+  const stored = await ctx.core.store.update(key, object, { expectedRevision: current.revision });
+  return { object: stored.object, deleted: false };
+}
+
+/**
+ * Subresource updates change one part and nothing else (the resourceVersion still guards them): `status`
+ * the status, a namespace's `finalize` its spec.finalizers. The stored object is copied because defaulting
+ * and admission run on the result and must not touch the original.
+ */
+function projectSubresource(subresource: string, old: KubeObject, requested: KubeObject): KubeObject {
+  if (subresource !== 'status' && subresource !== 'finalize') return requested;
+  const next = structuredClone(old);
+  next.metadata.resourceVersion = requested.metadata.resourceVersion;
+  if (subresource === 'status') {
+    if (requested.status === undefined) delete next.status;
+    else next.status = requested.status;
+  } else {
+    const finalizers = (requested.spec as { finalizers?: string[] } | undefined)?.finalizers;
+    next.spec = { ...(next.spec as object), finalizers: finalizers ?? [] };
+  }
+  return next;
+}
+
+function copyOrDelete<K extends keyof KubeObject['metadata']>(target: KubeObject['metadata'], source: KubeObject['metadata'], field: K): void {
+  if (source[field] === undefined) delete target[field];
+  else target[field] = source[field];
+}

@@ -1,0 +1,32 @@
+import type { UserInfo } from '@skiff/api';
+import type { ApiRequest, Hooks, Logger, ResourceDefinition } from '@skiff/kernel';
+import type { Store } from '@skiff/store';
+import type { RequestInfo } from '../pipeline/request-info.js';
+import type { InitializerRegistryImpl } from '../registry/initializer-registry.js';
+import type { ResourceRegistryImpl } from '../registry/resource-registry.js';
+
+/** What every handler shares: the parts of a running API server. */
+export interface ServerCore {
+  hooks: Hooks;
+  store: Store;
+  registry: ResourceRegistryImpl;
+  initializers: InitializerRegistryImpl;
+  logger: Logger;
+  /** How often watches that allow bookmarks get one. */
+  bookmarkIntervalMs: number;
+  /** Aborted when the server stops: ends every open watch. */
+  stopping: AbortSignal;
+}
+
+/** One authenticated, authorized resource request on its way through the handlers. */
+export interface RestContext {
+  core: ServerCore;
+  request: ApiRequest;
+  info: RequestInfo;
+  user: UserInfo;
+  definition: ResourceDefinition;
+  /** `dryRun=All`: run everything but the store write. */
+  dryRun: boolean;
+  /** Warnings for the response's Warning header (unknown fields with fieldValidation=Warn). */
+  warnings: string[];
+}

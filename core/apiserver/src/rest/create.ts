@@ -1,0 +1,39 @@
+import { errors, type KubeObject } from '@skiff/api';
+import type { ApiResponse } from '@skiff/kernel';
+import { admitWrite } from '../pipeline/admission.js';
+import { checkTypeMeta, fieldValidationOf, requireObject, typeCheck } from '../pipeline/type-check.js';
+import { withWritableMetadata } from '../util/objects.js';
+import type { RestContext } from './context.js';
+import { runInitializers } from './initializers.js';
+import { objectKey } from './keys.js';
+import { prepareCreateMetadata } from './metadata.js';
+import { json } from './respond.js';
+import { translateStoreError } from './store-errors.js';
+
+/** POST to a collection: 201 with the stored object. */
+export async function createObject(ctx: RestContext, body: unknown): Promise<ApiResponse> {
+  const object = requireObject(body, ctx.definition);
+  checkTypeMeta(object, ctx.definition);
+  ctx.warnings.push(...typeCheck(object, ctx.definition, fieldValidationOf(ctx.request.query)));
+  return json(await createChecked(ctx, object), 201, ctx.warnings);
+}
+
+/**
+ * Creates an object that already passed the type check: server-owned metadata, the definition's create
+ * preparation, admission, initializers, then the store (skipped for dry runs).
+ */
+export async function createChecked(ctx: RestContext, object: KubeObject): Promise<KubeObject> {
+  const { definition, info } = ctx;
+  if (definition.namespaced && !info.namespace) throw errors.pathNotFound(info.path);
+  prepareCreateMetadata(object, definition, info.namespace);
+  definition.prepareForCreate?.(object);
+  const admitted = await admitWrite(ctx, 'CREATE', object);
+  const toStore = await runInitializers(withWritableMetadata(admitted), definition, ctx.core.initializers, 'CREATE');
+  if (ctx.dryRun) return toStore;
+  const name = toStore.metadata.name!;
+  try {
+    return (await ctx.core.store.create(objectKey(definition, info.namespace, name), toStore)).object;
+  } catch (err) {
+    throw translateStoreError(err, definition, name);
+  }
+}

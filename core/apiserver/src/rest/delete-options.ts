@@ -1,0 +1,29 @@
+import { errors } from '@skiff/api';
+import type { DeleteOptions } from '@skiff/kernel';
+import { queryBool, queryInt } from '../util/query.js';
+
+const POLICIES = new Set(['Background', 'Foreground', 'Orphan']);
+
+/**
+ * DeleteOptions from the body (kubectl sends `{"propagationPolicy":"Background"}`) or, like Kubernetes,
+ * from query parameters. The deprecated `orphanDependents` maps onto a policy.
+ */
+export function deleteOptionsOf(body: unknown, query: Record<string, string | undefined>): DeleteOptions {
+  const source = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const options: DeleteOptions = {};
+  const grace = source.gracePeriodSeconds ?? queryInt(query, 'gracePeriodSeconds');
+  if (grace !== undefined && grace !== null) {
+    if (typeof grace !== 'number' || !Number.isInteger(grace)) throw errors.badRequest('gracePeriodSeconds must be an integer');
+    options.gracePeriodSeconds = Math.max(0, grace);
+  }
+  const orphan = source.orphanDependents ?? (query.orphanDependents !== undefined ? queryBool(query.orphanDependents) : undefined);
+  const policy = source.propagationPolicy ?? query.propagationPolicy ?? (orphan === true ? 'Orphan' : orphan === false ? 'Background' : undefined);
+  if (policy !== undefined && policy !== null) {
+    if (typeof policy !== 'string' || !POLICIES.has(policy))
+      throw errors.badRequest(`propagationPolicy must be one of Background, Foreground, Orphan (got ${JSON.stringify(policy)})`);
+    options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  }
+  const preconditions = source.preconditions as DeleteOptions['preconditions'] | undefined;
+  if (preconditions && typeof preconditions === 'object') options.preconditions = preconditions;
+  return options;
+}

@@ -1,0 +1,54 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { errors, type KubeObject, type StatusCause } from '@skiff/api';
+import type { ResourceDefinition } from '@skiff/kernel';
+
+/** RFC 3339 with whole seconds, as Kubernetes writes timestamps. */
+export function timestamp(ms = Date.now()): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+// Kubernetes's alphabet for generated names: no vowels (no accidental words), no look-alike characters.
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function generateNameSuffix(length = 5): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += NAME_ALPHABET[randomInt(NAME_ALPHABET.length)];
+  return out;
+}
+
+/** Names become URL path segments and storage key parts: they must not contain "/" or "%" or be "." or "..". */
+export function pathSegmentNameCauses(name: string, field: string): StatusCause[] {
+  if (name === '.' || name === '..') return [{ type: 'FieldValueInvalid', field, message: `Invalid value: "${name}": may not be '${name}'` }];
+  for (const bad of ['/', '%']) {
+    if (name.includes(bad)) return [{ type: 'FieldValueInvalid', field, message: `Invalid value: "${name}": may not contain '${bad}'` }];
+  }
+  return [];
+}
+
+/**
+ * Fills in what the server owns on create: namespace (from the path), name (from generateName), uid,
+ * creationTimestamp and generation; drops what a client may not set.
+ */
+export function prepareCreateMetadata(object: KubeObject, definition: ResourceDefinition, pathNamespace: string): void {
+  const metadata = object.metadata;
+  if (definition.namespaced) {
+    if (metadata.namespace && metadata.namespace !== pathNamespace)
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    metadata.namespace = pathNamespace;
+  } else {
+    delete metadata.namespace;
+  }
+  if (!metadata.name && metadata.generateName) metadata.name = `${metadata.generateName}${generateNameSuffix()}`;
+  if (!metadata.name)
+    throw errors.invalid(definition.kind, definition.group, '', [
+      { type: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
+    ]);
+  const causes = pathSegmentNameCauses(metadata.name, 'metadata.name');
+  if (causes.length > 0) throw errors.invalid(definition.kind, definition.group, metadata.name, causes);
+  metadata.uid = randomUUID();
+  metadata.creationTimestamp = timestamp();
+  metadata.generation = 1;
+  delete metadata.resourceVersion;
+  delete metadata.deletionTimestamp;
+  delete metadata.deletionGracePeriodSeconds;
+}

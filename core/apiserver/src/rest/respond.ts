@@ -1,0 +1,18 @@
+import type { Status } from '@skiff/api';
+import type { ApiResponse } from '@skiff/kernel';
+
+const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+export function json(body: unknown, status = 200, warnings?: string[]): ApiResponse {
+  if (!warnings || warnings.length === 0) return { status, headers: JSON_HEADERS, body };
+  return { status, headers: { ...JSON_HEADERS, warning: warnings.map(warningHeader).join(', ') }, body };
+}
+
+/** RFC 7234 warning values as Kubernetes sends them: `299 - "unknown field \"spec.x\""`. */
+function warningHeader(message: string): string {
+  return `299 - ${JSON.stringify(message)}`;
+}
+
+export function successStatus(details?: Status['details']): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', ...(details ? { details } : {}), code: 200 };
+}

@@ -1,0 +1,78 @@
+import { errors, labelSelectorToString, type KubeObject, type LabelSelector, type Scale } from '@skiff/api';
+import type { ApiResponse } from '@skiff/kernel';
+import type { DecodedBody } from '../pipeline/decode-body.js';
+import { guardedUpdate } from './commit-update.js';
+import type { RestContext } from './context.js';
+import { applyPatchDocument, checkPatchShape, patchKindOf, pinsResourceVersion } from './patch-document.js';
+import { readObject } from './read.js';
+import { json } from './respond.js';
+
+const SCALE_API_VERSION = 'autoscaling/v1';
+
+interface Scalable extends KubeObject {
+  spec?: { replicas?: number; selector?: LabelSelector };
+  status?: { replicas?: number };
+}
+
+/** The autoscaling/v1 Scale view of a deployment, replicaset or any kind with spec.replicas and spec.selector. */
+export function toScale(object: KubeObject): Scale {
+  const scalable = object as Scalable;
+  const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
+  return {
+    kind: 'Scale',
+    apiVersion: SCALE_API_VERSION,
+    metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
+    spec: { replicas: scalable.spec?.replicas ?? 0 },
+    status: { replicas: scalable.status?.replicas ?? 0, selector: scalable.spec?.selector ? labelSelectorToString(scalable.spec.selector) : '' },
+  };
+}
+
+export async function getScale(ctx: RestContext): Promise<ApiResponse> {
+  return json(toScale((await readObject(ctx)).object));
+}
+
+/** PUT of a Scale: its spec.replicas goes to the parent (guarded by the Scale's resourceVersion). */
+export async function updateScale(ctx: RestContext, body: unknown): Promise<ApiResponse> {
+  const scale = checkScale(ctx, body);
+  return json(await writeReplicas(ctx, () => scale, Boolean(scale.metadata.resourceVersion)));
+}
+
+/** PATCH of a Scale (kubectl scale sends a merge patch `{"spec":{"replicas":5}}`). */
+export async function patchScale(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> {
+  const kind = patchKindOf(body.mediaType, ctx.request.headers['content-type']);
+  if (kind === 'apply') throw errors.unsupportedMediaType(body.mediaType);
+  checkPatchShape(kind, body.value);
+  return json(
+    await writeReplicas(ctx, (current) =>
+      checkScale(ctx, applyPatchDocument(kind, toScale(current), body.value, { kind: 'Scale', group: 'autoscaling', name: ctx.info.name })),
+      pinsResourceVersion(kind, body.value),
+    ),
+  );
+}
+
+/** `pinned`: the client named a resourceVersion, so a concurrent write is its 409 rather than a retry. */
+async function writeReplicas(ctx: RestContext, scaleOf: (current: KubeObject) => Scale, pinned: boolean): Promise<Scale> {
+  const result = await guardedUpdate(ctx, (current) => {
+    const scale = scaleOf(current.object);
+    const next = structuredClone(current.object) as Scalable;
+    next.spec = { ...next.spec, replicas: scale.spec.replicas };
+    next.metadata.resourceVersion = scale.metadata.resourceVersion || current.object.metadata.resourceVersion;
+    return { object: next, conditional: pinned };
+  });
+  return toScale(result.object);
+}
+
+function checkScale(ctx: RestContext, body: unknown): Scale {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be a Scale object');
+  const scale = body as Scale;
+  if (scale.kind !== undefined && scale.kind !== 'Scale') throw errors.badRequest(`the kind in the data (${scale.kind}) does not match the expected kind (Scale)`);
+  scale.metadata ??= {};
+  if (scale.metadata.name && scale.metadata.name !== ctx.info.name)
+    throw errors.badRequest(`the name of the object (${scale.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
+  const replicas = scale.spec?.replicas;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
+    throw errors.invalid('Scale', 'autoscaling', ctx.info.name, [
+      { type: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` },
+    ]);
+  return scale;
+}

@@ -1,0 +1,110 @@
+import { errors, type UserInfo } from '@skiff/api';
+import { CHAIN_STAGE, type ApiHandler, type ApiRequest, type ApiResponse, type Hooks, type Logger } from '@skiff/kernel';
+import type { Store } from '@skiff/store';
+import { Discovery } from './discovery/discovery.js';
+import { AuditRecorder, auditedStream } from './pipeline/audit.js';
+import { authenticate } from './pipeline/authenticate.js';
+import { authorize, authzAttributes } from './pipeline/authorize.js';
+import { decodeBody, type DecodedBody } from './pipeline/decode-body.js';
+import { errorResponse } from './pipeline/error-response.js';
+import { LoopbackTokens } from './pipeline/loopback-tokens.js';
+import { parseRequestInfo } from './pipeline/request-info.js';
+import { InitializerRegistryImpl } from './registry/initializer-registry.js';
+import { ResourceRegistryImpl } from './registry/resource-registry.js';
+import type { RestContext, ServerCore } from './rest/context.js';
+import { routeResource } from './rest/route.js';
+
+export const APISERVER_NAME = '@skiff/apiserver';
+
+export interface ApiServerOptions {
+  hooks: Hooks;
+  logger: Logger;
+  registry?: ResourceRegistryImpl;
+  initializers?: InitializerRegistryImpl;
+  /** How often watches with `allowWatchBookmarks` get a BOOKMARK. Default: 60 s. */
+  bookmarkIntervalMs?: number;
+}
+
+const NO_BODY: DecodedBody = Object.freeze({ mediaType: 'application/json', value: undefined });
+
+/**
+ * The request pipeline, independent of transport: the HTTPS server and the in-process loopback client both
+ * call `handle`. Stages: request info → authenticate → authorize → decode → (per handler) type check →
+ * defaults → mutate → validate → initializers → store, with audit events around the whole.
+ */
+export class ApiServer implements ApiHandler {
+  readonly registry: ResourceRegistryImpl;
+  readonly initializers: InitializerRegistryImpl;
+  private readonly tokens = new LoopbackTokens();
+  private stopping = new AbortController();
+  private readonly discovery: Discovery;
+  private core?: ServerCore;
+  /** host:port clients should use, reported by GET /api. */
+  serverAddress = '';
+
+  constructor(private readonly options: ApiServerOptions) {
+    this.registry = options.registry ?? new ResourceRegistryImpl();
+    this.initializers = options.initializers ?? new InitializerRegistryImpl();
+    this.discovery = new Discovery(this.registry, () => this.serverAddress);
+    options.hooks.authenticate.tap({ name: APISERVER_NAME, stage: CHAIN_STAGE.LOOPBACK }, (request) => this.tokens.authenticate(request));
+  }
+
+  /** Connects the store: from now on resource requests are served. */
+  start(store: Store): void {
+    const { hooks, logger, bookmarkIntervalMs = 60_000 } = this.options;
+    this.stopping = new AbortController();
+    this.core = { hooks, store, registry: this.registry, initializers: this.initializers, logger, bookmarkIntervalMs, stopping: this.stopping.signal };
+  }
+
+  /** Ends every open watch; later requests get 503. */
+  stop(): void {
+    this.stopping.abort();
+    this.core = undefined;
+  }
+
+  issueLoopbackToken(user: UserInfo): string {
+    return this.tokens.issue(user);
+  }
+
+  async handle(request: ApiRequest): Promise<ApiResponse> {
+    const audit = this.options.hooks.audit.isUsed() ? new AuditRecorder(this.options.hooks, request) : undefined;
+    let response: ApiResponse;
+    let unexpected = false;
+    try {
+      response = await this.serve(request, audit);
+    } catch (err) {
+      ({ response, unexpected } = errorResponse(err, this.options.logger, request));
+    }
+    if (!audit) return response;
+    if (response.stream) {
+      const started = response;
+      return { ...response, stream: auditedStream(response.stream, () => audit.responseComplete(started, false)) };
+    }
+    audit.responseComplete(response, unexpected);
+    return response;
+  }
+
+  private async serve(request: ApiRequest, audit: AuditRecorder | undefined): Promise<ApiResponse> {
+    const core = this.core;
+    if (!core) throw errors.unavailable('the API server is not serving (starting or stopping)');
+    const info = parseRequestInfo(request.method, request.path, request.query);
+    audit?.requestReceived(info);
+    const user = await authenticate(core.hooks, request);
+    if (audit) audit.user = user;
+    await authorize(core.hooks, authzAttributes(user, info));
+    if (!info.isResourceRequest) return this.discovery.serve(request);
+
+    const definition = this.registry.get(info.apiGroup, info.resource);
+    if (!definition || definition.version !== info.apiVersion) throw errors.pathNotFound(request.path);
+    const body = request.method === 'GET' ? NO_BODY : decodeBody(request.body, request.headers['content-type']);
+    const ctx: RestContext = { core, request, info, user, definition, dryRun: dryRunOf(request.query), warnings: [] };
+    return routeResource(ctx, body);
+  }
+}
+
+function dryRunOf(query: Record<string, string | undefined>): boolean {
+  const value = query.dryRun;
+  if (value === undefined || value === '') return false;
+  if (value === 'All') return true;
+  throw errors.badRequest(`invalid dryRun value ${JSON.stringify(value)}: the only supported value is "All"`);
+}

@@ -1,0 +1,50 @@
+import type { KubeObject } from '@skiff/api';
+
+/** Freezes an object graph so validating admission can only look at it. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const child of Object.values(value as object)) deepFreeze(child);
+  return value;
+}
+
+/**
+ * A writable copy of the top level and of `metadata` of a (possibly frozen) object: enough for the API
+ * server's own bookkeeping, without cloning the spec.
+ */
+export function withWritableMetadata(object: KubeObject): KubeObject {
+  return { ...object, metadata: { ...object.metadata } };
+}
+
+/** Structural equality of JSON values; object key order does not matter. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let leftCount = 0;
+  for (const key in left) {
+    if (left[key] === undefined) continue;
+    leftCount++;
+    if (!jsonEqual(left[key], right[key])) return false;
+  }
+  let rightCount = 0;
+  for (const key in right) if (right[key] !== undefined) rightCount++;
+  return leftCount === rightCount;
+}
+
+/** Whether anything but `metadata` and `status` differs: the rule for bumping `metadata.generation`. */
+export function specChanged(next: KubeObject, previous: KubeObject): boolean {
+  const keys = new Set([...Object.keys(next), ...Object.keys(previous)]);
+  for (const key of keys) {
+    if (key === 'metadata' || key === 'status' || key === 'kind' || key === 'apiVersion') continue;
+    if (!jsonEqual(next[key], previous[key])) return true;
+  }
+  return false;
+}

@@ -1,0 +1,110 @@
+import { errors, type KubeObject } from '@skiff/api';
+import type { Logger, WatchEvent } from '@skiff/kernel';
+import { StoreError, type Store, type StoreEvent } from '@skiff/store';
+import { translateEvent } from './transitions.js';
+
+export interface WatchStreamOptions {
+  store: Store;
+  logger: Logger;
+  prefix: string;
+  filter?: (object: KubeObject) => boolean;
+  /** Send the current matches as ADDED first (resourceVersion absent or 0, or sendInitialEvents=true). */
+  initialEvents: boolean;
+  /** Resume after this revision; ignored when `initialEvents` (the list's snapshot revision is used). */
+  fromRevision: number;
+  /** Builds a BOOKMARK object (the kind's apiVersion/kind with only metadata). */
+  bookmark?: { apiVersion: string; kind: string; intervalMs: number; afterInitialEvents: boolean };
+  /** Turns each event's object into what the client asked for (a one-row Table, say). */
+  transform?: (object: KubeObject) => unknown;
+  timeoutMs?: number;
+  /** The stream ends when any of these aborts (the client went away, the server stops). */
+  signals: (AbortSignal | undefined)[];
+}
+
+const TICK = Symbol('tick');
+const STOP = Symbol('stop');
+
+/**
+ * A watch as an async iterable of events. It pulls from the store's watch, so a slow client slows only
+ * its own watch (no unbounded buffering here), and between store events it wakes for bookmarks, the
+ * timeout and aborts.
+ */
+export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<WatchEvent> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  const signals = options.signals.filter((signal): signal is AbortSignal => Boolean(signal));
+  for (const signal of signals) {
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  }
+  const timeout = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
+  const stopped = new Promise<typeof STOP>((resolve) => {
+    if (controller.signal.aborted) resolve(STOP);
+    else controller.signal.addEventListener('abort', () => resolve(STOP), { once: true });
+  });
+  let tick: Promise<typeof TICK> | undefined;
+  let wake: (() => void) | undefined;
+  const interval = options.bookmark
+    ? setInterval(() => wake?.(), options.bookmark.intervalMs)
+    : undefined;
+  const nextTick = () => (options.bookmark ? new Promise<typeof TICK>((resolve) => (wake = () => resolve(TICK))) : new Promise<typeof TICK>(() => {}));
+  const transform = options.transform ?? ((object: KubeObject) => object);
+  let revision = options.fromRevision;
+  let events: AsyncIterator<StoreEvent> | undefined;
+  try {
+    if (options.initialEvents) {
+      const list = await options.store.list(options.prefix, options.filter ? { filter: options.filter } : {});
+      for (const item of list.items) {
+        if (controller.signal.aborted) return;
+        yield { type: 'ADDED', object: transform(item.object) as KubeObject };
+      }
+      revision = list.revision;
+      if (options.bookmark?.afterInitialEvents) yield bookmarkEvent(options.bookmark, revision, true);
+    }
+    const iterator = options.store.watch(options.prefix, revision, controller.signal)[Symbol.asyncIterator]();
+    events = iterator;
+    let pending = iterator.next();
+    tick = nextTick();
+    for (;;) {
+      const next = await Promise.race([pending, tick, stopped]);
+      if (next === STOP) return;
+      if (next === TICK) {
+        tick = nextTick();
+        yield bookmarkEvent(options.bookmark!, revision, false);
+        continue;
+      }
+      if (next.done) return;
+      pending = iterator.next();
+      revision = next.value.revision;
+      const event = translateEvent(next.value, options.filter);
+      if (event) yield { type: event.type, object: transform(event.object as KubeObject) as KubeObject };
+    }
+  } catch (err) {
+    if (err instanceof StoreError && err.kind === 'Compacted') {
+      yield { type: 'ERROR', object: errors.gone(`too old resource version: ${revision} (${options.store.compactedRevision()})`).toStatus() };
+    } else if (!controller.signal.aborted) {
+      options.logger.error({ err, prefix: options.prefix }, 'watch failed');
+      yield { type: 'ERROR', object: errors.internal((err as Error).message).toStatus() };
+    }
+  } finally {
+    stop();
+    clearTimeout(timeout);
+    clearInterval(interval);
+    for (const signal of signals) signal.removeEventListener('abort', stop);
+    events?.return?.().catch(() => undefined);
+  }
+}
+
+function bookmarkEvent(bookmark: NonNullable<WatchStreamOptions['bookmark']>, revision: number, initialEventsEnd: boolean): WatchEvent {
+  return {
+    type: 'BOOKMARK',
+    object: {
+      apiVersion: bookmark.apiVersion,
+      kind: bookmark.kind,
+      metadata: {
+        resourceVersion: String(revision),
+        ...(initialEventsEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}),
+      },
+    },
+  };
+}
