@@ -1,0 +1,54 @@
+import { trackWork } from '@skiff/controller-manager';
+import { definePlugin, KernelError } from '@skiff/kernel';
+import { GarbageCollector } from './collector.js';
+import { CONTROLLER_NAME, DEFAULT_RESOURCES, PLUGIN_NAME } from './names.js';
+import { resolveResources } from './resources.js';
+
+export interface GarbageCollectorOptions {
+  /** Workers per queue (dependents, finalizing owners); defaults to the controller manager's `workers`. */
+  workers?: number;
+  /** Resources whose objects may carry ownerReferences or be owners: plural names, optionally with their group. */
+  resources: string[];
+}
+
+/** The garbage collector: deletes objects whose owners are gone, and carries out orphan and foreground deletion. */
+export default definePlugin<GarbageCollectorOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: {
+    type: 'object',
+    properties: {
+      workers: { type: 'integer', minimum: 1, description: 'Workers per queue (default: the controller manager\'s workers)' },
+      resources: {
+        type: 'array',
+        items: { type: 'string' },
+        default: [...DEFAULT_RESOURCES],
+        description: 'Resources to watch for ownerReferences: "pods", "replicasets.apps", …',
+      },
+    },
+  },
+  apply(kernel, options) {
+    let resources: ReturnType<typeof resolveResources>;
+    try {
+      resources = resolveResources(options.resources);
+    } catch (err) {
+      throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: (err as Error).message });
+    }
+    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
+      registry.register({
+        name: CONTROLLER_NAME,
+        start(ctx) {
+          const collector = new GarbageCollector(ctx, resources);
+          trackWork(ctx, collector.run(options.workers ?? ctx.workers ?? 2));
+        },
+      });
+    });
+  },
+});
+
+export { GarbageCollector } from './collector.js';
+export { decideForDependent, type OwnerState, type DependentAction } from './decide.js';
+export { resolveResources, ownerTypeOf, resourceId } from './resources.js';
+export { CONTROLLER_NAME, PLUGIN_NAME, FINALIZER, DEFAULT_RESOURCES } from './names.js';
+export { GcError, GC_ERRORS, type GcErrorCode } from './errors.js';
