@@ -1,0 +1,119 @@
+import type { ObjectSchema, Schema } from './language.js';
+
+/** The subset of an OpenAPI v3 schema object that Skiff's schemas produce. */
+export interface OpenApiSchema {
+  type?: string;
+  format?: string;
+  description?: string;
+  properties?: Record<string, OpenApiSchema>;
+  items?: OpenApiSchema;
+  additionalProperties?: OpenApiSchema;
+  allOf?: OpenApiSchema[];
+  $ref?: string;
+  default?: unknown;
+  'x-kubernetes-int-or-string'?: true;
+  'x-kubernetes-preserve-unknown-fields'?: true;
+  'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string }[];
+}
+
+export interface OpenApiOptions {
+  /**
+   * Called for every struct below the root: return a `$ref` target to reference it instead of
+   * inlining it (kubectl explain follows `allOf: [{$ref}]`), or undefined to inline.
+   */
+  ref?: (object: ObjectSchema) => string | undefined;
+}
+
+/** The name Kubernetes gives a struct's schema in `components.schemas`: "io.k8s.api.core.v1.PodSpec". */
+export function openApiComponentName(object: ObjectSchema): string {
+  return `${object.package}.${object.name}`;
+}
+
+function withDescription(schema: OpenApiSchema, description: string | undefined): OpenApiSchema {
+  return description ? { ...schema, description } : schema;
+}
+
+function objectSchema(object: ObjectSchema, options: OpenApiOptions): OpenApiSchema {
+  const properties: Record<string, OpenApiSchema> = {};
+  for (const [name, field] of Object.entries(object.fields)) properties[name] = convert(field, options, true);
+  return {
+    type: 'object',
+    ...(object.description ? { description: object.description } : {}),
+    properties,
+    ...(object.gvk ? { 'x-kubernetes-group-version-kind': [{ ...object.gvk }] } : {}),
+  };
+}
+
+function convert(schema: Schema, options: OpenApiOptions, nested: boolean): OpenApiSchema {
+  const d = schema.description;
+  switch (schema.kind) {
+    case 'string':
+      return withDescription({ type: 'string' }, d);
+    case 'int32':
+      return withDescription({ type: 'integer', format: 'int32' }, d);
+    case 'int64':
+      return withDescription({ type: 'integer', format: 'int64' }, d);
+    case 'number':
+      return withDescription({ type: 'number', format: 'double' }, d);
+    case 'boolean':
+      return withDescription({ type: 'boolean' }, d);
+    case 'quantity':
+      return withDescription({ type: 'string' }, d);
+    case 'intOrString':
+      return withDescription({ type: 'string', format: 'int-or-string', 'x-kubernetes-int-or-string': true }, d);
+    case 'time':
+      return withDescription({ type: 'string', format: 'date-time' }, d);
+    case 'any':
+      return withDescription({ 'x-kubernetes-preserve-unknown-fields': true }, d);
+    case 'array':
+      return withDescription({ type: 'array', items: convert(schema.items, options, true) }, d);
+    case 'map':
+      return withDescription({ type: 'object', additionalProperties: convert(schema.values, options, true) }, d);
+    case 'object': {
+      const ref = nested ? options.ref?.(schema) : undefined;
+      if (ref === undefined) return objectSchema(schema, options);
+      // A field's own description wins over the referenced type's, as in Kubernetes' published specs.
+      return withDescription({ allOf: [{ $ref: ref }] }, schema.description);
+    }
+  }
+}
+
+/** Converts a schema to an OpenAPI v3 schema object (type, properties, items, additionalProperties, format, description). */
+export function toOpenApiSchema(schema: Schema, options: OpenApiOptions = {}): OpenApiSchema {
+  return convert(schema, options, false);
+}
+
+function collectObjects(schema: Schema, into: Map<string, ObjectSchema>): void {
+  switch (schema.kind) {
+    case 'array':
+      collectObjects(schema.items, into);
+      return;
+    case 'map':
+      collectObjects(schema.values, into);
+      return;
+    case 'object': {
+      const name = openApiComponentName(schema);
+      if (into.has(name)) return;
+      into.set(name, schema);
+      for (const field of Object.values(schema.fields)) collectObjects(field, into);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/**
+ * Every struct reachable from the given schemas, as OpenAPI v3 `components.schemas` entries that
+ * reference each other by `#/components/schemas/<name>` — what `kubectl explain` walks.
+ */
+export function toOpenApiComponents(roots: Schema[]): Record<string, OpenApiSchema> {
+  const objects = new Map<string, ObjectSchema>();
+  for (const root of roots) collectObjects(root, objects);
+  const ref = (object: ObjectSchema) => `#/components/schemas/${openApiComponentName(object)}`;
+  const components: Record<string, OpenApiSchema> = {};
+  for (const [name, object] of [...objects].sort(([a], [b]) => a.localeCompare(b))) {
+    components[name] = toOpenApiSchema(object, { ref });
+  }
+  return components;
+}

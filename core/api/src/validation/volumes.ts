@@ -1,0 +1,61 @@
+import { isValidQuantity } from '../quantity.js';
+import { VOLUME_SOURCE_FIELDS } from '../schemas/pod.js';
+import type { StatusCause } from '../types.js';
+import { child, duplicate, forbidden, index, invalid, required } from './field.js';
+import { isDNS1123Label } from './names.js';
+
+export type Volume = { name?: string } & Record<string, unknown>;
+
+const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+
+/** The fields each common source cannot do without. */
+function validateSource(source: string, value: Record<string, unknown>, field: string): StatusCause[] {
+  switch (source) {
+    case 'hostPath':
+      return value.path ? [] : [required(child(field, 'path'))];
+    case 'secret':
+      return value.secretName ? [] : [required(child(field, 'secretName'))];
+    case 'configMap':
+      return value.name ? [] : [required(child(field, 'name'))];
+    case 'persistentVolumeClaim':
+      return value.claimName ? [] : [required(child(field, 'claimName'))];
+    case 'emptyDir':
+      return value.sizeLimit === undefined || isValidQuantity(value.sizeLimit) ? [] : [invalid(child(field, 'sizeLimit'), value.sizeLimit, 'must be a valid quantity')];
+    default:
+      return [];
+  }
+}
+
+function validateVolumeSource(volume: Volume, field: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  let found = 0;
+  for (const source of VOLUME_SOURCE_FIELDS) {
+    if (volume[source] === undefined || volume[source] === null) continue;
+    if (found > 0) {
+      causes.push(forbidden(child(field, source), 'may not specify more than 1 volume type'));
+      continue;
+    }
+    found += 1;
+    causes.push(...validateSource(source, asRecord(volume[source]), child(field, source)));
+  }
+  if (found === 0) causes.push(required(field, 'must specify a volume type'));
+  return causes;
+}
+
+/** ValidateVolumes: returns the causes and the names of the volumes that are valid (mounts may refer only to those). */
+export function validateVolumes(volumes: Volume[] | undefined, field: string): { causes: StatusCause[]; names: Set<string> } {
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  (volumes ?? []).forEach((volume, i) => {
+    const path = index(field, i);
+    const namePath = child(path, 'name');
+    const name = volume.name ?? '';
+    const errs = validateVolumeSource(volume, path);
+    if (!name) errs.push(required(namePath));
+    else errs.push(...isDNS1123Label(name).map((message) => invalid(namePath, name, message)));
+    if (names.has(name)) errs.push(duplicate(namePath, name));
+    if (errs.length === 0) names.add(name);
+    else causes.push(...errs);
+  });
+  return { causes, names };
+}
