@@ -163,6 +163,7 @@ export interface PodStatus {
   podIPs?: { ip: string }[];
   startTime?: string;
   containerStatuses?: ContainerStatus[];
+  initContainerStatuses?: ContainerStatus[];
   qosClass?: string;
   reason?: string;
   message?: string;
