@@ -1,1 +1,6 @@
-export {};
+// The four patch kinds the API server applies, one per request content type.
+export { applyMergePatch } from './merge-patch.js';
+export { applyJsonPatch, type JsonPatchOperation } from './json-patch.js';
+export { applyStrategicMergePatch } from './strategic-merge-patch.js';
+export { applyApplyPatch } from './apply-patch.js';
+export { DEFAULT_MERGE_KEYS, compileMergeKeys, type CompiledMergeKeys, type ListMergeRule, type MergeKeyTable } from './merge-keys.js';
