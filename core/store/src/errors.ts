@@ -1,0 +1,47 @@
+import { StoreError, type StoreErrorKind } from './types.js';
+
+/**
+ * Every error the store raises: a stable code, the StoreError kind callers branch on (absent for
+ * programming mistakes, which are not StoreErrors), and a message template.
+ */
+export const STORE_ERRORS = Object.freeze({
+  SKIFF_ERR_STORE_NOT_FOUND: { kind: 'NotFound', message: 'key {key} not found' },
+  SKIFF_ERR_STORE_EXISTS: { kind: 'Exists', message: 'key {key} already exists' },
+  SKIFF_ERR_STORE_CONFLICT: { kind: 'Conflict', message: 'key {key} is at revision {actual}, not the expected revision {expected}' },
+  SKIFF_ERR_STORE_COMPACTED: { kind: 'Compacted', message: 'revision {revision} is older than the compacted revision {compacted}' },
+  SKIFF_ERR_STORE_WATCH_RESET: { kind: 'Compacted', message: 'watch must restart from a fresh list: {detail}' },
+  SKIFF_ERR_STORE_CONTINUE_INVALID: { kind: 'InvalidContinue', message: 'invalid continue token: {detail}' },
+  SKIFF_ERR_STORE_CLOSED: { kind: 'Closed', message: 'the store is closed' },
+  SKIFF_ERR_STORE_KEY_INVALID: { kind: undefined, message: 'invalid store key {key}: {detail}' },
+  SKIFF_ERR_STORE_ARGUMENT_INVALID: { kind: undefined, message: 'invalid argument {name}: {detail}' },
+} as const satisfies Record<string, { kind: StoreErrorKind | undefined; message: string }>);
+
+export type StoreErrorCode = keyof typeof STORE_ERRORS;
+type KindedCode = { [C in StoreErrorCode]: (typeof STORE_ERRORS)[C]['kind'] extends StoreErrorKind ? C : never }[StoreErrorCode];
+type UsageCode = Exclude<StoreErrorCode, KindedCode>;
+
+function format(code: StoreErrorCode, params: Record<string, string | number>): string {
+  return STORE_ERRORS[code].message.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`));
+}
+
+/** A StoreError that also carries its stable code (for logs and for the API server's error mapping). */
+export class CodedStoreError extends StoreError {
+  constructor(
+    readonly code: KindedCode,
+    params: Record<string, string | number> = {},
+    key?: string,
+  ) {
+    super(STORE_ERRORS[code].kind, format(code, params), key);
+  }
+}
+
+/** A mistake in how the store was called (a bad key, a bad option): a bug in the caller, not a state of the data. */
+export class StoreUsageError extends Error {
+  constructor(
+    readonly code: UsageCode,
+    params: Record<string, string | number>,
+  ) {
+    super(format(code, params));
+    this.name = 'StoreUsageError';
+  }
+}

@@ -1,0 +1,67 @@
+import type { StoreEvent } from './types.js';
+
+/** A live watcher as the fan-out sees it: it never blocks, it only takes or declines an event. */
+export interface LiveSubscriber {
+  wants(event: StoreEvent): boolean;
+  offer(event: StoreEvent): void;
+  end(error?: Error): void;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/**
+ * Hands committed events to live watchers in revision order. A write stages its event inside its
+ * transaction (so staging order is revision order) and marks it committed once its commit promise
+ * resolves; commits land in order, so everything staged before a committed event is committed too.
+ */
+export class FanOut {
+  private readonly subscribers = new Set<LiveSubscriber>();
+  private staged: StoreEvent[] = [];
+
+  add(subscriber: LiveSubscriber): void {
+    this.subscribers.add(subscriber);
+  }
+
+  remove(subscriber: LiveSubscriber): void {
+    this.subscribers.delete(subscriber);
+  }
+
+  stage(event: StoreEvent): void {
+    this.staged.push(event);
+  }
+
+  /** Publishes `event` and every event staged before it (unless an earlier commit already did). */
+  committed(event: StoreEvent): void {
+    const position = this.staged.indexOf(event);
+    if (position < 0) return;
+    for (const ready of this.staged.splice(0, position + 1)) this.publish(ready);
+  }
+
+  /** A commit failed: its staged events never happened, and watchers can no longer trust their position. */
+  reset(error: Error): void {
+    this.staged = [];
+    this.endAll(error);
+  }
+
+  endAll(error?: Error): void {
+    for (const subscriber of this.subscribers) subscriber.end(error);
+    this.subscribers.clear();
+  }
+
+  private publish(event: StoreEvent): void {
+    // One frozen copy shared by every interested watcher: the writer keeps its own object, and a
+    // watcher that mutates an event fails loudly instead of corrupting what the others see.
+    let shared: StoreEvent | undefined;
+    for (const subscriber of this.subscribers) {
+      if (!subscriber.wants(event)) continue;
+      shared ??= deepFreeze(structuredClone(event));
+      subscriber.offer(shared);
+    }
+  }
+}

@@ -1,0 +1,274 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeObject } from '@skiff/api';
+import type { Logger } from '@skiff/kernel';
+import { openDatabases, type StoreDatabases } from './databases.js';
+import { CodedStoreError, StoreUsageError } from './errors.js';
+import { readLogChunk, readRevisions, revisionOf, type LogChunk } from './event-log.js';
+import { FanOut } from './fan-out.js';
+import { assertValidKey } from './keys.js';
+import { decodeContinue } from './continue-token.js';
+import { listAtRevision } from './list-snapshot.js';
+import { resolveStoreOptions, type LmdbStoreOptions, type ResolvedStoreOptions } from './options.js';
+import { Watcher } from './watcher.js';
+import type { ListOptions, ListResult, Store, StoreEvent, StoredObject } from './types.js';
+
+/** How many log entries a watcher reads per snapshot while catching up. */
+const WATCH_LOG_CHUNK = 256;
+/** How many log entries one compaction transaction drops, so no single write transaction runs long. */
+const COMPACTION_BATCH = 2_000;
+
+/** What a write transaction callback produces: the caller's result, and the event to publish once committed. */
+interface WriteOutcome<T> {
+  result: T;
+  event?: StoreEvent;
+}
+
+function stored(key: string, object: KubeObject): StoredObject {
+  return { key, object, revision: revisionOf(object) };
+}
+
+function assertRevisionArgument(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new StoreUsageError('SKIFF_ERR_STORE_ARGUMENT_INVALID', { name, detail: `expected a whole number >= 0, got ${value}` });
+}
+
+/**
+ * The Store contract on LMDB: objects, an event log keyed by revision, and the revision counters
+ * live in one LMDB environment, and every write updates all three in one durable transaction.
+ */
+export class LmdbStore implements Store {
+  private readonly dbs: StoreDatabases;
+  private readonly options: ResolvedStoreOptions;
+  private readonly logger: Logger | undefined;
+  private readonly fanOut = new FanOut();
+  /** The last revision whose commit has been acknowledged (and published to watchers). */
+  private lastRevision: number;
+  private compacted: number;
+  private compactionTimer: NodeJS.Timeout | undefined;
+  private compacting: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: LmdbStoreOptions) {
+    this.options = resolveStoreOptions(options);
+    this.logger = this.options.logger;
+    this.dbs = openDatabases(this.options.path);
+    const revisions = readRevisions(this.dbs);
+    this.lastRevision = revisions.revision;
+    this.compacted = revisions.compactedRevision;
+    if (this.options.compactionIntervalMs > 0) {
+      this.compactionTimer = setInterval(() => this.compactOldRevisions(), this.options.compactionIntervalMs);
+      this.compactionTimer.unref();
+    }
+  }
+
+  revision(): number {
+    return this.lastRevision;
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  async get(key: string): Promise<StoredObject | undefined> {
+    this.assertOpen();
+    assertValidKey(key);
+    const object = this.dbs.objects.get(key);
+    return object && stored(key, object);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    this.assertOpen();
+    const { limit, filter } = options;
+    if (limit !== undefined) assertRevisionArgument('limit', limit);
+    const position = options.continue !== undefined ? decodeContinue(options.continue, prefix) : undefined;
+    const transaction = this.dbs.root.useReadTransaction();
+    try {
+      const { revision: snapshotRevision, compactedRevision } = readRevisions(this.dbs, transaction);
+      const revision = position?.revision ?? snapshotRevision;
+      if (revision > snapshotRevision)
+        throw new CodedStoreError('SKIFF_ERR_STORE_CONTINUE_INVALID', { detail: `revision ${revision} is newer than the store (${snapshotRevision})` });
+      if (revision < compactedRevision) throw new CodedStoreError('SKIFF_ERR_STORE_COMPACTED', { revision, compacted: compactedRevision });
+      return listAtRevision(this.dbs, transaction, { prefix, revision, snapshotRevision, afterKey: position?.afterKey, limit, filter });
+    } finally {
+      transaction.done();
+    }
+  }
+
+  async create(key: string, object: KubeObject): Promise<StoredObject> {
+    const next = structuredClone(object);
+    return this.write(key, () => {
+      if (this.dbs.objects.doesExist(key)) throw new CodedStoreError('SKIFF_ERR_STORE_EXISTS', { key }, key);
+      return this.record(key, 'ADDED', next);
+    });
+  }
+
+  async update(key: string, object: KubeObject, options: { expectedRevision?: number } = {}): Promise<StoredObject> {
+    const next = structuredClone(object);
+    return this.write(key, () => {
+      const current = this.existing(key, options.expectedRevision);
+      return this.record(key, 'MODIFIED', next, current);
+    });
+  }
+
+  async delete(key: string, options: { expectedRevision?: number } = {}): Promise<StoredObject> {
+    return this.write(key, () => {
+      const current = this.existing(key, options.expectedRevision);
+      return this.record(key, 'DELETED', structuredClone(current), current);
+    });
+  }
+
+  /**
+   * Runs `fn` inside the write transaction, so it is called exactly once and nothing interleaves.
+   * If `fn` returns an object equal to the current one (resourceVersion aside), nothing is written
+   * and the current object is returned, as Kubernetes' GuaranteedUpdate does.
+   */
+  async guaranteedUpdate(key: string, fn: (current: StoredObject | undefined) => KubeObject | undefined): Promise<StoredObject | undefined> {
+    return this.write(key, (): WriteOutcome<StoredObject | undefined> => {
+      const current = this.dbs.objects.get(key);
+      const proposed = fn(current && stored(key, current));
+      // `fn` may have changed the object it was given, so compare against a fresh read.
+      const pristine = current && this.dbs.objects.get(key)!;
+      if (proposed === undefined) return { result: pristine && stored(key, pristine) };
+      const next = structuredClone(proposed);
+      if (!pristine) return this.record(key, 'ADDED', next);
+      next.metadata = { ...next.metadata, resourceVersion: pristine.metadata.resourceVersion };
+      if (isDeepStrictEqual(next, pristine)) return { result: stored(key, pristine) };
+      return this.record(key, 'MODIFIED', next, pristine);
+    });
+  }
+
+  watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<StoreEvent> {
+    this.assertOpen();
+    assertRevisionArgument('fromRevision', fromRevision);
+    if (fromRevision < this.compacted) throw new CodedStoreError('SKIFF_ERR_STORE_COMPACTED', { revision: fromRevision, compacted: this.compacted });
+    const watcher = new Watcher({
+      prefix,
+      fromRevision,
+      signal,
+      bufferSize: this.options.watchBufferSize,
+      readLog: (watchPrefix, afterRevision) => this.readLogForWatch(watchPrefix, afterRevision),
+      onEnd: (ended) => this.fanOut.remove(ended),
+    });
+    this.fanOut.add(watcher);
+    return watcher;
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    assertRevisionArgument('revision', revision);
+    const target = Math.min(revision, this.lastRevision);
+    while (this.compacted < target) {
+      this.compacted = await this.dbs.root.transaction(() => {
+        const from = readRevisions(this.dbs).compactedRevision;
+        const upTo = Math.min(target, from + COMPACTION_BATCH);
+        if (upTo <= from) return from;
+        // The log is dense (one entry per revision), so the entries to drop are exactly from+1..upTo.
+        for (let dropped = from + 1; dropped <= upTo; dropped++) this.dbs.events.remove(dropped);
+        this.dbs.meta.put('compactedRevision', upTo);
+        return upTo;
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.closing) {
+      clearInterval(this.compactionTimer);
+      this.fanOut.endAll(new CodedStoreError('SKIFF_ERR_STORE_CLOSED'));
+      this.closing = this.dbs.root.close();
+    }
+    await this.closing;
+  }
+
+  /**
+   * Runs `change` as one callback of the next LMDB write transaction and resolves once that
+   * transaction has durably committed. `change` must do all its checks before its first write: a
+   * callback that throws is skipped, but the rest of the batch it shares a transaction with commits.
+   * Callers copy their input before calling: the transaction runs later, and the caller may change
+   * its object in the meantime.
+   */
+  private async write<T>(key: string, change: () => WriteOutcome<T>): Promise<T> {
+    this.assertOpen();
+    assertValidKey(key);
+    let staged: StoreEvent | undefined;
+    let result: T;
+    try {
+      result = await this.dbs.root.transaction(() => {
+        const outcome = change();
+        staged = outcome.event;
+        if (staged) this.fanOut.stage(staged);
+        return outcome.result;
+      });
+    } catch (error) {
+      if (staged) this.commitFailed(error as Error);
+      throw error;
+    }
+    if (staged) {
+      this.fanOut.committed(staged);
+      this.lastRevision = Math.max(this.lastRevision, staged.revision);
+    }
+    return result;
+  }
+
+  /** Writes one change at the next revision, inside the current write transaction. */
+  private record(key: string, type: StoreEvent['type'], object: KubeObject, prevObject?: KubeObject): WriteOutcome<StoredObject> {
+    const revision = readRevisions(this.dbs).revision + 1;
+    object.metadata = { ...object.metadata, resourceVersion: String(revision) };
+    if (type === 'DELETED') this.dbs.objects.remove(key);
+    else this.dbs.objects.put(key, object);
+    const event: StoreEvent = prevObject ? { type, key, revision, object, prevObject } : { type, key, revision, object };
+    this.dbs.events.put(revision, prevObject ? { type, key, object, prevObject } : { type, key, object });
+    this.dbs.meta.put('revision', revision);
+    return { result: { key, object, revision }, event };
+  }
+
+  /** The object at `key` inside the write transaction, checked against the caller's expected revision. */
+  private existing(key: string, expectedRevision: number | undefined): KubeObject {
+    const current = this.dbs.objects.get(key);
+    if (!current) throw new CodedStoreError('SKIFF_ERR_STORE_NOT_FOUND', { key }, key);
+    const actual = revisionOf(current);
+    if (expectedRevision !== undefined && expectedRevision !== actual)
+      throw new CodedStoreError('SKIFF_ERR_STORE_CONFLICT', { key, actual, expected: expectedRevision }, key);
+    return current;
+  }
+
+  private readLogForWatch(prefix: string, afterRevision: number): LogChunk {
+    this.assertOpen();
+    const transaction = this.dbs.root.useReadTransaction();
+    try {
+      const { compactedRevision } = readRevisions(this.dbs, transaction);
+      if (afterRevision < compactedRevision) throw new CodedStoreError('SKIFF_ERR_STORE_COMPACTED', { revision: afterRevision, compacted: compactedRevision });
+      return readLogChunk(this.dbs, transaction, prefix, afterRevision, WATCH_LOG_CHUNK);
+    } finally {
+      transaction.done();
+    }
+  }
+
+  /**
+   * A transaction that ran our callbacks failed to commit. Its events never happened, so live
+   * watchers cannot know what they missed: end them so their clients re-list.
+   */
+  private commitFailed(error: Error): void {
+    this.logger?.error({ err: error }, 'store commit failed; ending all watches');
+    this.fanOut.reset(new CodedStoreError('SKIFF_ERR_STORE_WATCH_RESET', { detail: 'a commit failed' }));
+    this.lastRevision = readRevisions(this.dbs).revision;
+  }
+
+  private compactOldRevisions(): void {
+    const target = this.lastRevision - this.options.retainRevisions;
+    if (this.compacting || target <= this.compacted) return;
+    this.compacting = this.compact(target)
+      .catch((error: unknown) => {
+        if (!this.closing) this.logger?.error({ err: error, target }, 'periodic store compaction failed');
+      })
+      .finally(() => (this.compacting = undefined));
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new CodedStoreError('SKIFF_ERR_STORE_CLOSED');
+  }
+}
+
+/** Opens (or creates) an LMDB store in `options.path`. */
+export async function openLmdbStore(options: LmdbStoreOptions): Promise<LmdbStore> {
+  return new LmdbStore(options);
+}

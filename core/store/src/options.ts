@@ -1,0 +1,45 @@
+import type { Logger } from '@skiff/kernel';
+import { StoreUsageError } from './errors.js';
+
+export interface LmdbStoreOptions {
+  /** Folder holding the LMDB files; created if missing. */
+  path: string;
+  /** How often the store compacts its event log, in milliseconds; 0 turns periodic compaction off. Default 60000. */
+  compactionIntervalMs?: number;
+  /** How many of the latest revisions periodic compaction keeps in the event log. Default 10000. */
+  retainRevisions?: number;
+  /**
+   * Live events one watcher may hold before it stops buffering and catches up from the event log
+   * instead. Default 1000.
+   */
+  watchBufferSize?: number;
+  /** Where compaction and commit failures are reported. Default: nowhere. */
+  logger?: Logger;
+}
+
+export type ResolvedStoreOptions = Required<Omit<LmdbStoreOptions, 'logger'>> & { logger: Logger | undefined };
+
+export const STORE_DEFAULTS = Object.freeze({
+  compactionIntervalMs: 60_000,
+  retainRevisions: 10_000,
+  watchBufferSize: 1_000,
+});
+
+function wholeNumber(name: string, value: number | undefined, fallback: number, minimum: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < minimum)
+    throw new StoreUsageError('SKIFF_ERR_STORE_ARGUMENT_INVALID', { name, detail: `expected a whole number >= ${minimum}, got ${value}` });
+  return value;
+}
+
+export function resolveStoreOptions(options: LmdbStoreOptions): ResolvedStoreOptions {
+  if (typeof options.path !== 'string' || options.path === '')
+    throw new StoreUsageError('SKIFF_ERR_STORE_ARGUMENT_INVALID', { name: 'path', detail: 'expected a folder path' });
+  return {
+    path: options.path,
+    compactionIntervalMs: wholeNumber('compactionIntervalMs', options.compactionIntervalMs, STORE_DEFAULTS.compactionIntervalMs, 0),
+    retainRevisions: wholeNumber('retainRevisions', options.retainRevisions, STORE_DEFAULTS.retainRevisions, 0),
+    watchBufferSize: wholeNumber('watchBufferSize', options.watchBufferSize, STORE_DEFAULTS.watchBufferSize, 1),
+    logger: options.logger,
+  };
+}

@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import { definePlugin, LIFECYCLE_STAGE } from '@skiff/kernel';
+import { openLmdbStore, type LmdbStore } from './lmdb-store.js';
+import { STORE_DEFAULTS } from './options.js';
+
+const PLUGIN_NAME = '@skiff/store';
+
+export interface StorePluginOptions {
+  /** Folder for the LMDB files. Default: `<dataDir>/store`. */
+  path?: string;
+  compactionIntervalMs: number;
+  retainRevisions: number;
+}
+
+/** Opens the LMDB store before the API server starts and provides it to the kernel as `store`. */
+export default definePlugin<StorePluginOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'Folder for the LMDB files. Default: <dataDir>/store.' },
+      compactionIntervalMs: {
+        type: 'integer',
+        minimum: 0,
+        default: STORE_DEFAULTS.compactionIntervalMs,
+        description: 'How often the event log is compacted, in milliseconds; 0 turns it off.',
+      },
+      retainRevisions: {
+        type: 'integer',
+        minimum: 0,
+        default: STORE_DEFAULTS.retainRevisions,
+        description: 'How many of the latest revisions compaction keeps (watches and list pages can resume within them).',
+      },
+    },
+  },
+  apply(kernel, options) {
+    let store: LmdbStore | undefined;
+    kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.STORE, {
+      start: async () => {
+        const { rootDir, dataDir } = kernel.config;
+        store = await openLmdbStore({
+          path: options.path ? resolve(rootDir, options.path) : resolve(rootDir, dataDir, 'store'),
+          compactionIntervalMs: options.compactionIntervalMs,
+          retainRevisions: options.retainRevisions,
+          logger: kernel.logger.child({ component: PLUGIN_NAME }),
+        });
+        kernel.provide('store', store);
+      },
+      stop: async () => {
+        await store?.close();
+        store = undefined;
+      },
+    });
+  },
+});
