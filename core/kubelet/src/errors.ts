@@ -1,0 +1,20 @@
+/** Every kubelet error: a stable code and a message template. */
+export const KUBELET_ERRORS = Object.freeze({
+  SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN: 'container runtime "{name}" is not registered (known: {known})',
+  SKIFF_ERR_KUBELET_NETWORK_UNKNOWN: 'pod network "{name}" is not registered (known: {known})',
+  SKIFF_ERR_KUBELET_DUPLICATE: '{kind} "{name}" is registered twice',
+  SKIFF_ERR_KUBELET_NO_API_HANDLER: 'the kubelet needs an API server in this process (no "apiHandler" component is registered)',
+  SKIFF_ERR_KUBELET_NETWORK_NO_IP: 'pod network "{name}" returned no IP address for {pod}',
+} as const);
+
+export type KubeletErrorCode = keyof typeof KUBELET_ERRORS;
+
+export class KubeletError extends Error {
+  constructor(
+    readonly code: KubeletErrorCode,
+    params: Record<string, string> = {},
+  ) {
+    super(KUBELET_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`));
+    this.name = 'KubeletError';
+  }
+}

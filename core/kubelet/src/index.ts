@@ -1,0 +1,16 @@
+import { kubeletPlugin } from './plugin.js';
+
+export default kubeletPlugin;
+export { kubeletPlugin, collectNodePlugins } from './plugin.js';
+export { Kubelet, type KubeletConfig } from './kubelet.js';
+export { kubeletOptionsSchema, type KubeletPluginOptions } from './options.js';
+export { PodRuntimeManager, type PodObservation, type ContainerObservation, type PodRuntimeOptions } from './pods/pod-runtime.js';
+export { PodWorkers, type PodWorkersOptions } from './pods/pod-workers.js';
+export { buildPodStatus, rejectedPodStatus, sameStatus, type StatusContext } from './pods/pod-status.js';
+export { qosClass } from './pods/qos.js';
+export { NodeRegistration } from './node/node-registration.js';
+export { NodeLease } from './node/node-lease.js';
+export { desiredNode, type NodeCapacity, type NodeDescription } from './node/node-object.js';
+export { NameRegistry } from './registry.js';
+export { KubeletError, KUBELET_ERRORS, type KubeletErrorCode } from './errors.js';
+export { PLUGIN_NAME, KUBELET_VERSION, NODE_LEASE_NAMESPACE, CRI_LABELS } from './names.js';

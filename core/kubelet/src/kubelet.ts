@@ -1,0 +1,115 @@
+import { mkdir } from 'node:fs/promises';
+import { RESOURCES, isApiError, type Pod } from '@skiff/api';
+import { EventRecorderImpl, SharedInformerFactory, createLoopbackClient } from '@skiff/client';
+import type { ApiHandler, ContainerRuntime, Hooks, Logger, NetworkFactory, NodeContext, PodNetwork, RuntimeFactory } from '@skiff/kernel';
+import { KUBELET_COMPONENT } from './names.js';
+import { NodeLease } from './node/node-lease.js';
+import type { NodeCapacity } from './node/node-object.js';
+import { NodeRegistration } from './node/node-registration.js';
+import { PodRuntimeManager } from './pods/pod-runtime.js';
+import { PodWorkers } from './pods/pod-workers.js';
+
+export interface KubeletConfig {
+  nodeName: string;
+  /** 0-based position among this process's nodes. */
+  index: number;
+  /** Where this node keeps state (the network's allocations, say). */
+  dataDir: string;
+  capacity: NodeCapacity;
+  heartbeatSeconds: number;
+  leaseDurationSeconds: number;
+  podResyncSeconds: number;
+  runtimeFactory: RuntimeFactory;
+  networkFactory: NetworkFactory;
+  apiHandler: ApiHandler;
+  hooks: Pick<Hooks, 'podAdmit' | 'podSync'>;
+  logger: Logger;
+}
+
+/** In-process nodes share the host's loopback address. */
+const IN_PROCESS_NODE_IP = '127.0.0.1';
+
+/**
+ * One node's kubelet: registers the Node, keeps its Lease and status heartbeat, and runs pods bound to
+ * it through its container runtime and pod network, as system:node:<name>.
+ */
+export class Kubelet {
+  private readonly abort = new AbortController();
+  private runtime: ContainerRuntime | undefined;
+  private network: PodNetwork | undefined;
+  private informers: SharedInformerFactory | undefined;
+  private workers: PodWorkers | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly logger: Logger;
+
+  constructor(private readonly config: KubeletConfig) {
+    this.logger = config.logger.child({ node: config.nodeName });
+  }
+
+  async start(): Promise<void> {
+    const { nodeName, index, dataDir, apiHandler } = this.config;
+    await mkdir(dataDir, { recursive: true });
+    const context: NodeContext = { nodeName, index, dataDir, logger: this.logger };
+    const runtime = (this.runtime = await this.config.runtimeFactory.create(context));
+    const network = (this.network = await this.config.networkFactory.create(context));
+    const version = await runtime.version();
+
+    const client = createLoopbackClient(apiHandler, { username: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] });
+    const registration = new NodeRegistration(client, {
+      name: nodeName,
+      capacity: this.config.capacity,
+      containerRuntimeVersion: `${version.runtimeName}://${version.runtimeVersion}`,
+      podCIDR: network.podCIDR?.(),
+      internalIP: IN_PROCESS_NODE_IP,
+    });
+    const lease = new NodeLease(client, nodeName, this.config.leaseDurationSeconds, this.logger);
+    await lease.renew(await registration.register());
+    this.heartbeat = setInterval(() => void this.beat(registration, lease), this.config.heartbeatSeconds * 1000);
+    this.heartbeat.unref();
+
+    const informers = (this.informers = new SharedInformerFactory(client, { logger: this.logger }));
+    const pods = informers.informer<Pod>(RESOURCES.pods, { fieldSelector: `spec.nodeName=${nodeName}` });
+    const manager = new PodRuntimeManager({ runtime, network, hostIP: IN_PROCESS_NODE_IP, logger: this.logger });
+    this.workers = new PodWorkers({
+      nodeName,
+      client,
+      pods,
+      manager,
+      runtime,
+      recorder: new EventRecorderImpl(client, { component: KUBELET_COMPONENT, host: nodeName, logger: this.logger }),
+      hooks: this.config.hooks,
+      node: () => registration.node,
+      hostIP: IN_PROCESS_NODE_IP,
+      logger: this.logger,
+      resyncMs: this.config.podResyncSeconds * 1000,
+    });
+    informers.start(this.abort.signal);
+    await informers.waitForSync(this.abort.signal);
+    // Sandboxes of pods deleted while this kubelet was away have nobody left to clean them up.
+    await manager.killOrphans((namespace, name, uid) => pods.get(`${namespace}/${name}`)?.metadata.uid === uid);
+    this.workers.start(this.abort.signal);
+    this.logger.info({ runtime: runtime.name, network: network.name, podCIDR: network.podCIDR?.() }, 'kubelet started');
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    clearInterval(this.heartbeat);
+    await this.workers?.stopped();
+    await this.informers?.stopped();
+    await this.runtime?.close?.();
+    await this.network?.close?.();
+  }
+
+  private async beat(registration: NodeRegistration, lease: NodeLease): Promise<void> {
+    let node;
+    try {
+      node = await registration.heartbeat();
+    } catch (err) {
+      if (!isApiError(err, 'NotFound')) return this.logger.warn({ err }, 'node status heartbeat failed');
+      this.logger.warn({}, 'the Node object is gone; registering again');
+      node = await registration.register().catch((again: unknown) => void this.logger.warn({ err: again }, 'node registration failed'));
+      if (!node) return;
+    }
+    await lease.renew(node).catch((err: unknown) => this.logger.warn({ err }, 'node lease renewal failed'));
+  }
+}

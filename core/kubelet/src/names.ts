@@ -1,0 +1,24 @@
+/** The kubelet host plugin's package name, used for every tap it makes. */
+export const PLUGIN_NAME = '@skiff/kubelet';
+
+/** What nodes report as their kubelet version (kubectl get nodes: VERSION). */
+export const KUBELET_VERSION = 'v1.31.0-skiff';
+
+/** The event source component (kubectl describe: "From kubelet"). */
+export const KUBELET_COMPONENT = 'kubelet';
+
+/** Where node heartbeats (Leases) live, as in Kubernetes. */
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+
+/** Labels the CRI side uses to find a pod's sandboxes and containers again (Kubernetes' own keys). */
+export const CRI_LABELS = Object.freeze({
+  POD_NAME: 'io.kubernetes.pod.name',
+  POD_NAMESPACE: 'io.kubernetes.pod.namespace',
+  POD_UID: 'io.kubernetes.pod.uid',
+  CONTAINER_NAME: 'io.kubernetes.container.name',
+  /** `init` or `regular`; the simulated runtime runs init containers to completion. */
+  CONTAINER_ROLE: 'skiff.io/container-role',
+});
+
+/** The network interface every pod gets. */
+export const POD_INTERFACE = 'eth0';

@@ -1,0 +1,75 @@
+import { resolve } from 'node:path';
+import { definePlugin, LIFECYCLE_STAGE, type ApiHandler, type Kernel, type NetworkFactory, type RuntimeFactory, type VolumePlugin } from '@skiff/kernel';
+import { KubeletError } from './errors.js';
+import { Kubelet } from './kubelet.js';
+import { PLUGIN_NAME } from './names.js';
+import { kubeletOptionsSchema, type KubeletPluginOptions } from './options.js';
+import { NameRegistry } from './registry.js';
+
+function apiHandlerOf(kernel: Kernel): ApiHandler {
+  try {
+    return kernel.resolve<ApiHandler>('apiHandler');
+  } catch {
+    throw new KubeletError('SKIFF_ERR_KUBELET_NO_API_HANDLER');
+  }
+}
+
+/** Runs the runtimes / networks / volumes hooks once and returns the filled registries. */
+export function collectNodePlugins(kernel: Kernel) {
+  const runtimes = new NameRegistry<RuntimeFactory>('container runtime');
+  const networks = new NameRegistry<NetworkFactory>('pod network');
+  const volumes = new NameRegistry<VolumePlugin>('volume plugin');
+  kernel.hooks.runtimes.call(runtimes);
+  kernel.hooks.networks.call(networks);
+  kernel.hooks.volumes.call(volumes);
+  return { runtimes, networks, volumes };
+}
+
+/**
+ * The kubelet component: runs `nodes` in-process nodes named <namePrefix>-1 … -N, each with the runtime
+ * and network the options name, talking to the in-process API server as system:node:<name>.
+ */
+export const kubeletPlugin = definePlugin<KubeletPluginOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: kubeletOptionsSchema,
+  apply(kernel, options) {
+    const kubelets: Kubelet[] = [];
+    kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.KUBELET, {
+      async start() {
+        const count = options.nodes ?? kernel.config.nodes;
+        if (count === 0) return;
+        const { runtimes, networks } = collectNodePlugins(kernel);
+        const runtimeFactory = runtimes.get(options.runtime);
+        if (!runtimeFactory) throw new KubeletError('SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN', { name: options.runtime, known: runtimes.known() });
+        const networkFactory = networks.get(options.network);
+        if (!networkFactory) throw new KubeletError('SKIFF_ERR_KUBELET_NETWORK_UNKNOWN', { name: options.network, known: networks.known() });
+        const apiHandler = apiHandlerOf(kernel);
+        const logger = kernel.logger.child({ component: 'kubelet' });
+        for (let index = 0; index < count; index++) {
+          const nodeName = `${options.namePrefix}-${index + 1}`;
+          const kubelet = new Kubelet({
+            nodeName,
+            index,
+            dataDir: resolve(kernel.config.rootDir, kernel.config.dataDir, 'nodes', nodeName),
+            capacity: options.capacity,
+            heartbeatSeconds: options.heartbeatSeconds,
+            leaseDurationSeconds: options.leaseDurationSeconds,
+            podResyncSeconds: options.podResyncSeconds,
+            runtimeFactory,
+            networkFactory,
+            apiHandler,
+            hooks: kernel.hooks,
+            logger,
+          });
+          kubelets.push(kubelet);
+          await kubelet.start();
+        }
+      },
+      async stop() {
+        await Promise.all(kubelets.splice(0).map((kubelet) => kubelet.stop()));
+      },
+    });
+  },
+});

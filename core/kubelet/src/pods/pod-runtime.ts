@@ -1,0 +1,260 @@
+import type { Container, Pod } from '@skiff/api';
+import type { ContainerRuntime, ContainerStatusInfo, Logger, NetworkAttachment, PodNetwork, PodSandboxStatus } from '@skiff/kernel';
+import { KubeletError } from '../errors.js';
+import { CRI_LABELS, POD_INTERFACE } from '../names.js';
+import { containerConfig, sandboxConfig } from './cri-config.js';
+import type { PodEventSink } from './events.js';
+import { ImagePuller, type Waiting } from './image-puller.js';
+
+/** One container of the pod as the runtime has it after a sync. */
+export interface ContainerObservation {
+  name: string;
+  /** Its latest instance in the runtime, if one was created. */
+  status?: ContainerStatusInfo;
+  restartCount: number;
+  /** Why it is not running yet, when that is something to show (ErrImagePull, PodInitializing…). */
+  waiting?: Waiting;
+}
+
+/** What a sync found and did: the raw material of the pod's status. */
+export interface PodObservation {
+  sandboxReady: boolean;
+  podIP?: string;
+  initialized: boolean;
+  initContainers: ContainerObservation[];
+  containers: ContainerObservation[];
+  /** Something could not be done yet (an image pull, a container start): sync again after a backoff. */
+  incomplete: boolean;
+}
+
+export interface PodRuntimeOptions {
+  runtime: ContainerRuntime;
+  network: PodNetwork;
+  /** The node's address: the pod IP of hostNetwork pods. */
+  hostIP: string;
+  logger: Logger;
+}
+
+const noEvents: PodEventSink = () => undefined;
+
+function newest<T extends { createdAt: number }>(items: T[]): T | undefined {
+  return items.reduce<T | undefined>((best, item) => (!best || item.createdAt >= best.createdAt ? item : best), undefined);
+}
+
+function shouldRestart(pod: Pod, exitCode: number | undefined): boolean {
+  const policy = pod.spec.restartPolicy ?? 'Always';
+  return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
+}
+
+/**
+ * Drives one node's runtime and network for pods, the way the kubelet's runtime manager does over CRI:
+ * a sandbox per pod (with its network), then init containers one at a time, then the containers.
+ * Every call looks at what the runtime has, so it converges from any state — including a runtime that
+ * lost everything in a restart.
+ */
+export class PodRuntimeManager {
+  private readonly puller: ImagePuller;
+  /** Pod IP per sandbox id (learned from the network's ADD). */
+  private readonly ips = new Map<string, string>();
+
+  constructor(private readonly options: PodRuntimeOptions) {
+    this.puller = new ImagePuller(options.runtime);
+  }
+
+  async sync(pod: Pod, event: PodEventSink = noEvents): Promise<PodObservation> {
+    const { runtime } = this.options;
+    const uid = pod.metadata.uid!;
+    const sandboxes = await runtime.listPodSandbox({ labelSelector: { [CRI_LABELS.POD_UID]: uid } });
+    const ready = newest(sandboxes.filter((sandbox) => sandbox.state === 'SANDBOX_READY'));
+    for (const stale of sandboxes) if (stale !== ready) await this.killSandbox(stale, 0, event);
+    const sandbox = ready ?? (await this.startSandbox(pod, sandboxes.length ? Math.max(...sandboxes.map((s) => s.metadata.attempt)) + 1 : 0, event));
+    const podIP = await this.podIP(pod, sandbox);
+
+    let incomplete = false;
+    const started = async (container: Container, role: 'init' | 'regular', attempt: number): Promise<Waiting | undefined> => {
+      const waiting = await this.startContainer(pod, sandbox, container, role, attempt, event);
+      if (waiting) incomplete = true;
+      return waiting;
+    };
+
+    let current = await this.latestContainers(sandbox.id);
+    const waiting = new Map<string, Waiting>();
+    let initialized = true;
+    for (const container of pod.spec.initContainers ?? []) {
+      let instance = current.get(container.name);
+      if (!instance || (instance.state === 'CONTAINER_EXITED' && instance.exitCode !== 0 && shouldRestart(pod, instance.exitCode))) {
+        const problem = await started(container, 'init', instance ? instance.metadata.attempt + 1 : this.previousRestarts(pod, container.name, true));
+        if (problem) waiting.set(container.name, problem);
+        current = await this.latestContainers(sandbox.id);
+        instance = current.get(container.name);
+      }
+      const completed = instance?.state === 'CONTAINER_EXITED' && instance.exitCode === 0;
+      const sidecarRunning = container.restartPolicy === 'Always' && instance?.state === 'CONTAINER_RUNNING';
+      if (!completed && !sidecarRunning) {
+        initialized = false;
+        break;
+      }
+    }
+
+    if (initialized) {
+      for (const container of pod.spec.containers) {
+        const instance = current.get(container.name);
+        let problem: Waiting | undefined;
+        if (!instance) problem = await started(container, 'regular', this.previousRestarts(pod, container.name, false));
+        else if (instance.state === 'CONTAINER_EXITED' && shouldRestart(pod, instance.exitCode))
+          problem = await started(container, 'regular', instance.metadata.attempt + 1);
+        else if (instance.state === 'CONTAINER_CREATED') await runtime.startContainer(instance.id);
+        if (problem) waiting.set(container.name, problem);
+      }
+      current = await this.latestContainers(sandbox.id);
+    }
+
+    const observe = (container: Container, pending: Waiting): ContainerObservation => {
+      const status = current.get(container.name);
+      return {
+        name: container.name,
+        ...(status ? { status } : {}),
+        restartCount: status?.metadata.attempt ?? 0,
+        ...(waiting.has(container.name) || !status ? { waiting: waiting.get(container.name) ?? pending } : {}),
+      };
+    };
+    return {
+      sandboxReady: true,
+      podIP,
+      initialized,
+      initContainers: (pod.spec.initContainers ?? []).map((c) => observe(c, { reason: 'PodInitializing' })),
+      containers: pod.spec.containers.map((c) => observe(c, { reason: initialized ? 'ContainerCreating' : 'PodInitializing' })),
+      incomplete,
+    };
+  }
+
+  /** Stops and removes everything the runtime holds for the pod (every sandbox with its name), releasing its IPs. */
+  async killPod(namespace: string, name: string, gracePeriodSeconds: number, event: PodEventSink = noEvents): Promise<void> {
+    const sandboxes = await this.options.runtime.listPodSandbox({ labelSelector: { [CRI_LABELS.POD_NAMESPACE]: namespace, [CRI_LABELS.POD_NAME]: name } });
+    for (const sandbox of sandboxes) await this.killSandbox(sandbox, gracePeriodSeconds, event);
+  }
+
+  /** Kills sandboxes of pods this node should not run (deleted while the kubelet was away, say). */
+  async killOrphans(wanted: (namespace: string, name: string, uid: string) => boolean): Promise<void> {
+    for (const sandbox of await this.options.runtime.listPodSandbox()) {
+      const { namespace, name, uid } = sandbox.metadata;
+      if (!wanted(namespace, name, uid)) {
+        this.options.logger.info({ pod: `${namespace}/${name}`, uid }, 'removing the sandbox of a pod that is gone');
+        await this.killSandbox(sandbox, 0, noEvents);
+        this.puller.forget(uid);
+      }
+    }
+  }
+
+  forget(uid: string): void {
+    this.puller.forget(uid);
+  }
+
+  /** The last instance of each container of a sandbox, by container name. */
+  private async latestContainers(sandboxId: string): Promise<Map<string, ContainerStatusInfo>> {
+    const latest = new Map<string, ContainerStatusInfo>();
+    for (const container of await this.options.runtime.listContainers({ podSandboxId: sandboxId })) {
+      const held = latest.get(container.metadata.name);
+      if (!held || container.metadata.attempt > held.metadata.attempt) latest.set(container.metadata.name, container);
+    }
+    return latest;
+  }
+
+  /**
+   * The restart count a container starts with when the runtime has no trace of it: if the API status says
+   * it ran before (the node restarted and the runtime forgot), this start is a restart.
+   */
+  private previousRestarts(pod: Pod, name: string, init: boolean): number {
+    const statuses = init ? pod.status?.initContainerStatuses : pod.status?.containerStatuses;
+    const previous = statuses?.find((status) => status.name === name);
+    return previous?.containerID ? previous.restartCount + 1 : 0;
+  }
+
+  private attachment(sandbox: PodSandboxStatus, preferredIP?: string): NetworkAttachment {
+    return {
+      containerId: sandbox.id,
+      netnsPath: sandbox.netnsPath ?? '',
+      ifName: POD_INTERFACE,
+      podName: sandbox.metadata.name,
+      podNamespace: sandbox.metadata.namespace,
+      podUid: sandbox.metadata.uid,
+      ...(preferredIP ? { preferredIP } : {}),
+    };
+  }
+
+  private async startSandbox(pod: Pod, attempt: number, event: PodEventSink): Promise<PodSandboxStatus> {
+    const { runtime } = this.options;
+    let id: string | undefined;
+    try {
+      id = await runtime.runPodSandbox(sandboxConfig(pod, attempt));
+      const sandbox = (await runtime.podSandboxStatus(id))!;
+      if (!pod.spec.hostNetwork) await this.addNetwork(pod, sandbox);
+      return sandbox;
+    } catch (err) {
+      event('Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(err as Error).message}`);
+      if (id) {
+        await runtime.stopPodSandbox(id);
+        await runtime.removePodSandbox(id);
+      }
+      throw err;
+    }
+  }
+
+  private async addNetwork(pod: Pod, sandbox: PodSandboxStatus): Promise<string> {
+    const { network } = this.options;
+    const result = await network.add(this.attachment(sandbox, pod.status?.podIP));
+    const address = result.ips[0]?.address.split('/')[0];
+    if (!address) throw new KubeletError('SKIFF_ERR_KUBELET_NETWORK_NO_IP', { name: network.name, pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
+    this.ips.set(sandbox.id, address);
+    return address;
+  }
+
+  /** The pod's IP; a sandbox from before a kubelet restart asks the network again (ADD is idempotent). */
+  private async podIP(pod: Pod, sandbox: PodSandboxStatus): Promise<string> {
+    if (pod.spec.hostNetwork) return this.options.hostIP;
+    return this.ips.get(sandbox.id) ?? (await this.addNetwork(pod, sandbox));
+  }
+
+  private async startContainer(
+    pod: Pod,
+    sandbox: PodSandboxStatus,
+    container: Container,
+    role: 'init' | 'regular',
+    attempt: number,
+    event: PodEventSink,
+  ): Promise<Waiting | undefined> {
+    const { runtime } = this.options;
+    const pulling = await this.puller.ensure(pod.metadata.uid!, container, event);
+    if (pulling) return pulling;
+    let id: string;
+    try {
+      id = await runtime.createContainer(sandbox.id, containerConfig(pod, container, attempt, role), sandboxConfig(pod, sandbox.metadata.attempt));
+    } catch (err) {
+      event('Warning', 'Failed', `Error: ${(err as Error).message}`);
+      return { reason: 'CreateContainerError', message: (err as Error).message };
+    }
+    event('Normal', 'Created', `Created container ${container.name}`);
+    try {
+      await runtime.startContainer(id);
+    } catch (err) {
+      event('Warning', 'Failed', `Error: failed to start container "${container.name}": ${(err as Error).message}`);
+      return { reason: 'RunContainerError', message: (err as Error).message };
+    }
+    event('Normal', 'Started', `Started container ${container.name}`);
+    return undefined;
+  }
+
+  /** Stop the containers, take the sandbox off the network, stop and remove it (the CRI/CNI teardown order). */
+  private async killSandbox(sandbox: PodSandboxStatus, gracePeriodSeconds: number, event: PodEventSink): Promise<void> {
+    const { runtime, network } = this.options;
+    for (const container of await runtime.listContainers({ podSandboxId: sandbox.id })) {
+      if (container.state === 'CONTAINER_EXITED') continue;
+      event('Normal', 'Killing', `Stopping container ${container.metadata.name}`);
+      await runtime.stopContainer(container.id, gracePeriodSeconds);
+    }
+    await network.del(this.attachment(sandbox));
+    this.ips.delete(sandbox.id);
+    await runtime.stopPodSandbox(sandbox.id);
+    await runtime.removePodSandbox(sandbox.id);
+  }
+}

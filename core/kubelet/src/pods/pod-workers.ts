@@ -1,0 +1,135 @@
+import { RESOURCES, isApiError, type Node, type Pod, type PodStatus } from '@skiff/api';
+import { WorkQueue, objectKey, runWorkers, splitObjectKey } from '@skiff/client';
+import type { ApiClient, ContainerRuntime, EventRecorder, Hooks, Informer, Logger, PodSyncContext } from '@skiff/kernel';
+import type { PodEventSink } from './events.js';
+import type { PodRuntimeManager } from './pod-runtime.js';
+import { buildPodStatus, rejectedPodStatus, rfc3339, sameStatus, type StatusContext } from './pod-status.js';
+
+export interface PodWorkersOptions {
+  nodeName: string;
+  client: ApiClient;
+  /** Pods bound to this node (fieldSelector spec.nodeName=<node>). */
+  pods: Informer<Pod>;
+  manager: PodRuntimeManager;
+  runtime: ContainerRuntime;
+  recorder: EventRecorder;
+  hooks: Pick<Hooks, 'podAdmit' | 'podSync'>;
+  /** The node as last registered (handed to podAdmit and podSync). */
+  node: () => Node;
+  hostIP: string;
+  logger: Logger;
+  /** Every pod is synced again this long after its last sync. */
+  resyncMs: number;
+  workers?: number;
+}
+
+/** A sync that could not finish yet (an image pull failed…): the worker retries it with backoff. */
+class SyncIncomplete extends Error {
+  constructor(key: string, reasons: string[]) {
+    super(`pod ${key} is not fully started yet: ${reasons.join(', ')}`);
+    this.name = 'SyncIncomplete';
+  }
+}
+
+function isTerminal(pod: Pod): boolean {
+  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+}
+
+/**
+ * One worker per pod at a time (the work queue never hands a key to two workers), fed by the pod
+ * informer and a periodic resync: admit once, then converge the runtime to the pod and write the status
+ * back when it changed; tear a deleted pod down and remove it from the API.
+ */
+export class PodWorkers {
+  private readonly queue: WorkQueue<string>;
+  /** Pods that passed node-level admission, by uid. */
+  private readonly admitted = new Set<string>();
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly options: PodWorkersOptions) {
+    this.queue = new WorkQueue<string>({ name: `pods@${options.nodeName}`, baseDelayMs: 500, maxDelayMs: 30_000 });
+    const enqueue = (pod: Pod) => this.queue.add(objectKey(pod));
+    options.pods.addHandlers({ add: enqueue, update: (_old, pod) => enqueue(pod), delete: enqueue });
+  }
+
+  start(signal: AbortSignal): void {
+    const { logger, workers = 4 } = this.options;
+    this.running = runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal, maxRetries: Number.POSITIVE_INFINITY });
+  }
+
+  /** Resolves once the workers have finished after the start signal aborted. */
+  async stopped(): Promise<void> {
+    await this.running;
+  }
+
+  private async sync(key: string): Promise<void> {
+    const { pods, manager } = this.options;
+    const pod = pods.get(key);
+    if (!pod) {
+      const { namespace = '', name } = splitObjectKey(key);
+      await manager.killPod(namespace, name, 0);
+      return;
+    }
+    if (pod.metadata.deletionTimestamp) return this.terminate(pod);
+    if (isTerminal(pod)) {
+      await manager.killPod(pod.metadata.namespace!, pod.metadata.name!, 0);
+      return;
+    }
+    if (!(await this.admit(pod))) return;
+
+    const observed = await manager.sync(pod, this.eventsFor(pod));
+    const context: PodSyncContext = { pod, node: this.options.node(), runtime: this.options.runtime, reasons: [] };
+    await this.options.hooks.podSync.promise(context);
+    const status = buildPodStatus(pod, observed, this.statusContext());
+    if (context.reasons.length) status.message = context.reasons.join('; ');
+    await this.writeStatus(pod, status);
+    if (observed.incomplete) {
+      const reasons = [...observed.initContainers, ...observed.containers].flatMap((c) => (c.waiting && c.waiting.reason !== 'PodInitializing' ? [c.waiting.reason] : []));
+      throw new SyncIncomplete(key, reasons);
+    }
+    this.queue.addAfter(key, this.options.resyncMs);
+  }
+
+  /** Node-level admission, once per pod: a rejected pod is marked Failed and never started. */
+  private async admit(pod: Pod): Promise<boolean> {
+    const uid = pod.metadata.uid!;
+    if (this.admitted.has(uid)) return true;
+    const rejection = await this.options.hooks.podAdmit.promise(pod, this.options.node());
+    if (rejection) {
+      this.options.recorder.event(pod, 'Warning', rejection.reason, rejection.message);
+      await this.writeStatus(pod, rejectedPodStatus(pod, rejection, this.statusContext()));
+      return false;
+    }
+    this.admitted.add(uid);
+    return true;
+  }
+
+  /** Stop everything the pod runs, then remove it from the API (grace 0, only this incarnation: uid precondition). */
+  private async terminate(pod: Pod): Promise<void> {
+    const { namespace, name, uid } = pod.metadata as { namespace: string; name: string; uid: string };
+    const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+    await this.options.manager.killPod(namespace, name, grace, this.eventsFor(pod));
+    this.options.manager.forget(uid);
+    this.admitted.delete(uid);
+    try {
+      await this.options.client.delete(RESOURCES.pods, name, namespace, { gracePeriodSeconds: 0, preconditions: { uid } });
+    } catch (err) {
+      // Already gone, or a new pod took the name: either way this one is done.
+      if (!isApiError(err, 'NotFound') && !isApiError(err, 'Conflict')) throw err;
+    }
+  }
+
+  private async writeStatus(pod: Pod, status: PodStatus): Promise<void> {
+    if (sameStatus(pod.status, status)) return;
+    const updated: Pod = { ...structuredClone(pod), status };
+    await this.options.client.updateStatus(RESOURCES.pods, updated);
+  }
+
+  private eventsFor(pod: Pod): PodEventSink {
+    return (type, reason, message) => this.options.recorder.event(pod, type, reason, message);
+  }
+
+  private statusContext(): StatusContext {
+    return { hostIP: this.options.hostIP, runtimeName: this.options.runtime.name, now: rfc3339(Date.now()) };
+  }
+}
