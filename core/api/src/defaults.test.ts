@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { defaultDeployment, defaultImagePullPolicy, defaultNamespace, defaultNode, defaultPod, defaultReplicaSet } from './defaults.js';
+import type { Deployment, Namespace, Node, Pod, ReplicaSet } from './types.js';
+
+describe('defaultImagePullPolicy', () => {
+  it('pulls always for :latest or untagged images, otherwise if not present', () => {
+    expect(defaultImagePullPolicy('nginx')).toBe('Always');
+    expect(defaultImagePullPolicy('nginx:latest')).toBe('Always');
+    expect(defaultImagePullPolicy('localhost:5000/nginx')).toBe('Always');
+    expect(defaultImagePullPolicy('nginx:1.25')).toBe('IfNotPresent');
+    expect(defaultImagePullPolicy('localhost:5000/nginx:1.25')).toBe('IfNotPresent');
+    expect(defaultImagePullPolicy('nginx@sha256:abcd')).toBe('IfNotPresent');
+  });
+});
+
+describe('defaultPod', () => {
+  it('fills in what Kubernetes adds to `kubectl run nginx --image=nginx`', () => {
+    const pod = {
+      metadata: { name: 'nginx', namespace: 'default' },
+      spec: { containers: [{ name: 'nginx', image: 'nginx', ports: [{ containerPort: 80 }] }] },
+    } as Pod;
+    defaultPod(pod);
+    expect(pod.spec).toEqual({
+      containers: [
+        {
+          name: 'nginx',
+          image: 'nginx',
+          ports: [{ containerPort: 80, protocol: 'TCP' }],
+          resources: {},
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'File',
+          imagePullPolicy: 'Always',
+        },
+      ],
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      securityContext: {},
+      schedulerName: 'default-scheduler',
+      enableServiceLinks: true,
+    });
+  });
+
+  it('keeps what was set, defaults requests from limits, probes, volumes and host ports', () => {
+    const pod = {
+      metadata: { name: 'p', namespace: 'default' },
+      spec: {
+        restartPolicy: 'Never',
+        hostNetwork: true,
+        enableServiceLinks: false,
+        containers: [
+          {
+            name: 'c',
+            image: 'app:2',
+            imagePullPolicy: 'Never',
+            ports: [{ containerPort: 8080 }],
+            resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m' } },
+            livenessProbe: { httpGet: { port: 8080 } },
+            env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+          },
+        ],
+        volumes: [{ name: 'a' }, { name: 'b', secret: { secretName: 's' } }, { name: 'c', hostPath: { path: '/x' } }],
+      },
+    } as unknown as Pod;
+    defaultPod(pod);
+    const container = pod.spec.containers[0]!;
+    expect(pod.spec.restartPolicy).toBe('Never');
+    expect(pod.spec.enableServiceLinks).toBe(false);
+    expect(container.imagePullPolicy).toBe('Never');
+    expect(container.resources).toEqual({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m', memory: '1Gi' } });
+    expect(container.ports).toEqual([{ containerPort: 8080, hostPort: 8080, protocol: 'TCP' }]);
+    expect(container.livenessProbe).toEqual({
+      httpGet: { port: 8080, path: '/', scheme: 'HTTP' },
+      timeoutSeconds: 1,
+      periodSeconds: 10,
+      successThreshold: 1,
+      failureThreshold: 3,
+    });
+    expect(container.env).toEqual([{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name', apiVersion: 'v1' } } }]);
+    expect(pod.spec.volumes).toEqual([
+      { name: 'a', emptyDir: {} },
+      { name: 'b', secret: { secretName: 's', defaultMode: 420 } },
+      { name: 'c', hostPath: { path: '/x', type: '' } },
+    ]);
+  });
+
+  it('is idempotent', () => {
+    const pod = { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } } as Pod;
+    defaultPod(pod);
+    const once = structuredClone(pod);
+    defaultPod(pod);
+    expect(pod).toEqual(once);
+  });
+});
+
+describe('defaultDeployment and defaultReplicaSet', () => {
+  const template = () => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } });
+
+  it('defaults replicas, strategy, history and deadline, and the template but not pod-only fields', () => {
+    const deployment = { metadata: { name: 'web' }, spec: { selector: { matchLabels: { app: 'web' } }, template: template() } } as Deployment;
+    defaultDeployment(deployment);
+    expect(deployment.spec).toMatchObject({
+      replicas: 1,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+      revisionHistoryLimit: 10,
+      progressDeadlineSeconds: 600,
+    });
+    expect(deployment.spec.template.spec).toMatchObject({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler' });
+    expect(deployment.spec.template.spec.enableServiceLinks).toBeUndefined();
+    expect(deployment.spec.template.spec.containers[0]!.imagePullPolicy).toBe('IfNotPresent');
+  });
+
+  it('leaves Recreate without rolling update parameters and keeps an explicit zero', () => {
+    const deployment = { metadata: { name: 'web' }, spec: { replicas: 0, strategy: { type: 'Recreate' }, template: template() } } as unknown as Deployment;
+    defaultDeployment(deployment);
+    expect(deployment.spec.replicas).toBe(0);
+    expect(deployment.spec.strategy).toEqual({ type: 'Recreate' });
+  });
+
+  it('defaults a replica set to one replica', () => {
+    const replicaSet = { metadata: { name: 'web-1' }, spec: { template: template() } } as ReplicaSet;
+    defaultReplicaSet(replicaSet);
+    expect(replicaSet.spec.replicas).toBe(1);
+    expect(replicaSet.spec.template.spec.terminationGracePeriodSeconds).toBe(30);
+  });
+});
+
+describe('defaultNamespace and defaultNode', () => {
+  it('labels a namespace with its name and makes it Active', () => {
+    const namespace: Namespace = { metadata: { name: 'team-a', labels: { owner: 'me' } } };
+    defaultNamespace(namespace);
+    expect(namespace.metadata.labels).toEqual({ owner: 'me', 'kubernetes.io/metadata.name': 'team-a' });
+    expect(namespace.status).toEqual({ phase: 'Active' });
+  });
+
+  it('defaults allocatable to capacity', () => {
+    const node: Node = { metadata: { name: 'n' }, status: { capacity: { cpu: '4', pods: '110' } } };
+    defaultNode(node);
+    expect(node.status?.allocatable).toEqual({ cpu: '4', pods: '110' });
+  });
+});
