@@ -66,8 +66,15 @@ export class PodRuntimeManager {
     const uid = pod.metadata.uid!;
     const sandboxes = await runtime.listPodSandbox({ labelSelector: { [CRI_LABELS.POD_UID]: uid } });
     const ready = newest(sandboxes.filter((sandbox) => sandbox.state === 'SANDBOX_READY'));
-    for (const stale of sandboxes) if (stale !== ready) await this.killSandbox(stale, 0, event);
-    const sandbox = ready ?? (await this.startSandbox(pod, sandboxes.length ? Math.max(...sandboxes.map((s) => s.metadata.attempt)) + 1 : 0, event));
+    // A replaced sandbox's address is the one to ask for again (the API status may not have it yet).
+    let previousIP = pod.status?.podIP;
+    for (const stale of sandboxes) {
+      if (stale === ready) continue;
+      previousIP ??= this.ips.get(stale.id);
+      await this.killSandbox(stale, 0, event);
+    }
+    const attempt = sandboxes.length ? Math.max(...sandboxes.map((s) => s.metadata.attempt)) + 1 : 0;
+    const sandbox = ready ?? (await this.startSandbox(pod, attempt, previousIP, event));
     const podIP = await this.podIP(pod, sandbox);
 
     let incomplete = false;
@@ -182,13 +189,13 @@ export class PodRuntimeManager {
     };
   }
 
-  private async startSandbox(pod: Pod, attempt: number, event: PodEventSink): Promise<PodSandboxStatus> {
+  private async startSandbox(pod: Pod, attempt: number, preferredIP: string | undefined, event: PodEventSink): Promise<PodSandboxStatus> {
     const { runtime } = this.options;
     let id: string | undefined;
     try {
       id = await runtime.runPodSandbox(sandboxConfig(pod, attempt));
       const sandbox = (await runtime.podSandboxStatus(id))!;
-      if (!pod.spec.hostNetwork) await this.addNetwork(pod, sandbox);
+      if (!pod.spec.hostNetwork) await this.addNetwork(pod, sandbox, preferredIP);
       return sandbox;
     } catch (err) {
       event('Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(err as Error).message}`);
@@ -200,9 +207,9 @@ export class PodRuntimeManager {
     }
   }
 
-  private async addNetwork(pod: Pod, sandbox: PodSandboxStatus): Promise<string> {
+  private async addNetwork(pod: Pod, sandbox: PodSandboxStatus, preferredIP = pod.status?.podIP): Promise<string> {
     const { network } = this.options;
-    const result = await network.add(this.attachment(sandbox, pod.status?.podIP));
+    const result = await network.add(this.attachment(sandbox, preferredIP));
     const address = result.ips[0]?.address.split('/')[0];
     if (!address) throw new KubeletError('SKIFF_ERR_KUBELET_NETWORK_NO_IP', { name: network.name, pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
     this.ips.set(sandbox.id, address);
