@@ -1,0 +1,204 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { StoreError } from './types.js';
+import { CodedStoreError, StoreUsageError } from './errors.js';
+import { TempStores, pod, podKey } from './test-support/temp-store.js';
+
+const stores = new TempStores();
+afterEach(() => stores.cleanup());
+
+async function rejection(promise: Promise<unknown>): Promise<StoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(StoreError);
+  return error as StoreError;
+}
+
+describe('create and get', () => {
+  it('assigns the next revision and sets resourceVersion', async () => {
+    const store = await stores.open();
+    expect(store.revision()).toBe(0);
+    const first = await store.create(podKey('a'), pod('a'));
+    const second = await store.create(podKey('b'), pod('b'));
+    expect(first).toMatchObject({ key: podKey('a'), revision: 1, object: { metadata: { name: 'a', resourceVersion: '1' } } });
+    expect(second.revision).toBe(2);
+    expect(store.revision()).toBe(2);
+    expect(await store.get(podKey('a'))).toEqual(first);
+    expect(await store.get(podKey('missing'))).toBeUndefined();
+  });
+
+  it('never shares objects with callers', async () => {
+    const store = await stores.open();
+    const input = pod('a');
+    const created = await store.create(podKey('a'), input);
+    expect(input.metadata.resourceVersion).toBeUndefined();
+    input.metadata.labels = { changed: 'input' };
+    created.object.metadata.labels = { changed: 'result' };
+    const read = await store.get(podKey('a'));
+    expect(read?.object.metadata.labels).toEqual({ app: 'web' });
+    read!.object.metadata.labels = { changed: 'read' };
+    expect((await store.get(podKey('a')))?.object.metadata.labels).toEqual({ app: 'web' });
+  });
+
+  it('refuses to create a key twice, with a coded Exists error', async () => {
+    const store = await stores.open();
+    await store.create(podKey('a'), pod('a'));
+    const error = await rejection(store.create(podKey('a'), pod('a')));
+    expect(error.kind).toBe('Exists');
+    expect(error.key).toBe(podKey('a'));
+    expect((error as CodedStoreError).code).toBe('SKIFF_ERR_STORE_EXISTS');
+    expect(store.revision()).toBe(1);
+  });
+
+  it('keeps revisions dense when some writes of a batch fail their checks', async () => {
+    const store = await stores.open();
+    await store.create(podKey('taken'), pod('taken'));
+    const results = await Promise.allSettled([
+      store.create(podKey('x'), pod('x')),
+      store.create(podKey('taken'), pod('taken')),
+      store.create(podKey('y'), pod('y')),
+      store.update(podKey('missing'), pod('missing')),
+      store.create(podKey('z'), pod('z')),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    const revisions = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.revision] : []));
+    expect(revisions).toEqual([2, 3, 4]);
+    expect(store.revision()).toBe(4);
+  });
+
+  it('rejects keys LMDB cannot order', async () => {
+    const store = await stores.open();
+    await expect(store.create('', pod('a'))).rejects.toBeInstanceOf(StoreUsageError);
+    await expect(store.create('/a\u0000b', pod('a'))).rejects.toThrow(/U\+0000/);
+    await expect(store.get('x'.repeat(3000))).rejects.toThrow(/longer than/);
+  });
+});
+
+describe('update', () => {
+  it('replaces the object and bumps the revision', async () => {
+    const store = await stores.open();
+    const created = await store.create(podKey('a'), pod('a'));
+    const updated = await store.update(podKey('a'), { ...created.object, spec: { nodeName: 'n1' } }, { expectedRevision: created.revision });
+    expect(updated.revision).toBe(2);
+    expect(updated.object).toMatchObject({ spec: { nodeName: 'n1' }, metadata: { resourceVersion: '2' } });
+    expect((await store.get(podKey('a')))?.object.spec).toEqual({ nodeName: 'n1' });
+  });
+
+  it('fails with Conflict on a stale expected revision and NotFound on a missing key', async () => {
+    const store = await stores.open();
+    const created = await store.create(podKey('a'), pod('a'));
+    await store.update(podKey('a'), created.object);
+    const conflict = await rejection(store.update(podKey('a'), created.object, { expectedRevision: created.revision }));
+    expect(conflict.kind).toBe('Conflict');
+    expect(conflict.message).toContain('not the expected revision 1');
+    expect((await rejection(store.update(podKey('b'), pod('b')))).kind).toBe('NotFound');
+    expect(store.revision()).toBe(2);
+  });
+
+  it('without an expected revision, the last write wins', async () => {
+    const store = await stores.open();
+    await store.create(podKey('a'), pod('a'));
+    const writes = await Promise.all([1, 2, 3].map((n) => store.update(podKey('a'), pod('a', 'default', { spec: { n } }))));
+    expect(writes.map((write) => write.revision)).toEqual([2, 3, 4]);
+    expect((await store.get(podKey('a')))?.object.spec).toEqual({ n: 3 });
+  });
+});
+
+describe('delete', () => {
+  it('returns the deleted object at the revision of the deletion', async () => {
+    const store = await stores.open();
+    await store.create(podKey('a'), pod('a'));
+    const deleted = await store.delete(podKey('a'));
+    expect(deleted).toMatchObject({ key: podKey('a'), revision: 2, object: { metadata: { name: 'a', resourceVersion: '2' } } });
+    expect(await store.get(podKey('a'))).toBeUndefined();
+    expect((await rejection(store.delete(podKey('a')))).kind).toBe('NotFound');
+  });
+
+  it('is conditional on the expected revision', async () => {
+    const store = await stores.open();
+    const created = await store.create(podKey('a'), pod('a'));
+    await store.update(podKey('a'), created.object);
+    expect((await rejection(store.delete(podKey('a'), { expectedRevision: created.revision }))).kind).toBe('Conflict');
+    expect(await store.get(podKey('a'))).toBeDefined();
+    await store.delete(podKey('a'), { expectedRevision: 2 });
+    expect(await store.get(podKey('a'))).toBeUndefined();
+  });
+});
+
+describe('guaranteedUpdate', () => {
+  it('creates, modifies, and leaves alone', async () => {
+    const store = await stores.open();
+    const created = await store.guaranteedUpdate(podKey('a'), (current) => (current ? undefined : pod('a')));
+    expect(created?.revision).toBe(1);
+    const modified = await store.guaranteedUpdate(podKey('a'), (current) => ({ ...current!.object, status: { phase: 'Running' } }));
+    expect(modified).toMatchObject({ revision: 2, object: { status: { phase: 'Running' }, metadata: { resourceVersion: '2' } } });
+    const untouched = await store.guaranteedUpdate(podKey('a'), () => undefined);
+    expect(untouched).toEqual(modified);
+    expect(await store.guaranteedUpdate(podKey('missing'), () => undefined)).toBeUndefined();
+    expect(store.revision()).toBe(2);
+  });
+
+  it('writes nothing when the result equals the current object, even if fn mutated its argument', async () => {
+    const store = await stores.open();
+    await store.create(podKey('a'), pod('a'));
+    const same = await store.guaranteedUpdate(podKey('a'), (current) => structuredClone(current!.object));
+    expect(same?.revision).toBe(1);
+    const changedInPlace = await store.guaranteedUpdate(podKey('a'), (current) => {
+      current!.object.status = { phase: 'Pending' };
+      return current!.object;
+    });
+    expect(changedInPlace).toMatchObject({ revision: 2, object: { status: { phase: 'Pending' } } });
+    expect(store.revision()).toBe(2);
+  });
+
+  it('serialises concurrent read-modify-writes so no increment is lost', async () => {
+    const store = await stores.open();
+    const increment = () =>
+      store.guaranteedUpdate(podKey('counter'), (current) => {
+        const count = (current?.object.spec as { count: number } | undefined)?.count ?? 0;
+        return pod('counter', 'default', { spec: { count: count + 1 } });
+      });
+    await Promise.all(Array.from({ length: 50 }, increment));
+    const counter = await store.get(podKey('counter'));
+    expect(counter).toMatchObject({ revision: 50, object: { spec: { count: 50 } } });
+  });
+
+  it('writes nothing when fn throws', async () => {
+    const store = await stores.open();
+    await store.create(podKey('a'), pod('a'));
+    await expect(
+      store.guaranteedUpdate(podKey('a'), () => {
+        throw new Error('admission said no');
+      }),
+    ).rejects.toThrow('admission said no');
+    expect(store.revision()).toBe(1);
+    expect((await store.get(podKey('a')))?.revision).toBe(1);
+  });
+});
+
+describe('lifecycle', () => {
+  it('continues numbering revisions after a reopen', async () => {
+    const path = await stores.dir();
+    const first = await stores.open({ path });
+    await first.create(podKey('a'), pod('a'));
+    await first.create(podKey('b'), pod('b'));
+    await first.delete(podKey('a'));
+    await first.close();
+
+    const reopened = await stores.open({ path });
+    expect(reopened.revision()).toBe(3);
+    expect(await reopened.get(podKey('a'))).toBeUndefined();
+    expect((await reopened.get(podKey('b')))?.revision).toBe(2);
+    expect((await reopened.create(podKey('c'), pod('c'))).revision).toBe(4);
+  });
+
+  it('answers Closed after close', async () => {
+    const store = await stores.open();
+    await store.close();
+    await store.close();
+    expect((await rejection(store.get(podKey('a')))).kind).toBe('Closed');
+    expect((await rejection(store.create(podKey('a'), pod('a')))).kind).toBe('Closed');
+    expect(() => store.watch('/', 0, new AbortController().signal)).toThrow(StoreError);
+  });
+});
