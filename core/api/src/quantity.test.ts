@@ -53,6 +53,14 @@ describe('parseCpuMillis and parseBytes', () => {
     expect(parseCpuMillis('0.7')).toBe(700);
     expect(parseCpuMillis(0.7)).toBe(700);
     expect(parseCpuMillis('1.1')).toBe(1100);
+    expect(parseCpuMillis('0.29')).toBe(290);
+    expect(parseCpuMillis('0.57')).toBe(570);
+    expect(parseCpuMillis('4.35')).toBe(4350);
+    expect(parseCpuMillis('1234567n')).toBe(2);
+    expect(parseCpuMillis('2000000n')).toBe(2);
+    expect(parseCpuMillis('-0')).toBe(0);
+    expect(parseCpuMillis('12345678901234567890m')).toBe(12345678901234567000);
+    expect(parseCpuMillis('0.00000000000000000001')).toBe(1);
     expect(parseCpuMillis('100m')).toBe(100);
     expect(parseCpuMillis('2')).toBe(2000);
     expect(parseCpuMillis('0.0001')).toBe(1);
@@ -66,6 +74,9 @@ describe('parseCpuMillis and parseBytes', () => {
     expect(parseBytes('0.1')).toBe(1);
     expect(parseBytes('100m')).toBe(1);
     expect(parseBytes(2048)).toBe(2048);
+    expect(parseBytes('1.005')).toBe(2);
+    expect(parseBytes('8Ei')).toBe(2 ** 63);
+    expect(parseQuantity('-0')).toBe(0);
   });
 });
 

@@ -55,20 +55,29 @@ function parse(q: Quantity): ParsedQuantity {
   return { negative: sign === '-', mantissa: mantissa!, exp10, exp2: 0, format: 'DecimalSI' };
 }
 
-function exact({ negative, mantissa, exp10, exp2 }: ParsedQuantity): ExactQuantity {
+/** The mantissa as a string of integer digits and a decimal exponent: `"1.50"` → `"150"`, -2. */
+function integerMantissa({ mantissa, exp10 }: ParsedQuantity): { digits: string; exp10: number } {
   const point = mantissa.indexOf('.');
-  const fraction = point < 0 ? '' : mantissa.slice(point + 1);
-  const whole = point < 0 ? mantissa : mantissa.slice(0, point);
-  const digits = BigInt(whole + fraction || '0') << BigInt(exp2);
-  return { negative: negative && digits !== 0n, digits, exp10: exp10 - fraction.length };
+  if (point < 0) return { digits: mantissa, exp10 };
+  const fraction = mantissa.slice(point + 1);
+  return { digits: mantissa.slice(0, point) + fraction || '0', exp10: exp10 - fraction.length };
+}
+
+function exact(q: ParsedQuantity): ExactQuantity {
+  const { digits, exp10 } = integerMantissa(q);
+  const value = BigInt(digits) << BigInt(q.exp2);
+  return { negative: q.negative && value !== 0n, digits: value, exp10 };
+}
+
+function signed(negative: boolean, magnitude: number): number {
+  return negative && magnitude !== 0 ? -magnitude : magnitude;
 }
 
 /** The value in base units (cores, bytes) as a float: `"250m"` → 0.25, `"1Ki"` → 1024, `"1e3"` → 1000. */
 export function parseQuantity(q: Quantity): number {
   const { negative, mantissa, exp10, exp2 } = parse(q);
   // The decimal part goes through Number's correctly rounded string parsing; 2^n factors are exact.
-  const magnitude = Number(`${mantissa}e${exp10}`) * 2 ** exp2;
-  return negative ? -magnitude : magnitude;
+  return signed(negative, Number(`${mantissa}e${exp10}`) * 2 ** exp2);
 }
 
 /** `|value| × 10^scale` as an exact fraction. */
@@ -77,21 +86,32 @@ function scaled({ digits, exp10 }: ExactQuantity, scale: number): { numerator: b
   return exp >= 0 ? { numerator: digits * 10n ** BigInt(exp), denominator: 1n } : { numerator: digits, denominator: 10n ** BigInt(-exp) };
 }
 
+/** Safe integers have at most 15 digits for sure (2^53 ≈ 9.007e15). */
+const SAFE_DIGITS = 15;
+
 /** `value × 10^scale`, rounded up (away from zero) to an integer. */
-function scaledCeiling(q: ExactQuantity, scale: number): number {
-  const { numerator, denominator } = scaled(q, scale);
-  const magnitude = (numerator + denominator - 1n) / denominator;
-  return Number(q.negative ? -magnitude : magnitude);
+function scaledCeiling(q: ParsedQuantity, scale: number): number {
+  const { digits, exp10 } = integerMantissa(q);
+  const exp = exp10 + scale;
+  if (digits.length <= SAFE_DIGITS) {
+    // Fast path in doubles. Exact: products of integers are exact while the result is a safe integer, and a
+    // quotient of a safe integer by a power of ten is never rounded onto an integer it does not equal.
+    const integer = Number(digits) * 2 ** q.exp2;
+    const magnitude = exp >= 0 ? integer * 10 ** exp : Math.ceil(integer / 10 ** -exp);
+    if (Number.isSafeInteger(integer) && Number.isSafeInteger(magnitude)) return signed(q.negative, magnitude);
+  }
+  const { numerator, denominator } = scaled(exact(q), scale);
+  return signed(q.negative, Number((numerator + denominator - 1n) / denominator));
 }
 
 /** CPU in whole millicores, rounded up like Kubernetes' `MilliValue()`: `"0.5"` → 500, `"1"` → 1000, `"100m"` → 100. */
 export function parseCpuMillis(q: Quantity): number {
-  return scaledCeiling(exact(parse(q)), 3);
+  return scaledCeiling(parse(q), 3);
 }
 
 /** Memory or storage in whole bytes, rounded up like Kubernetes' `Value()`: `"128Mi"` → 134217728, `"1k"` → 1000. */
 export function parseBytes(q: Quantity): number {
-  return scaledCeiling(exact(parse(q)), 0);
+  return scaledCeiling(parse(q), 0);
 }
 
 /** Whether `q` is a well-formed quantity (a finite number, or a string Kubernetes would accept). */

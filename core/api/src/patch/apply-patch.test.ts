@@ -19,7 +19,7 @@ const applied = {
 
 describe('applyApplyPatch', () => {
   it('returns the object to create when there is none yet', () => {
-    const created = applyApplyPatch(undefined, applied);
+    const created = applyApplyPatch<typeof applied>(undefined, applied);
     expect(created).toEqual(applied);
     expect(created).not.toBe(applied);
     expect(created.spec.template).not.toBe(applied.spec.template);
@@ -56,7 +56,8 @@ describe('applyApplyPatch', () => {
   });
 
   it('keeps fields a configuration stops setting (no ownership tracking), and deletes explicit nulls', () => {
-    const live = applyApplyPatch(undefined, { ...applied, spec: { ...applied.spec, paused: true, minReadySeconds: 5 } });
+    type Applied = typeof applied & { spec: { paused?: boolean; minReadySeconds?: number } };
+    const live = applyApplyPatch<Applied>(undefined, { ...applied, spec: { ...applied.spec, paused: true, minReadySeconds: 5 } });
     const result = applyApplyPatch(live, { ...applied, spec: { ...applied.spec, minReadySeconds: null } });
     expect(result.spec.paused).toBe(true);
     expect('minReadySeconds' in result.spec).toBe(false);
