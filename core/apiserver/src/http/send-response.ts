@@ -6,20 +6,21 @@ import type { ApiResponse } from '@skiff/kernel';
 const JSON_TYPE = 'application/json';
 
 /**
- * Writes an ApiResponse: JSON bodies serialised once; buffers and strings as they are; watch and log
- * streams straight to the socket with the headers flushed at once (kubectl wait and rollout status hang
+ * Writes an ApiResponse straight to the socket: JSON bodies serialised once, buffers and strings as they
+ * are, headers exactly as the pipeline set them (kubectl compares the aggregated-discovery Content-Type).
+ * Watch and log streams go out with the headers flushed at once (kubectl wait and rollout status hang
  * otherwise), one JSON object per line for watches.
  */
 export async function sendResponse(reply: FastifyReply, response: ApiResponse): Promise<void> {
   if (response.stream) return streamLines(reply, response, response.stream, (event) => `${JSON.stringify(event)}\n`);
   if (response.textStream) return streamLines(reply, response, response.textStream, (chunk) => chunk);
-  reply.code(response.status);
-  if (response.headers) reply.headers(response.headers);
+  reply.hijack();
   const body = response.body;
-  if (body === undefined) return void reply.send();
-  if (Buffer.isBuffer(body) || typeof body === 'string') return void reply.send(body);
-  if (!response.headers?.['content-type']) reply.type(JSON_TYPE);
-  return void reply.send(JSON.stringify(body));
+  const payload = body === undefined ? '' : Buffer.isBuffer(body) || typeof body === 'string' ? body : JSON.stringify(body);
+  const headers: Record<string, string | number> = { ...response.headers, 'content-length': Buffer.byteLength(payload) };
+  if (body !== undefined && !headers['content-type']) headers['content-type'] = JSON_TYPE;
+  reply.raw.writeHead(response.status, headers);
+  reply.raw.end(payload);
 }
 
 async function streamLines<T>(reply: FastifyReply, response: ApiResponse, stream: AsyncIterable<T>, line: (item: T) => string): Promise<void> {

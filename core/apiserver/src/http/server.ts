@@ -29,7 +29,7 @@ export class HttpServer {
       logger: false,
       bodyLimit: BODY_LIMIT,
       forceCloseConnections: true,
-      maxParamLength: 8192,
+      routerOptions: { maxParamLength: 8192 },
       return503OnClosing: true,
     });
     this.app.removeAllContentTypeParsers();

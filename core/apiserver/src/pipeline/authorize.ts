@@ -31,12 +31,11 @@ export function forbidden(attributes: AuthzAttributes, decision: AuthzDecision) 
     return errors.forbidden(`forbidden: User "${user}" cannot ${attributes.verb} path "${attributes.path}"${why}`);
   }
   const resource = attributes.subresource ? `${attributes.resource}/${attributes.subresource}` : attributes.resource;
-  const subject = attributes.name
-    ? `${qualifiedResource(resource, attributes.apiGroup)} "${attributes.name}"`
-    : qualifiedResource(resource, attributes.apiGroup);
+  const group = qualifiedResource(attributes.resource, attributes.apiGroup);
+  const subject = attributes.name ? `${group} "${attributes.name}"` : group;
   const scope = attributes.namespace ? `in the namespace "${attributes.namespace}"` : 'at the cluster scope';
   return errors.forbidden(
     `${subject} is forbidden: User "${user}" cannot ${attributes.verb} resource "${resource}" in API group "${attributes.apiGroup}" ${scope}${why}`,
-    { ...(attributes.name ? { name: attributes.name } : {}), ...(attributes.apiGroup ? { group: attributes.apiGroup } : {}), kind: resource },
+    { ...(attributes.name ? { name: attributes.name } : {}), ...(attributes.apiGroup ? { group: attributes.apiGroup } : {}), kind: attributes.resource },
   );
 }

@@ -2,7 +2,6 @@ import { applyApplyPatch, ApiError, errors, type KubeObject } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 import type { DecodedBody } from '../pipeline/decode-body.js';
 import { checkTypeMeta, fieldValidationOf, requireObject, typeCheck } from '../pipeline/type-check.js';
-import { queryBool } from '../util/query.js';
 import { guardedUpdate } from './commit-update.js';
 import type { RestContext } from './context.js';
 import { createChecked } from './create.js';
@@ -39,7 +38,7 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
 
   const conditional = pinsResourceVersion(kind, patch);
   const result = await guardedUpdate(ctx, (current) => {
-    const patched = patchOnce(ctx, kind, current.object, patch, manager, queryBool(ctx.request.query.force));
+    const patched = patchOnce(ctx, kind, current.object, patch, manager);
     ctx.warnings = typeCheck(requireObject(patched, definition), definition, validation);
     checkTypeMeta(patched, definition);
     checkIdentity(ctx, patched);
@@ -48,13 +47,13 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
   return json(result.object, 200, ctx.warnings);
 }
 
-function patchOnce(ctx: RestContext, kind: PatchKind, current: KubeObject, patch: unknown, manager: string | undefined, force: boolean): KubeObject {
+function patchOnce(ctx: RestContext, kind: PatchKind, current: KubeObject, patch: unknown, manager: string | undefined): KubeObject {
   const { definition, info } = ctx;
-  const target = structuredClone(current);
-  if (kind !== 'apply') return applyPatchDocument(kind, target, patch, { kind: definition.kind, group: definition.group, name: info.name });
+  // The patch functions build a new document and never modify their inputs, so the stored object is safe.
+  if (kind !== 'apply') return applyPatchDocument(kind, current, patch, { kind: definition.kind, group: definition.group, name: info.name });
   let merged: KubeObject;
   try {
-    merged = applyApplyPatch(target, patch, { manager: manager!, force }) as KubeObject;
+    merged = applyApplyPatch(current, patch);
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw errors.invalid(definition.kind, definition.group, info.name, [{ type: 'FieldValueInvalid', field: 'patch', message: (err as Error).message }]);

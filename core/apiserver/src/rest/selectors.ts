@@ -12,7 +12,7 @@ export type ObjectFilter = (object: KubeObject) => boolean;
 export function listFilter(definition: ResourceDefinition, query: Record<string, string | undefined>, includeUninitialized: boolean): ObjectFilter | undefined {
   const labels = query.labelSelector ? parseSelector(() => parseLabelSelector(query.labelSelector!), 'labelSelector') : undefined;
   const fields = query.fieldSelector ? parseSelector(() => parseFieldSelector(query.fieldSelector!), 'fieldSelector') : undefined;
-  if (fields) checkFieldNames(definition, query.fieldSelector!);
+  if (fields) checkFieldNames(definition, fields.terms.map((term) => term.field));
   if (!labels && !fields && includeUninitialized) return undefined;
   const extraFields = definition.fieldSelectors;
   return (object) => {
@@ -30,10 +30,9 @@ function fieldValue(object: KubeObject, field: string, extra: ResourceDefinition
 }
 
 /** Kubernetes answers 400 for a field it cannot select on, rather than silently matching nothing. */
-function checkFieldNames(definition: ResourceDefinition, selector: string): void {
-  for (const term of selector.split(/(?<!\\),/)) {
-    const field = term.split(/!=|==|=/, 1)[0]!.trim();
-    if (!field || field === 'metadata.name' || field === 'metadata.namespace' || definition.fieldSelectors?.[field]) continue;
+function checkFieldNames(definition: ResourceDefinition, fields: string[]): void {
+  for (const field of fields) {
+    if (field === 'metadata.name' || field === 'metadata.namespace' || definition.fieldSelectors?.[field]) continue;
     throw errors.badRequest(`field label not supported: ${field}`);
   }
 }
