@@ -1,0 +1,9 @@
+import type { KubeObject } from '@skiff/api';
+
+/**
+ * A field selector reader. Kubernetes compares the field's string form, and an unset field reads as
+ * "" (so `spec.nodeName=` selects unscheduled pods) and an unset boolean as "false".
+ */
+export function selectorField<T extends KubeObject>(read: (object: T) => string | number | boolean | undefined) {
+  return (object: KubeObject): string => String(read(object as T) ?? '');
+}

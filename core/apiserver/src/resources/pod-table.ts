@@ -1,0 +1,137 @@
+// The pod row of `kubectl get pods`, computed as kubectl's printer computes it: READY counts ready
+// running containers, STATUS is the most telling reason (init progress, a waiting or terminated
+// container's reason, Terminating), RESTARTS adds how long ago the last restart was.
+import { humanDuration, type Container, type ContainerStatus, type KubeObject, type Pod } from '@skiff/api';
+import type { TableColumn } from '@skiff/kernel';
+import { age, AGE_COLUMN, column, NAME_COLUMN } from './columns.js';
+
+export const POD_COLUMNS: TableColumn[] = [
+  NAME_COLUMN,
+  column('Ready', 'The aggregate readiness state of this pod for accepting traffic.'),
+  column('Status', 'The aggregate status of the containers in this pod.'),
+  column('Restarts', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+  AGE_COLUMN,
+  column('IP', 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1),
+  column('Node', 'NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName.', 1),
+  column('Nominated Node', 'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.', 1),
+  column('Readiness Gates', 'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True"', 1),
+];
+
+/** The pod reason the node lifecycle controller sets when a node stops reporting. */
+const NODE_LOST_REASON = 'NodeLost';
+
+type Terminated = NonNullable<ContainerStatus['state']['terminated']> & { signal?: number };
+
+interface PodView {
+  spec: Pod['spec'];
+  status: NonNullable<Pod['status']> & { initContainerStatuses?: ContainerStatus[]; nominatedNodeName?: string };
+}
+
+const isRestartable = (container: Container | undefined) => container?.restartPolicy === 'Always';
+const hasTrueCondition = (pod: PodView, type: string) => (pod.status.conditions ?? []).some((c) => c.type === type && c.status === 'True');
+
+/** Tracks the restart count and the latest time a container last terminated. */
+class Restarts {
+  count = 0;
+  last = 0;
+
+  add(status: ContainerStatus): void {
+    this.count += status.restartCount ?? 0;
+    const finished = Date.parse(status.lastState?.terminated?.finishedAt ?? '');
+    if (!Number.isNaN(finished) && finished > this.last) this.last = finished;
+  }
+}
+
+function exitReason(terminated: Terminated, prefix: string): string {
+  if (terminated.reason) return `${prefix}${terminated.reason}`;
+  return terminated.signal ? `${prefix}Signal:${terminated.signal}` : `${prefix}ExitCode:${terminated.exitCode}`;
+}
+
+interface Progress {
+  reason: string;
+  ready: number;
+  restarts: Restarts;
+}
+
+/** Init containers: the first one not done decides the status ("Init:1/2", "Init:CrashLoopBackOff"). */
+function initProgress(pod: PodView, progress: Progress, sidecarRestarts: Restarts): boolean {
+  const byName = new Map((pod.spec.initContainers ?? []).map((c) => [c.name, c]));
+  const total = pod.spec.initContainers?.length ?? 0;
+  const statuses = pod.status.initContainerStatuses ?? [];
+  for (let i = 0; i < statuses.length; i++) {
+    const status = statuses[i]!;
+    const restartable = isRestartable(byName.get(status.name));
+    progress.restarts.add(status);
+    if (restartable) sidecarRestarts.add(status);
+    const terminated = status.state?.terminated as Terminated | undefined;
+    if (terminated && terminated.exitCode === 0) continue;
+    if (restartable && status.started) {
+      if (status.ready) progress.ready += 1;
+      continue;
+    }
+    if (terminated) progress.reason = exitReason(terminated, 'Init:');
+    else if (status.state?.waiting?.reason && status.state.waiting.reason !== 'PodInitializing') progress.reason = `Init:${status.state.waiting.reason}`;
+    else progress.reason = `Init:${i}/${total}`;
+    return true;
+  }
+  return false;
+}
+
+/** Regular containers, read from the last to the first so that the first container's reason wins. */
+function containerProgress(pod: PodView, progress: Progress): void {
+  let running = false;
+  const statuses = pod.status.containerStatuses ?? [];
+  for (let i = statuses.length - 1; i >= 0; i--) {
+    const status = statuses[i]!;
+    progress.restarts.add(status);
+    const terminated = status.state?.terminated as Terminated | undefined;
+    if (status.state?.waiting?.reason) progress.reason = status.state.waiting.reason;
+    else if (terminated) progress.reason = exitReason(terminated, '');
+    else if (status.ready && status.state?.running) {
+      running = true;
+      progress.ready += 1;
+    }
+  }
+  // A completed container next to a still running one: the pod is not complete yet.
+  if (progress.reason === 'Completed' && running) progress.reason = hasTrueCondition(pod, 'Ready') ? 'Running' : 'NotReady';
+}
+
+function readinessGates(pod: PodView): string {
+  const gates = (pod.spec.readinessGates as { conditionType: string }[] | undefined) ?? [];
+  if (gates.length === 0) return '<none>';
+  const conditions = pod.status.conditions ?? [];
+  const ready = gates.filter((gate) => conditions.find((c) => c.type === gate.conditionType)?.status === 'True').length;
+  return `${ready}/${gates.length}`;
+}
+
+export function podCells(object: KubeObject, now: number): unknown[] {
+  const pod: PodView = { spec: (object as Pod).spec ?? { containers: [] }, status: (object as Pod).status ?? {} };
+  const phase = pod.status.phase ?? '';
+  const progress: Progress = { reason: pod.status.reason || phase, ready: 0, restarts: new Restarts() };
+  if (pod.status.conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'SchedulingGated')) progress.reason = 'SchedulingGated';
+  const sidecarRestarts = new Restarts();
+  const initializing = initProgress(pod, progress, sidecarRestarts);
+  if (!initializing || hasTrueCondition(pod, 'Initialized')) {
+    // Once initialized, only sidecar init containers still count towards restarts.
+    progress.restarts = sidecarRestarts;
+    containerProgress(pod, progress);
+  }
+  const deleting = Boolean(object.metadata.deletionTimestamp);
+  if (deleting && pod.status.reason === NODE_LOST_REASON) progress.reason = 'Unknown';
+  else if (deleting && phase !== 'Succeeded' && phase !== 'Failed') progress.reason = 'Terminating';
+
+  const { count, last } = progress.restarts;
+  const restarts = count !== 0 && last > 0 ? `${count} (${humanDuration(now - last)} ago)` : String(count);
+  const total = (pod.spec.containers ?? []).length + (pod.spec.initContainers ?? []).filter(isRestartable).length;
+  return [
+    object.metadata.name,
+    `${progress.ready}/${total}`,
+    progress.reason,
+    restarts,
+    age(object, now),
+    pod.status.podIPs?.[0]?.ip || pod.status.podIP || '<none>',
+    pod.spec.nodeName || '<none>',
+    pod.status.nominatedNodeName || '<none>',
+    readinessGates(pod),
+  ];
+}
