@@ -23,10 +23,13 @@ export const DEFAULT_RESOURCES: readonly ResourceWeight[] = Object.freeze([
   { name: 'memory', weight: 1 },
 ]);
 
-function amountOf(amounts: ResourceAmounts, resource: string): number {
-  if (resource === 'cpu') return amounts.milliCPU;
-  if (resource === 'memory') return amounts.memory;
-  return amounts.scalar?.[resource] ?? 0;
+type Amount = (amounts: ResourceAmounts) => number;
+
+/** Resolved once per plugin, so scoring a node does not compare resource names. */
+function amountReader(resource: string): Amount {
+  if (resource === 'cpu') return (amounts) => amounts.milliCPU;
+  if (resource === 'memory') return (amounts) => amounts.memory;
+  return (amounts) => amounts.scalar?.[resource] ?? 0;
 }
 
 /** What the node's pods ask for, with request-less containers counted at the non-zero defaults. */
@@ -43,13 +46,17 @@ function nodeNonZeroRequested(node: NodeInfo): ResourceAmounts {
  * resources the node has (a resource with no allocatable amount is left out). Overcommitted → 0.
  */
 export function leastAllocatedScore(request: ResourceAmounts, node: NodeInfo, resources: readonly ResourceWeight[]): number {
+  return scoreWith(request, node, resources.map(({ name, weight }) => ({ amount: amountReader(name), weight })));
+}
+
+function scoreWith(request: ResourceAmounts, node: NodeInfo, readers: readonly { amount: Amount; weight: number }[]): number {
   const used = nodeNonZeroRequested(node);
   let total = 0;
   let weights = 0;
-  for (const { name, weight } of resources) {
-    const allocatable = amountOf(node.allocatable, name);
+  for (const { amount, weight } of readers) {
+    const allocatable = amount(node.allocatable);
     if (allocatable <= 0) continue;
-    const requested = amountOf(used, name) + amountOf(request, name);
+    const requested = amount(used) + amount(request);
     const score = requested > allocatable ? 0 : Math.floor(((allocatable - requested) * MAX_NODE_SCORE) / allocatable);
     total += score * weight;
     weights += weight;
@@ -59,7 +66,7 @@ export function leastAllocatedScore(request: ResourceAmounts, node: NodeInfo, re
 
 /** The score plugin: spreads pods by preferring the node with the most room left. */
 export function createLeastAllocated(options: LeastAllocatedOptions = { resources: [...DEFAULT_RESOURCES], weight: 1 }): SchedulerPlugin {
-  const resources = options.resources;
+  const readers = options.resources.map(({ name, weight }) => ({ amount: amountReader(name), weight }));
   const requestsOf = (state: CycleState, pod: Pod) =>
     (state.get(REQUESTS) as ResourceAmounts | undefined) ?? podRequests(pod, { nonZeroDefaults: true });
   return {
@@ -70,7 +77,7 @@ export function createLeastAllocated(options: LeastAllocatedOptions = { resource
       return null;
     },
     score(state, pod, node) {
-      return leastAllocatedScore(requestsOf(state, pod), node, resources);
+      return scoreWith(requestsOf(state, pod), node, readers);
     },
   };
 }

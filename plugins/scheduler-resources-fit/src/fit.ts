@@ -31,6 +31,16 @@ export function insufficientResources(request: ResourceAmounts, node: NodeInfo, 
   return reasons;
 }
 
+/** The common case without allocating: every requested resource fits (the filter runs once per node per pod). */
+function fits(request: ResourceAmounts, node: NodeInfo, ignored: ReadonlySet<string>): boolean {
+  const { allocatable, requested } = node;
+  if (node.pods.length + 1 > allocatable.pods) return false;
+  if (request.milliCPU > 0 && request.milliCPU > allocatable.milliCPU - requested.milliCPU) return false;
+  if (request.memory > 0 && request.memory > allocatable.memory - requested.memory) return false;
+  if (!request.scalar) return true;
+  return insufficientResources(request, node, ignored).length === 0;
+}
+
 /** The NodeResourcesFit filter: the node has room for the pod's requests (preFilter computes them once per pod). */
 export function createResourcesFit(options: ResourcesFitOptions = { ignoredResources: [] }): SchedulerPlugin {
   const ignored = new Set(options.ignoredResources);
@@ -42,8 +52,9 @@ export function createResourcesFit(options: ResourcesFitOptions = { ignoredResou
       return null;
     },
     filter(state, pod, node) {
-      const reasons = insufficientResources(requestsOf(state, pod), node, ignored);
-      return reasons.length === 0 ? null : { code: 'Unschedulable', reasons };
+      const request = requestsOf(state, pod);
+      if (fits(request, node, ignored)) return null;
+      return { code: 'Unschedulable', reasons: insufficientResources(request, node, ignored) };
     },
   };
 }

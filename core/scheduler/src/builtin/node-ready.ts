@@ -8,9 +8,12 @@ const UNREACHABLE: Taint = { key: 'node.kubernetes.io/unreachable', effect: 'NoS
 
 /** The taint Kubernetes' node lifecycle puts on a node in this state, or none for a Ready node. */
 function readinessTaint(node: Node): Taint | undefined {
-  const ready = node.status?.conditions?.find((condition) => condition.type === 'Ready');
-  if (ready?.status === 'True') return undefined;
-  return ready?.status === 'False' ? NOT_READY : UNREACHABLE;
+  for (const condition of node.status?.conditions ?? []) {
+    if (condition.type !== 'Ready') continue;
+    if (condition.status === 'True') return undefined;
+    return condition.status === 'False' ? NOT_READY : UNREACHABLE;
+  }
+  return UNREACHABLE;
 }
 
 /**

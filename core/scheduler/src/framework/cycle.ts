@@ -79,24 +79,36 @@ export function schedulePod(
   return { nodeName: feasible[best]!.node.metadata.name!, score: totals[best]!, feasibleNodes: feasible.length };
 }
 
-/** The nodes every filter accepts, or — when none does — why each node was rejected. */
+/**
+ * The nodes every filter accepts, or — when none does — why each node was rejected. Rejections are only
+ * gathered into a map (with the plugin's name stamped on) when no node fits, so a cluster with many
+ * full nodes costs no allocation per rejected node.
+ */
 function filterNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): NodeInfo[] | Map<string, SchedulingStatus> {
   const filters = profile.filter;
   const feasible: NodeInfo[] = [];
-  const failures = new Map<string, SchedulingStatus>();
-  for (const info of nodes) {
-    let rejection: SchedulingStatus = null;
-    for (const plugin of filters) {
-      const status = plugin.filter!(state, pod, info);
+  const rejections: NonNullable<SchedulingStatus>[] = [];
+  const rejectedBy: number[] = [];
+  for (let n = 0; n < nodes.length; n++) {
+    const info = nodes[n]!;
+    let rejected = false;
+    for (let f = 0; f < filters.length; f++) {
+      const status = filters[f]!.filter!(state, pod, info);
       if (status) {
-        rejection = stamp(status, plugin.name);
+        if (feasible.length === 0) {
+          rejections[n] = status;
+          rejectedBy[n] = f;
+        }
+        rejected = true;
         break;
       }
     }
-    if (rejection) failures.set(info.node.metadata.name!, rejection);
-    else feasible.push(info);
+    if (!rejected) feasible.push(info);
   }
-  return feasible.length > 0 ? feasible : failures;
+  if (feasible.length > 0) return feasible;
+  const failures = new Map<string, SchedulingStatus>();
+  for (let n = 0; n < nodes.length; n++) failures.set(nodes[n]!.node.metadata.name!, stamp(rejections[n]!, filters[rejectedBy[n]!]!.name));
+  return failures;
 }
 
 function scoreNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): Float64Array {
