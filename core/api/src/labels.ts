@@ -90,7 +90,10 @@ export function labelValueErrors(value: string): string[] {
 
 const INTEGER = /^[+-]?\d+$/;
 
-/** Checks a requirement as Kubernetes' NewRequirement does; returns the problem text, or undefined. */
+/**
+ * Checks a requirement as Kubernetes' NewRequirement does; returns the problem text, or undefined.
+ * (Equals/NotEquals/GreaterThan/LessThan always arrive with exactly one value.)
+ */
 function requirementProblem(key: string, operator: LabelOperator, values: readonly string[]): string | undefined {
   const keyProblems = labelKeyErrors(key);
   if (keyProblems.length > 0) return `key: Invalid value: ${JSON.stringify(key)}: ${keyProblems.join('; ')}`;
@@ -99,19 +102,13 @@ function requirementProblem(key: string, operator: LabelOperator, values: readon
     case 'NotIn':
       if (values.length === 0) return "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty";
       break;
-    case 'Equals':
-    case 'NotEquals':
-      if (values.length !== 1) return "values: Invalid value: exact-match compatibility requires one single value";
-      break;
     case 'Exists':
     case 'DoesNotExist':
       if (values.length !== 0) return "values: Invalid value: values set must be empty for exists and does not exist";
       break;
     case 'GreaterThan':
     case 'LessThan':
-      if (values.length !== 1 || !INTEGER.test(values[0]!)) {
-        return "values: Invalid value: for 'Gt', 'Lt' operators, the value must be an integer";
-      }
+      if (!INTEGER.test(values[0]!)) return "values: Invalid value: for 'Gt', 'Lt' operators, the value must be an integer";
       break;
   }
   for (let i = 0; i < values.length; i++) {
