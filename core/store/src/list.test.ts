@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { KubeObject } from '@skiff/api';
 import { StoreError, type ListResult, type StoredObject } from './types.js';
 import { encodeContinue } from './continue-token.js';
 import { TempStores, pod, podKey } from './test-support/temp-store.js';
@@ -71,7 +72,7 @@ describe('list', () => {
   it('applies the filter before the limit, and pages with a continue token', async () => {
     const store = await stores.open();
     for (let n = 0; n < 10; n++) await store.create(podKey(`p${n}`), pod(`p${n}`, 'default', { spec: { even: n % 2 === 0 } }));
-    const even = (object: { spec?: unknown }) => (object.spec as { even: boolean }).even;
+    const even = (object: KubeObject) => (object.spec as { even: boolean }).even;
     const first = await store.list('/registry/pods/', { limit: 2, filter: even });
     expect(names(first)).toEqual(['p0', 'p2']);
     expect(first.continue).toBeDefined();
