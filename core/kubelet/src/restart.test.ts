@@ -1,0 +1,39 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { RESOURCES, type Pod } from '@skiff/api';
+import { eventually, removeDataDir, startCluster, type InProcessCluster } from './test-support/cluster.js';
+
+const names = ['keep-1', 'keep-2', 'keep-3'];
+let cluster: InProcessCluster | undefined;
+afterAll(async () => {
+  await cluster?.stop();
+  if (cluster) await removeDataDir(cluster.dataDir);
+});
+
+async function runningPods(current: InProcessCluster): Promise<Pod[] | false> {
+  const pods = await Promise.all(names.map((name) => current.client.get<Pod>(RESOURCES.pods, name, 'default')));
+  return pods.every((p) => p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready) && pods;
+}
+
+describe('a whole-cluster restart', () => {
+  it('brings every bound pod back to Running on a fresh runtime, keeping pod IPs', async () => {
+    cluster = await startCluster({ nodes: 2 });
+    for (const name of names) {
+      await cluster.client.create(RESOURCES.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } }, 'default');
+    }
+    const before = await eventually('the pods to run', () => runningPods(cluster!));
+    const dataDir = cluster.dataDir;
+    await cluster.stop();
+
+    cluster = await startCluster({ dataDir, nodes: 2 });
+    const after = await eventually('the pods to run again', async () => {
+      const pods = await runningPods(cluster!);
+      // Running with a container the new runtime started (the old one is gone with the old process).
+      return pods && pods.every((p, i) => p.status!.containerStatuses![0]!.containerID !== before[i]!.status!.containerStatuses![0]!.containerID) && pods;
+    });
+    for (const [i, pod] of after.entries()) {
+      expect(pod.spec.nodeName).toBe(before[i]!.spec.nodeName);
+      expect(pod.status!.podIP).toBe(before[i]!.status!.podIP);
+      expect(pod.status!.containerStatuses![0]!.restartCount).toBe(1);
+    }
+  });
+});
