@@ -23,13 +23,17 @@ export class ControllerRefManager<T extends KubeObject> {
 
   constructor(private readonly options: ClaimOptions<T>) {}
 
-  /** Returns the objects the controller owns after claiming; throws if any adoption or release failed. */
+  /**
+   * Returns the objects the controller owns after claiming (adopted ones as the server returned them);
+   * throws if any adoption or release failed.
+   */
   async claim(candidates: readonly T[]): Promise<T[]> {
     const claimed: T[] = [];
     const failures: unknown[] = [];
     for (const object of candidates) {
       try {
-        if (await this.claimOne(object)) claimed.push(object);
+        const owned = await this.claimOne(object);
+        if (owned) claimed.push(owned);
       } catch (err) {
         failures.push(err);
       }
@@ -41,23 +45,24 @@ export class ControllerRefManager<T extends KubeObject> {
     return claimed;
   }
 
-  private async claimOne(object: T): Promise<boolean> {
+  /** The object if the controller owns it (as the server returned it, when just adopted). */
+  private async claimOne(object: T): Promise<T | undefined> {
     const { controller, matches } = this.options;
     const controllerRef = controllerRefOf(object);
     if (controllerRef) {
-      if (controllerRef.uid !== controller.metadata.uid) return false;
-      if (matches(object)) return true;
-      if (controller.metadata.deletionTimestamp) return false;
+      if (controllerRef.uid !== controller.metadata.uid) return undefined;
+      if (matches(object)) return object;
+      if (controller.metadata.deletionTimestamp) return undefined;
       await this.release(object);
-      return false;
+      return undefined;
     }
-    if (controller.metadata.deletionTimestamp || !matches(object)) return false;
-    if (object.metadata.deletionTimestamp) return false;
-    if (controller.metadata.namespace !== undefined && controller.metadata.namespace !== object.metadata.namespace) return false;
+    if (controller.metadata.deletionTimestamp || !matches(object)) return undefined;
+    if (object.metadata.deletionTimestamp) return undefined;
+    if (controller.metadata.namespace !== undefined && controller.metadata.namespace !== object.metadata.namespace) return undefined;
     return this.adopt(object);
   }
 
-  private async adopt(object: T): Promise<boolean> {
+  private async adopt(object: T): Promise<T | undefined> {
     this.adoptionCheck ??= this.checkControllerIsCurrent();
     await this.adoptionCheck;
     const { controller, controllerType } = this.options;
@@ -71,16 +76,15 @@ export class ControllerRefManager<T extends KubeObject> {
     await this.patchReferences(object, references);
   }
 
-  /** Returns false when the object is already gone: there is nothing left to claim. */
-  private async patchReferences(object: T, references: Parameters<typeof ownerReferencesPatch>[1]): Promise<boolean> {
+  /** The patched object; undefined when it is already gone, so there is nothing left to claim. */
+  private async patchReferences(object: T, references: Parameters<typeof ownerReferencesPatch>[1]): Promise<T | undefined> {
     try {
-      await this.options.client.patch(this.options.type, object.metadata.name!, ownerReferencesPatch(object, references), {
+      return await this.options.client.patch<T>(this.options.type, object.metadata.name!, ownerReferencesPatch(object, references), {
         namespace: object.metadata.namespace,
         patchType: 'json',
       });
-      return true;
     } catch (err) {
-      if (isApiError(err, 'NotFound')) return false;
+      if (isApiError(err, 'NotFound')) return undefined;
       throw err;
     }
   }

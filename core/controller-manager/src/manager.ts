@@ -42,7 +42,7 @@ export class ControllerManager {
   ) {
     this.options = { ...CONTROLLER_MANAGER_DEFAULTS, ...options };
     this.informers = deps.informers ?? new SharedInformerFactory(deps.client, { resyncMs: this.options.resyncMs, logger: deps.logger });
-    this.recorder = deps.recorder ?? new EventRecorderImpl(deps.client, { component: 'controller-manager' });
+    this.recorder = deps.recorder ?? new EventRecorderImpl(deps.client, { component: 'controller-manager', logger: deps.logger });
   }
 
   /** Names of the controllers that were started. */

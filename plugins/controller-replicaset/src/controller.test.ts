@@ -71,7 +71,7 @@ describe('ReplicaSet controller against a real API server', () => {
   });
 
   it('counts ready and available pods, honouring minReadySeconds', async () => {
-    const rs = await plane.client.create<ReplicaSet>(RESOURCES.replicasets, replicaSet('ready', 2, 1), 'default');
+    const rs = await plane.client.create<ReplicaSet>(RESOURCES.replicasets, replicaSet('ready', 2, 2), 'default');
     const pods = await eventually('2 pods', async () => ((await podsOf(rs)).length === 2 ? podsOf(rs) : undefined));
     await markReady(pods[0]!);
     const readyNotAvailable = await eventually('readyReplicas 1', async () => {
@@ -79,7 +79,8 @@ describe('ReplicaSet controller against a real API server', () => {
       return current.status?.readyReplicas === 1 && current.status;
     });
     expect(readyNotAvailable.availableReplicas ?? 0).toBe(0);
-    // Nothing changes in the cluster after this: only the controller's own timer can notice availability.
+    // minReadySeconds is 2 and the Ready time has whole seconds, so the pod is not available yet. Nothing
+    // changes in the cluster after this: only the controller's own timer can notice availability.
     const available = await eventually('availableReplicas 1 after minReadySeconds', async () => {
       const current = await getReplicaSet('ready');
       return current.status?.availableReplicas === 1 && current.status;

@@ -22,7 +22,7 @@ export interface ControlPlane {
  */
 export async function startControlPlane(controllers: SkiffPlugin<any>[], dataDir?: string): Promise<ControlPlane> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'skiff-replicaset-'));
-  const kernel = new Kernel({ config: { dataDir: dir, rootDir: dir, port: 0, logLevel: 'warn' } });
+  const kernel = new Kernel({ config: { dataDir: dir, rootDir: dir, port: 0, logLevel: 'error' } });
   kernel.use(store).use(apiServer, { port: 0 }).use(alwaysAllow).use(controllerManager, { resyncMs: 0 });
   for (const controller of controllers) kernel.use(controller);
   await kernel.start();
