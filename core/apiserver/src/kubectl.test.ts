@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definePlugin } from '@skiff/kernel';
-import { pod, startTestServer, type TestServer } from './test-support/cluster.js';
+import { eventually, pod, startTestServer, type TestServer } from './test-support/cluster.js';
 
 /** Provides the admin token the way an authentication plugin does, so admin.kubeconfig carries it. */
 const adminCredential = definePlugin({
@@ -19,8 +19,9 @@ const adminCredential = definePlugin({
 let server: TestServer;
 let cacheDir: string;
 
+// The built-in kinds, as a real cluster serves them.
 beforeAll(async () => {
-  server = await startTestServer({ plugins: [adminCredential] });
+  server = await startTestServer({ plugins: [adminCredential], testDefinitions: false });
   cacheDir = mkdtempSync(join(tmpdir(), 'skiff-kubectl-cache-'));
 });
 afterAll(async () => {
@@ -28,10 +29,17 @@ afterAll(async () => {
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
-function kubectl(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the kubectl on PATH: a dispatcher that picks kubectl 1.<minor> from the server's /version. */
+function kubectl(args: string[], input?: string): Promise<Result> {
   return new Promise((resolve) => {
     const child = execFile('kubectl', ['--kubeconfig', join(server.dataDir, 'admin.kubeconfig'), '--cache-dir', cacheDir, ...args], { timeout: 20_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(input ?? '');
   });
@@ -42,6 +50,8 @@ async function ok(args: string[], input?: string): Promise<string> {
   if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}: ${result.stderr}${result.stdout}`);
   return result.stdout;
 }
+
+const PODS = '/api/v1/namespaces/default/pods';
 
 describe('the real kubectl', () => {
   it('lists namespaces as a table', async () => {
@@ -55,28 +65,67 @@ describe('the real kubectl', () => {
     expect(await ok(['version'])).toContain('Server Version: v1.31.0-skiff.0.1.0');
   });
 
-  it('creates, reads and deletes a namespace', async () => {
+  it('creates and reads a namespace, and reports a duplicate and a missing one as kubectl users know', async () => {
     expect(await ok(['create', 'namespace', 'from-kubectl'])).toContain('namespace/from-kubectl created');
     const created = JSON.parse(await ok(['get', 'namespace', 'from-kubectl', '-o', 'json']));
     expect(created).toMatchObject({ kind: 'Namespace', metadata: { name: 'from-kubectl' }, status: { phase: 'Active' } });
     const duplicate = await kubectl(['create', 'namespace', 'from-kubectl']);
     expect(duplicate.stderr).toContain('Error from server (AlreadyExists): namespaces "from-kubectl" already exists');
-    expect(await ok(['delete', 'namespace', 'from-kubectl'])).toContain('namespace "from-kubectl" deleted');
-    expect((await kubectl(['get', 'namespace', 'from-kubectl'])).stderr).toContain('Error from server (NotFound): namespaces "from-kubectl" not found');
+    expect((await kubectl(['get', 'namespace', 'nowhere'])).stderr).toContain('Error from server (NotFound): namespaces "nowhere" not found');
   });
 
   it('shows pods across namespaces with their namespace column', async () => {
     await server.request('POST', '/api/v1/namespaces/kube-system/pods', { body: pod('system-pod') });
     const out = await ok(['get', 'pods', '-A']);
-    expect(out).toMatch(/^kube-system\s+system-pod\s+Pending/m);
+    expect(out.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS/);
+    expect(out).toMatch(/^kube-system\s+system-pod\s+0\/1\s+Pending/m);
   });
 
-  it('applies a manifest twice: created, then configured', async () => {
-    const manifest = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: ${value}\n`;
-    expect(await ok(['apply', '-f', '-'], manifest('one'))).toContain('configmap/settings created');
-    expect(await ok(['apply', '-f', '-'], manifest('two'))).toContain('configmap/settings configured');
-    expect(await ok(['get', 'configmap', 'settings', '-o', 'jsonpath={.data.mode}'])).toBe('two');
-    expect(await ok(['apply', '--server-side', '-f', '-'], manifest('three'))).toContain('configmap/settings serverside-applied');
+  it('applies a manifest client-side twice (created, configured), then server-side', async () => {
+    const manifest = (holder: string) =>
+      `apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: settings\nspec:\n  holderIdentity: ${holder}\n  leaseDurationSeconds: 15\n`;
+    expect(await ok(['apply', '-f', '-'], manifest('one'))).toContain('lease.coordination.k8s.io/settings created');
+    expect(await ok(['apply', '-f', '-'], manifest('two'))).toContain('lease.coordination.k8s.io/settings configured');
+    expect(await ok(['get', 'lease', 'settings', '-o', 'jsonpath={.spec.holderIdentity}'])).toBe('two');
+    expect(await ok(['apply', '--server-side', '-f', '-'], manifest('three'))).toContain('lease.coordination.k8s.io/settings serverside-applied');
+    const applied = JSON.parse(await ok(['get', 'lease', 'settings', '-o', 'json', '--show-managed-fields']));
+    expect(applied.metadata.managedFields).toContainEqual(expect.objectContaining({ manager: 'kubectl', operation: 'Apply' }));
+  });
+
+  it('waits for a condition through list + watch', async () => {
+    await server.request('POST', PODS, { body: pod('ready-soon') });
+    const waiting = kubectl(['wait', '--for=condition=Ready', 'pod/ready-soon', '--timeout=15s']);
+    const current = (await server.request('GET', `${PODS}/ready-soon`)).json;
+    const status = { ...current.status, phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] };
+    expect((await server.request('PUT', `${PODS}/ready-soon/status`, { body: { ...current, status } })).status).toBe(200);
+    const result = await waiting;
+    expect(result.stdout).toContain('pod/ready-soon condition met');
+    expect(result.code).toBe(0);
+  });
+
+  it('deletes a pod on a node gracefully and returns once its kubelet finishes the deletion', async () => {
+    await server.request('POST', PODS, { body: pod('graceful', { spec: { nodeName: 'node-1' } }) });
+    const deleting = kubectl(['delete', 'pod', 'graceful']);
+    await eventually(async () => (await server.request('GET', `${PODS}/graceful`)).json?.metadata?.deletionTimestamp, 10_000);
+    // What the kubelet does once the containers have stopped.
+    expect((await server.request('DELETE', `${PODS}/graceful`, { body: { gracePeriodSeconds: 0 } })).status).toBe(200);
+    const result = await deleting;
+    expect(result.stdout).toContain('pod "graceful" deleted');
+    expect(result.code).toBe(0);
+  });
+
+  it('scales a deployment through its scale subresource', async () => {
+    const labels = { app: 'web' };
+    await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', {
+      body: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web' },
+        spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+      },
+    });
+    expect(await ok(['scale', 'deployment', 'web', '--replicas=3'])).toContain('deployment.apps/web scaled');
+    expect(await ok(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}'])).toBe('3');
   });
 
   it('answers auth can-i through the authorization chain', async () => {
