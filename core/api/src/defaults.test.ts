@@ -118,7 +118,7 @@ describe('defaultDeployment and defaultReplicaSet', () => {
   });
 
   it('defaults a replica set to one replica', () => {
-    const replicaSet = { metadata: { name: 'web-1' }, spec: { template: template() } } as ReplicaSet;
+    const replicaSet = { metadata: { name: 'web-1' }, spec: { template: template() } } as unknown as ReplicaSet;
     defaultReplicaSet(replicaSet);
     expect(replicaSet.spec.replicas).toBe(1);
     expect(replicaSet.spec.template.spec.terminationGracePeriodSeconds).toBe(30);

@@ -1,6 +1,6 @@
 export * from './language.js';
-export * from './decode.js';
-export * from './openapi.js';
+export { DECODE_CAUSE, decodeFailure, decodeFailureMessage, decodeObject, type DecodeOptions, type DecodeResult } from './decode.js';
+export { openApiComponentName, toOpenApiComponents, toOpenApiSchema, type OpenApiOptions, type OpenApiSchema } from './openapi.js';
 export * from './meta.js';
 export * from './object-reference.js';
 export * from './pod.js';

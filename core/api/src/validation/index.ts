@@ -1,15 +1,50 @@
-export * from './field.js';
-export * from './names.js';
-export * from './equality.js';
-export * from './meta.js';
-export * from './selector.js';
-export * from './resources.js';
-export * from './tolerations.js';
-export * from './volumes.js';
-export * from './containers.js';
-export * from './pod.js';
-export * from './pod-update.js';
-export * from './apps.js';
-export * from './cluster.js';
-export * from './events.js';
-export * from './coordination.js';
+// The public face of validation: kind validators, the building blocks admission plugins reuse, and
+// field-error constructors. Path helpers and Go formatting details stay internal.
+import { duplicate, forbidden, invalid, notFound, notSupported, required, tooLong } from './field.js';
+
+/** Field-error constructors producing Kubernetes' causes: `fieldErrors.invalid('spec.replicas', -1, '…')`. */
+export const fieldErrors = Object.freeze({ invalid, required, notSupported, duplicate, forbidden, notFound, tooLong });
+export { CAUSE_TYPE, GoLiteral } from './field.js';
+export {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isEnvVarName,
+  isQualifiedName,
+  isValidCIDR,
+  isValidLabelValue,
+  isValidPercent,
+  isValidPortName,
+  isValidPortNumber,
+  nameIsDNSLabel,
+  nameIsDNSSubdomain,
+  type NameValidator,
+} from './names.js';
+export { semanticEqual } from './equality.js';
+export {
+  TOTAL_ANNOTATION_SIZE_LIMIT,
+  validateAnnotations,
+  validateFinalizers,
+  validateImmutable,
+  validateLabels,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+  validateOwnerReferences,
+  validateQualifiedName,
+  type ObjectMetaRules,
+} from './meta.js';
+export { validateLabelSelector } from './selector.js';
+export { validateResourceRequirements } from './resources.js';
+export { TAINT_EFFECTS, validateTolerations, type Toleration } from './tolerations.js';
+export { validatePodCreate, validatePodSpec, validatePodTemplateSpec } from './pod.js';
+export { POD_UPDATE_FORBIDDEN_MESSAGE, validatePod, validatePodUpdate } from './pod-update.js';
+export {
+  validateDeployment,
+  validateDeploymentSpec,
+  validateDeploymentStatus,
+  validateReplicaSet,
+  validateReplicaSetSpec,
+  validateReplicaSetStatus,
+} from './apps.js';
+export { validateNamespace, validateNode } from './cluster.js';
+export { validateEvent } from './events.js';
+export { validateLease } from './coordination.js';

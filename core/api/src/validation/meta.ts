@@ -50,15 +50,19 @@ function goOwnerReferences(references: OwnerReference[]): GoLiteral {
   return new GoLiteral(`[]v1.OwnerReference{${items.join(', ')}}`);
 }
 
+/** The version of an apiVersion ("apps/v1" → "v1", "v1" → "v1"); "" when it cannot be parsed, as in Go. */
+function versionOf(apiVersion: string): string {
+  const parts = apiVersion.split('/');
+  return parts.length > 2 ? '' : parts[parts.length - 1]!;
+}
+
 /** Each reference names its owner completely; at most one is the controller. Errors name the list, not an index. */
 export function validateOwnerReferences(references: OwnerReference[] | undefined, field: string): StatusCause[] {
   if (!references) return [];
   const causes: StatusCause[] = [];
   let firstController = '';
   for (const ref of references) {
-    // An apiVersion's version is the part after the last '/' ("apps/v1" → "v1", "v1" → "v1").
-    const version = (ref.apiVersion ?? '').split('/').pop() ?? '';
-    if (!version || (ref.apiVersion ?? '').split('/').length > 2) causes.push(invalid(child(field, 'apiVersion'), ref.apiVersion ?? '', 'version must not be empty'));
+    if (!versionOf(ref.apiVersion ?? '')) causes.push(invalid(child(field, 'apiVersion'), ref.apiVersion ?? '', 'version must not be empty'));
     if (!ref.kind) causes.push(invalid(child(field, 'kind'), ref.kind ?? '', 'kind must not be empty'));
     if (!ref.name) causes.push(invalid(child(field, 'name'), ref.name ?? '', 'name must not be empty'));
     if (!ref.uid) causes.push(invalid(child(field, 'uid'), ref.uid ?? '', 'uid must not be empty'));

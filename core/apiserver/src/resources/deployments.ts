@@ -1,7 +1,7 @@
-import { decodeObject, defaultDeployment, deploymentSchema, validateDeployment, type Deployment, type KubeObject } from '@skiff/api';
+import { defaultDeployment, deploymentSchema, validateDeployment, type Deployment, type KubeObject } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { age, AGE_COLUMN, column, CONTAINERS_COLUMN, containerCells, IMAGES_COLUMN, NAME_COLUMN, selectorCell } from './columns.js';
-import { ALL_VERBS, splitSpecAndStatus } from './lifecycle.js';
+import { ALL_VERBS, decoderFor, splitSpecAndStatus } from './lifecycle.js';
 
 function deploymentCells(object: KubeObject, now: number): unknown[] {
   const deployment = object as Deployment;
@@ -30,7 +30,7 @@ export const deployments: ResourceDefinition = {
   subresources: ['status', 'scale'],
   verbs: ALL_VERBS,
   hasStatus: true,
-  decode: (object) => decodeObject(deploymentSchema, object, { normalize: true }),
+  decode: decoderFor(deploymentSchema),
   defaults: (object) => defaultDeployment(object as Deployment),
   validate: (object, old) => validateDeployment(object as Deployment, old as Deployment | undefined),
   prepareForCreate(object) {

@@ -1,8 +1,8 @@
-import { decodeObject, eventSchema, humanAge, validateEvent, type CoreEvent, type KubeObject } from '@skiff/api';
+import { eventSchema, humanAge, validateEvent, type CoreEvent, type KubeObject } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { column, NAME_COLUMN } from './columns.js';
 import { selectorField } from './field-selectors.js';
-import { ALL_VERBS } from './lifecycle.js';
+import { ALL_VERBS, decoderFor } from './lifecycle.js';
 
 type Event = CoreEvent & { series?: { count?: number; lastObservedTime?: string }; reportingController?: string };
 
@@ -57,7 +57,7 @@ export const events: ResourceDefinition = {
   namespaced: true,
   shortNames: ['ev'],
   verbs: ALL_VERBS,
-  decode: (object) => decodeObject(eventSchema, object, { normalize: true }),
+  decode: decoderFor(eventSchema),
   validate: (object, old) => validateEvent(object as CoreEvent, old as CoreEvent | undefined),
   fieldSelectors: {
     'involvedObject.kind': involved('kind'),

@@ -1,7 +1,7 @@
-import { decodeObject, leaseSchema, validateLease, type KubeObject, type Lease } from '@skiff/api';
+import { leaseSchema, validateLease, type KubeObject, type Lease } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { age, AGE_COLUMN, column, NAME_COLUMN } from './columns.js';
-import { ALL_VERBS } from './lifecycle.js';
+import { ALL_VERBS, decoderFor } from './lifecycle.js';
 
 export const leases: ResourceDefinition = {
   group: 'coordination.k8s.io',
@@ -12,7 +12,7 @@ export const leases: ResourceDefinition = {
   singular: 'lease',
   namespaced: true,
   verbs: ALL_VERBS,
-  decode: (object) => decodeObject(leaseSchema, object, { normalize: true }),
+  decode: decoderFor(leaseSchema),
   validate: (object, old) => validateLease(object as Lease, old as Lease | undefined),
   table: {
     columns: [NAME_COLUMN, column('Holder', 'holderIdentity contains the identity of the holder of a current lease.'), AGE_COLUMN],

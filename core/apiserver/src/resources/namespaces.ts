@@ -1,8 +1,8 @@
-import { decodeObject, defaultNamespace, namespaceSchema, validateNamespace, type KubeObject, type Namespace } from '@skiff/api';
+import { defaultNamespace, namespaceSchema, validateNamespace, type KubeObject, type Namespace } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { age, AGE_COLUMN, column, NAME_COLUMN } from './columns.js';
 import { selectorField } from './field-selectors.js';
-import { restore, splitSpecAndStatus } from './lifecycle.js';
+import { decoderFor, restore, splitSpecAndStatus } from './lifecycle.js';
 
 /** The finalizer the namespace controller removes once everything in the namespace is gone. */
 export const NAMESPACE_FINALIZER = 'kubernetes';
@@ -21,7 +21,7 @@ export const namespaces: ResourceDefinition = {
   subresources: ['status', 'finalize'],
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   hasStatus: true,
-  decode: (object) => decodeObject(namespaceSchema, object, { normalize: true }),
+  decode: decoderFor(namespaceSchema),
   defaults: (object) => defaultNamespace(object as Namespace),
   validate: (object, old) => validateNamespace(object as Namespace, old as Namespace | undefined),
   prepareForCreate(object) {

@@ -1,8 +1,8 @@
-import { decodeObject, defaultNode, nodeSchema, validateNode, type KubeObject, type Node } from '@skiff/api';
+import { defaultNode, nodeSchema, validateNode, type KubeObject, type Node } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { age, AGE_COLUMN, column, NAME_COLUMN } from './columns.js';
 import { selectorField } from './field-selectors.js';
-import { ALL_VERBS, splitSpecAndStatus } from './lifecycle.js';
+import { ALL_VERBS, decoderFor, splitSpecAndStatus } from './lifecycle.js';
 
 const ROLE_LABEL_PREFIX = 'node-role.kubernetes.io/';
 const LEGACY_ROLE_LABEL = 'kubernetes.io/role';
@@ -56,7 +56,7 @@ export const nodes: ResourceDefinition = {
   subresources: ['status'],
   verbs: ALL_VERBS,
   hasStatus: true,
-  decode: (object) => decodeObject(nodeSchema, object, { normalize: true }),
+  decode: decoderFor(nodeSchema),
   defaults: (object) => defaultNode(object as Node),
   validate: (object, old) => validateNode(object as Node, old as Node | undefined),
   // A kubelet registers its node with its status, so create keeps it.

@@ -1,7 +1,7 @@
-import { decodeObject, defaultPod, podSchema, validatePod, type Pod } from '@skiff/api';
+import { defaultPod, podSchema, validatePod, type Pod } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { selectorField } from './field-selectors.js';
-import { ALL_VERBS, splitSpecAndStatus } from './lifecycle.js';
+import { ALL_VERBS, decoderFor, splitSpecAndStatus } from './lifecycle.js';
 import { podQOSClass } from './pod-qos.js';
 import { podCells, POD_COLUMNS } from './pod-table.js';
 
@@ -20,9 +20,7 @@ export const pods: ResourceDefinition = {
   subresources: ['status', 'binding', 'eviction', 'log'],
   verbs: ALL_VERBS,
   hasStatus: true,
-  // Unknown fields are reported, not errors: the API server turns them into a strict decoding
-  // error, warnings or nothing, according to the request's fieldValidation.
-  decode: (object) => decodeObject(podSchema, object, { normalize: true }),
+  decode: decoderFor(podSchema),
   defaults: (object) => defaultPod(object as Pod),
   validate: (object, old) => validatePod(object as Pod, old as Pod | undefined),
   prepareForCreate(object) {

@@ -1,8 +1,8 @@
-import { decodeObject, defaultReplicaSet, replicaSetSchema, validateReplicaSet, type KubeObject, type ReplicaSet } from '@skiff/api';
+import { defaultReplicaSet, replicaSetSchema, validateReplicaSet, type KubeObject, type ReplicaSet } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { age, AGE_COLUMN, column, CONTAINERS_COLUMN, containerCells, IMAGES_COLUMN, NAME_COLUMN, selectorCell } from './columns.js';
 import { selectorField } from './field-selectors.js';
-import { ALL_VERBS, splitSpecAndStatus } from './lifecycle.js';
+import { ALL_VERBS, decoderFor, splitSpecAndStatus } from './lifecycle.js';
 
 function replicaSetCells(object: KubeObject, now: number): unknown[] {
   const replicaSet = object as ReplicaSet;
@@ -30,7 +30,7 @@ export const replicaSets: ResourceDefinition = {
   subresources: ['status', 'scale'],
   verbs: ALL_VERBS,
   hasStatus: true,
-  decode: (object) => decodeObject(replicaSetSchema, object, { normalize: true }),
+  decode: decoderFor(replicaSetSchema),
   defaults: (object) => defaultReplicaSet(object as ReplicaSet),
   validate: (object, old) => validateReplicaSet(object as ReplicaSet, old as ReplicaSet | undefined),
   prepareForCreate(object) {
