@@ -42,7 +42,7 @@ export function hasProgressDeadline(d: Deployment): boolean {
   return progressDeadlineSeconds(d) !== undefined;
 }
 
-/** `selector: {}` selects every pod in the namespace, which a Deployment must not do. */
+/** `selector: {}` selects every pod in the namespace, which a Deployment must not do (nor act without one). */
 export function isSelectorEmpty(d: Deployment): boolean {
-  return labelSelectorFromObject(d.spec.selector).empty;
+  return !d.spec.selector || labelSelectorFromObject(d.spec.selector).empty;
 }
