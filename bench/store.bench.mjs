@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Throughput of the LMDB store (@skiff/store, its built dist) next to raw lmdb-js doing the equivalent
-// work in the same run, on the same disk, with the same durable settings (overlappingSync off, msgpack):
+// work in the same run, on the same disk, with the same settings (overlappingSync off, msgpack values
+// with shared structures):
 //   create / update  store.create / store.update (64 in flight)  vs  db.put (64 in flight)
 //   get              store.get                                    vs  db.get
 //   list 1000        store.list(prefix, { limit: 1000 })          vs  db.getRange({ limit: 1000 })
 //   watch fan-out    write → every live watcher has the event     vs  db.put → commit acknowledged
-// plus raw reads of msgpack against JSON values in a tight loop: the encoding choice the store made.
+// plus raw reads of those msgpack values against JSON values in a tight loop: the store's encoding choice.
 // Store and raw take turns in ROUNDS short rounds (BENCH_BUDGET_MS each, default 400 ms) and the best
 // round counts, so a busy machine disturbs the comparison less. About 15 s in all.
 // Needs `npm run build` first (or `npx tsup` in core/store).
@@ -90,7 +91,7 @@ function row(name, store, raw) {
 const dir = mkdtempSync(join(tmpdir(), 'skiff-store-bench-'));
 const store = await openLmdbStore({ path: join(dir, 'store'), compactionIntervalMs: 0 });
 const raw = open({ path: join(dir, 'raw'), overlappingSync: false, encoding: 'msgpack' });
-const rawObjects = raw.openDB('objects', {});
+const rawObjects = raw.openDB('objects', { sharedStructuresKey: Symbol.for('bench.structures') });
 const rawJson = raw.openDB('objects-json', { encoding: 'json' });
 const key = (i) => `/registry/pods/bench/p${String(i).padStart(8, '0')}`;
 
@@ -115,7 +116,7 @@ try {
     raw: () => rate((i) => rawObjects.get(pickKey(i))),
   });
   row('get', gets.store, gets.raw);
-  // Decoding cost alone (no await per read): why the store keeps msgpack rather than JSON values.
+  // Reading cost alone (no await per read): why the store keeps msgpack rather than JSON values.
   const decodes = await bestOf({
     msgpack: () => syncRate((i) => rawObjects.get(pickKey(i))),
     json: () => syncRate((i) => rawJson.get(pickKey(i))),

@@ -25,13 +25,18 @@ export function openDatabases(path: string): StoreDatabases {
     // flushed. Turning it off makes every commit fsync before its promise resolves, so nothing is
     // acknowledged before it is durable.
     overlappingSync: false,
-    // msgpack decodes about 1.6x faster than JSON for Kubernetes-shaped objects (see bench/store.bench.mjs).
     encoding: 'msgpack',
   });
+  // msgpack with structures shared through the database (msgpackr "records"): object shapes are
+  // stored once instead of in every value. For a Pod that halves the value size and, measured with
+  // reads interleaved on the same machine, reads 2.3x and writes 1.35x as fast as JSON (plain msgpack
+  // was slower than JSON). lmdb-js keeps the structures under this key, hidden from range reads, and
+  // saves new ones in the transaction that first uses them.
+  const shared = { sharedStructuresKey: Symbol.for('skiff.structures') };
   return {
     root,
-    objects: root.openDB<KubeObject, string>('objects', {}),
-    events: root.openDB<LogRecord, number>('events', {}),
+    objects: root.openDB<KubeObject, string>('objects', shared),
+    events: root.openDB<LogRecord, number>('events', shared),
     meta: root.openDB<number, MetaKey>('meta', {}),
   };
 }

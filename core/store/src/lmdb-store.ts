@@ -27,7 +27,7 @@ function stored(key: string, object: KubeObject): StoredObject {
   return { key, object, revision: revisionOf(object) };
 }
 
-function assertRevisionArgument(name: string, value: number): void {
+function assertWholeNumber(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0)
     throw new StoreUsageError('SKIFF_ERR_STORE_ARGUMENT_INVALID', { name, detail: `expected a whole number >= 0, got ${value}` });
 }
@@ -79,7 +79,7 @@ export class LmdbStore implements Store {
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.assertOpen();
     const { limit, filter } = options;
-    if (limit !== undefined) assertRevisionArgument('limit', limit);
+    if (limit !== undefined) assertWholeNumber('limit', limit);
     const position = options.continue !== undefined ? decodeContinue(options.continue, prefix) : undefined;
     const transaction = this.dbs.root.useReadTransaction();
     try {
@@ -139,7 +139,7 @@ export class LmdbStore implements Store {
 
   watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<StoreEvent> {
     this.assertOpen();
-    assertRevisionArgument('fromRevision', fromRevision);
+    assertWholeNumber('fromRevision', fromRevision);
     if (fromRevision < this.compacted) throw new CodedStoreError('SKIFF_ERR_STORE_COMPACTED', { revision: fromRevision, compacted: this.compacted });
     const watcher = new Watcher({
       prefix,
@@ -155,7 +155,7 @@ export class LmdbStore implements Store {
 
   async compact(revision: number): Promise<void> {
     this.assertOpen();
-    assertRevisionArgument('revision', revision);
+    assertWholeNumber('revision', revision);
     const target = Math.min(revision, this.lastRevision);
     while (this.compacted < target) {
       this.compacted = await this.dbs.root.transaction(() => {
@@ -211,7 +211,7 @@ export class LmdbStore implements Store {
 
   /** Writes one change at the next revision, inside the current write transaction. */
   private record(key: string, type: StoreEvent['type'], object: KubeObject, prevObject?: KubeObject): WriteOutcome<StoredObject> {
-    const revision = readRevisions(this.dbs).revision + 1;
+    const revision = (this.dbs.meta.get('revision') ?? 0) + 1;
     object.metadata = { ...object.metadata, resourceVersion: String(revision) };
     if (type === 'DELETED') this.dbs.objects.remove(key);
     else this.dbs.objects.put(key, object);
