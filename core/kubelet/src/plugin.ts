@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE, type ApiHandler, type Kernel, type NetworkFactory, type RuntimeFactory, type VolumePlugin } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, type ApiHandler, type Kernel, type NetworkFactory, type RuntimeFactory } from '@skiff/kernel';
 import { KubeletError } from './errors.js';
 import { Kubelet } from './kubelet.js';
 import { PLUGIN_NAME } from './names.js';
@@ -14,15 +14,13 @@ function apiHandlerOf(kernel: Kernel): ApiHandler {
   }
 }
 
-/** Runs the runtimes / networks / volumes hooks once and returns the filled registries. */
+/** Runs the runtimes and networks hooks once and returns the filled registries. */
 export function collectNodePlugins(kernel: Kernel) {
   const runtimes = new NameRegistry<RuntimeFactory>('container runtime');
   const networks = new NameRegistry<NetworkFactory>('pod network');
-  const volumes = new NameRegistry<VolumePlugin>('volume plugin');
   kernel.hooks.runtimes.call(runtimes);
   kernel.hooks.networks.call(networks);
-  kernel.hooks.volumes.call(volumes);
-  return { runtimes, networks, volumes };
+  return { runtimes, networks };
 }
 
 /**

@@ -38,17 +38,19 @@ export const schedulerPlugin = definePlugin<SchedulerPluginOptions>({
   options: schedulerOptionsSchema,
   apply(kernel, options) {
     let scheduler: Scheduler | undefined;
+    let informers: SharedInformerFactory | undefined;
     const abort = new AbortController();
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.SCHEDULER, {
       async start() {
         const profile = buildProfile(collectSchedulerPlugins(kernel), options.profiles);
         const client = createLoopbackClient(apiHandlerOf(kernel), { username: SCHEDULER_USER, groups: ['system:authenticated'] });
         const logger = kernel.logger.child({ component: 'scheduler' });
+        informers = new SharedInformerFactory(client, { logger });
         scheduler = new Scheduler({
           profile,
           client,
-          informers: new SharedInformerFactory(client, { logger }),
-          recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT }),
+          informers,
+          recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
           logger,
           schedulerName: options.schedulerName,
         });
@@ -58,6 +60,7 @@ export const schedulerPlugin = definePlugin<SchedulerPluginOptions>({
       async stop() {
         abort.abort();
         await scheduler?.stop();
+        await informers?.stopped();
       },
     });
   },

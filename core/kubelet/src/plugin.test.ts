@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { Kernel } from '@skiff/kernel';
+import criSimulated from '@skiff/plugin-cri-simulated';
+import networkIpam from '@skiff/plugin-network-ipam';
+import kubelet from './index.js';
+
+function kernelWith(options: Record<string, unknown>): Kernel {
+  return new Kernel({ config: { nodes: 1, logLevel: 'silent' } }).use(kubelet, options).use(criSimulated).use(networkIpam);
+}
+
+describe('the kubelet plugin', () => {
+  it('fails the start with one line naming an unknown runtime and the known ones', async () => {
+    await expect(kernelWith({ runtime: 'containerd' }).start()).rejects.toThrow(
+      'component "@skiff/kubelet" failed to start: container runtime "containerd" is not registered (known: simulated)',
+    );
+  });
+
+  it('does the same for an unknown network', async () => {
+    await expect(kernelWith({ network: 'flannel' }).start()).rejects.toThrow('pod network "flannel" is not registered (known: ipam)');
+  });
+
+  it('says plainly when there is no API server to talk to', async () => {
+    await expect(kernelWith({}).start()).rejects.toThrow('the kubelet needs an API server in this process');
+  });
+
+  it('checks its options when loaded', () => {
+    expect(() => kernelWith({ capacity: { pods: 0 } })).toThrow('option "capacity.pods" must be >= 1');
+    expect(() => kernelWith({ namePrefix: 'Node_' })).toThrow('option "namePrefix" must be a string matching');
+  });
+});
