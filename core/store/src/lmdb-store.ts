@@ -141,16 +141,14 @@ export class LmdbStore implements Store {
     this.assertOpen();
     assertWholeNumber('fromRevision', fromRevision);
     if (fromRevision < this.compacted) throw new CodedStoreError('SKIFF_ERR_STORE_COMPACTED', { revision: fromRevision, compacted: this.compacted });
-    const watcher = new Watcher({
+    return new Watcher({
       prefix,
       fromRevision,
       signal,
       bufferSize: this.options.watchBufferSize,
       readLog: (watchPrefix, afterRevision) => this.readLogForWatch(watchPrefix, afterRevision),
-      onEnd: (ended) => this.fanOut.remove(ended),
+      fanOut: this.fanOut,
     });
-    this.fanOut.add(watcher);
-    return watcher;
   }
 
   async compact(revision: number): Promise<void> {

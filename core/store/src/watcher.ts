@@ -1,4 +1,4 @@
-import type { LiveSubscriber } from './fan-out.js';
+import type { FanOut, LiveSubscriber } from './fan-out.js';
 import type { LogChunk } from './event-log.js';
 import type { StoreEvent } from './types.js';
 
@@ -11,8 +11,8 @@ export interface WatcherOptions {
   signal: AbortSignal;
   bufferSize: number;
   readLog: LogReader;
-  /** Called once when the watcher ends (aborted, returned, or ended by the store), so the fan-out can forget it. */
-  onEnd: (watcher: Watcher) => void;
+  /** The live events: the watcher joins at once and leaves when it ends (aborted, returned, or ended by the store). */
+  fanOut: Pick<FanOut, 'add' | 'remove'>;
 }
 
 /**
@@ -48,6 +48,7 @@ export class Watcher implements AsyncIterableIterator<StoreEvent>, LiveSubscribe
     this.options = options;
     this.prefix = options.prefix;
     this.readThrough = options.fromRevision;
+    options.fanOut.add(this);
     if (options.signal.aborted) this.end();
     else options.signal.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -75,7 +76,7 @@ export class Watcher implements AsyncIterableIterator<StoreEvent>, LiveSubscribe
     this.live = [];
     this.history = [];
     this.options.signal.removeEventListener('abort', this.onAbort);
-    this.options.onEnd(this);
+    this.options.fanOut.remove(this);
     this.wakeUp?.();
   }
 
