@@ -3,7 +3,7 @@ import replicaSetController from '@skiff/plugin-controller-replicaset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import deploymentController from './index.js';
 import { ANNOTATION, POD_TEMPLATE_HASH_LABEL } from './names.js';
-import { eventually, reportPodsReady, startControlPlane, type ControlPlane } from './test-cluster.js';
+import { eventually, NEVER_READY_LABEL, reportPodsReady, startControlPlane, type ControlPlane } from './test-cluster.js';
 
 let plane: ControlPlane;
 const kubelet = new AbortController();
@@ -255,5 +255,49 @@ describe('Deployment controller against a real API server', () => {
     const replicaSets = await replicaSetsOf(created);
     expect(replicaSets.map((rs) => rs.metadata.name)).toEqual(['adopt-orphan']);
     expect(replicaSets[0]!.metadata.annotations?.[ANNOTATION.REVISION]).toBe('1');
+  });
+
+  it('rolls back to an earlier template by making its ReplicaSet the newest revision again', async () => {
+    const created = await plane.client.create<Deployment>(RESOURCES.deployments, deployment('undo', { replicas: 2 }), 'default');
+    await waitRolledOut('undo');
+    const [first] = await replicaSetsOf(created);
+    await setImage('undo', 'nginx:1.26');
+    await eventually('revision 2', async () => {
+      const d = await getDeployment('undo');
+      return d.metadata.annotations?.[ANNOTATION.REVISION] === '2' && rolledOut(d);
+    });
+
+    // What kubectl rollout undo sends: the old ReplicaSet's template without its pod-template-hash label.
+    const template = structuredClone(first!.spec.template);
+    delete template.metadata!.labels![POD_TEMPLATE_HASH_LABEL];
+    await plane.client.patch(RESOURCES.deployments, 'undo', [{ op: 'replace', path: '/spec/template', value: template }], { namespace: 'default', patchType: 'json' });
+    const done = await eventually('revision 3', async () => {
+      const d = await getDeployment('undo');
+      return d.metadata.annotations?.[ANNOTATION.REVISION] === '3' && rolledOut(d) && d;
+    });
+    const replicaSets = await replicaSetsOf(done);
+    expect(replicaSets).toHaveLength(2);
+    const revived = replicaSets.find((rs) => rs.metadata.uid === first!.metadata.uid)!;
+    expect(revived.spec.replicas).toBe(2);
+    expect(revived.metadata.annotations).toMatchObject({ [ANNOTATION.REVISION]: '3', [ANNOTATION.REVISION_HISTORY]: '1' });
+    expect(replicaSets.find((rs) => rs !== revived)?.spec.replicas).toBe(0);
+  });
+
+  it('reports ProgressDeadlineExceeded when new pods never become available', async () => {
+    const spec = deployment('stuck', { replicas: 1, progressDeadlineSeconds: 1 }).spec;
+    spec.template.metadata!.labels![NEVER_READY_LABEL] = 'true';
+    await plane.client.create<Deployment>(RESOURCES.deployments, { ...deployment('stuck'), spec }, 'default');
+    const stuck = await eventually('the progress deadline to pass', async () => {
+      const d = await getDeployment('stuck');
+      const progressing = d.status?.conditions?.find((condition) => condition.type === 'Progressing');
+      return progressing?.reason === 'ProgressDeadlineExceeded' && d;
+    }, 6_000);
+    expect(stuck.status?.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }),
+        expect.objectContaining({ type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable' }),
+      ]),
+    );
+    expect(() => rolledOut(stuck)).toThrow('deployment "stuck" exceeded its progress deadline');
   });
 });
