@@ -7,6 +7,7 @@ export default defineConfig({
     projects: [
       {
         resolve: { conditions: ['source'] },
+        ssr: { resolve: { conditions: ['source'] } },
         test: {
           name: 'unit',
           include: ['core/*/src/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'presets/*/src/**/*.test.ts', 'docs/examples/*/src/**/*.test.ts'],
