@@ -1,4 +1,4 @@
-export { default } from './plugin.js';
+export { default, type StorePluginOptions } from './plugin.js';
 export { LmdbStore, openLmdbStore } from './lmdb-store.js';
 export { STORE_DEFAULTS, type LmdbStoreOptions } from './options.js';
 export { STORE_ERRORS, CodedStoreError, StoreUsageError, type StoreErrorCode } from './errors.js';
