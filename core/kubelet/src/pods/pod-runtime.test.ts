@@ -143,6 +143,13 @@ describe('PodRuntimeManager', () => {
     expect((await runtime.listPodSandbox()).map((s) => s.metadata.name)).toEqual(['web-1']);
   });
 
+  it('removes the sandbox of an earlier pod with the same name', async () => {
+    const { runtime, manager, sink } = await setUp();
+    await manager.sync(boundPod('web-1', {}, 'old-uid'), sink);
+    await manager.sync(boundPod('web-1', {}, 'new-uid'), sink);
+    expect((await runtime.listPodSandbox()).map((s) => s.metadata.uid)).toEqual(['new-uid']);
+  });
+
   it('gives hostNetwork pods the node address and no pod network', async () => {
     const { manager, sink } = await setUp();
     expect((await manager.sync(boundPod('host-1', { hostNetwork: true }), sink)).podIP).toBe('127.0.0.1');

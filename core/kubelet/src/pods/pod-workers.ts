@@ -42,8 +42,8 @@ function isTerminal(pod: Pod): boolean {
  */
 export class PodWorkers {
   private readonly queue: WorkQueue<string>;
-  /** Pods that passed node-level admission, by uid. */
-  private readonly admitted = new Set<string>();
+  /** Pods that passed node-level admission: key → uid. */
+  private readonly admitted = new Map<string, string>();
   private running: Promise<void> | undefined;
 
   constructor(private readonly options: PodWorkersOptions) {
@@ -68,6 +68,7 @@ export class PodWorkers {
     if (!pod) {
       const { namespace = '', name } = splitObjectKey(key);
       await manager.killPod(namespace, name, 0);
+      this.forget(key);
       return;
     }
     if (pod.metadata.deletionTimestamp) return this.terminate(pod);
@@ -92,15 +93,16 @@ export class PodWorkers {
 
   /** Node-level admission, once per pod: a rejected pod is marked Failed and never started. */
   private async admit(pod: Pod): Promise<boolean> {
+    const key = objectKey(pod);
     const uid = pod.metadata.uid!;
-    if (this.admitted.has(uid)) return true;
+    if (this.admitted.get(key) === uid) return true;
     const rejection = await this.options.hooks.podAdmit.promise(pod, this.options.node());
     if (rejection) {
       this.options.recorder.event(pod, 'Warning', rejection.reason, rejection.message);
       await this.writeStatus(pod, rejectedPodStatus(pod, rejection, this.statusContext()));
       return false;
     }
-    this.admitted.add(uid);
+    this.admitted.set(key, uid);
     return true;
   }
 
@@ -109,14 +111,20 @@ export class PodWorkers {
     const { namespace, name, uid } = pod.metadata as { namespace: string; name: string; uid: string };
     const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
     await this.options.manager.killPod(namespace, name, grace, this.eventsFor(pod));
-    this.options.manager.forget(uid);
-    this.admitted.delete(uid);
+    this.forget(objectKey(pod));
     try {
       await this.options.client.delete(RESOURCES.pods, name, namespace, { gracePeriodSeconds: 0, preconditions: { uid } });
     } catch (err) {
       // Already gone, or a new pod took the name: either way this one is done.
       if (!isApiError(err, 'NotFound') && !isApiError(err, 'Conflict')) throw err;
     }
+  }
+
+  /** Drops what this node remembered about a pod that is gone. */
+  private forget(key: string): void {
+    const uid = this.admitted.get(key);
+    if (uid) this.options.manager.forget(uid);
+    this.admitted.delete(key);
   }
 
   private async writeStatus(pod: Pod, status: PodStatus): Promise<void> {
