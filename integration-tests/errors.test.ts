@@ -73,14 +73,16 @@ describe('bad input gets a Status naming the field', () => {
 });
 
 describe('authentication', () => {
-  it('rejects kubectl without the token with 401', async () => {
+  // kubectl with no credential at all prompts for a username, so the kubectl case uses a wrong token;
+  // the tokenless case is the raw HTTPS request below.
+  it('rejects kubectl with a wrong token with 401', async () => {
     const config = parse(readFileSync(skiff.kubeconfig, 'utf8'));
-    for (const user of config.users) user.user = {};
-    const anonymous = join(dataDir, 'anonymous.kubeconfig');
-    writeFileSync(anonymous, stringify(config));
-    const result = await new Kubectl(anonymous).run(['get', 'pods']);
+    for (const user of config.users) user.user = { token: 'not-a-real-token' };
+    const wrong = join(dataDir, 'wrong-token.kubeconfig');
+    writeFileSync(wrong, stringify(config));
+    const result = await new Kubectl(wrong).run(['get', 'pods']);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('Unauthorized');
+    expect(result.stderr).toContain('error: You must be logged in to the server');
   });
 
   it('answers a tokenless HTTPS request with a 401 Status', async () => {
