@@ -24,8 +24,9 @@ export class NodeLease {
   async renew(node: Node): Promise<void> {
     const now = microTime(Date.now());
     if (!this.lease) {
-      this.lease = await this.getOrCreate(node, now);
-      if (this.lease.spec.renewTime === now) return;
+      const { lease, created } = await this.getOrCreate(node, now);
+      this.lease = lease;
+      if (created) return;
     }
     const renewed = structuredClone(this.lease);
     renewed.spec = { ...renewed.spec, holderIdentity: this.nodeName, leaseDurationSeconds: this.durationSeconds, renewTime: now };
@@ -38,9 +39,9 @@ export class NodeLease {
     }
   }
 
-  private async getOrCreate(node: Node, now: string): Promise<Lease> {
+  private async getOrCreate(node: Node, now: string): Promise<{ lease: Lease; created: boolean }> {
     try {
-      return await this.client.get<Lease>(RESOURCES.leases, this.nodeName, NODE_LEASE_NAMESPACE);
+      return { lease: await this.client.get<Lease>(RESOURCES.leases, this.nodeName, NODE_LEASE_NAMESPACE), created: false };
     } catch (err) {
       if (!isApiError(err, 'NotFound')) throw err;
     }
@@ -55,11 +56,11 @@ export class NodeLease {
       spec: { holderIdentity: this.nodeName, leaseDurationSeconds: this.durationSeconds, renewTime: now },
     };
     try {
-      return await this.client.create<Lease>(RESOURCES.leases, lease, NODE_LEASE_NAMESPACE);
+      return { lease: await this.client.create<Lease>(RESOURCES.leases, lease, NODE_LEASE_NAMESPACE), created: true };
     } catch (err) {
       if (!isApiError(err, 'NotFound')) throw err;
       await this.ensureNamespace();
-      return this.client.create<Lease>(RESOURCES.leases, lease, NODE_LEASE_NAMESPACE);
+      return { lease: await this.client.create<Lease>(RESOURCES.leases, lease, NODE_LEASE_NAMESPACE), created: true };
     }
   }
 
