@@ -1,6 +1,14 @@
 import { labelSelectorFromObject, RESOURCES, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
 import { objectKey, runWorkers, WorkQueue } from '@skiff/client';
-import { byControllerUid, CONTROLLER_UID_INDEX, controllerRefOf, ControllerRefManager } from '@skiff/controller-manager';
+import {
+  byControllerUid,
+  claimCandidates,
+  CONTROLLER_UID_INDEX,
+  controllerRefOf,
+  ControllerRefManager,
+  ORPHAN_NAMESPACE_INDEX,
+  orphansByNamespace,
+} from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME, EVENT_REASON } from './names.js';
 import { isRecreate, isSelectorEmpty } from './spec.js';
@@ -23,6 +31,8 @@ export class DeploymentController {
     this.deployments = ctx.informers.informer<Deployment>(RESOURCES.deployments);
     this.replicaSets = ctx.informers.informer<ReplicaSet>(RESOURCES.replicasets);
     this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
+    this.replicaSets.addIndex(CONTROLLER_UID_INDEX, byControllerUid);
+    this.replicaSets.addIndex(ORPHAN_NAMESPACE_INDEX, orphansByNamespace);
     this.pods.addIndex(CONTROLLER_UID_INDEX, byControllerUid);
     this.deployments.addHandlers({
       add: (d) => this.queue.add(objectKey(d)),
@@ -85,7 +95,7 @@ export class DeploymentController {
       controllerType: RESOURCES.deployments,
       type: RESOURCES.replicasets,
       matches: (rs) => selector.matches(rs.metadata.labels ?? {}),
-    }).claim(this.replicaSets.list(d.metadata.namespace));
+    }).claim(claimCandidates(this.replicaSets, d));
   }
 
   private replicaSetAdded(rs: ReplicaSet): void {

@@ -1,6 +1,15 @@
 import { isApiError, labelSelectorFromObject, RESOURCES, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
 import { objectKey, runWorkers, WorkQueue } from '@skiff/client';
-import { byControllerUid, CONTROLLER_UID_INDEX, controllerRefOf, ControllerRefManager, newControllerRef } from '@skiff/controller-manager';
+import {
+  byControllerUid,
+  claimCandidates,
+  CONTROLLER_UID_INDEX,
+  controllerRefOf,
+  ControllerRefManager,
+  newControllerRef,
+  ORPHAN_NAMESPACE_INDEX,
+  orphansByNamespace,
+} from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { Expectations } from './expectations.js';
 import { CONTROLLER_NAME, EVENT_REASON } from './names.js';
@@ -36,6 +45,7 @@ export class ReplicaSetController {
     this.replicaSets = ctx.informers.informer<ReplicaSet>(RESOURCES.replicasets);
     this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
     this.pods.addIndex(CONTROLLER_UID_INDEX, byControllerUid);
+    this.pods.addIndex(ORPHAN_NAMESPACE_INDEX, orphansByNamespace);
     this.replicaSets.addHandlers({
       add: (rs) => this.queue.add(objectKey(rs)),
       update: (_old, rs) => this.queue.add(objectKey(rs)),
@@ -87,7 +97,7 @@ export class ReplicaSetController {
 
   private claimPods(rs: ReplicaSet): Promise<Pod[]> {
     const selector = labelSelectorFromObject(rs.spec.selector);
-    const candidates = this.pods.list(rs.metadata.namespace).filter(isPodActive);
+    const candidates = claimCandidates(this.pods, rs).filter(isPodActive);
     return new ControllerRefManager<Pod>({
       client: this.ctx.client,
       controller: rs,
