@@ -1,4 +1,4 @@
-import { labelSelectorFromObject, RESOURCES, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
+import { isApiError, labelSelectorFromObject, RESOURCES, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
 import { objectKey, runWorkers, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
@@ -76,7 +76,13 @@ export class DeploymentController {
       cached,
       owned,
     );
-    await sync.run();
+    try {
+      await sync.run();
+    } catch (err) {
+      // Deleted while we worked on it (a finalizer was just removed): there is nothing left to do.
+      if (isApiError(err, 'NotFound') && err.details?.kind === RESOURCES.deployments.resource && err.details.name === cached.metadata.name) return;
+      throw err;
+    }
   }
 
   /** An empty selector would select every pod in the namespace; Kubernetes refuses to act on it. */

@@ -151,13 +151,17 @@ export class ReplicaSetController {
     }
   }
 
-  /** Writes the status if it changed; on a conflict, retries once against the current object. */
+  /**
+   * Writes the status if it changed; on a conflict, retries once against the current object. A
+   * ReplicaSet deleted meanwhile has nobody left to report to.
+   */
   private async writeStatus(rs: ReplicaSet, status: ReplicaSet['status']): Promise<void> {
     if (!statusChanged(rs, status!)) return;
     const { client } = this.ctx;
     try {
       await client.updateStatus<ReplicaSet>(RESOURCES.replicasets, { ...structuredClone(rs), status });
     } catch (err) {
+      if (isApiError(err, 'NotFound')) return;
       if (!isApiError(err, 'Conflict')) throw err;
       const fresh = await client.get<ReplicaSet>(RESOURCES.replicasets, rs.metadata.name!, rs.metadata.namespace);
       if (fresh.metadata.uid !== rs.metadata.uid) return;
