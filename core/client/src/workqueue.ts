@@ -1,4 +1,4 @@
-import type { KubeObject } from '@skiff/api';
+import { isApiError, type KubeObject } from '@skiff/api';
 import type { Logger } from '@skiff/kernel';
 
 export interface WorkQueueOptions {
@@ -144,7 +144,9 @@ export async function runWorkers<T>(
       } catch (err) {
         const retries = queue.numRequeues(item);
         if (retries < maxRetries) {
-          logger.warn({ err, queue: queue.name, item, retries }, 'work item failed; retrying with backoff');
+          // A 409 Conflict is optimistic concurrency doing its job: the next pass reads the newer object.
+          const log = isApiError(err, 'Conflict') ? logger.debug.bind(logger) : logger.warn.bind(logger);
+          log({ err, queue: queue.name, item, retries }, 'work item failed; retrying with backoff');
           queue.addRateLimited(item);
         } else {
           logger.error({ err, queue: queue.name, item, retries }, 'work item failed too often; dropping it');
