@@ -8,9 +8,8 @@ export interface AdmissionTarget {
   operation: AdmissionOperation;
   object?: KubeObject;
   oldObject?: KubeObject;
-  /** The kind of `object` when it is not the resource's own (a Binding, an Eviction, a Scale). */
+  /** The kind of `object` when it is not the resource's own (a Binding, an Eviction). */
   kind?: { group: string; version: string; kind: string };
-  name?: string;
 }
 
 export function admissionRequest(ctx: RestContext, target: AdmissionTarget): AdmissionRequest {
@@ -21,7 +20,7 @@ export function admissionRequest(ctx: RestContext, target: AdmissionTarget): Adm
     resource: { group: definition.group, version: definition.version, resource: definition.resource },
     subresource: info.subresource,
     namespace: definition.namespaced ? info.namespace : '',
-    name: target.name ?? target.object?.metadata?.name ?? target.oldObject?.metadata?.name ?? info.name,
+    name: target.object?.metadata?.name ?? target.oldObject?.metadata?.name ?? info.name,
     object: target.object,
     oldObject: target.oldObject,
     user: ctx.user,

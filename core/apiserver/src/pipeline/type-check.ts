@@ -11,15 +11,18 @@ export function fieldValidationOf(query: Record<string, string | undefined>): Fi
   throw errors.badRequest(`fieldValidation parameter unsupported: ${JSON.stringify(value)} (use Strict, Warn or Ignore)`);
 }
 
-/** The kind a body sent to this resource must carry (a Scale, a Binding… are checked by their own handlers). */
-export function checkTypeMeta(object: KubeObject, definition: ResourceDefinition): void {
+/**
+ * The kind a body sent to this resource must carry (a Scale, a Binding… are checked by their own handlers).
+ * A body without apiVersion or kind gets them, first, as Kubernetes serialises objects.
+ */
+export function withTypeMeta(object: KubeObject, definition: ResourceDefinition): KubeObject {
   const apiVersion = apiVersionOf(definition);
   if (object.apiVersion !== undefined && object.apiVersion !== apiVersion)
     throw errors.badRequest(`the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
   if (object.kind !== undefined && object.kind !== definition.kind)
     throw errors.badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${definition.kind})`);
-  object.apiVersion = apiVersion;
-  object.kind = definition.kind;
+  if (object.apiVersion !== undefined && object.kind !== undefined) return object;
+  return { apiVersion, kind: definition.kind, ...object };
 }
 
 /** A body that must be one object (create, update): not an array, not a scalar. */

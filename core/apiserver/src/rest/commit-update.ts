@@ -9,12 +9,6 @@ import { objectKey } from './keys.js';
 import { readObject } from './read.js';
 import { CONFLICT_MESSAGE, translateStoreError } from './store-errors.js';
 
-export interface UpdateResult {
-  object: KubeObject;
-  /** True when the update emptied the finalizers of an object being deleted, which removed it. */
-  deleted: boolean;
-}
-
 /**
  * Builds the next version of an object from the current one. `conditional` says the client pinned a
  * resourceVersion: a concurrent write is then the client's 409; otherwise the update is rebuilt on the new
@@ -24,7 +18,7 @@ export type UpdateBuilder = (current: StoredObject) => Promise<{ object: KubeObj
 
 const MAX_ATTEMPTS = 5;
 
-export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Promise<UpdateResult> {
+export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Promise<KubeObject> {
   for (let attempt = 1; ; attempt++) {
     const current = await readObject(ctx, { includeUninitialized: true });
     const { object, conditional } = await build(current);
@@ -43,7 +37,7 @@ export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Pro
  * but metadata and status changed, admission, initializers; an object being deleted whose finalizers are
  * now empty is removed; an update that changes nothing writes nothing.
  */
-export async function commitUpdate(ctx: RestContext, current: StoredObject, requested: KubeObject): Promise<UpdateResult> {
+export async function commitUpdate(ctx: RestContext, current: StoredObject, requested: KubeObject): Promise<KubeObject> {
   const { definition, info } = ctx;
   const old = current.object;
   const next = projectSubresource(info.subresource, old, requested);
@@ -71,13 +65,12 @@ export async function commitUpdate(ctx: RestContext, current: StoredObject, requ
   const object = await runInitializers(withWritableMetadata(admitted), definition, ctx.core.initializers, 'UPDATE');
   const key = objectKey(definition, info.namespace, info.name);
   if (deletionComplete(definition, object)) {
-    if (ctx.dryRun) return { object, deleted: true };
-    const removed = await ctx.core.store.delete(key, { expectedRevision: current.revision });
-    return { object: removed.object, deleted: true };
+    if (ctx.dryRun) return object;
+    return (await ctx.core.store.delete(key, { expectedRevision: current.revision })).object;
   }
-  if (jsonEqual(object, old) || ctx.dryRun) return { object: ctx.dryRun ? object : old, deleted: false };
-  const stored = await ctx.core.store.update(key, object, { expectedRevision: current.revision });
-  return { object: stored.object, deleted: false };
+  if (ctx.dryRun) return object;
+  if (jsonEqual(object, old)) return old;
+  return (await ctx.core.store.update(key, object, { expectedRevision: current.revision })).object;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { errors, type KubeObject } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 import { admitWrite } from '../pipeline/admission.js';
-import { checkTypeMeta, fieldValidationOf, requireObject, typeCheck } from '../pipeline/type-check.js';
+import { fieldValidationOf, requireObject, typeCheck, withTypeMeta } from '../pipeline/type-check.js';
 import { withWritableMetadata } from '../util/objects.js';
 import type { RestContext } from './context.js';
 import { runInitializers } from './initializers.js';
@@ -12,8 +12,7 @@ import { translateStoreError } from './store-errors.js';
 
 /** POST to a collection: 201 with the stored object. */
 export async function createObject(ctx: RestContext, body: unknown): Promise<ApiResponse> {
-  const object = requireObject(body, ctx.definition);
-  checkTypeMeta(object, ctx.definition);
+  const object = withTypeMeta(requireObject(body, ctx.definition), ctx.definition);
   ctx.warnings.push(...typeCheck(object, ctx.definition, fieldValidationOf(ctx.request.query)));
   return json(await createChecked(ctx, object), 201, ctx.warnings);
 }

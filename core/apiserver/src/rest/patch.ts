@@ -1,7 +1,7 @@
 import { applyApplyPatch, ApiError, errors, type KubeObject } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 import type { DecodedBody } from '../pipeline/decode-body.js';
-import { checkTypeMeta, fieldValidationOf, requireObject, typeCheck } from '../pipeline/type-check.js';
+import { fieldValidationOf, requireObject, typeCheck, withTypeMeta, type FieldValidation } from '../pipeline/type-check.js';
 import { guardedUpdate } from './commit-update.js';
 import type { RestContext } from './context.js';
 import { createChecked } from './create.js';
@@ -25,26 +25,29 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
   if (kind === 'apply' && !manager) throw errors.badRequest('fieldManager is required for apply patch requests');
   const { definition, info } = ctx;
 
-  if (kind === 'apply' && !info.subresource && !(await ctx.core.store.get(objectKey(definition, info.namespace, info.name)))) {
-    const object = requireObject(structuredClone(patch), definition);
-    if (!object.apiVersion || !object.kind) throw errors.badRequest('an apply patch must carry apiVersion and kind');
-    checkTypeMeta(object, definition);
-    ctx.warnings.push(...typeCheck(object, definition, validation));
-    checkIdentity(ctx, object);
-    object.metadata.name = info.name;
-    recordApply(object, patch as KubeObject, manager!, definition, '');
-    return json(await createChecked(ctx, object), 201, ctx.warnings);
-  }
+  if (kind === 'apply' && !info.subresource && !(await ctx.core.store.get(objectKey(definition, info.namespace, info.name))))
+    return createByApply(ctx, patch as KubeObject, manager!, validation);
 
   const conditional = pinsResourceVersion(kind, patch);
-  const result = await guardedUpdate(ctx, (current) => {
-    const patched = patchOnce(ctx, kind, current.object, patch, manager);
-    ctx.warnings = typeCheck(requireObject(patched, definition), definition, validation);
-    checkTypeMeta(patched, definition);
+  const updated = await guardedUpdate(ctx, (current) => {
+    const patched = withTypeMeta(requireObject(patchOnce(ctx, kind, current.object, patch, manager), definition), definition);
+    ctx.warnings = typeCheck(patched, definition, validation);
     checkIdentity(ctx, patched);
     return { object: patched, conditional };
   });
-  return json(result.object, 200, ctx.warnings);
+  return json(updated, 200, ctx.warnings);
+}
+
+/** Server-side apply of an object that does not exist yet: the applied configuration is created (201). */
+async function createByApply(ctx: RestContext, applied: KubeObject, manager: string, validation: FieldValidation): Promise<ApiResponse> {
+  const { definition, info } = ctx;
+  if (!applied.apiVersion || !applied.kind) throw errors.badRequest('an apply patch must carry apiVersion and kind');
+  const object = withTypeMeta(requireObject(structuredClone(applied), definition), definition);
+  ctx.warnings.push(...typeCheck(object, definition, validation));
+  checkIdentity(ctx, object);
+  object.metadata.name = info.name;
+  recordApply(object, applied, manager, definition, '');
+  return json(await createChecked(ctx, object), 201, ctx.warnings);
 }
 
 function patchOnce(ctx: RestContext, kind: PatchKind, current: KubeObject, patch: unknown, manager: string | undefined): KubeObject {

@@ -52,14 +52,14 @@ export async function patchScale(ctx: RestContext, body: DecodedBody): Promise<A
 
 /** `pinned`: the client named a resourceVersion, so a concurrent write is its 409 rather than a retry. */
 async function writeReplicas(ctx: RestContext, scaleOf: (current: KubeObject) => Scale, pinned: boolean): Promise<Scale> {
-  const result = await guardedUpdate(ctx, (current) => {
+  const updated = await guardedUpdate(ctx, (current) => {
     const scale = scaleOf(current.object);
     const next = structuredClone(current.object) as Scalable;
     next.spec = { ...next.spec, replicas: scale.spec.replicas };
     next.metadata.resourceVersion = scale.metadata.resourceVersion || current.object.metadata.resourceVersion;
     return { object: next, conditional: pinned };
   });
-  return toScale(result.object);
+  return toScale(updated);
 }
 
 function checkScale(ctx: RestContext, body: unknown): Scale {

@@ -1,6 +1,6 @@
 import { errors, type KubeObject } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
-import { checkTypeMeta, fieldValidationOf, requireObject, typeCheck } from '../pipeline/type-check.js';
+import { fieldValidationOf, requireObject, typeCheck, withTypeMeta } from '../pipeline/type-check.js';
 import { guardedUpdate } from './commit-update.js';
 import type { RestContext } from './context.js';
 import { json } from './respond.js';
@@ -8,8 +8,7 @@ import { json } from './respond.js';
 /** PUT of an object or of its status subresource. */
 export async function updateObject(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const { definition, info } = ctx;
-  const object = requireObject(body, definition);
-  checkTypeMeta(object, definition);
+  const object = withTypeMeta(requireObject(body, definition), definition);
   ctx.warnings.push(...typeCheck(object, definition, fieldValidationOf(ctx.request.query)));
   checkIdentity(ctx, object);
   const conditional = Boolean(object.metadata.resourceVersion);
@@ -17,8 +16,8 @@ export async function updateObject(ctx: RestContext, body: unknown): Promise<Api
   // first attempt's copy, and froze it.
   const pristine = conditional ? undefined : structuredClone(object);
   let attempts = 0;
-  const result = await guardedUpdate(ctx, () => ({ object: attempts++ === 0 ? object : structuredClone(pristine!), conditional }));
-  return json(result.object, 200, ctx.warnings);
+  const updated = await guardedUpdate(ctx, () => ({ object: attempts++ === 0 ? object : structuredClone(pristine!), conditional }));
+  return json(updated, 200, ctx.warnings);
 }
 
 /** The name and namespace in the body must be those of the URL (or absent). */

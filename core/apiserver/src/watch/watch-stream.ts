@@ -23,6 +23,17 @@ export interface WatchStreamOptions {
 
 const TICK = Symbol('tick');
 const STOP = Symbol('stop');
+const NEVER = new Promise<never>(() => {});
+
+/** A promise per interval: `next()` resolves at the next tick after it was called. */
+function ticker(intervalMs: number) {
+  let wake: (() => void) | undefined;
+  const interval = setInterval(() => wake?.(), intervalMs);
+  return {
+    next: () => new Promise<typeof TICK>((resolve) => (wake = () => resolve(TICK))),
+    stop: () => clearInterval(interval),
+  };
+}
 
 /**
  * A watch as an async iterable of events. It pulls from the store's watch, so a slow client slows only
@@ -42,12 +53,7 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
     if (controller.signal.aborted) resolve(STOP);
     else controller.signal.addEventListener('abort', () => resolve(STOP), { once: true });
   });
-  let tick: Promise<typeof TICK> | undefined;
-  let wake: (() => void) | undefined;
-  const interval = options.bookmark
-    ? setInterval(() => wake?.(), options.bookmark.intervalMs)
-    : undefined;
-  const nextTick = () => (options.bookmark ? new Promise<typeof TICK>((resolve) => (wake = () => resolve(TICK))) : new Promise<typeof TICK>(() => {}));
+  const bookmarks = options.bookmark ? ticker(options.bookmark.intervalMs) : undefined;
   const transform = options.transform ?? ((object: KubeObject) => object);
   let revision = options.fromRevision;
   let events: AsyncIterator<StoreEvent> | undefined;
@@ -64,12 +70,12 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
     const iterator = options.store.watch(options.prefix, revision, controller.signal)[Symbol.asyncIterator]();
     events = iterator;
     let pending = iterator.next();
-    tick = nextTick();
+    let tick = bookmarks?.next() ?? NEVER;
     for (;;) {
       const next = await Promise.race([pending, tick, stopped]);
       if (next === STOP) return;
       if (next === TICK) {
-        tick = nextTick();
+        tick = bookmarks!.next();
         yield bookmarkEvent(options.bookmark!, revision, false);
         continue;
       }
@@ -89,7 +95,7 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
   } finally {
     stop();
     clearTimeout(timeout);
-    clearInterval(interval);
+    bookmarks?.stop();
     for (const signal of signals) signal.removeEventListener('abort', stop);
     events?.return?.().catch(() => undefined);
   }

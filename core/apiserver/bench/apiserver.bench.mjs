@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+// Requests per second of the Skiff API server over HTTPS keep-alive, next to a bare fastify HTTPS server
+// answering the same pod as a fixed JSON object in the same run (the baseline):
+//   - GET of one pod (authentication, authorization, LMDB read, JSON out);
+//   - create pod (decode, type check, defaults, admission, validation, LMDB write, watch fan-out).
+// The load runs in a worker thread so client and server do not share an event loop. Bounded in time:
+// BENCH_SECONDS (default 3) per scenario. Needs `npm run build` first.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import fastify from 'fastify';
+import { CHAIN_STAGE, definePlugin, Kernel } from '@skiff/kernel';
+import storePlugin from '@skiff/store';
+import apiServerPlugin, { ensurePki } from '@skiff/apiserver';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const TOKEN = 'bench-token';
+
+// The client side: CONCURRENCY loops, each sending its next request when the previous one is answered.
+const LOAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const https = require('node:https');
+const { url, method, body, ca, token, concurrency, warmupMs, durationMs } = workerData;
+const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca });
+let counter = 0;
+function once() {
+  return new Promise((resolve) => {
+    const payload = body === undefined ? undefined : body.replace('NAME', 'p' + (counter++).toString(36));
+    const headers = { authorization: 'Bearer ' + token, accept: 'application/json' };
+    if (payload !== undefined) { headers['content-type'] = 'application/json'; headers['content-length'] = Buffer.byteLength(payload); }
+    const started = process.hrtime.bigint();
+    const req = https.request(url, { method, agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ ok: res.statusCode < 300, ns: Number(process.hrtime.bigint() - started) }));
+    });
+    req.on('error', () => resolve({ ok: false, ns: 0 }));
+    req.end(payload);
+  });
+}
+async function run() {
+  const warmupEnd = Date.now() + warmupMs;
+  const end = warmupEnd + durationMs;
+  const latencies = [];
+  let errors = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (Date.now() < end) {
+      const result = await once();
+      if (Date.now() < warmupEnd) continue;
+      if (result.ok) latencies.push(result.ns); else errors++;
+    }
+  }));
+  latencies.sort((a, b) => a - b);
+  const pick = (q) => (latencies[Math.floor(latencies.length * q)] ?? 0) / 1e6;
+  parentPort.postMessage({ requests: latencies.length, errors, rps: latencies.length / (durationMs / 1000), p50: pick(0.5), p99: pick(0.99) });
+  agent.destroy();
+}
+run();
+`;
+
+function load(options) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(LOAD, {
+      eval: true,
+      workerData: { token: TOKEN, concurrency: CONCURRENCY, warmupMs: 500, durationMs: SECONDS * 1000, ...options },
+    });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+}
+
+const pod = (name) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, labels: { app: 'bench' } },
+  spec: { containers: [{ name: 'web', image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
+});
+
+const dataDir = mkdtempSync(join(tmpdir(), 'skiff-bench-apiserver-'));
+try {
+  const benchAuth = definePlugin({
+    name: 'bench-auth',
+    version: '0.1.0',
+    kernel: '^0.1.0',
+    apply(kernel) {
+      const user = { username: 'bench', groups: ['system:masters', 'system:authenticated'] };
+      kernel.hooks.authenticate.tap({ name: 'bench-auth', stage: CHAIN_STAGE.TOKEN }, (request) =>
+        request.headers.authorization === `Bearer ${TOKEN}` ? { user } : undefined,
+      );
+      kernel.hooks.authorize.tap('bench-auth', () => ({ decision: 'allow' }));
+    },
+  });
+  const kernel = new Kernel({ config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent' } });
+  kernel.use(storePlugin).use(apiServerPlugin).use(benchAuth);
+  await kernel.start();
+  const { url, caPem } = kernel.resolve('apiServerInfo');
+  const handler = kernel.resolve('apiHandler');
+  const created = await handler.handle({
+    method: 'POST',
+    path: '/api/v1/namespaces/default/pods',
+    query: {},
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: pod('bench-get'),
+  });
+  if (created.status !== 201) throw new Error(`could not create the pod to read: ${JSON.stringify(created.body)}`);
+
+  // Baseline: fastify over the same TLS material, answering the same pod (same bytes) as a fixed object.
+  const pki = ensurePki(join(dataDir, 'baseline'), '127.0.0.1');
+  const fixed = created.body;
+  const baseline = fastify({ https: { key: pki.keyPem, cert: pki.certPem }, logger: false });
+  baseline.get('/pod', async () => fixed);
+  await baseline.listen({ host: '127.0.0.1', port: 0 });
+  const baselineUrl = `https://127.0.0.1:${baseline.server.address().port}/pod`;
+
+  const rows = [];
+  const measure = async (name, options) => rows.push({ name, ...(await load(options)) });
+  await measure('baseline: fastify GET fixed JSON', { url: baselineUrl, method: 'GET', ca: pki.caPem });
+  await measure('skiff: GET pod', { url: `${url}/api/v1/namespaces/default/pods/bench-get`, method: 'GET', ca: caPem });
+  await measure('skiff: create pod', { url: `${url}/api/v1/namespaces/default/pods`, method: 'POST', ca: caPem, body: JSON.stringify(pod('NAME')) });
+
+  console.log(`HTTPS keep-alive, ${CONCURRENCY} concurrent requests, ${SECONDS} s per scenario (after 0.5 s warm-up)`);
+  console.log('scenario'.padEnd(36), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7));
+  for (const row of rows)
+    console.log(row.name.padEnd(36), row.rps.toFixed(0).padStart(9), row.p50.toFixed(2).padStart(8), row.p99.toFixed(2).padStart(8), String(row.errors).padStart(7));
+  const base = rows[0].rps;
+  console.log(`skiff GET pod at ${((rows[1].rps / base) * 100).toFixed(0)}% of the baseline; create at ${((rows[2].rps / base) * 100).toFixed(0)}%`);
+
+  await kernel.stop();
+  await baseline.close();
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
