@@ -76,6 +76,10 @@ function splitPath(path: string): string[] {
   const out: string[] = [];
   for (const part of path.split('/')) {
     if (!part) continue;
+    if (!part.includes('%')) {
+      out.push(part);
+      continue;
+    }
     try {
       out.push(decodeURIComponent(part));
     } catch {

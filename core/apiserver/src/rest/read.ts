@@ -1,4 +1,4 @@
-import { errors, type KubeObject } from '@skiff/api';
+import { errors } from '@skiff/api';
 import type { StoredObject } from '@skiff/store';
 import type { RestContext } from './context.js';
 import { isInitialized } from './initializers.js';
@@ -11,8 +11,4 @@ export async function readObject(ctx: RestContext, options: { includeUninitializ
   if (!stored || (!options.includeUninitialized && !isInitialized(stored.object)))
     throw errors.notFound(definition.resource, definition.group, info.name);
   return stored;
-}
-
-export function objectName(object: KubeObject): string {
-  return object.metadata.name ?? '';
 }
