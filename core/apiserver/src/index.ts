@@ -3,7 +3,7 @@ export { ApiServer, APISERVER_NAME, type ApiServerOptions } from './server.js';
 export { ResourceRegistryImpl } from './registry/resource-registry.js';
 export { InitializerRegistryImpl } from './registry/initializer-registry.js';
 export { HttpServer, type HttpServerOptions } from './http/server.js';
-export { writeKubeconfig, serverUrl, type KubeconfigOptions } from './kubeconfig.js';
+export { serverUrl } from './kubeconfig.js';
 export { ensurePki, type Pki } from './pki.js';
 export { SYSTEM_NAMESPACES } from './bootstrap.js';
 export { GIT_VERSION, KUBERNETES_MAJOR, KUBERNETES_MINOR } from './discovery/version.js';

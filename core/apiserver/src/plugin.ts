@@ -4,7 +4,8 @@ import type { Store } from '@skiff/store';
 import { bootstrapNamespaces } from './bootstrap.js';
 import { ApiServerError } from './errors.js';
 import { HttpServer } from './http/server.js';
-import { writeKubeconfig, serverUrl } from './kubeconfig.js';
+import { writeKubeconfig } from '@skiff/client';
+import { serverUrl } from './kubeconfig.js';
 import { ensurePki } from './pki.js';
 import { builtinResources } from './resources/index.js';
 import { REVIEW_DEFINITIONS } from './rest/reviews.js';
@@ -96,7 +97,7 @@ export default definePlugin<ApiServerPluginOptions>({
       if (!info) return;
       const file = resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir, 'admin.kubeconfig');
       const credential = kernel.container.hasRegistration('adminCredential') ? kernel.resolve<{ token?: string }>('adminCredential') : undefined;
-      writeKubeconfig(file, { server: info.url, caPem: info.caPem, token: credential?.token });
+      writeKubeconfig(file, { server: info.url, caPem: info.caPem, token: credential?.token, userName: 'admin' });
       logger.info({ kubeconfig: file }, 'admin kubeconfig written');
     });
   },
