@@ -80,6 +80,25 @@ describe('createClient over the loopback transport', () => {
     expect(updated.status?.phase).toBe('Running');
   });
 
+  it('updates other subresources on their own path (namespaces/finalize)', async () => {
+    const created = await client.create(RESOURCES.namespaces, { metadata: { name: 'team-a' }, spec: { finalizers: ['kubernetes'] } });
+    await client.update(RESOURCES.namespaces, { ...created, spec: { finalizers: [] } }, { subresource: 'finalize' });
+    expect(lastRequest()).toMatchObject({ method: 'PUT', path: '/api/v1/namespaces/team-a/finalize', body: { spec: { finalizers: [] } } });
+  });
+
+  it('deletes a collection with the selectors in the query and the options in the body', async () => {
+    // This test server deletes only single objects; the request must still arrive as a deletecollection.
+    const attempt = client.deleteCollection(RESOURCES.pods, 'team-a', { labelSelector: 'app=web', propagationPolicy: 'Background' });
+    await expect(attempt).rejects.toMatchObject({ status: 404 });
+    expect(lastRequest()).toMatchObject({
+      method: 'DELETE',
+      path: '/api/v1/namespaces/team-a/pods',
+      query: { labelSelector: 'app=web' },
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' },
+    });
+    expect(lastRequest().query).not.toHaveProperty('fieldSelector');
+  });
+
   it('refuses to update an object without a name', async () => {
     await expect(client.update(RESOURCES.pods, { metadata: {} })).rejects.toThrow('cannot update a pods without metadata.name');
   });

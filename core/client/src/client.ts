@@ -1,5 +1,5 @@
 import { resourcePath, type KubeList, type KubeObject, type ResourceType } from '@skiff/api';
-import type { ApiClient, DeleteOptions, ListOptions, PatchType, WatchEvent, WatchOptions } from '@skiff/kernel';
+import type { ApiClient, DeleteCollectionOptions, DeleteOptions, ListOptions, PatchType, WatchEvent, WatchOptions } from '@skiff/kernel';
 import { untilAborted } from './abortable.js';
 import { ClientError } from './errors.js';
 import type { Transport, TransportRequest } from './transport/types.js';
@@ -20,8 +20,9 @@ export interface PatchOptions {
   fieldManager?: string;
 }
 
-/** An `ApiClient` that owns its transport's pooled connections. */
+/** An `ApiClient` that owns its transport's pooled connections, and serves every optional verb. */
 export interface SkiffClient extends ApiClient {
+  deleteCollection(type: ResourceType, namespace: string | undefined, options?: DeleteCollectionOptions): Promise<void>;
   close(): void;
 }
 
@@ -46,8 +47,8 @@ class RestClient implements SkiffClient {
   }
 
   /** PUT keeps `metadata.resourceVersion`, so a concurrent change makes the server answer 409 Conflict. */
-  async update<T extends KubeObject = KubeObject>(type: ResourceType, object: T): Promise<T> {
-    const path = resourcePath(type, object.metadata.namespace, requireName(object, 'update', type));
+  async update<T extends KubeObject = KubeObject>(type: ResourceType, object: T, options: { subresource?: string } = {}): Promise<T> {
+    const path = resourcePath(type, object.metadata.namespace, requireName(object, 'update', type), options.subresource);
     return (await this.send({ method: 'PUT', path, body: object })) as T;
   }
 
@@ -73,6 +74,17 @@ class RestClient implements SkiffClient {
   async delete(type: ResourceType, name: string, namespace?: string, options?: DeleteOptions): Promise<void> {
     const body = options ? { apiVersion: 'v1', kind: 'DeleteOptions', ...options } : undefined;
     await this.send({ method: 'DELETE', path: resourcePath(type, namespace, name), body });
+  }
+
+  /** The selectors travel in the query, as for a list; how each object is deleted in the DeleteOptions body. */
+  async deleteCollection(type: ResourceType, namespace: string | undefined, options: DeleteCollectionOptions = {}): Promise<void> {
+    const { labelSelector, fieldSelector, ...deleteOptions } = options;
+    await this.send({
+      method: 'DELETE',
+      path: resourcePath(type, namespace),
+      query: listQuery({ labelSelector, fieldSelector }),
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', ...deleteOptions },
+    });
   }
 
   async createSubresource<T = unknown>(type: ResourceType, name: string, namespace: string, subresource: string, body: unknown): Promise<T> {

@@ -21,6 +21,12 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
+/** Which objects a `deletecollection` removes, and how each one is deleted. */
+export interface DeleteCollectionOptions extends DeleteOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
 export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
 
 /**
@@ -31,7 +37,8 @@ export interface ApiClient {
   get<T extends KubeObject = KubeObject>(type: ResourceType, name: string, namespace?: string): Promise<T>;
   list<T extends KubeObject = KubeObject>(type: ResourceType, namespace?: string, options?: ListOptions): Promise<KubeList<T>>;
   create<T extends KubeObject = KubeObject>(type: ResourceType, object: T, namespace?: string): Promise<T>;
-  update<T extends KubeObject = KubeObject>(type: ResourceType, object: T): Promise<T>;
+  /** PUT of the object, or of one of its subresources (a namespace's `finalize`). */
+  update<T extends KubeObject = KubeObject>(type: ResourceType, object: T, options?: { subresource?: string }): Promise<T>;
   updateStatus<T extends KubeObject = KubeObject>(type: ResourceType, object: T): Promise<T>;
   patch<T extends KubeObject = KubeObject>(
     type: ResourceType,
@@ -40,6 +47,11 @@ export interface ApiClient {
     options?: { namespace?: string; patchType?: PatchType; subresource?: string; fieldManager?: string },
   ): Promise<T>;
   delete(type: ResourceType, name: string, namespace?: string, options?: DeleteOptions): Promise<void>;
+  /**
+   * Deletes every object of `type` in `namespace` (all namespaces when undefined) that the selectors match,
+   * each as a single delete would. Optional: without it, callers list and delete one by one.
+   */
+  deleteCollection?(type: ResourceType, namespace: string | undefined, options?: DeleteCollectionOptions): Promise<void>;
   /** Posts to a subresource (pods/binding, pods/eviction). */
   createSubresource<T = unknown>(type: ResourceType, name: string, namespace: string, subresource: string, body: unknown): Promise<T>;
   watch<T extends KubeObject = KubeObject>(type: ResourceType, namespace: string | undefined, options: WatchOptions): AsyncIterable<WatchEvent<T>>;

@@ -1,0 +1,16 @@
+/** Every namespace-controller error: a stable code and a message template. */
+export const NAMESPACE_ERRORS = Object.freeze({
+  SKIFF_ERR_NAMESPACE_CONTENT_DELETION: 'could not delete all content of namespace "{namespace}": {detail}',
+} as const);
+
+export type NamespaceErrorCode = keyof typeof NAMESPACE_ERRORS;
+
+export class NamespaceError extends Error {
+  constructor(
+    readonly code: NamespaceErrorCode,
+    params: Record<string, string>,
+  ) {
+    super(NAMESPACE_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`));
+    this.name = 'NamespaceError';
+  }
+}

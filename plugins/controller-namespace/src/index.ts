@@ -1,0 +1,41 @@
+import { trackWork } from '@skiff/controller-manager';
+import { definePlugin, type ResourceRegistry } from '@skiff/kernel';
+import { NamespaceController } from './controller.js';
+import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
+
+export interface NamespaceControllerOptions {
+  /** Namespaces worked on at once; defaults to the controller manager's `workers`. */
+  workers?: number;
+}
+
+/** The namespace controller: empties a namespace being deleted, then removes its `kubernetes` finalizer. */
+export default definePlugin<NamespaceControllerOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: {
+    type: 'object',
+    properties: {
+      workers: { type: 'integer', minimum: 1, description: 'Namespaces worked on at once (default: the controller manager\'s workers)' },
+    },
+  },
+  apply(kernel, options) {
+    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
+      registry.register({
+        name: CONTROLLER_NAME,
+        start(ctx) {
+          // The API server's registry, asked at every pass, says which kinds a namespace can hold.
+          const controller = new NamespaceController(ctx, kernel.resolve<ResourceRegistry>('resourceRegistry'));
+          trackWork(ctx, controller.run(options.workers ?? ctx.workers ?? 2));
+        },
+      });
+    });
+  },
+});
+
+export { NamespaceController } from './controller.js';
+export { deleteContent, isEmpty, type ContentReport } from './content.js';
+export { deletionConditions, mergeConditions, type NamespaceCondition } from './conditions.js';
+export { contentResources, groupResource, type ContentResource } from './resources.js';
+export { CONTROLLER_NAME, PLUGIN_NAME, NAMESPACE_FINALIZER } from './names.js';
+export { NamespaceError, NAMESPACE_ERRORS, type NamespaceErrorCode } from './errors.js';
