@@ -8,7 +8,7 @@ export interface ContentResource {
   deleteCollection: boolean;
 }
 
-/** How resources are named in conditions and logs, as Kubernetes names a GroupResource: `pods.`, `deployments.apps`. */
+/** How resources are named in conditions and logs, as Kubernetes' namespace conditions name them: `pods.`, `deployments.apps`. */
 export function groupResource(type: Pick<ResourceType, 'group' | 'resource'>): string {
   return `${type.resource}.${type.group}`;
 }
