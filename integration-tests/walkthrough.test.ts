@@ -95,4 +95,17 @@ describe('kubectl walkthrough', () => {
     });
     expect((await pods(kubectl, 'run=solo'))[0]?.phase).toBe('Running');
   });
+
+  it('deletes a namespace with everything in it', async () => {
+    await kubectl.ok('create', 'namespace', 'gone');
+    await kubectl.ok('run', 'p', '--image=nginx', '-n', 'gone');
+    await waitFor('p Running in gone', async () => (await kubectl.json('get', 'pod', 'p', '-n', 'gone')).status?.phase === 'Running');
+
+    // kubectl waits until the namespace is really gone: emptied, then finalized by the namespace controller.
+    await kubectl.ok('delete', 'namespace', 'gone', '--timeout=30s');
+    const missing = await kubectl.run(['get', 'ns', 'gone']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('NotFound');
+    expect((await kubectl.json('get', 'pods', '-n', 'gone')).items).toEqual([]);
+  });
 });

@@ -29,7 +29,7 @@ describe('contentResources', () => {
     ]);
   });
 
-  it('names core resources with a trailing dot, as Kubernetes' namespace conditions do', () => {
+  it('names core resources with a trailing dot, as the namespace conditions of Kubernetes do', () => {
     expect(groupResource({ group: '', resource: 'pods' })).toBe('pods.');
   });
 });

@@ -3,7 +3,7 @@ import { definePreset } from '@skiff/kernel';
 /**
  * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
  * static token authentication with a bootstrapped admin token, allow-all authorization, namespace
- * lifecycle admission, the deployment / replicaset / garbage-collector controllers, the default
+ * lifecycle admission, the deployment / replicaset / garbage-collector / namespace controllers, the default
  * scheduler with resources-fit and least-allocated, and kubelets on a simulated runtime with a simple
  * IPAM network.
  */
@@ -19,6 +19,7 @@ export default definePreset({
     '@skiff/plugin-controller-deployment',
     '@skiff/plugin-controller-replicaset',
     '@skiff/plugin-controller-garbage-collector',
+    '@skiff/plugin-controller-namespace',
     '@skiff/scheduler',
     '@skiff/plugin-scheduler-resources-fit',
     '@skiff/plugin-scheduler-least-allocated',
