@@ -3,7 +3,8 @@ import replicaSetController from '@skiff/plugin-controller-replicaset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import deploymentController from './index.js';
 import { ANNOTATION, POD_TEMPLATE_HASH_LABEL } from './names.js';
-import { eventually, NEVER_READY_LABEL, reportPodsReady, startControlPlane, type ControlPlane } from './test-cluster.js';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
+import { NEVER_READY_LABEL, reportPodsReady } from './test-support.js';
 
 let plane: ControlPlane;
 const kubelet = new AbortController();
@@ -56,7 +57,7 @@ function rolledOut(d: Deployment): boolean {
 }
 
 async function waitRolledOut(name: string): Promise<Deployment> {
-  return eventually(`deployment ${name} to roll out`, async () => {
+  return waitFor(`deployment ${name} to roll out`, async () => {
     const d = await getDeployment(name);
     return rolledOut(d) && d;
   });
@@ -131,7 +132,7 @@ describe('Deployment controller against a real API server', () => {
     });
 
     await setImage('roll', 'nginx:1.26');
-    const done = await eventually('the new template to roll out', async () => {
+    const done = await waitFor('the new template to roll out', async () => {
       const d = await getDeployment('roll');
       return d.metadata.annotations?.[ANNOTATION.REVISION] === '2' && rolledOut(d) && d;
     });
@@ -146,7 +147,7 @@ describe('Deployment controller against a real API server', () => {
     expect(next.spec.template.spec.containers[0]?.image).toBe('nginx:1.26');
     expect(next.metadata.annotations?.[ANNOTATION.REVISION]).toBe('2');
     expect(done.status).toMatchObject({ replicas: 4, updatedReplicas: 4, availableReplicas: 4 });
-    const pods = await eventually('only new pods', async () => {
+    const pods = await waitFor('only new pods', async () => {
       const current = await podsOf('roll');
       return current.length === 4 && current.every((pod) => pod.spec.containers[0]?.image === 'nginx:1.26') && current;
     });
@@ -160,7 +161,7 @@ describe('Deployment controller against a real API server', () => {
     const created = await plane.client.create<Deployment>(RESOURCES.deployments, deployment('resize', { replicas: 2 }), 'default');
     await waitRolledOut('resize');
     await plane.client.patch(RESOURCES.deployments, 'resize', { spec: { replicas: 5 } }, { namespace: 'default', patchType: 'merge' });
-    const done = await eventually('5 replicas', async () => {
+    const done = await waitFor('5 replicas', async () => {
       const d = await getDeployment('resize');
       return d.spec.replicas === 5 && rolledOut(d) && d;
     });
@@ -190,11 +191,11 @@ describe('Deployment controller against a real API server', () => {
     })().catch(() => undefined);
 
     await setImage('recreate', 'nginx:1.26');
-    await eventually('the new template to roll out', async () => {
+    await waitFor('the new template to roll out', async () => {
       const d = await getDeployment('recreate');
       return d.metadata.annotations?.[ANNOTATION.REVISION] === '2' && rolledOut(d);
     });
-    await eventually('3 new pods seen', () => order.filter((step) => step.startsWith('new pod')).length === 3);
+    await waitFor('3 new pods seen', () => order.filter((step) => step.startsWith('new pod')).length === 3);
     watching.abort();
     await observed;
     expect(order).toEqual(['old pod gone (2 left)', 'old pod gone (1 left)', 'old pod gone (0 left)', 'new pod after old ones', 'new pod after old ones', 'new pod after old ones']);
@@ -207,7 +208,7 @@ describe('Deployment controller against a real API server', () => {
     await waitRolledOut('paused');
     await plane.client.patch(RESOURCES.deployments, 'paused', { spec: { paused: true } }, { namespace: 'default', patchType: 'merge' });
     await setImage('paused', 'nginx:1.26');
-    const paused = await eventually('the paused condition', async () => {
+    const paused = await waitFor('the paused condition', async () => {
       const d = await getDeployment('paused');
       const progressing = d.status?.conditions?.find((condition) => condition.type === 'Progressing');
       return progressing?.reason === 'DeploymentPaused' && (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) && d;
@@ -216,7 +217,7 @@ describe('Deployment controller against a real API server', () => {
     expect(await replicaSetsOf(created)).toHaveLength(1);
 
     await plane.client.patch(RESOURCES.deployments, 'paused', { spec: { paused: null } }, { namespace: 'default', patchType: 'merge' });
-    const resumed = await eventually('the rollout after resume', async () => {
+    const resumed = await waitFor('the rollout after resume', async () => {
       const d = await getDeployment('paused');
       return d.metadata.annotations?.[ANNOTATION.REVISION] === '2' && rolledOut(d) && d;
     });
@@ -229,12 +230,12 @@ describe('Deployment controller against a real API server', () => {
     for (const [revision, image] of [['2', 'nginx:1.26'], ['3', 'nginx:1.27']] as const) {
       await waitRolledOut('history');
       await setImage('history', image);
-      await eventually(`revision ${revision}`, async () => {
+      await waitFor(`revision ${revision}`, async () => {
         const d = await getDeployment('history');
         return d.metadata.annotations?.[ANNOTATION.REVISION] === revision && rolledOut(d);
       });
     }
-    const kept = await eventually('the oldest ReplicaSet to be deleted', async () => {
+    const kept = await waitFor('the oldest ReplicaSet to be deleted', async () => {
       const replicaSets = await replicaSetsOf(created);
       return replicaSets.length === 2 && replicaSets;
     });
@@ -262,7 +263,7 @@ describe('Deployment controller against a real API server', () => {
     await waitRolledOut('undo');
     const [first] = await replicaSetsOf(created);
     await setImage('undo', 'nginx:1.26');
-    await eventually('revision 2', async () => {
+    await waitFor('revision 2', async () => {
       const d = await getDeployment('undo');
       return d.metadata.annotations?.[ANNOTATION.REVISION] === '2' && rolledOut(d);
     });
@@ -271,7 +272,7 @@ describe('Deployment controller against a real API server', () => {
     const template = structuredClone(first!.spec.template);
     delete template.metadata!.labels![POD_TEMPLATE_HASH_LABEL];
     await plane.client.patch(RESOURCES.deployments, 'undo', [{ op: 'replace', path: '/spec/template', value: template }], { namespace: 'default', patchType: 'json' });
-    const done = await eventually('revision 3', async () => {
+    const done = await waitFor('revision 3', async () => {
       const d = await getDeployment('undo');
       return d.metadata.annotations?.[ANNOTATION.REVISION] === '3' && rolledOut(d) && d;
     });
@@ -287,11 +288,11 @@ describe('Deployment controller against a real API server', () => {
     const spec = deployment('stuck', { replicas: 1, progressDeadlineSeconds: 1 }).spec;
     spec.template.metadata!.labels![NEVER_READY_LABEL] = 'true';
     await plane.client.create<Deployment>(RESOURCES.deployments, { ...deployment('stuck'), spec }, 'default');
-    const stuck = await eventually('the progress deadline to pass', async () => {
+    const stuck = await waitFor('the progress deadline to pass', async () => {
       const d = await getDeployment('stuck');
       const progressing = d.status?.conditions?.find((condition) => condition.type === 'Progressing');
       return progressing?.reason === 'ProgressDeadlineExceeded' && d;
-    }, 6_000);
+    }, { timeoutMs: 6_000 });
     expect(stuck.status?.conditions).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }),

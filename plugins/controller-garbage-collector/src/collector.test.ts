@@ -5,7 +5,7 @@ import { isApiError, RESOURCES, type Deployment, type KubeObject, type OwnerRefe
 import type { ApiClient } from '@skiff/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import garbageCollector from './index.js';
-import { eventually, startControlPlane, type ControlPlane } from './test-cluster.js';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 
 const template = { metadata: { labels: { app: 'gc' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } };
 
@@ -60,14 +60,14 @@ describe('garbage collector against a real API server', () => {
     await createPod(client, 'cascade-pod-2', [ownerRef(rs, 'ReplicaSet')]);
 
     await client.delete(RESOURCES.deployments, 'cascade', 'default', { propagationPolicy: 'Background' });
-    await eventually('the ReplicaSet to be collected', async () => !(await exists(client, RESOURCES.replicasets, 'cascade-rs')));
-    await eventually('the pods to be collected', async () => !(await exists(client, RESOURCES.pods, 'cascade-pod-1')) && !(await exists(client, RESOURCES.pods, 'cascade-pod-2')));
+    await waitFor('the ReplicaSet to be collected', async () => !(await exists(client, RESOURCES.replicasets, 'cascade-rs')));
+    await waitFor('the pods to be collected', async () => !(await exists(client, RESOURCES.pods, 'cascade-pod-1')) && !(await exists(client, RESOURCES.pods, 'cascade-pod-2')));
   });
 
   it('collects an object created with a reference to an owner that does not exist', async () => {
     const ghost = { metadata: { name: 'ghost', uid: '00000000-0000-0000-0000-000000000000' } };
     await createPod(plane.client, 'dangling', [ownerRef(ghost, 'ReplicaSet')]);
-    await eventually('the dangling pod to be collected', async () => !(await exists(plane.client, RESOURCES.pods, 'dangling')));
+    await waitFor('the dangling pod to be collected', async () => !(await exists(plane.client, RESOURCES.pods, 'dangling')));
   });
 
   it('treats an owner recreated under the same name (another uid) as gone', async () => {
@@ -76,7 +76,7 @@ describe('garbage collector against a real API server', () => {
     await client.delete(RESOURCES.deployments, 'reborn', 'default');
     await createDeployment(client, 'reborn');
     await createReplicaSet(client, 'reborn-rs', [ownerRef(first, 'Deployment')]);
-    await eventually('the ReplicaSet of the first owner to be collected', async () => !(await exists(client, RESOURCES.replicasets, 'reborn-rs')));
+    await waitFor('the ReplicaSet of the first owner to be collected', async () => !(await exists(client, RESOURCES.replicasets, 'reborn-rs')));
   });
 
   it('keeps an object that still has an owner, dropping only the reference to the vanished one', async () => {
@@ -85,7 +85,7 @@ describe('garbage collector against a real API server', () => {
     const gone = await createDeployment(client, 'two-owners-gone');
     await createPod(client, 'two-owners', [ownerRef(kept, 'Deployment'), { ...ownerRef(gone, 'Deployment'), controller: false }]);
     await client.delete(RESOURCES.deployments, 'two-owners-gone', 'default');
-    const pod = await eventually('the reference to the deleted owner to be removed', async () => {
+    const pod = await waitFor('the reference to the deleted owner to be removed', async () => {
       const current = await client.get<Pod>(RESOURCES.pods, 'two-owners', 'default');
       return current.metadata.ownerReferences?.length === 1 && current;
     });
@@ -96,9 +96,9 @@ describe('garbage collector against a real API server', () => {
     const { client } = plane;
     const d = await createDeployment(client, 'orphaning');
     await createReplicaSet(client, 'orphaning-rs', [ownerRef(d, 'Deployment')]);
-    await eventually('the ReplicaSet to be visible', () => exists(client, RESOURCES.replicasets, 'orphaning-rs'));
+    await waitFor('the ReplicaSet to be visible', () => exists(client, RESOURCES.replicasets, 'orphaning-rs'));
     await client.delete(RESOURCES.deployments, 'orphaning', 'default', { propagationPolicy: 'Orphan' });
-    await eventually('the owner to be deleted once its dependents are released', async () => !(await exists(client, RESOURCES.deployments, 'orphaning')));
+    await waitFor('the owner to be deleted once its dependents are released', async () => !(await exists(client, RESOURCES.deployments, 'orphaning')));
     const rs = await client.get<ReplicaSet>(RESOURCES.replicasets, 'orphaning-rs', 'default');
     expect(rs.metadata.ownerReferences ?? []).toEqual([]);
   });
@@ -108,7 +108,7 @@ describe('garbage collector against a real API server', () => {
     const d = await createDeployment(client, 'foreground');
     const rs = await createReplicaSet(client, 'foreground-rs', [ownerRef(d, 'Deployment')]);
     await createPod(client, 'foreground-pod', [ownerRef(rs, 'ReplicaSet')]);
-    await eventually('the pod to be visible', () => exists(client, RESOURCES.pods, 'foreground-pod'));
+    await waitFor('the pod to be visible', () => exists(client, RESOURCES.pods, 'foreground-pod'));
 
     const seen: string[] = [];
     const watching = new AbortController();
@@ -122,7 +122,7 @@ describe('garbage collector against a real API server', () => {
     })().catch(() => undefined);
 
     await client.delete(RESOURCES.deployments, 'foreground', 'default', { propagationPolicy: 'Foreground' });
-    await eventually('the owner to be deleted after its dependents', () => seen.length === 1);
+    await waitFor('the owner to be deleted after its dependents', () => seen.length === 1);
     watching.abort();
     await deletions;
     expect(seen).toEqual(['deployment deleted; rs exists: false; pod exists: false']);
@@ -146,7 +146,7 @@ describe('garbage collector after a restart', () => {
 
     const up = await startControlPlane([garbageCollector], { dataDir });
     try {
-      await eventually('the orphaned ReplicaSet to be collected at startup', async () => !(await exists(up.client, RESOURCES.replicasets, 'while-down-rs')));
+      await waitFor('the orphaned ReplicaSet to be collected at startup', async () => !(await exists(up.client, RESOURCES.replicasets, 'while-down-rs')));
     } finally {
       await up.stop();
     }

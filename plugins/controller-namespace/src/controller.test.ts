@@ -3,7 +3,7 @@ import { definePlugin, type ApiClient, type ResourceDefinition } from '@skiff/ke
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import namespaceController from './index.js';
 import type { NamespaceCondition } from './conditions.js';
-import { eventually, startControlPlane, type ControlPlane } from './test-cluster.js';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 
 /** A namespaced kind served without `deletecollection`, added the way a plugin adds kinds. */
 const WIDGETS: ResourceDefinition = {
@@ -80,7 +80,7 @@ describe('namespace controller against a real API server', () => {
     await createPod(client, 'bystander', 'web');
 
     await client.delete(RESOURCES.namespaces, 'doomed');
-    await eventually('the namespace to be removed', async () => !(await find(client, RESOURCES.namespaces, 'doomed')));
+    await waitFor('the namespace to be removed', async () => !(await find(client, RESOURCES.namespaces, 'doomed')));
 
     expect((await client.list(RESOURCES.pods, 'doomed')).items).toEqual([]);
     expect((await client.list(RESOURCES.deployments, 'doomed')).items).toEqual([]);
@@ -94,7 +94,7 @@ describe('namespace controller against a real API server', () => {
     await createPod(client, 'held', 'stubborn', ['example.com/hold']);
     await client.delete(RESOURCES.namespaces, 'held');
 
-    const terminating = await eventually('the namespace to report what remains', async () => {
+    const terminating = await waitFor('the namespace to report what remains', async () => {
       const namespace = await client.get<Namespace>(RESOURCES.namespaces, 'held');
       return condition(namespace, 'NamespaceFinalizersRemaining')?.status === 'True' && namespace;
     });
@@ -109,7 +109,7 @@ describe('namespace controller against a real API server', () => {
     expect((await client.get<Pod>(RESOURCES.pods, 'stubborn', 'held')).metadata.deletionTimestamp).toBeDefined();
 
     await client.patch(RESOURCES.pods, 'stubborn', { metadata: { finalizers: null } }, { namespace: 'held' });
-    await eventually('the namespace to be removed once its last pod is gone', async () => !(await find(client, RESOURCES.namespaces, 'held')));
+    await waitFor('the namespace to be removed once its last pod is gone', async () => !(await find(client, RESOURCES.namespaces, 'held')));
   });
 
   it('removes only its own finalizer, leaving other finalizers to hold the namespace', async () => {
@@ -118,7 +118,7 @@ describe('namespace controller against a real API server', () => {
     await createPod(client, 'shared', 'web');
     await client.delete(RESOURCES.namespaces, 'shared');
 
-    const finalized = await eventually('the kubernetes finalizer to be removed', async () => {
+    const finalized = await waitFor('the kubernetes finalizer to be removed', async () => {
       const namespace = await client.get<Namespace>(RESOURCES.namespaces, 'shared');
       return !namespace.spec?.finalizers?.includes('kubernetes') && namespace;
     });
@@ -133,7 +133,7 @@ describe('namespace controller against a real API server', () => {
     await createPod(client, 'alive', 'web');
     await createNamespace(client, 'trigger');
     await client.delete(RESOURCES.namespaces, 'trigger');
-    await eventually('the other namespace to be removed', async () => !(await find(client, RESOURCES.namespaces, 'trigger')));
+    await waitFor('the other namespace to be removed', async () => !(await find(client, RESOURCES.namespaces, 'trigger')));
     const alive = await client.get<Namespace>(RESOURCES.namespaces, 'alive');
     expect(alive.status).toEqual({ phase: 'Active' });
     expect(await find(client, RESOURCES.pods, 'web', 'alive')).toBeDefined();

@@ -1,7 +1,7 @@
 import { RESOURCES, type CoreEvent, type Pod, type ReplicaSet } from '@skiff/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import replicaSetController from './index.js';
-import { eventually, startControlPlane, type ControlPlane } from './test-cluster.js';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 
 let plane: ControlPlane;
 beforeAll(async () => {
@@ -47,20 +47,20 @@ async function scale(name: string, replicas: number): Promise<void> {
 describe('ReplicaSet controller against a real API server', () => {
   it('creates the missing pods from the template, owned by the ReplicaSet, and reports them', async () => {
     const rs = await plane.client.create<ReplicaSet>(RESOURCES.replicasets, replicaSet('create', 3), 'default');
-    const pods = await eventually('3 pods', async () => ((await podsOf(rs)).length === 3 ? podsOf(rs) : undefined));
+    const pods = await waitFor('3 pods', async () => ((await podsOf(rs)).length === 3 ? podsOf(rs) : undefined));
     for (const pod of pods) {
       expect(pod.metadata.name).toMatch(/^create-[bcdfghjklmnpqrstvwxz2-9]{5}$/);
       expect(pod.metadata.labels).toEqual({ app: 'create', tier: 'web' });
       expect(pod.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'create', uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true }]);
       expect(pod.spec.containers[0]?.image).toBe('nginx:1.25');
     }
-    const status = await eventually('status.replicas 3', async () => {
+    const status = await waitFor('status.replicas 3', async () => {
       const current = await getReplicaSet('create');
       return current.status?.replicas === 3 && current.status;
     });
     expect(status).toMatchObject({ replicas: 3, fullyLabeledReplicas: 3, observedGeneration: rs.metadata.generation });
 
-    const events = await eventually('SuccessfulCreate events', async () => {
+    const events = await waitFor('SuccessfulCreate events', async () => {
       const list = await plane.client.list<CoreEvent>(RESOURCES.events, 'default');
       const created = list.items.filter((event) => event.involvedObject.uid === rs.metadata.uid && event.reason === 'SuccessfulCreate');
       return created.length === 3 && created;
@@ -72,16 +72,16 @@ describe('ReplicaSet controller against a real API server', () => {
 
   it('counts ready and available pods, honouring minReadySeconds', async () => {
     const rs = await plane.client.create<ReplicaSet>(RESOURCES.replicasets, replicaSet('ready', 2, 2), 'default');
-    const pods = await eventually('2 pods', async () => ((await podsOf(rs)).length === 2 ? podsOf(rs) : undefined));
+    const pods = await waitFor('2 pods', async () => ((await podsOf(rs)).length === 2 ? podsOf(rs) : undefined));
     await markReady(pods[0]!);
-    const readyNotAvailable = await eventually('readyReplicas 1', async () => {
+    const readyNotAvailable = await waitFor('readyReplicas 1', async () => {
       const current = await getReplicaSet('ready');
       return current.status?.readyReplicas === 1 && current.status;
     });
     expect(readyNotAvailable.availableReplicas ?? 0).toBe(0);
     // minReadySeconds is 2 and the Ready time has whole seconds, so the pod is not available yet. Nothing
     // changes in the cluster after this: only the controller's own timer can notice availability.
-    const available = await eventually('availableReplicas 1 after minReadySeconds', async () => {
+    const available = await waitFor('availableReplicas 1 after minReadySeconds', async () => {
       const current = await getReplicaSet('ready');
       return current.status?.availableReplicas === 1 && current.status;
     });
@@ -90,18 +90,18 @@ describe('ReplicaSet controller against a real API server', () => {
 
   it('scales down by deleting the pods cheapest to lose, and records it', async () => {
     const rs = await plane.client.create<ReplicaSet>(RESOURCES.replicasets, replicaSet('shrink', 3), 'default');
-    const pods = await eventually('3 pods', async () => ((await podsOf(rs)).length === 3 ? podsOf(rs) : undefined));
+    const pods = await waitFor('3 pods', async () => ((await podsOf(rs)).length === 3 ? podsOf(rs) : undefined));
     const keeper = pods[1]!;
     await markReady(keeper);
-    await eventually('readyReplicas 1', async () => (await getReplicaSet('shrink')).status?.readyReplicas === 1);
+    await waitFor('readyReplicas 1', async () => (await getReplicaSet('shrink')).status?.readyReplicas === 1);
 
     await scale('shrink', 1);
-    const left = await eventually('1 pod left', async () => {
+    const left = await waitFor('1 pod left', async () => {
       const current = await podsOf(rs);
       return current.length === 1 && current;
     });
     expect(left[0]!.metadata.name).toBe(keeper.metadata.name);
-    await eventually('status.replicas 1', async () => (await getReplicaSet('shrink')).status?.replicas === 1);
+    await waitFor('status.replicas 1', async () => (await getReplicaSet('shrink')).status?.replicas === 1);
     const deletions = await plane.client.list<CoreEvent>(RESOURCES.events, 'default');
     const deleted = deletions.items.filter((event) => event.involvedObject.uid === rs.metadata.uid && event.reason === 'SuccessfulDelete').map((event) => event.message);
     expect(deleted.sort()).toEqual(pods.filter((pod) => pod !== keeper).map((pod) => `Deleted pod: ${pod.metadata.name}`).sort());
@@ -109,9 +109,9 @@ describe('ReplicaSet controller against a real API server', () => {
 
   it('replaces a pod that is deleted', async () => {
     const rs = await plane.client.create<ReplicaSet>(RESOURCES.replicasets, replicaSet('heal', 2), 'default');
-    const pods = await eventually('2 pods', async () => ((await podsOf(rs)).length === 2 ? podsOf(rs) : undefined));
+    const pods = await waitFor('2 pods', async () => ((await podsOf(rs)).length === 2 ? podsOf(rs) : undefined));
     await plane.client.delete(RESOURCES.pods, pods[0]!.metadata.name!, 'default');
-    const healed = await eventually('a replacement pod', async () => {
+    const healed = await waitFor('a replacement pod', async () => {
       const current = await podsOf(rs);
       return current.length === 2 && !current.some((pod) => pod.metadata.name === pods[0]!.metadata.name) && current;
     });
@@ -125,7 +125,7 @@ describe('ReplicaSet controller against a real API server', () => {
     };
     await plane.client.create<Pod>(RESOURCES.pods, orphan, 'default');
     const rs = await plane.client.create<ReplicaSet>(RESOURCES.replicasets, replicaSet('adopt', 2), 'default');
-    const owned = await eventually('2 owned pods', async () => {
+    const owned = await waitFor('2 owned pods', async () => {
       const current = await podsOf(rs);
       return current.length === 2 && current;
     });
@@ -134,11 +134,11 @@ describe('ReplicaSet controller against a real API server', () => {
     expect(adopted.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'ReplicaSet', uid: rs.metadata.uid, controller: true })]);
 
     await plane.client.patch(RESOURCES.pods, 'adopt-orphan', { metadata: { labels: { app: 'elsewhere' } } }, { namespace: 'default', patchType: 'merge' });
-    await eventually('the pod to be released', async () => {
+    await waitFor('the pod to be released', async () => {
       const pod = await plane.client.get<Pod>(RESOURCES.pods, 'adopt-orphan', 'default');
       return !pod.metadata.ownerReferences?.length;
     });
-    const replaced = await eventually('a replacement for the released pod', async () => {
+    const replaced = await waitFor('a replacement for the released pod', async () => {
       const current = await podsOf(rs);
       return current.length === 2 && current;
     });
@@ -157,7 +157,7 @@ describe('ReplicaSet controller against a real API server', () => {
     };
     await plane.client.create<Pod>(RESOURCES.pods, foreign, 'default');
     const rs = await plane.client.create<ReplicaSet>(RESOURCES.replicasets, replicaSet('foreign', 1), 'default');
-    const own = await eventually('1 own pod', async () => {
+    const own = await waitFor('1 own pod', async () => {
       const current = await podsOf(rs);
       return current.length === 1 && current;
     });
