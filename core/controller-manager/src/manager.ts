@@ -19,19 +19,18 @@ export interface ControllerManagerDeps {
   logger: Logger;
   /** Defaults to a SharedInformerFactory over `client`. */
   informers?: InformerFactory;
-  /** Defaults to an EventRecorderImpl for component `controller-manager`. */
+  /** One recorder for every controller; by default each controller gets its own, as component `<name>-controller`. */
   recorder?: EventRecorder;
 }
 
 /**
  * Runs control loops, like kube-controller-manager: every enabled controller gets the same client,
- * shared informers and event recorder; the informers start once every controller has asked for the ones
+ * shared informers and an event recorder named after it; the informers start once every controller has asked for the ones
  * it needs, so each cache is listed and watched once.
  */
 export class ControllerManager {
   readonly informers: InformerFactory;
   private readonly options: ControllerManagerOptions;
-  private readonly recorder: EventRecorder;
   private readonly abort = new AbortController();
   private readonly work: Promise<unknown>[] = [];
   private started: string[] = [];
@@ -42,7 +41,6 @@ export class ControllerManager {
   ) {
     this.options = { ...CONTROLLER_MANAGER_DEFAULTS, ...options };
     this.informers = deps.informers ?? new SharedInformerFactory(deps.client, { resyncMs: this.options.resyncMs, logger: deps.logger });
-    this.recorder = deps.recorder ?? new EventRecorderImpl(deps.client, { component: 'controller-manager', logger: deps.logger });
   }
 
   /** Names of the controllers that were started. */
@@ -83,7 +81,8 @@ export class ControllerManager {
     return {
       client: this.deps.client,
       informers: this.informers,
-      recorder: this.recorder,
+      // Kubernetes names event sources after the controller (deployment-controller, replicaset-controller…).
+      recorder: this.deps.recorder ?? new EventRecorderImpl(this.deps.client, { component: `${name}-controller`, logger: this.deps.logger }),
       logger: this.deps.logger.child({ controller: name }),
       signal: this.abort.signal,
       workers: this.options.workers,

@@ -69,7 +69,7 @@ describe('@skiff/controller-manager', () => {
         const events = await client.list<CoreEvent>(RESOURCES.events, 'default');
         return events.items.find((item) => item.reason === 'Seen' && item.involvedObject.name === 'observed');
       });
-      expect(event).toMatchObject({ message: 'loud saw namespace observed', type: 'Normal', source: { component: 'controller-manager' } });
+      expect(event).toMatchObject({ message: 'loud saw namespace observed', type: 'Normal', source: { component: 'loud-controller' } });
       expect((await client.list<CoreEvent>(RESOURCES.events, 'default')).items.filter((item) => item.message?.startsWith('quiet'))).toEqual([]);
     } finally {
       await kernel.stop();
