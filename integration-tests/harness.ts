@@ -5,7 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const SKIFF_BIN = join(REPO_ROOT, 'core/cli/dist/bin.js');
+/** What `npx skiff` runs: the bin npm linked at install time (the README's first command). */
+export const SKIFF_BIN = join(REPO_ROOT, 'node_modules/.bin/skiff');
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `skiff-it-${prefix}-`));
