@@ -1,3 +1,5 @@
+import { codedError } from '@skiff/kernel';
+
 /**
  * Errors of the API server itself (not of API requests: those leave as Kubernetes `Status` objects through
  * `ApiError` from @skiff/api). Stable codes, message templates with `{placeholders}`.
@@ -12,13 +14,4 @@ export const APISERVER_ERRORS = Object.freeze({
 
 export type ApiServerErrorCode = keyof typeof APISERVER_ERRORS;
 
-export class ApiServerError extends Error {
-  constructor(
-    readonly code: ApiServerErrorCode,
-    params: Record<string, string>,
-    options?: { cause?: unknown },
-  ) {
-    super(APISERVER_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`), options);
-    this.name = 'ApiServerError';
-  }
-}
+export class ApiServerError extends codedError('ApiServerError', APISERVER_ERRORS) {}

@@ -1,3 +1,5 @@
+import { codedError } from '@skiff/kernel';
+
 /** Every error the client raises itself (API errors come back as `ApiError` from @skiff/api). */
 export const CLIENT_ERRORS = Object.freeze({
   SKIFF_ERR_CLIENT_KUBECONFIG_READ: 'cannot read kubeconfig {file}: {detail}',
@@ -11,13 +13,4 @@ export const CLIENT_ERRORS = Object.freeze({
 
 export type ClientErrorCode = keyof typeof CLIENT_ERRORS;
 
-export class ClientError extends Error {
-  constructor(
-    readonly code: ClientErrorCode,
-    params: Record<string, string>,
-    options?: { cause?: unknown },
-  ) {
-    super(CLIENT_ERRORS[code].replace(/\{(\w+)\}/g, (_, k: string) => params[k] ?? `{${k}}`), options);
-    this.name = 'ClientError';
-  }
-}
+export class ClientError extends codedError('ClientError', CLIENT_ERRORS) {}

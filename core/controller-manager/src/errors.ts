@@ -1,3 +1,5 @@
+import { codedError } from '@skiff/kernel';
+
 /** Every controller-manager error: a stable code and a message template. */
 export const CONTROLLER_MANAGER_ERRORS = Object.freeze({
   SKIFF_ERR_CONTROLLER_INVALID: 'a controller registration is invalid: {detail}',
@@ -8,13 +10,4 @@ export const CONTROLLER_MANAGER_ERRORS = Object.freeze({
 
 export type ControllerManagerErrorCode = keyof typeof CONTROLLER_MANAGER_ERRORS;
 
-export class ControllerManagerError extends Error {
-  constructor(
-    readonly code: ControllerManagerErrorCode,
-    params: Record<string, string>,
-    options?: { cause?: unknown },
-  ) {
-    super(CONTROLLER_MANAGER_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`), options);
-    this.name = 'ControllerManagerError';
-  }
-}
+export class ControllerManagerError extends codedError('ControllerManagerError', CONTROLLER_MANAGER_ERRORS) {}

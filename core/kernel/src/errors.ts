@@ -1,3 +1,5 @@
+import { codedError } from './coded-error.js';
+
 /** Every kernel error: a stable code and a message template. Users see `message`, never a stack. */
 export const KERNEL_ERRORS = Object.freeze({
   SKIFF_ERR_KERNEL_CONFIG_INVALID: 'invalid config {file}: {detail}',
@@ -17,13 +19,4 @@ export const KERNEL_ERRORS = Object.freeze({
 
 export type KernelErrorCode = keyof typeof KERNEL_ERRORS;
 
-export class KernelError extends Error {
-  constructor(
-    readonly code: KernelErrorCode,
-    params: Record<string, string>,
-    options?: { cause?: unknown },
-  ) {
-    super(KERNEL_ERRORS[code].replace(/\{(\w+)\}/g, (_, k: string) => params[k] ?? `{${k}}`), options);
-    this.name = 'KernelError';
-  }
-}
+export class KernelError extends codedError('KernelError', KERNEL_ERRORS) {}

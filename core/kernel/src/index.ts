@@ -6,6 +6,7 @@ export { loadConfig, checkConfig, CONFIG_DEFAULTS, type SkiffConfig, type Resolv
 export { createCluster, type BootOptions } from './boot.js';
 export { resolveModule } from './resolve.js';
 export { KernelError, KERNEL_ERRORS, type KernelErrorCode } from './errors.js';
+export { codedError, formatMessage } from './coded-error.js';
 export * from './types/transport.js';
 export * from './types/apiserver.js';
 export * from './types/client.js';

@@ -1,3 +1,5 @@
+import { codedError } from '@skiff/kernel';
+
 /** Every kubelet error: a stable code and a message template. */
 export const KUBELET_ERRORS = Object.freeze({
   SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN: 'container runtime "{name}" is not registered (known: {known})',
@@ -9,12 +11,4 @@ export const KUBELET_ERRORS = Object.freeze({
 
 export type KubeletErrorCode = keyof typeof KUBELET_ERRORS;
 
-export class KubeletError extends Error {
-  constructor(
-    readonly code: KubeletErrorCode,
-    params: Record<string, string> = {},
-  ) {
-    super(KUBELET_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`));
-    this.name = 'KubeletError';
-  }
-}
+export class KubeletError extends codedError('KubeletError', KUBELET_ERRORS) {}

@@ -1,3 +1,5 @@
+import { codedError } from '@skiff/kernel';
+
 /** Every scheduler error: a stable code and a message template. */
 export const SCHEDULER_ERRORS = Object.freeze({
   SKIFF_ERR_SCHEDULER_PLUGIN_DUPLICATE: 'scheduler plugin "{name}" is registered twice',
@@ -9,12 +11,4 @@ export const SCHEDULER_ERRORS = Object.freeze({
 
 export type SchedulerErrorCode = keyof typeof SCHEDULER_ERRORS;
 
-export class SchedulerError extends Error {
-  constructor(
-    readonly code: SchedulerErrorCode,
-    params: Record<string, string> = {},
-  ) {
-    super(SCHEDULER_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`));
-    this.name = 'SchedulerError';
-  }
-}
+export class SchedulerError extends codedError('SchedulerError', SCHEDULER_ERRORS) {}

@@ -1,3 +1,4 @@
+import { formatMessage } from '@skiff/kernel';
 import { StoreError, type StoreErrorKind } from './types.js';
 
 /**
@@ -21,7 +22,7 @@ type KindedCode = { [C in StoreErrorCode]: (typeof STORE_ERRORS)[C]['kind'] exte
 type UsageCode = Exclude<StoreErrorCode, KindedCode>;
 
 function format(code: StoreErrorCode, params: Record<string, string | number>): string {
-  return STORE_ERRORS[code].message.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`));
+  return formatMessage(STORE_ERRORS[code].message, params);
 }
 
 /** A StoreError that also carries its stable code (for logs and for the API server's error mapping). */

@@ -1,3 +1,5 @@
+import { codedError } from '@skiff/kernel';
+
 /** Every garbage-collector error: a stable code and a message template. */
 export const GC_ERRORS = Object.freeze({
   SKIFF_ERR_GC_UNKNOWN_RESOURCE: 'option "resources" names "{name}", which is not a known resource (known: {known})',
@@ -5,12 +7,4 @@ export const GC_ERRORS = Object.freeze({
 
 export type GcErrorCode = keyof typeof GC_ERRORS;
 
-export class GcError extends Error {
-  constructor(
-    readonly code: GcErrorCode,
-    params: Record<string, string>,
-  ) {
-    super(GC_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`));
-    this.name = 'GcError';
-  }
-}
+export class GcError extends codedError('GcError', GC_ERRORS) {}

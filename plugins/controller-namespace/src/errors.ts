@@ -1,3 +1,5 @@
+import { codedError } from '@skiff/kernel';
+
 /** Every namespace-controller error: a stable code and a message template. */
 export const NAMESPACE_ERRORS = Object.freeze({
   SKIFF_ERR_NAMESPACE_CONTENT_DELETION: 'could not delete all content of namespace "{namespace}": {detail}',
@@ -5,12 +7,4 @@ export const NAMESPACE_ERRORS = Object.freeze({
 
 export type NamespaceErrorCode = keyof typeof NAMESPACE_ERRORS;
 
-export class NamespaceError extends Error {
-  constructor(
-    readonly code: NamespaceErrorCode,
-    params: Record<string, string>,
-  ) {
-    super(NAMESPACE_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`));
-    this.name = 'NamespaceError';
-  }
-}
+export class NamespaceError extends codedError('NamespaceError', NAMESPACE_ERRORS) {}

@@ -1,3 +1,5 @@
+import { formatMessage } from '@skiff/kernel';
+
 /** Every simulated-runtime error: a stable code, the CRI-ish status it stands for and a message template. */
 export const RUNTIME_ERRORS = Object.freeze({
   SKIFF_ERR_CRI_NOT_FOUND: { grpc: 'NotFound', message: '{kind} "{id}" not found' },
@@ -24,7 +26,7 @@ export class RuntimeError extends Error {
     reason?: string,
   ) {
     const entry = RUNTIME_ERRORS[code];
-    super(`rpc error: code = ${entry.grpc} desc = ${entry.message.replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`)}`);
+    super(`rpc error: code = ${entry.grpc} desc = ${formatMessage(entry.message, params)}`);
     this.name = 'RuntimeError';
     this.grpcCode = entry.grpc;
     this.reason = reason;

@@ -1,3 +1,5 @@
+import { codedError } from '@skiff/kernel';
+
 /** Every IPAM error: a stable code and a message template (the exhaustion text is host-local's). */
 export const IPAM_ERRORS = Object.freeze({
   SKIFF_ERR_IPAM_CIDR_INVALID: 'invalid {what} "{value}": {detail}',
@@ -7,12 +9,4 @@ export const IPAM_ERRORS = Object.freeze({
 
 export type IpamErrorCode = keyof typeof IPAM_ERRORS;
 
-export class IpamError extends Error {
-  constructor(
-    readonly code: IpamErrorCode,
-    params: Record<string, string>,
-  ) {
-    super(IPAM_ERRORS[code].replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`));
-    this.name = 'IpamError';
-  }
-}
+export class IpamError extends codedError('IpamError', IPAM_ERRORS) {}
