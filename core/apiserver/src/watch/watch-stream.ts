@@ -21,18 +21,28 @@ export interface WatchStreamOptions {
   signals: (AbortSignal | undefined)[];
 }
 
-const TICK = Symbol('tick');
-const STOP = Symbol('stop');
-const NEVER = new Promise<never>(() => {});
+const WOKEN = Symbol('woken');
 
-/** A promise per interval: `next()` resolves at the next tick after it was called. */
-function ticker(intervalMs: number) {
-  let wake: (() => void) | undefined;
-  const interval = setInterval(() => wake?.(), intervalMs);
-  return {
-    next: () => new Promise<typeof TICK>((resolve) => (wake = () => resolve(TICK))),
-    stop: () => clearInterval(interval),
-  };
+/**
+ * What interrupts a wait for the next store event: a bookmark falling due, or the stream stopping.
+ * Each wait races the store's next event against a promise of its own, made for that wait alone and
+ * dropped after it, so nothing outlives the wait. (Racing every event against one long-lived promise
+ * would leave a reaction on that promise per event: memory that grows with every event of the watch.)
+ */
+class WakeUp {
+  private wake: (() => void) | undefined;
+  bookmarkDue = false;
+
+  wait(): Promise<typeof WOKEN> {
+    return new Promise((resolve) => (this.wake = () => resolve(WOKEN)));
+  }
+
+  /** Ends the current wait, if any. */
+  interrupt(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
 }
 
 /**
@@ -42,18 +52,23 @@ function ticker(intervalMs: number) {
  */
 export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<WatchEvent> {
   const controller = new AbortController();
-  const stop = () => controller.abort();
+  const wakeUp = new WakeUp();
+  const stop = () => {
+    controller.abort();
+    wakeUp.interrupt();
+  };
   const signals = options.signals.filter((signal): signal is AbortSignal => Boolean(signal));
   for (const signal of signals) {
     if (signal.aborted) stop();
     else signal.addEventListener('abort', stop, { once: true });
   }
   const timeout = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
-  const stopped = new Promise<typeof STOP>((resolve) => {
-    if (controller.signal.aborted) resolve(STOP);
-    else controller.signal.addEventListener('abort', () => resolve(STOP), { once: true });
-  });
-  const bookmarks = options.bookmark ? ticker(options.bookmark.intervalMs) : undefined;
+  const bookmarks = options.bookmark
+    ? setInterval(() => {
+        wakeUp.bookmarkDue = true;
+        wakeUp.interrupt();
+      }, options.bookmark.intervalMs)
+    : undefined;
   const transform = options.transform ?? ((object: KubeObject) => object);
   let revision = options.fromRevision;
   let events: AsyncIterator<StoreEvent> | undefined;
@@ -69,18 +84,20 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
     }
     const iterator = options.store.watch(options.prefix, revision, controller.signal)[Symbol.asyncIterator]();
     events = iterator;
-    let pending = iterator.next();
-    let tick = bookmarks?.next() ?? NEVER;
+    // The pending read survives a wake-up (a bookmark), so no event is lost; it is raced again next time.
+    let pending: Promise<IteratorResult<StoreEvent>> | undefined;
     for (;;) {
-      const next = await Promise.race([pending, tick, stopped]);
-      if (next === STOP) return;
-      if (next === TICK) {
-        tick = bookmarks!.next();
+      if (controller.signal.aborted) return;
+      if (wakeUp.bookmarkDue) {
+        wakeUp.bookmarkDue = false;
         yield bookmarkEvent(options.bookmark!, revision, false);
         continue;
       }
+      pending ??= iterator.next();
+      const next = await Promise.race([pending, wakeUp.wait()]);
+      if (next === WOKEN) continue;
+      pending = undefined;
       if (next.done) return;
-      pending = iterator.next();
       revision = next.value.revision;
       const event = translateEvent(next.value, options.filter);
       if (event) yield { type: event.type, object: transform(event.object as KubeObject) as KubeObject };
@@ -95,7 +112,7 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
   } finally {
     stop();
     clearTimeout(timeout);
-    bookmarks?.stop();
+    clearInterval(bookmarks);
     for (const signal of signals) signal.removeEventListener('abort', stop);
     events?.return?.().catch(() => undefined);
   }

@@ -108,6 +108,20 @@ describe('watch', () => {
     watch.close();
   });
 
+  it('loses no event while bookmarks fall due between events', async () => {
+    const watch = server.watch(`${PODS}?watch=true&allowWatchBookmarks=true&labelSelector=burst%3Dyes&resourceVersion=${server.store.revision()}`);
+    await watch.response;
+    const names = Array.from({ length: 40 }, (_, i) => `burst-${i}`);
+    for (const name of names) {
+      await server.request('POST', PODS, { body: pod(name, { metadata: { labels: { burst: 'yes' } } }) });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await watch.next((event) => event.type === 'ADDED' && event.object.metadata.name === 'burst-39');
+    const added = watch.events.filter((event) => event.type === 'ADDED').map((event) => event.object.metadata.name);
+    expect(added).toEqual(names);
+    watch.close();
+  });
+
   it('ends the stream after timeoutSeconds', async () => {
     const started = Date.now();
     const watch = server.watch(`${PODS}?watch=true&timeoutSeconds=1&resourceVersion=${server.store.revision()}`);
