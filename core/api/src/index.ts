@@ -9,3 +9,4 @@ export * from './patch/index.js';
 export * from './schema.js';
 export * from './validation.js';
 export * from './defaults.js';
+export * from './limits.js';

@@ -15,6 +15,7 @@ export const STORE_ERRORS = Object.freeze({
   SKIFF_ERR_STORE_CLOSED: { kind: 'Closed', message: 'the store is closed' },
   SKIFF_ERR_STORE_KEY_INVALID: { kind: undefined, message: 'invalid store key {key}: {detail}' },
   SKIFF_ERR_STORE_ARGUMENT_INVALID: { kind: undefined, message: 'invalid argument {name}: {detail}' },
+  SKIFF_ERR_STORE_VALUE_INVALID: { kind: undefined, message: 'cannot store the object at {key}: {detail}' },
 } as const satisfies Record<string, { kind: StoreErrorKind | undefined; message: string }>);
 
 export type StoreErrorCode = keyof typeof STORE_ERRORS;

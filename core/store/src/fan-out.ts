@@ -7,10 +7,14 @@ export interface LiveSubscriber {
   end(error?: Error): void;
 }
 
+/** Freezes `value` and everything in it, without recursion (an object may nest deeply). */
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const current = pending.pop();
+    if (!current || typeof current !== 'object' || Object.isFrozen(current)) continue;
+    Object.freeze(current);
+    for (const child of Object.values(current)) pending.push(child);
   }
   return value;
 }

@@ -202,3 +202,62 @@ describe('lifecycle', () => {
     expect(() => store.watch('/', 0, new AbortController().signal)).toThrow(StoreError);
   });
 });
+
+describe('all-or-nothing writes', () => {
+  function nested(levels: number): Record<string, unknown> {
+    return JSON.parse('{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1));
+  }
+
+  async function eventsAfter(store: Awaited<ReturnType<TempStores['open']>>, after: number) {
+    const events: { revision: number; key: string }[] = [];
+    if (store.revision() === after) return events;
+    for await (const event of store.watch('/registry/', after, new AbortController().signal)) {
+      events.push({ revision: event.revision, key: event.key });
+      if (event.revision === store.revision()) break;
+    }
+    return events;
+  }
+
+  it('refuses an object too deep to encode before writing anything, and uses no revision for it', async () => {
+    const store = await stores.open();
+    await store.create(podKey('a'), pod('a'));
+    const deep = pod('deep', 'default', { spec: nested(2_000) });
+    const error = await store.create(podKey('deep'), deep).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(StoreUsageError);
+    expect((error as Error).message).toContain('nests deeper than 512 levels');
+    await expect(store.update(podKey('a'), { ...pod('a'), spec: nested(2_000) })).rejects.toBeInstanceOf(StoreUsageError);
+    expect(await store.get(podKey('deep'))).toBeUndefined();
+    expect((await store.get(podKey('a')))?.revision).toBe(1);
+    expect((await store.create(podKey('b'), pod('b'))).revision).toBe(2);
+    expect(await eventsAfter(store, 0)).toEqual([
+      { revision: 1, key: podKey('a') },
+      { revision: 2, key: podKey('b') },
+    ]);
+  });
+
+  it('leaves no object, no event and no used revision when a put fails inside a shared batch', async () => {
+    const store = await stores.open();
+    // Fault injection into the real database: the object put fails after the event was written.
+    const objects = (store as unknown as { dbs: { objects: { put: (key: string | symbol, value: unknown) => unknown } } }).dbs.objects;
+    const put = objects.put.bind(objects);
+    objects.put = (key, value) => {
+      if (key === podKey('poison')) throw new Error('injected put failure');
+      return put(key, value);
+    };
+    const results = await Promise.allSettled(['a', 'b', 'poison', 'c', 'd'].map((name) => store.create(podKey(name), pod(name))));
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    const revisions = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.revision] : []));
+    expect(revisions).toEqual([1, 2, 3, 4]);
+    expect(store.revision()).toBe(4);
+    expect(await store.get(podKey('poison'))).toBeUndefined();
+    expect((await eventsAfter(store, 0)).map((event) => event.key)).toEqual([podKey('a'), podKey('b'), podKey('c'), podKey('d')]);
+    // An update that fails the same way keeps the object as it was.
+    objects.put = (key, value) => {
+      if (key === podKey('a')) throw new Error('injected put failure');
+      return put(key, value);
+    };
+    await expect(store.update(podKey('a'), { ...pod('a'), metadata: { name: 'a', labels: { changed: 'yes' } } })).rejects.toThrow('injected put failure');
+    expect((await store.get(podKey('a')))?.object.metadata).toMatchObject({ labels: { app: 'web' }, resourceVersion: '1' });
+    expect(await eventsAfter(store, 4)).toEqual([]);
+  });
+});

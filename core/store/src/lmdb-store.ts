@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject } from '@skiff/api';
+import { nestingDepth, type KubeObject } from '@skiff/api';
 import type { Logger } from '@skiff/kernel';
 import { openDatabases, type StoreDatabases } from './databases.js';
 import { CodedStoreError, StoreUsageError } from './errors.js';
@@ -16,6 +16,12 @@ import type { ListOptions, ListResult, Store, StoreEvent, StoredObject } from '.
 const WATCH_LOG_CHUNK = 256;
 /** How many log entries one compaction transaction drops, so no single write transaction runs long. */
 const COMPACTION_BATCH = 2_000;
+/**
+ * The deepest object the store accepts. msgpack encodes recursively and overflows the stack at about
+ * 1,200 levels; an event nests its object one level deeper. The API server refuses request bodies far
+ * shallower than this (MAX_NESTING_DEPTH), so only a buggy in-process caller ever meets this limit.
+ */
+const MAX_STORED_DEPTH = 512;
 
 /** What a write transaction callback produces: the caller's result, and the event to publish once committed. */
 interface WriteOutcome<T> {
@@ -95,7 +101,7 @@ export class LmdbStore implements Store {
   }
 
   async create(key: string, object: KubeObject): Promise<StoredObject> {
-    const next = structuredClone(object);
+    const next = storable(key, object);
     return this.write(key, () => {
       if (this.dbs.objects.doesExist(key)) throw new CodedStoreError('SKIFF_ERR_STORE_EXISTS', { key }, key);
       return this.record(key, 'ADDED', next);
@@ -103,7 +109,7 @@ export class LmdbStore implements Store {
   }
 
   async update(key: string, object: KubeObject, options: { expectedRevision?: number } = {}): Promise<StoredObject> {
-    const next = structuredClone(object);
+    const next = storable(key, object);
     return this.write(key, () => {
       const current = this.existing(key, options.expectedRevision);
       return this.record(key, 'MODIFIED', next, current);
@@ -129,7 +135,7 @@ export class LmdbStore implements Store {
       // `fn` may have changed the object it was given, so compare against a fresh read.
       const pristine = current && this.dbs.objects.get(key)!;
       if (proposed === undefined) return { result: pristine && stored(key, pristine) };
-      const next = structuredClone(proposed);
+      const next = storable(key, proposed);
       if (!pristine) return this.record(key, 'ADDED', next);
       next.metadata = { ...next.metadata, resourceVersion: pristine.metadata.resourceVersion };
       if (isDeepStrictEqual(next, pristine)) return { result: stored(key, pristine) };
@@ -207,15 +213,28 @@ export class LmdbStore implements Store {
     return result;
   }
 
-  /** Writes one change at the next revision, inside the current write transaction. */
+  /**
+   * Writes one change at the next revision, inside the current write transaction, all or nothing.
+   * lmdb-js does not roll back the puts of a transaction callback that throws (the rest of its batch
+   * commits), so the event goes first: it holds the object, so it is the value that would fail to
+   * encode. Should a later put fail anyway, the earlier ones are undone before the error goes on, and
+   * the revision counter, written last, is never advanced for a change that did not happen.
+   */
   private record(key: string, type: StoreEvent['type'], object: KubeObject, prevObject?: KubeObject): WriteOutcome<StoredObject> {
     const revision = (this.dbs.meta.get('revision') ?? 0) + 1;
     object.metadata = { ...object.metadata, resourceVersion: String(revision) };
-    if (type === 'DELETED') this.dbs.objects.remove(key);
-    else this.dbs.objects.put(key, object);
     const event: StoreEvent = prevObject ? { type, key, revision, object, prevObject } : { type, key, revision, object };
     this.dbs.events.put(revision, prevObject ? { type, key, object, prevObject } : { type, key, object });
-    this.dbs.meta.put('revision', revision);
+    try {
+      if (type === 'DELETED') this.dbs.objects.remove(key);
+      else this.dbs.objects.put(key, object);
+      this.dbs.meta.put('revision', revision);
+    } catch (error) {
+      this.dbs.events.remove(revision);
+      if (prevObject) this.dbs.objects.put(key, prevObject);
+      else this.dbs.objects.remove(key);
+      throw error;
+    }
     return { result: { key, object, revision }, event };
   }
 
@@ -264,6 +283,16 @@ export class LmdbStore implements Store {
   private assertOpen(): void {
     if (this.closing) throw new CodedStoreError('SKIFF_ERR_STORE_CLOSED');
   }
+}
+
+/**
+ * A private copy of `object` that the store can encode: refused, before any transaction, when it nests
+ * deeper than the store can encode, so a write either happens whole or fails before it starts.
+ */
+function storable(key: string, object: KubeObject): KubeObject {
+  if (nestingDepth(object, MAX_STORED_DEPTH) > MAX_STORED_DEPTH)
+    throw new StoreUsageError('SKIFF_ERR_STORE_VALUE_INVALID', { key: JSON.stringify(key), detail: `it nests deeper than ${MAX_STORED_DEPTH} levels` });
+  return structuredClone(object);
 }
 
 /** Opens (or creates) an LMDB store in `options.path`. */

@@ -1,0 +1,28 @@
+/**
+ * How deeply a request body may nest objects and arrays. Kubernetes' decoder stops at 10,000 levels;
+ * Skiff's request path recurses (cloning, defaulting, validation, patches, msgpack in the store), and
+ * at about 1,200 levels one of those overflows the stack, so it refuses anything deeper than this,
+ * before any recursive step runs. Real objects stay far below it: a CustomResourceDefinition with a
+ * pod template inside its schema nests about 45 levels.
+ */
+export const MAX_NESTING_DEPTH = 100;
+
+/**
+ * How many levels of objects and arrays `value` nests (a scalar is 0, `{}` is 1), counted without
+ * recursion so any depth can be measured; counting stops once it passes `stopAfter`.
+ */
+export function nestingDepth(value: unknown, stopAfter = Number.POSITIVE_INFINITY): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length) {
+    const [current, depth] = pending.pop()!;
+    if (depth > deepest) {
+      deepest = depth;
+      if (deepest > stopAfter) return deepest;
+    }
+    const children = Array.isArray(current) ? current : Object.values(current as object);
+    for (const child of children) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
