@@ -1,5 +1,6 @@
 import { errors } from '@skiff/api';
 import { parse as parseYaml } from 'yaml';
+import { assertJsonNesting, assertWellFormedValue, assertYamlNesting, bodyText } from './body-limits.js';
 
 export const MEDIA_TYPE = Object.freeze({
   JSON: 'application/json',
@@ -28,22 +29,30 @@ export function mediaTypeOf(contentType: string | undefined): string {
 }
 
 /**
- * Parses a request body by its Content-Type. Over HTTP the body is a Buffer; the loopback transport hands
- * over an object, which is cloned because the pipeline fills it in and the caller may still hold it.
- * Protobuf is answered 415 (kubectl then has no fallback, but every other client sends JSON).
+ * Parses a request body by its Content-Type. Over HTTP the body is a Buffer: it must be UTF-8, nest at
+ * most MAX_NESTING_DEPTH levels (checked on the text, before parsing) and hold well-formed strings.
+ * The loopback transport hands over an object, which is cloned because the pipeline fills it in and
+ * the caller may still hold it. Protobuf is answered 415 (kubectl then has no fallback, but every
+ * other client sends JSON).
  */
 export function decodeBody(body: unknown, contentType: string | undefined): DecodedBody {
   const mediaType = mediaTypeOf(contentType);
   if (body === undefined || body === null) return { mediaType, value: undefined };
-  if (!Buffer.isBuffer(body) && typeof body !== 'string') return { mediaType, value: structuredClone(body) };
-  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (!Buffer.isBuffer(body) && typeof body !== 'string') {
+    assertWellFormedValue(body);
+    return { mediaType, value: structuredClone(body) };
+  }
+  const isJson = JSON_TYPES.has(mediaType);
+  if (!isJson && !YAML_TYPES.has(mediaType)) throw errors.unsupportedMediaType(contentType ?? '');
+  const text = bodyText(body);
   if (text.trim() === '') return { mediaType, value: undefined };
-  if (JSON_TYPES.has(mediaType)) return { mediaType, value: parseJson(text) };
-  if (YAML_TYPES.has(mediaType)) return { mediaType, value: parseYamlOrJson(text) };
-  throw errors.unsupportedMediaType(contentType ?? '');
+  const value = isJson ? parseJson(text) : parseYamlOrJson(text);
+  assertWellFormedValue(value);
+  return { mediaType, value };
 }
 
 function parseJson(text: string): unknown {
+  assertJsonNesting(text);
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -55,12 +64,14 @@ function parseJson(text: string): unknown {
 function parseYamlOrJson(text: string): unknown {
   const first = text.trimStart()[0];
   if (first === '{' || first === '[') {
+    assertJsonNesting(text);
     try {
       return JSON.parse(text);
     } catch {
       // Flow-style YAML also starts with a brace; let the YAML parser decide.
     }
   }
+  assertYamlNesting(text);
   try {
     return parseYaml(text);
   } catch (err) {

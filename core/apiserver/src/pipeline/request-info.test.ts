@@ -44,4 +44,23 @@ describe('parseRequestInfo', () => {
     expect(parseRequestInfo('GET', '/api/v1/namespaces/a%2Db/pods', {}).namespace).toBe('a-b');
     expect(() => parseRequestInfo('GET', '/api/v1/namespaces/%E0%A4%A/pods', {})).toThrow(/malformed/);
   });
+
+  it('refuses names in the URL that no object can have, with a 400 naming the problem', () => {
+    const refusal = (path: string) => {
+      try {
+        parseRequestInfo('GET', path, {});
+      } catch (err) {
+        return { status: (err as { status: number }).status, message: (err as Error).message };
+      }
+      return undefined;
+    };
+    expect(refusal('/api/v1/namespaces/default/pods/..')).toEqual({ status: 400, message: `invalid name in the URL "..": may not be '..'` });
+    expect(refusal('/api/v1/namespaces/./pods')).toMatchObject({ status: 400, message: expect.stringContaining("may not be '.'") });
+    expect(refusal('/api/v1/namespaces/default/pods/a%2Fb')).toMatchObject({ status: 400, message: expect.stringContaining("may not contain '/' or '%'") });
+    expect(refusal('/api/v1/namespaces/default/pods/a%2525')).toMatchObject({ status: 400 });
+    expect(refusal('/api/v1/namespaces/default/pods/a%00b')).toMatchObject({ status: 400, message: expect.stringContaining('control characters') });
+    expect(refusal(`/api/v1/namespaces/default/pods/${'x'.repeat(10_000)}`)).toMatchObject({ status: 400, message: expect.stringContaining('longer than 253 characters (got 10000)') });
+    expect(refusal('/api/v1/namespaces/default/pods/%E0%A4%A')).toMatchObject({ status: 400 });
+    expect(refusal(`/api/v1/namespaces/default/pods/${'x'.repeat(253)}`)).toBeUndefined();
+  });
 });

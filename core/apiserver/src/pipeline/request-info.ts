@@ -61,6 +61,8 @@ export function parseRequestInfo(method: string, path: string, query: Record<str
   info.name = rest[1] ?? '';
   info.subresource = rest[2] ?? '';
   if (rest.length > 3) throw errors.pathNotFound(path);
+  checkPathName('namespace', info.namespace);
+  checkPathName('name', info.name);
 
   const watch = watchPrefix || queryBool(query.watch);
   if (method === 'GET') info.verb = watch ? 'watch' : info.name ? 'get' : 'list';
@@ -70,6 +72,29 @@ export function parseRequestInfo(method: string, path: string, query: Record<str
   // Like Kubernetes, a list or watch narrowed to one name is authorized as a request for that name.
   if ((info.verb === 'list' || info.verb === 'watch') && !info.name) info.name = nameFromFieldSelector(query.fieldSelector) ?? '';
   return info;
+}
+
+/** Longest name or namespace a URL may carry: the longest name any kind accepts (a DNS subdomain). */
+export const MAX_PATH_NAME_LENGTH = 253;
+
+/**
+ * A name in a URL must be one an object could have: Kubernetes refuses '.', '..', and names with '/'
+ * or '%' (path segment names) with a 400; Skiff also refuses control characters and names longer than
+ * any kind allows, which no object can have and the store cannot key.
+ */
+function checkPathName(what: 'name' | 'namespace', name: string): void {
+  if (!name) return;
+  const problem =
+    name === '.' || name === '..'
+      ? `may not be '${name}'`
+      : name.includes('/') || name.includes('%')
+        ? "may not contain '/' or '%'"
+        : /[\u0000-\u001f\u007f]/.test(name)
+          ? 'may not contain control characters'
+          : name.length > MAX_PATH_NAME_LENGTH
+            ? `may not be longer than ${MAX_PATH_NAME_LENGTH} characters (got ${name.length})`
+            : undefined;
+  if (problem) throw errors.badRequest(`invalid ${what} in the URL ${JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name)}: ${problem}`);
 }
 
 function splitPath(path: string): string[] {
