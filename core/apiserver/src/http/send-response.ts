@@ -31,9 +31,19 @@ async function streamLines<T>(reply: FastifyReply, response: ApiResponse, stream
   try {
     for await (const item of stream) {
       if (raw.destroyed) break;
-      if (!raw.write(line(item))) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+      if (!raw.write(line(item))) await drainedOrClosed(raw);
     }
   } finally {
     if (!raw.destroyed) raw.end();
+  }
+}
+
+/** Waits for the socket to drain or close, and removes both listeners whichever comes first. */
+async function drainedOrClosed(raw: ServerResponse): Promise<void> {
+  const done = new AbortController();
+  try {
+    await Promise.race([once(raw, 'drain', { signal: done.signal }), once(raw, 'close', { signal: done.signal })]);
+  } finally {
+    done.abort();
   }
 }
