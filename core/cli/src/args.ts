@@ -1,16 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { SkiffConfig } from '@skiff/kernel';
 
-export const USAGE = `usage: skiff up [--preset NAME] [--config FILE] [--data-dir DIR] [--port N] [--nodes N] [--log-level LEVEL]
-
-Starts a whole cluster in this process and writes <data-dir>/admin.kubeconfig.
-  --preset     preset name or package (default: dev, or the config file's)
-  --config     config file (default: skiff.config.* / .skiffrc* / package.json#skiff in this folder)
-  --data-dir   where state lives (default: ./.skiff)
-  --port       API server port (default: 6443; 0 picks a free one)
-  --nodes      number of simulated nodes (default: 1)
-  --log-level  trace|debug|info|warn|error|silent (default: info; logs go to stderr)`;
-
 export interface UpArgs {
   configFile?: string;
   overrides: SkiffConfig;
@@ -50,4 +40,10 @@ export function parseUpArgs(argv: string[]): UpArgs {
       logLevel: values['log-level'],
     },
   };
+}
+
+/** True when `-h` or `--help` comes before any `--` terminator: the command prints its usage and exits 0. */
+export function helpRequested(argv: string[]): boolean {
+  const terminator = argv.indexOf('--');
+  return (terminator < 0 ? argv : argv.slice(0, terminator)).some((arg) => arg === '--help' || arg === '-h');
 }

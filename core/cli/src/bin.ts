@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import { KernelError } from '@skiff/kernel';
-import { USAGE } from './args.js';
-import { stopOnSignals, up, type Output } from './up.js';
-import { CLI_VERSION } from './version.js';
+import { main } from './main.js';
+import { stopOnSignals, type Output } from './up.js';
 
 const output: Output = {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -16,22 +15,7 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
-const [command, ...rest] = process.argv.slice(2);
-switch (command) {
-  case 'up':
-    up(rest, output).then((kernel) => stopOnSignals(kernel, output, (code) => process.exit(code)), fail);
-    break;
-  case 'version':
-  case '--version':
-    output.out(`skiff ${CLI_VERSION}`);
-    break;
-  case undefined:
-  case 'help':
-  case '--help':
-  case '-h':
-    output.out(USAGE);
-    break;
-  default:
-    output.err(`skiff: unknown command "${command}"\n${USAGE}`);
-    process.exit(2);
-}
+main(process.argv.slice(2), output).then((result) => {
+  if ('kernel' in result) stopOnSignals(result.kernel, output, (code) => process.exit(code));
+  else process.exitCode = result.exitCode;
+}, fail);

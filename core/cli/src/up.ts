@@ -1,19 +1,28 @@
 import { join, relative } from 'node:path';
 import { createCluster, type Kernel } from '@skiff/kernel';
 import { parseUpArgs } from './args.js';
+import { ensurePrivateDataDir, SERVER_UMASK } from './data-dir.js';
 
 export interface Output {
   out(line: string): void;
   err(line: string): void;
 }
 
-/** `skiff up`: boots the cluster, prints the kubeconfig path and a ready line, stops on SIGINT/SIGTERM. */
+/**
+ * `skiff up`: boots the cluster, prints the kubeconfig path and a ready line, stops on SIGINT/SIGTERM.
+ * Everything the cluster writes (store, keys, tokens, kubeconfig, node state) is owner-only: the process
+ * umask is 0077 and the data dir is 0700.
+ */
 export async function up(argv: string[], output: Output, cwd = process.cwd()): Promise<Kernel> {
   const started = performance.now();
   const { configFile, overrides } = parseUpArgs(argv);
+  process.umask(SERVER_UMASK);
   const kernel = await createCluster({ cwd, configFile, overrides });
   const { config } = kernel;
-  output.out(`skiff: starting cluster (preset ${config.preset}, data dir ${relative(cwd, config.dataDir) || '.'})`);
+  const dataDir = relative(cwd, config.dataDir) || '.';
+  const previousMode = ensurePrivateDataDir(config.dataDir);
+  if (previousMode !== undefined) output.err(`skiff: data dir ${dataDir} was mode 0${previousMode.toString(8)}; made it 0700 (owner only)`);
+  output.out(`skiff: starting cluster (preset ${config.preset}, data dir ${dataDir})`);
   await kernel.start();
 
   const seconds = ((performance.now() - started) / 1000).toFixed(2);

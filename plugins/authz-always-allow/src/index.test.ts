@@ -21,6 +21,12 @@ describe('authz-always-allow', () => {
     expect(await kernel.hooks.authorize.promise(attributes)).toEqual({ decision: 'allow', reason: 'always-allow authorizer' });
   });
 
+  it('gives no opinion for anonymous users, so they get 403 unless another authorizer allows', async () => {
+    const kernel = new Kernel({ config: { logLevel: 'silent' } }).use(plugin);
+    const anonymous = { ...attributes, verb: 'list', name: '', user: { username: 'system:anonymous', groups: ['system:unauthenticated'] } };
+    expect(await kernel.hooks.authorize.promise(anonymous)).toBeUndefined();
+  });
+
   it('lets an earlier authorizer deny first', async () => {
     const kernel = new Kernel({ config: { logLevel: 'silent' } }).use(plugin);
     kernel.hooks.authorize.tap({ name: 'deny-deletes', stage: 0 }, (a) => (a.verb === 'delete' ? { decision: 'deny' } : undefined));

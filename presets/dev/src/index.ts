@@ -2,10 +2,10 @@ import { definePreset } from '@skiff/kernel';
 
 /**
  * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
- * static token authentication with a bootstrapped admin token, allow-all authorization, namespace
- * lifecycle admission, the deployment / replicaset / garbage-collector / namespace controllers, the default
- * scheduler with resources-fit and least-allocated, and kubelets on a simulated runtime with a simple
- * IPAM network.
+ * static token authentication with a bootstrapped admin token, anonymous access to the health checks and
+ * /version only, allow-all authorization for authenticated users, namespace lifecycle admission, the
+ * deployment / replicaset / garbage-collector / namespace controllers, the default scheduler with
+ * resources-fit and least-allocated, and kubelets on a simulated runtime with a simple IPAM network.
  */
 export default definePreset({
   name: '@skiff/preset-dev',
@@ -13,6 +13,8 @@ export default definePreset({
     '@skiff/store',
     '@skiff/apiserver',
     '@skiff/plugin-authn-token-file',
+    '@skiff/plugin-authn-anonymous',
+    '@skiff/plugin-authz-public-info',
     '@skiff/plugin-authz-always-allow',
     '@skiff/plugin-admission-namespace-lifecycle',
     '@skiff/controller-manager',

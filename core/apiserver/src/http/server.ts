@@ -25,7 +25,24 @@ export class HttpServer {
 
   constructor(private readonly options: HttpServerOptions) {
     this.app = fastify({
-      https: { key: options.tls.key, cert: options.tls.cert, ca: options.tls.ca, requestCert: true, rejectUnauthorized: false },
+      https: {
+        key: options.tls.key,
+        cert: options.tls.cert,
+        ca: options.tls.ca,
+        requestCert: true,
+        rejectUnauthorized: false,
+        // TLS 1.2 and up, with forward-secret AEAD suites only: no CBC, no static RSA key exchange. This list
+        // names TLS 1.2 suites only, so TLS 1.3 keeps Node's own suites.
+        minVersion: 'TLSv1.2',
+        ciphers: [
+          'ECDHE-ECDSA-AES128-GCM-SHA256',
+          'ECDHE-RSA-AES128-GCM-SHA256',
+          'ECDHE-ECDSA-AES256-GCM-SHA384',
+          'ECDHE-RSA-AES256-GCM-SHA384',
+          'ECDHE-ECDSA-CHACHA20-POLY1305',
+          'ECDHE-RSA-CHACHA20-POLY1305',
+        ].join(':'),
+      },
       logger: false,
       bodyLimit: BODY_LIMIT,
       forceCloseConnections: true,

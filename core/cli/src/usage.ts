@@ -1,0 +1,44 @@
+/** One line per command for `skiff help`, and each command's own usage for `skiff <command> --help`. */
+export const COMMANDS = Object.freeze({
+  up: {
+    summary: 'start a whole cluster in this process',
+    usage: `usage: skiff up [--preset NAME] [--config FILE] [--data-dir DIR] [--port N] [--nodes N] [--log-level LEVEL]
+
+Starts a whole cluster in this process and writes <data-dir>/admin.kubeconfig.
+The data dir and everything in it are readable by the owner only (0700 / 0600).
+  --preset     preset name or package (default: dev, or the config file's)
+  --config     config file (default: skiff.config.* / .skiffrc* / package.json#skiff in this folder)
+  --data-dir   where state lives (default: ./.skiff)
+  --port       API server port (default: 6443; 0 picks a free one)
+  --nodes      number of simulated nodes (default: 1)
+  --log-level  trace|debug|info|warn|error|silent (default: info; logs go to stderr)
+  -h, --help   print this help`,
+  },
+  version: {
+    summary: 'print the skiff version',
+    usage: `usage: skiff version
+
+Prints the version of the skiff command (also: skiff --version).`,
+  },
+  help: {
+    summary: "print this help, or a command's",
+    usage: `usage: skiff help [COMMAND]
+
+Prints the list of commands, or the usage of COMMAND (the same as skiff COMMAND --help).`,
+  },
+});
+
+export type CommandName = keyof typeof COMMANDS;
+
+export function isCommand(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}
+
+export const USAGE = `usage: skiff <command> [options]
+
+commands:
+${Object.entries(COMMANDS)
+  .map(([name, { summary }]) => `  ${name.padEnd(9)}${summary}`)
+  .join('\n')}
+
+skiff <command> --help prints a command's options.`;

@@ -1,0 +1,52 @@
+import { definePlugin } from '@skiff/kernel';
+import { DISCOVERY_PATHS, NON_RESOURCE_URL_PATTERN, PUBLIC_INFO_PATHS, pathMatcher } from './paths.js';
+
+export const PLUGIN_NAME = '@skiff/plugin-authz-public-info';
+
+/**
+ * After authorizers tapped at the default stage 0 (so an explicit deny still wins), before the catch-all
+ * authorizers at 1000 (always-allow).
+ */
+export const PUBLIC_INFO_STAGE = 900;
+
+export interface PublicInfoOptions {
+  /** Non-resource URLs anyone may GET, in RBAC's syntax (exact, or a prefix ending in `*`). */
+  paths: string[];
+  /** Also let anyone, anonymous users included, GET discovery and OpenAPI. */
+  discovery: boolean;
+}
+
+/**
+ * Kubernetes's system:public-info-viewer, bound to system:authenticated and system:unauthenticated: every
+ * user, anonymous ones included, may GET the health checks and the version. Anything else gets no opinion
+ * from this authorizer.
+ */
+export default definePlugin<PublicInfoOptions>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: {
+    type: 'object',
+    properties: {
+      paths: {
+        type: 'array',
+        items: { type: 'string', pattern: NON_RESOURCE_URL_PATTERN },
+        default: [...PUBLIC_INFO_PATHS],
+        description: 'Non-resource URLs anyone may GET: exact paths, or prefixes ending in "*"',
+      },
+      discovery: { type: 'boolean', default: false, description: 'Also allow /api, /apis and /openapi/v2, /openapi/v3 to everyone' },
+    },
+  },
+  apply(kernel, options) {
+    const publicInfo = pathMatcher(options.paths);
+    const discovery = options.discovery ? pathMatcher(DISCOVERY_PATHS) : () => false;
+    kernel.hooks.authorize.tap({ name: PLUGIN_NAME, stage: PUBLIC_INFO_STAGE }, (attributes) => {
+      if (attributes.isResourceRequest || attributes.verb !== 'get') return undefined;
+      if (publicInfo(attributes.path)) return { decision: 'allow', reason: 'public info (system:public-info-viewer)' };
+      if (discovery(attributes.path)) return { decision: 'allow', reason: 'public discovery (system:discovery)' };
+      return undefined;
+    });
+  },
+});
+
+export { DISCOVERY_PATHS, PUBLIC_INFO_PATHS } from './paths.js';
