@@ -85,7 +85,7 @@ describe('authentication', () => {
     expect(result.stderr).toContain('error: You must be logged in to the server');
   });
 
-  it('answers a tokenless HTTPS request with a 401 Status', async () => {
+  it('answers a tokenless HTTPS request as system:anonymous with a 403 Status, as Kubernetes does', async () => {
     const config = parse(readFileSync(skiff.kubeconfig, 'utf8'));
     const ca = Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64');
     const { status, body } = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
@@ -97,7 +97,13 @@ describe('authentication', () => {
       req.on('error', reject);
       req.end();
     });
-    expect(status).toBe(401);
-    expect(JSON.parse(body)).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401 });
+    expect(status).toBe(403);
+    expect(JSON.parse(body)).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Forbidden',
+      code: 403,
+      message: expect.stringContaining('pods is forbidden: User "system:anonymous" cannot list resource "pods"'),
+    });
   });
 });
