@@ -118,6 +118,9 @@ export const errors = {
     ),
   tooManyRequests: (message: string, retryAfterSeconds = 1) =>
     new ApiError('SKIFF_ERR_API_TOO_MANY_REQUESTS', message, { retryAfterSeconds }),
+  /** 504 Timeout, worded as Kubernetes does (`Timeout: …`); `retryAfterSeconds` says when to try again. */
+  timeout: (message: string, details?: Pick<ApiErrorDetails, 'causes' | 'retryAfterSeconds'>) =>
+    new ApiError('SKIFF_ERR_API_TIMEOUT', `Timeout: ${message}`, details),
   internal: (message: string) => new ApiError('SKIFF_ERR_API_INTERNAL', `Internal error occurred: ${message}`),
   unavailable: (message: string) => new ApiError('SKIFF_ERR_API_SERVICE_UNAVAILABLE', message),
 };

@@ -23,6 +23,11 @@ export interface ApiServerOptions {
   initializers?: InitializerRegistryImpl;
   /** How often watches with `allowWatchBookmarks` get a BOOKMARK. Default: 60 s. */
   bookmarkIntervalMs?: number;
+  /**
+   * How long a get, list or watch at a resourceVersion newer than the store's revision waits for the
+   * store to reach it before answering 504 Too large resource version. Default: 3 s, as Kubernetes.
+   */
+  resourceVersionWaitMs?: number;
 }
 
 const NO_BODY: DecodedBody = Object.freeze({ mediaType: 'application/json', value: undefined });
@@ -51,9 +56,18 @@ export class ApiServer implements ApiHandler {
 
   /** Connects the store: from now on resource requests are served. */
   start(store: Store): void {
-    const { hooks, logger, bookmarkIntervalMs = 60_000 } = this.options;
+    const { hooks, logger, bookmarkIntervalMs = 60_000, resourceVersionWaitMs = 3_000 } = this.options;
     this.stopping = new AbortController();
-    this.core = { hooks, store, registry: this.registry, initializers: this.initializers, logger, bookmarkIntervalMs, stopping: this.stopping.signal };
+    this.core = {
+      hooks,
+      store,
+      registry: this.registry,
+      initializers: this.initializers,
+      logger,
+      bookmarkIntervalMs,
+      resourceVersionWaitMs,
+      stopping: this.stopping.signal,
+    };
   }
 
   /** Ends every open watch; later requests get 503. */

@@ -7,6 +7,7 @@ import { deletionComplete } from './deletion-plan.js';
 import { runInitializers } from './initializers.js';
 import { objectKey } from './keys.js';
 import { readObject } from './read.js';
+import { writePrecondition } from './resource-version.js';
 import { CONFLICT_MESSAGE, translateStoreError } from './store-errors.js';
 
 /**
@@ -32,18 +33,18 @@ export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Pro
 }
 
 /**
- * The update rules, then the write: resourceVersion precondition (409), server-owned metadata kept, status
- * kept on main-resource updates and only status taken on status updates, generation bumped when anything
- * but metadata and status changed, admission, initializers; an object being deleted whose finalizers are
- * now empty is removed; an update that changes nothing writes nothing.
+ * The update rules, then the write: resourceVersion precondition (400 unparsable, 409 stale), server-owned
+ * metadata kept, status kept on main-resource updates and only status taken on status updates, generation
+ * bumped when anything but metadata and status changed, admission, initializers; an object being deleted
+ * whose finalizers are now empty is removed; an update that changes nothing writes nothing.
  */
 export async function commitUpdate(ctx: RestContext, current: StoredObject, requested: KubeObject): Promise<KubeObject> {
   const { definition, info } = ctx;
   const old = current.object;
   const next = projectSubresource(info.subresource, old, requested);
   const metadata = next.metadata;
-  if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== '' && metadata.resourceVersion !== old.metadata.resourceVersion)
-    throw errors.conflict(definition.resource, definition.group, info.name, CONFLICT_MESSAGE);
+  const precondition = writePrecondition(metadata.resourceVersion);
+  if (precondition !== undefined && precondition !== current.revision) throw errors.conflict(definition.resource, definition.group, info.name, CONFLICT_MESSAGE);
   if (metadata.uid && metadata.uid !== old.metadata.uid)
     throw errors.conflict(definition.resource, definition.group, info.name, `Precondition failed: UID in precondition: ${metadata.uid}, UID in object meta: ${old.metadata.uid}`);
   metadata.name = old.metadata.name;

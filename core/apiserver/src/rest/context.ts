@@ -14,6 +14,8 @@ export interface ServerCore {
   logger: Logger;
   /** How often watches that allow bookmarks get one. */
   bookmarkIntervalMs: number;
+  /** How long a read at a resourceVersion newer than the store waits for it before answering 504. */
+  resourceVersionWaitMs: number;
   /** Aborted when the server stops: ends every open watch. */
   stopping: AbortSignal;
 }

@@ -1,6 +1,7 @@
 import { errors } from '@skiff/api';
 import type { DeleteOptions } from '@skiff/kernel';
 import { queryBool, queryInt } from '../util/query.js';
+import { parseResourceVersion } from './resource-version.js';
 
 const POLICIES = new Set(['Background', 'Foreground', 'Orphan']);
 
@@ -24,6 +25,9 @@ export function deleteOptionsOf(body: unknown, query: Record<string, string | un
     options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   }
   const preconditions = source.preconditions as DeleteOptions['preconditions'] | undefined;
-  if (preconditions && typeof preconditions === 'object') options.preconditions = preconditions;
+  if (preconditions && typeof preconditions === 'object') {
+    parseResourceVersion(preconditions.resourceVersion, 'preconditions.resourceVersion');
+    options.preconditions = preconditions;
+  }
   return options;
 }

@@ -1,12 +1,13 @@
 import { errors, type KubeObject } from '@skiff/api';
 import type { ApiResponse, DeleteOptions } from '@skiff/kernel';
-import { StoreError } from '@skiff/store';
+import { StoreError, type StoredObject } from '@skiff/store';
 import { admissionRequest, mutate, validate } from '../pipeline/admission.js';
 import type { RestContext } from './context.js';
 import { deleteOptionsOf } from './delete-options.js';
 import { planDeletion } from './deletion-plan.js';
 import { objectKey } from './keys.js';
 import { readObject } from './read.js';
+import { parseResourceVersion } from './resource-version.js';
 import { json } from './respond.js';
 import { translateStoreError } from './store-errors.js';
 
@@ -27,7 +28,7 @@ export async function deleteNamed(ctx: RestContext, options: DeleteOptions): Pro
   const key = objectKey(definition, info.namespace, info.name);
   for (let attempt = 1; ; attempt++) {
     const current = await readObject(ctx, { includeUninitialized: true });
-    checkPreconditions(ctx, current.object, options);
+    checkPreconditions(ctx, current, options);
     const request = admissionRequest(ctx, { operation: 'DELETE', oldObject: current.object });
     await mutate(ctx, request);
     await validate(ctx, request);
@@ -44,12 +45,15 @@ export async function deleteNamed(ctx: RestContext, options: DeleteOptions): Pro
   }
 }
 
-function checkPreconditions(ctx: RestContext, object: KubeObject, options: DeleteOptions): void {
+/** DeleteOptions.preconditions: uid and resourceVersion (already known to parse, see deleteOptionsOf). */
+function checkPreconditions(ctx: RestContext, current: StoredObject, options: DeleteOptions): void {
   const { uid, resourceVersion } = options.preconditions ?? {};
   const { definition, info } = ctx;
+  const object = current.object;
   if (uid && uid !== object.metadata.uid)
     throw errors.conflict(definition.resource, definition.group, info.name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${object.metadata.uid}`);
-  if (resourceVersion && resourceVersion !== object.metadata.resourceVersion)
+  const revision = parseResourceVersion(resourceVersion, 'preconditions.resourceVersion');
+  if (revision !== undefined && revision !== current.revision)
     throw errors.conflict(
       definition.resource,
       definition.group,

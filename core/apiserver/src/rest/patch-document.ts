@@ -1,5 +1,6 @@
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, ApiError, DEFAULT_MERGE_KEYS, errors } from '@skiff/api';
 import { MEDIA_TYPE } from '../pipeline/decode-body.js';
+import { writePrecondition } from './resource-version.js';
 
 export type PatchKind = 'merge' | 'strategic' | 'json' | 'apply';
 
@@ -50,5 +51,5 @@ export function applyPatchDocument<T extends object>(kind: Exclude<PatchKind, 'a
 /** Whether the patch itself names a resourceVersion: then a concurrent write is a 409, not a retry. */
 export function pinsResourceVersion(kind: PatchKind, patch: unknown): boolean {
   if (kind === 'json') return (patch as { path?: unknown }[]).some((operation) => operation?.path === '/metadata/resourceVersion');
-  return Boolean((patch as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion);
+  return writePrecondition((patch as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion) !== undefined;
 }

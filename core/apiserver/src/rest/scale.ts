@@ -5,7 +5,9 @@ import { guardedUpdate } from './commit-update.js';
 import type { RestContext } from './context.js';
 import { applyPatchDocument, checkPatchShape, patchKindOf, pinsResourceVersion } from './patch-document.js';
 import { readObject } from './read.js';
+import { writePrecondition } from './resource-version.js';
 import { json } from './respond.js';
+import { waitForRequestedRevision } from './wait-for-revision.js';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 
@@ -28,13 +30,14 @@ export function toScale(object: KubeObject): Scale {
 }
 
 export async function getScale(ctx: RestContext): Promise<ApiResponse> {
+  await waitForRequestedRevision(ctx);
   return json(toScale((await readObject(ctx)).object));
 }
 
 /** PUT of a Scale: its spec.replicas goes to the parent (guarded by the Scale's resourceVersion). */
 export async function updateScale(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const scale = checkScale(ctx, body);
-  return json(await writeReplicas(ctx, () => scale, Boolean(scale.metadata.resourceVersion)));
+  return json(await writeReplicas(ctx, () => scale, writePrecondition(scale.metadata.resourceVersion) !== undefined));
 }
 
 /** PATCH of a Scale (kubectl scale sends a merge patch `{"spec":{"replicas":5}}`). */

@@ -3,6 +3,7 @@ import type { ApiResponse } from '@skiff/kernel';
 import { fieldValidationOf, requireObject, typeCheck, withTypeMeta } from '../pipeline/type-check.js';
 import { guardedUpdate } from './commit-update.js';
 import type { RestContext } from './context.js';
+import { writePrecondition } from './resource-version.js';
 import { json } from './respond.js';
 
 /** PUT of an object or of its status subresource. */
@@ -11,7 +12,7 @@ export async function updateObject(ctx: RestContext, body: unknown): Promise<Api
   const object = withTypeMeta(requireObject(body, definition), definition);
   ctx.warnings.push(...typeCheck(object, definition, fieldValidationOf(ctx.request.query)));
   checkIdentity(ctx, object);
-  const conditional = Boolean(object.metadata.resourceVersion);
+  const conditional = writePrecondition(object.metadata.resourceVersion) !== undefined;
   // A retry after a concurrent write starts again from the body as sent: admission may have changed the
   // first attempt's copy, and froze it.
   const pristine = conditional ? undefined : structuredClone(object);

@@ -1,8 +1,21 @@
 import { errors } from '@skiff/api';
 
-/** Go's strconv.ParseBool, which Kubernetes uses for boolean query parameters (watch=1, watch=true). */
+// Go's strconv.ParseBool, which Kubernetes uses for boolean query parameters (watch=1, watch=true).
+const TRUE_VALUES = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
+const FALSE_VALUES = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
+
+/** A boolean query parameter where anything but a true value is false. */
 export function queryBool(value: string | undefined): boolean {
-  return value === 'true' || value === '1' || value === 'True' || value === 'TRUE' || value === 't' || value === 'T';
+  return value !== undefined && TRUE_VALUES.has(value);
+}
+
+/** A boolean query parameter whose absence means something of its own (Go's *bool); 400 when not a boolean. */
+export function queryOptionalBool(query: Record<string, string | undefined>, name: string): boolean | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (TRUE_VALUES.has(raw)) return true;
+  if (FALSE_VALUES.has(raw)) return false;
+  throw errors.badRequest(`invalid value for query parameter ${name}: ${JSON.stringify(raw)} (expected true or false)`);
 }
 
 /** A non-negative integer query parameter, or undefined when absent; 400 when malformed. */

@@ -1,9 +1,11 @@
-import { apiVersionOf, errors, type KubeObject } from '@skiff/api';
+import { apiVersionOf, type KubeObject } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 import type { RestContext } from '../rest/context.js';
 import { collectionPrefix } from '../rest/keys.js';
+import { watchStartOf } from '../rest/resource-version.js';
 import { listFilter } from '../rest/selectors.js';
 import { tableFormatOf, toTable } from '../rest/table.js';
+import { waitForRevision } from '../rest/wait-for-revision.js';
 import { queryBool, queryInt } from '../util/query.js';
 import { watchStream } from './watch-stream.js';
 
@@ -11,30 +13,29 @@ const WATCH_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
 /**
  * `?watch=true` on a collection (or on one object by path or `fieldSelector=metadata.name=x`). Parameters
- * are checked before the response starts, so a bad selector is a 400, not a broken stream.
+ * are checked before the response starts, so a bad selector or resourceVersion is a 400 (a forbidden
+ * combination a 422), not a broken stream; a resourceVersion newer than the store is waited for first
+ * (504 if it does not come). A compacted one is an ERROR event carrying 410 Expired, as in Kubernetes.
  */
-export function watchCollection(ctx: RestContext): ApiResponse {
+export async function watchCollection(ctx: RestContext): Promise<ApiResponse> {
   const { definition, info, request, core } = ctx;
   const query = request.query;
   const byName = info.name ? nameFilter(info.name) : undefined;
   const selectors = listFilter(definition, query, queryBool(query.includeUninitialized));
   const filter = byName && selectors ? (object: KubeObject) => byName(object) && selectors(object) : (byName ?? selectors);
-  const resourceVersion = query.resourceVersion;
-  const fromRevision = resourceVersion === undefined || resourceVersion === '' ? 0 : Number(resourceVersion);
-  if (!Number.isInteger(fromRevision) || fromRevision < 0) throw errors.badRequest(`invalid resourceVersion: ${JSON.stringify(resourceVersion)}`);
-  const sendInitialEvents = query.sendInitialEvents;
-  const initialEvents = sendInitialEvents === 'true' || (fromRevision === 0 && sendInitialEvents !== 'false');
+  const start = watchStartOf(query);
   const timeoutSeconds = queryInt(query, 'timeoutSeconds');
   const table = tableFormatOf(request.headers.accept, query);
+  if (start.revision > 0) await waitForRevision(ctx, start.revision);
   const stream = watchStream({
     store: core.store,
     logger: core.logger,
     prefix: collectionPrefix(definition, info.namespace),
     filter,
-    initialEvents,
-    fromRevision: fromRevision === 0 ? core.store.revision() : fromRevision,
+    initialEvents: start.initialEvents,
+    fromRevision: start.revision === 0 ? core.store.revision() : start.revision,
     bookmark: queryBool(query.allowWatchBookmarks)
-      ? { apiVersion: apiVersionOf(definition), kind: definition.kind, intervalMs: core.bookmarkIntervalMs, afterInitialEvents: sendInitialEvents === 'true' }
+      ? { apiVersion: apiVersionOf(definition), kind: definition.kind, intervalMs: core.bookmarkIntervalMs, afterInitialEvents: start.initialEventsRequested }
       : undefined,
     transform: table ? (object) => toTable(definition, [object], table, { resourceVersion: object.metadata.resourceVersion }) : undefined,
     timeoutMs: timeoutSeconds ? timeoutSeconds * 1000 : undefined,
