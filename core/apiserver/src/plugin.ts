@@ -22,6 +22,8 @@ export interface ApiServerPluginOptions {
   bootstrapNamespaces: boolean;
   /** How often watches that allow bookmarks get one. */
   watchBookmarkIntervalMs: number;
+  /** How long a read at a resourceVersion newer than the store waits for it before a 504. */
+  resourceVersionWaitMs: number;
 }
 
 /** What the API server provides as `apiServerInfo` once it listens. */
@@ -46,6 +48,7 @@ export default definePlugin<ApiServerPluginOptions>({
       port: { type: 'integer', minimum: 0, maximum: 65535, description: 'Listen port, 0 for a free one (default: config.port)' },
       bootstrapNamespaces: { type: 'boolean', default: true, description: 'Create the system namespaces when missing' },
       watchBookmarkIntervalMs: { type: 'integer', minimum: 10, default: 60_000, description: 'Interval of watch BOOKMARK events' },
+      resourceVersionWaitMs: { type: 'integer', minimum: 0, default: 3_000, description: 'How long a read of a future resourceVersion waits before a 504' },
     },
   },
   apply(kernel, options) {
@@ -56,7 +59,12 @@ export default definePlugin<ApiServerPluginOptions>({
 
     kernel.hooks.components.tap(PLUGIN_NAME, () => {
       logger = kernel.logger.child({ component: 'apiserver' });
-      server = new ApiServer({ hooks: kernel.hooks, logger, bookmarkIntervalMs: options.watchBookmarkIntervalMs });
+      server = new ApiServer({
+        hooks: kernel.hooks,
+        logger,
+        bookmarkIntervalMs: options.watchBookmarkIntervalMs,
+        resourceVersionWaitMs: options.resourceVersionWaitMs,
+      });
       kernel.provide('resourceRegistry', server.registry);
       kernel.provide('initializerRegistry', server.initializers);
     });

@@ -146,6 +146,25 @@ describe('list', () => {
     expect(names(await store.list('/registry/pods/', { limit: 2, continue: first.continue }))).toEqual(['p2', 'p3']);
   });
 
+  it('lists the state at an older revision, pages from there, and answers Compacted once it is gone', async () => {
+    const store = await stores.open();
+    for (let n = 0; n < 4; n++) await store.create(podKey(`p${n}`), pod(`p${n}`));
+    const then = store.revision();
+    await store.delete(podKey('p1'));
+    await store.create(podKey('p9'), pod('p9'));
+    await store.update(podKey('p2'), { ...pod('p2'), spec: { changed: true } });
+    const old = await store.list('/registry/pods/', { revision: then });
+    expect(old.revision).toBe(then);
+    expect(names(old)).toEqual(['p0', 'p1', 'p2', 'p3']);
+    expect(old.items.find((item) => item.key === podKey('p2'))?.object.spec).not.toHaveProperty('changed');
+    const page = await store.list('/registry/pods/', { revision: then, limit: 3 });
+    expect(names(page)).toEqual(['p0', 'p1', 'p2']);
+    expect(names(await store.list('/registry/pods/', { continue: page.continue }))).toEqual(['p3']);
+    await expect(store.list('/registry/pods/', { revision: store.revision() + 1 })).rejects.toThrow('newer than the store');
+    await store.compact(then + 1);
+    expect((await listError(store.list('/registry/pods/', { revision: then }))).kind).toBe('Compacted');
+  });
+
   it('rejects malformed and foreign continue tokens with InvalidContinue', async () => {
     const store = await stores.open();
     await store.create(podKey('a'), pod('a'));

@@ -86,13 +86,16 @@ export class LmdbStore implements Store {
     this.assertOpen();
     const { limit, filter } = options;
     if (limit !== undefined) assertWholeNumber('limit', limit);
+    if (options.revision !== undefined) assertWholeNumber('revision', options.revision);
     const position = options.continue !== undefined ? decodeContinue(options.continue, prefix) : undefined;
     const transaction = this.dbs.root.useReadTransaction();
     try {
       const { revision: snapshotRevision, compactedRevision } = readRevisions(this.dbs, transaction);
-      const revision = position?.revision ?? snapshotRevision;
-      if (revision > snapshotRevision)
-        throw new CodedStoreError('SKIFF_ERR_STORE_CONTINUE_INVALID', { detail: `revision ${revision} is newer than the store (${snapshotRevision})` });
+      const revision = position?.revision ?? options.revision ?? snapshotRevision;
+      if (revision > snapshotRevision) {
+        if (position) throw new CodedStoreError('SKIFF_ERR_STORE_CONTINUE_INVALID', { detail: `revision ${revision} is newer than the store (${snapshotRevision})` });
+        throw new StoreUsageError('SKIFF_ERR_STORE_ARGUMENT_INVALID', { name: 'revision', detail: `${revision} is newer than the store (${snapshotRevision})` });
+      }
       if (revision < compactedRevision) throw new CodedStoreError('SKIFF_ERR_STORE_COMPACTED', { revision, compacted: compactedRevision });
       return listAtRevision(this.dbs, transaction, { prefix, revision, snapshotRevision, afterKey: position?.afterKey, limit, filter });
     } finally {

@@ -57,6 +57,12 @@ export interface ListOptions {
   limit?: number;
   /** A token from an earlier page: continues from the same snapshot revision. */
   continue?: string;
+  /**
+   * List the state as it was at this revision rather than the current one (a `continue` token carries
+   * its own). Fails with 'Compacted' once the event log no longer reaches back to it; a revision newer
+   * than the store's is a usage error (wait for it first).
+   */
+  revision?: number;
   /** Only objects for which this returns true count (and count towards limit). */
   filter?: (object: KubeObject) => boolean;
 }

@@ -13,7 +13,7 @@ export interface HttpServerOptions {
 // Kubernetes's limit for request bodies.
 const BODY_LIMIT = 3 * 1024 * 1024;
 
-const REASONS: Record<number, string> = { 400: 'BadRequest', 404: 'NotFound', 405: 'MethodNotAllowed', 413: 'RequestEntityTooLarge', 415: 'UnsupportedMediaType' };
+const REASONS: Record<number, string> = { 400: 'BadRequest', 414: 'BadRequest', 404: 'NotFound', 405: 'MethodNotAllowed', 413: 'RequestEntityTooLarge', 415: 'UnsupportedMediaType' };
 
 /**
  * The HTTPS front of the API server: fastify adapted to ApiRequest/ApiResponse. Bodies reach the pipeline
@@ -48,6 +48,12 @@ export class HttpServer {
       forceCloseConnections: true,
       routerOptions: { maxParamLength: 8192 },
       return503OnClosing: true,
+      // A URL fastify's router cannot decode (%FF, a truncated escape) or a path segment past
+      // maxParamLength: a Status like every other error, not fastify's own error body.
+      frameworkErrors: (error, _request, reply) => {
+        const code = (error as Error & { statusCode?: number }).statusCode ?? 400;
+        sendStatus(reply, code, code === 414 ? 'the request URL is too long' : `the request URL is not valid: ${error.message}`);
+      },
     });
     this.app.removeAllContentTypeParsers();
     this.app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

@@ -30,11 +30,17 @@ export interface ErrorResponse {
  * class, so a plugin bundling its own copy of @skiff/api or @skiff/kernel is still understood.
  */
 export function errorResponse(err: unknown, logger: Logger, context: { method: string; path: string }): ErrorResponse {
-  if (err instanceof ApiError || isApiErrorLike(err)) return { response: json(err.toStatus(), err.status), unexpected: false };
+  if (err instanceof ApiError || isApiErrorLike(err)) return { response: withRetryAfter(json(err.toStatus(), err.status), err.details?.retryAfterSeconds), unexpected: false };
   if (isAdmissionError(err)) return { response: json(admissionStatus(err), err.status), unexpected: false };
   logger.error({ err, method: context.method, path: context.path }, 'request failed');
   const internal = errors.internal((err as Error)?.message ?? String(err));
   return { response: json(internal.toStatus(), internal.status), unexpected: true };
+}
+
+/** Kubernetes sends a Retry-After header with every error Status that says when to try again (429, 504). */
+function withRetryAfter(response: ApiResponse, seconds: number | undefined): ApiResponse {
+  if (seconds === undefined) return response;
+  return { ...response, headers: { ...response.headers, 'retry-after': String(seconds) } };
 }
 
 function admissionStatus(err: AdmissionErrorLike): Status {

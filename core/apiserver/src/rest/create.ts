@@ -13,6 +13,7 @@ import { translateStoreError } from './store-errors.js';
 /** POST to a collection: 201 with the stored object. */
 export async function createObject(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const object = withTypeMeta(requireObject(body, ctx.definition), ctx.definition);
+  if (object.metadata?.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
   ctx.warnings.push(...typeCheck(object, ctx.definition, fieldValidationOf(ctx.request.query)));
   return json(await createChecked(ctx, object), 201, ctx.warnings);
 }

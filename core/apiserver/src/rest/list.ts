@@ -1,6 +1,6 @@
 import { apiVersionOf, errors, type KubeList, type KubeObject, type ListMeta } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
-import type { ListResult } from '@skiff/store';
+import { StoreError, type ListResult } from '@skiff/store';
 import { queryBool, queryInt } from '../util/query.js';
 import type { RestContext } from './context.js';
 import { collectionPrefix } from './keys.js';
@@ -24,6 +24,8 @@ export async function listObjects(ctx: RestContext): Promise<ListedObjects> {
   const { definition, info, request } = ctx;
   const filter = listFilter(definition, request.query, queryBool(request.query.includeUninitialized));
   const limit = queryInt(request.query, 'limit');
+  // Part of ListOptions for a list too, where it has no effect here (a list answers at once); checked all the same.
+  queryInt(request.query, 'timeoutSeconds');
   const consistency = listConsistencyOf(request.query, limit);
   if (consistency.kind === 'exact' || consistency.kind === 'notOlderThan') await waitForRevision(ctx, consistency.revision);
   let result: ListResult;
@@ -31,27 +33,22 @@ export async function listObjects(ctx: RestContext): Promise<ListedObjects> {
     result = await ctx.core.store.list(collectionPrefix(definition, info.namespace), {
       ...(limit ? { limit } : {}),
       ...(consistency.kind === 'continue' ? { continue: request.query.continue } : {}),
+      ...(consistency.kind === 'exact' ? { revision: consistency.revision } : {}),
       ...(filter ? { filter } : {}),
     });
   } catch (err) {
+    if (consistency.kind === 'exact' && err instanceof StoreError && err.kind === 'Compacted') throw exactRevisionGone(ctx, consistency.revision);
     throw translateStoreError(err, definition, '');
   }
-  if (consistency.kind === 'exact' && result.revision !== consistency.revision) throw exactRevisionGone(ctx, consistency.revision, result.revision);
   const metadata: ListMeta = { resourceVersion: String(result.revision) };
   if (result.continue) metadata.continue = result.continue;
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
   return { items: result.items.map((stored) => stored.object), metadata };
 }
 
-/**
- * The store lists its latest state (and older snapshots only through its own continue tokens), so an
- * exact list of an older revision is answered as one no longer retained: 410 Expired, after which
- * clients list again without pinning the revision (client-go's pager and reflector do).
- */
-function exactRevisionGone(ctx: RestContext, requested: number, current: number) {
-  const compacted = ctx.core.store.compactedRevision();
-  const why = requested < compacted ? `revision ${requested} has been compacted (oldest: ${compacted})` : `exact lists are served at the current revision only (${current})`;
-  return errors.gone(`The resourceVersion for the provided list is too old: ${why}.`);
+/** An exact list of a revision the event log no longer reaches: 410 Expired, and clients list again. */
+function exactRevisionGone(ctx: RestContext, requested: number) {
+  return errors.gone(`The resourceVersion for the provided list is too old: revision ${requested} has been compacted (oldest: ${ctx.core.store.compactedRevision()}).`);
 }
 
 /** GET of a collection: a `<Kind>List`, or a Table when kubectl asks for one. */

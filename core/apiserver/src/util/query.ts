@@ -22,8 +22,9 @@ export function queryOptionalBool(query: Record<string, string | undefined>, nam
 export function queryInt(query: Record<string, string | undefined>, name: string): number | undefined {
   const raw = query[name];
   if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw errors.badRequest(`invalid value for query parameter ${name}: ${JSON.stringify(raw)}`);
+  // Decimal digits only, as Go's strconv.ParseInt reads them: no exponent, sign, fraction or hex.
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value)) throw errors.badRequest(`invalid value for query parameter ${name}: ${JSON.stringify(raw)} (expected a whole number)`);
   return value;
 }
 
