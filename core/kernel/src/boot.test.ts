@@ -74,6 +74,27 @@ describe('createCluster', () => {
     await expect(createCluster({ cwd: dir })).rejects.toThrow(`invalid config ${join(dir, 'skiff.config.json')}: "port" must be a number (got "http")`);
   });
 
+  it('refuses unknown config keys and suggests the nearest one', async () => {
+    const file = join(dir, 'skiff.config.json');
+    writeFileSync(file, JSON.stringify({ preset: 'base', plugin: ['skiff-plugin-c'] }));
+    await expect(createCluster({ cwd: dir })).rejects.toThrow(
+      `invalid config ${file}: unknown key "plugin" (did you mean "plugins"?); known keys: preset, plugins, dataDir, host, port, nodes, logLevel`,
+    );
+    writeFileSync(file, JSON.stringify({ preset: 'base', logLevel: 'verbose' }));
+    await expect(createCluster({ cwd: dir })).rejects.toThrow(`invalid config ${file}: "logLevel" must be one of trace, debug, info, warn, error, fatal, silent (got "verbose")`);
+    await expect(createCluster({ cwd: dir, config: { preset: 'base', datadir: 'x' } as never })).rejects.toThrow('invalid config config: unknown key "datadir" (did you mean "dataDir"?)');
+    installPackage('skiff-preset-typo', `export default { name: 'typo', plugins: [], config: { node: 2 } };`);
+    await expect(createCluster({ cwd: dir, config: { preset: 'typo' } })).rejects.toThrow('invalid config preset typo: unknown key "node" (did you mean "nodes"?)');
+  });
+
+  it('refuses to remove a plugin that is not loaded, suggesting the nearest name', async () => {
+    const file = join(dir, 'skiff.config.json');
+    writeFileSync(file, JSON.stringify({ preset: 'base', logLevel: 'silent', plugins: [['skiff-plugin-aa', false]] }));
+    await expect(createCluster({ cwd: dir })).rejects.toThrow(`invalid config ${file}: cannot remove plugin "skiff-plugin-aa": it is not loaded (did you mean "skiff-plugin-a"?)`);
+    writeFileSync(file, JSON.stringify({ preset: 'base', logLevel: 'silent', plugins: [['something-else', false]] }));
+    await expect(createCluster({ cwd: dir })).rejects.toThrow(`invalid config ${file}: cannot remove plugin "something-else": it is not loaded`);
+  });
+
   it('loads plugins given by relative path', async () => {
     writeFileSync(join(dir, 'local-plugin.mjs'), pluginSource('local'));
     writeFileSync(join(dir, 'skiff.config.json'), JSON.stringify({ preset: 'base', logLevel: 'silent', plugins: [['./local-plugin.mjs', { label: 'x' }]] }));

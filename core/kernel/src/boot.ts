@@ -1,7 +1,8 @@
 import { dirname, resolve } from 'node:path';
 import { Kernel } from './kernel.js';
 import { KernelError } from './errors.js';
-import { CONFIG_DEFAULTS, loadConfig, type ResolvedConfig, type SkiffConfig } from './config.js';
+import { checkConfig, CONFIG_DEFAULTS, loadConfig, type ResolvedConfig, type SkiffConfig } from './config.js';
+import { didYouMean } from './suggest.js';
 import { importDefault, resolveModule } from './resolve.js';
 import type { PluginSpec, SkiffPlugin, SkiffPreset } from './plugin.js';
 import type { Logger } from './types/logger.js';
@@ -12,6 +13,8 @@ interface PluginEntry {
   options: Record<string, unknown> | false;
   /** Where a name is resolved from. */
   fromDir: string;
+  /** The config file or preset that names it, for messages. */
+  where: string;
 }
 
 function specName(ref: string | SkiffPlugin<any>): string {
@@ -19,16 +22,16 @@ function specName(ref: string | SkiffPlugin<any>): string {
 }
 
 function normaliseSpec(spec: PluginSpec, fromDir: string, where: string): PluginEntry {
-  if (typeof spec === 'string') return { ref: spec, options: {}, fromDir };
+  if (typeof spec === 'string') return { ref: spec, options: {}, fromDir, where };
   if (Array.isArray(spec)) {
     const [ref, options] = spec;
     if (typeof ref !== 'string' && (typeof ref !== 'object' || ref === null))
       throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: where, detail: `a plugin entry must start with a name (got ${JSON.stringify(ref)})` });
     if (options !== undefined && options !== false && (typeof options !== 'object' || options === null || Array.isArray(options)))
       throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: where, detail: `options of plugin "${specName(ref)}" must be an object or false` });
-    return { ref, options: options ?? {}, fromDir };
+    return { ref, options: options ?? {}, fromDir, where };
   }
-  if (typeof spec === 'object' && spec !== null && typeof (spec as SkiffPlugin).apply === 'function') return { ref: spec, options: {}, fromDir };
+  if (typeof spec === 'object' && spec !== null && typeof (spec as SkiffPlugin).apply === 'function') return { ref: spec, options: {}, fromDir, where };
   throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: where, detail: `cannot read plugin entry ${JSON.stringify(spec)}` });
 }
 
@@ -38,7 +41,14 @@ function mergeEntries(base: PluginEntry[], added: PluginEntry[]): PluginEntry[] 
   for (const entry of added) {
     const i = out.findIndex((e) => specName(e.ref) === specName(entry.ref));
     if (entry.options === false) {
-      if (i >= 0) out.splice(i, 1);
+      if (i < 0) {
+        const name = specName(entry.ref);
+        throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
+          file: entry.where,
+          detail: `cannot remove plugin "${name}": it is not loaded${didYouMean(name, out.map((e) => specName(e.ref)))}`,
+        });
+      }
+      out.splice(i, 1);
     } else if (i >= 0) {
       out[i] = { ...out[i]!, options: { ...(out[i]!.options || {}), ...entry.options } };
     } else out.push(entry);
@@ -69,6 +79,7 @@ async function loadPreset(
   const preset = (await importDefault(file)) as SkiffPreset;
   if (!preset || typeof preset !== 'object' || !Array.isArray(preset.plugins))
     throw new KernelError('SKIFF_ERR_KERNEL_PRESET_INVALID', { name, detail: 'its default export must be { name, plugins: [...] }' });
+  if (preset.config) checkConfig(preset.config, `preset ${name}`);
   const presetDir = dirname(file);
   let entries: PluginEntry[] = [];
   let config: Record<string, unknown> = {};
@@ -115,7 +126,9 @@ export async function createCluster(options: BootOptions = {}): Promise<Kernel> 
   const cwd = resolve(options.cwd ?? process.cwd());
   const loaded = options.config ? { config: options.config, file: undefined, rootDir: cwd } : await loadConfig({ cwd, file: options.configFile });
   const fileConfig = loaded.config;
-  const overrides = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([, v]) => v !== undefined));
+  if (options.config) checkConfig(options.config as Record<string, unknown>, 'config');
+  const overrides = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([, v]) => v !== undefined)) as SkiffConfig;
+  checkConfig(overrides as Record<string, unknown>, 'flags');
   const presetName = (overrides.preset as string | undefined) ?? fileConfig.preset ?? CONFIG_DEFAULTS.preset;
   const preset = await loadPreset(presetName, loaded.rootDir, []);
   const where = loaded.file ?? 'config';

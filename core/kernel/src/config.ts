@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { KernelError } from './errors.js';
 import type { PluginSpec } from './plugin.js';
+import { didYouMean } from './suggest.js';
 
 /** The cluster config a user writes (skiff.config.*, .skiffrc*, or the `skiff` key of package.json). */
 export interface SkiffConfig {
@@ -19,7 +20,14 @@ export interface SkiffConfig {
   nodes?: number;
   /** pino level: trace, debug, info, warn, error, silent. Default: info. */
   logLevel?: string;
-  [section: string]: unknown;
+}
+
+/**
+ * Gives a config file type checking and editor completion: `export default defineConfig({ … })` in
+ * skiff.config.mjs (with `// @ts-check`) or skiff.config.ts-compiled JavaScript.
+ */
+export function defineConfig(config: SkiffConfig): SkiffConfig {
+  return config;
 }
 
 export interface ResolvedConfig extends SkiffConfig {
@@ -46,6 +54,7 @@ export const CONFIG_DEFAULTS = Object.freeze({
 
 const KNOWN_TYPES: Record<string, string> = {
   preset: 'string',
+  plugins: 'object',
   dataDir: 'string',
   host: 'string',
   port: 'number',
@@ -53,7 +62,17 @@ const KNOWN_TYPES: Record<string, string> = {
   logLevel: 'string',
 };
 
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** Checks a config (a file's, a preset's, or one given in code): known keys only, each of the right type. */
 export function checkConfig(config: Record<string, unknown>, file: string): void {
+  for (const key of Object.keys(config)) {
+    if (!(key in KNOWN_TYPES))
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
+        file,
+        detail: `unknown key "${key}"${didYouMean(key, Object.keys(KNOWN_TYPES))}; known keys: ${Object.keys(KNOWN_TYPES).join(', ')}`,
+      });
+  }
   for (const [key, type] of Object.entries(KNOWN_TYPES)) {
     if (config[key] !== undefined && typeof config[key] !== type)
       throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: `"${key}" must be a ${type} (got ${JSON.stringify(config[key])})` });
@@ -64,6 +83,11 @@ export function checkConfig(config: Record<string, unknown>, file: string): void
     throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: `"nodes" must be a whole number >= 0 (got ${config.nodes})` });
   if (config.plugins !== undefined && !Array.isArray(config.plugins))
     throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: '"plugins" must be a list' });
+  if (config.logLevel !== undefined && !LOG_LEVELS.includes(config.logLevel as string))
+    throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
+      file,
+      detail: `"logLevel" must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(config.logLevel)})${didYouMean(String(config.logLevel), LOG_LEVELS)}`,
+    });
 }
 
 /**

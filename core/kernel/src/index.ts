@@ -2,7 +2,7 @@ export { Kernel, KERNEL_VERSION, type KernelOptions, type LoadedPlugin } from '.
 export { createHooks, LIFECYCLE_STAGE, ADMISSION_STAGE, CHAIN_STAGE, type Hooks } from './hooks.js';
 export { definePlugin, definePreset, type SkiffPlugin, type SkiffPreset, type PluginSpec } from './plugin.js';
 export { checkOptions, type OptionsSchema } from './options.js';
-export { loadConfig, checkConfig, CONFIG_DEFAULTS, type SkiffConfig, type ResolvedConfig } from './config.js';
+export { loadConfig, checkConfig, defineConfig, CONFIG_DEFAULTS, type SkiffConfig, type ResolvedConfig } from './config.js';
 export { createCluster, type BootOptions } from './boot.js';
 export { resolveModule } from './resolve.js';
 export { KernelError, KERNEL_ERRORS, type KernelErrorCode } from './errors.js';
