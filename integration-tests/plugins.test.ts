@@ -52,6 +52,36 @@ describe('plugins from the cluster config', () => {
     expect(result.stderr.trim()).toBe('skiff: plugin "skiff-plugin-deny-label": option "label" must be a string (got 5)');
   });
 
+  it('fails the start with one line for a config key that does not exist, suggesting the right one', async () => {
+    const dir = project(`export default { plugin: ['skiff-plugin-deny-label'] };\n`);
+    made.push(dir);
+    const result = await runSkiffExpectingFailure([], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `skiff: invalid config ${join(dir, 'skiff.config.mjs')}: unknown key "plugin" (did you mean "plugins"?); known keys: preset, plugins, dataDir, host, port, nodes, logLevel`,
+    );
+  });
+
+  it('fails the start with one line when a removed plugin is not loaded', async () => {
+    const dir = project(`export default { plugins: [['@skiff/plugin-authz-allways-allow', false]] };\n`);
+    made.push(dir);
+    const result = await runSkiffExpectingFailure([], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `skiff: invalid config ${join(dir, 'skiff.config.mjs')}: cannot remove plugin "@skiff/plugin-authz-allways-allow": it is not loaded (did you mean "@skiff/plugin-authz-always-allow"?)`,
+    );
+  });
+
+  it('refuses, in one line, a configuration whose only authorizer was removed (instead of hanging)', async () => {
+    const dir = project(`export default { plugins: [['@skiff/plugin-authz-always-allow', false]] };\n`);
+    made.push(dir);
+    const result = await runSkiffExpectingFailure([], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `skiff: nothing taps the "authorize" hook, which @skiff/apiserver needs: only system:masters could do anything, the cluster's own controllers, scheduler and kubelets included; add an authorizer such as @skiff/plugin-authz-always-allow`,
+    );
+  });
+
   it('fails the start with one line for a bad flag', async () => {
     const dir = tempDir('flags');
     made.push(dir);

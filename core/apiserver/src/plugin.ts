@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE, type Logger } from '@skiff/kernel';
-import type { Store } from '@skiff/store';
+import { definePlugin, LIFECYCLE_STAGE, type ApiServerInfo, type Logger } from '@skiff/kernel';
 import { bootstrapNamespaces } from './bootstrap.js';
 import { ApiServerError } from './errors.js';
 import { HttpServer } from './http/server.js';
@@ -26,21 +25,14 @@ export interface ApiServerPluginOptions {
   resourceVersionWaitMs: number;
 }
 
-/** What the API server provides as `apiServerInfo` once it listens. */
-export interface ApiServerInfo {
-  url: string;
-  host: string;
-  port: number;
-  caPem: string;
-  caFile: string;
-  /** The CA's key, for plugins that issue client certificates (x509 authentication). */
-  caKeyFile: string;
-}
+export type { ApiServerInfo } from '@skiff/kernel';
 
 export default definePlugin<ApiServerPluginOptions>({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
+  provides: ['resourceRegistry', 'initializerRegistry', 'apiHandler', 'apiServerInfo'],
+  needs: ['store'],
   options: {
     type: 'object',
     properties: {
@@ -52,6 +44,11 @@ export default definePlugin<ApiServerPluginOptions>({
     },
   },
   apply(kernel, options) {
+    kernel.requireTaps(
+      'authorize',
+      PLUGIN_NAME,
+      "only system:masters could do anything, the cluster's own controllers, scheduler and kubelets included; add an authorizer such as @skiff/plugin-authz-always-allow",
+    );
     let server: ApiServer | undefined;
     let http: HttpServer | undefined;
     let info: ApiServerInfo | undefined;
@@ -76,7 +73,7 @@ export default definePlugin<ApiServerPluginOptions>({
         kernel.hooks.resources.call(api.registry);
         for (const review of REVIEW_DEFINITIONS) if (!api.registry.get(review.group, review.resource)) api.registry.register(review);
         kernel.hooks.initializers.call(api.initializers);
-        api.start(kernel.resolve<Store>('store'));
+        api.start(kernel.resolve('store'));
 
         const host = options.host ?? kernel.config.host;
         const pki = ensurePki(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir), host);
@@ -104,7 +101,7 @@ export default definePlugin<ApiServerPluginOptions>({
     kernel.hooks.ready.tapPromise(PLUGIN_NAME, async () => {
       if (!info) return;
       const file = resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir, 'admin.kubeconfig');
-      const credential = kernel.container.hasRegistration('adminCredential') ? kernel.resolve<{ token?: string }>('adminCredential') : undefined;
+      const credential = kernel.hasComponent('adminCredential') ? kernel.resolve('adminCredential') : undefined;
       writeKubeconfig(file, { server: info.url, caPem: info.caPem, token: credential?.token, userName: 'admin' });
       logger.info({ kubeconfig: file }, 'admin kubeconfig written');
     });

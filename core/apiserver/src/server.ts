@@ -1,5 +1,5 @@
 import { errors, type UserInfo } from '@skiff/api';
-import { CHAIN_STAGE, type ApiHandler, type ApiRequest, type ApiResponse, type Hooks, type Logger } from '@skiff/kernel';
+import { AUTHORIZE_STAGE, CHAIN_STAGE, type ApiHandler, type ApiRequest, type ApiResponse, type Hooks, type Logger } from '@skiff/kernel';
 import type { Store } from '@skiff/store';
 import { Discovery } from './discovery/discovery.js';
 import { AuditRecorder, auditedStream } from './pipeline/audit.js';
@@ -15,6 +15,8 @@ import type { RestContext, ServerCore } from './rest/context.js';
 import { routeResource } from './rest/route.js';
 
 export const APISERVER_NAME = '@skiff/apiserver';
+/** Members may do anything (Kubernetes' system:masters). */
+export const PRIVILEGED_GROUP = 'system:masters';
 
 export interface ApiServerOptions {
   hooks: Hooks;
@@ -52,6 +54,10 @@ export class ApiServer implements ApiHandler {
     this.initializers = options.initializers ?? new InitializerRegistryImpl();
     this.discovery = new Discovery(this.registry, () => this.serverAddress);
     options.hooks.authenticate.tap({ name: APISERVER_NAME, stage: CHAIN_STAGE.LOOPBACK }, (request) => this.tokens.authenticate(request));
+    // kube-apiserver's privileged-groups authorizer: system:masters may do anything, whatever else is configured.
+    options.hooks.authorize.tap({ name: APISERVER_NAME, stage: AUTHORIZE_STAGE.PRIVILEGED_GROUPS }, (attributes) =>
+      attributes.user.groups.includes(PRIVILEGED_GROUP) ? { decision: 'allow', reason: `member of ${PRIVILEGED_GROUP}` } : undefined,
+    );
   }
 
   /** Connects the store: from now on resource requests are served. */

@@ -28,7 +28,7 @@ export async function up(argv: string[], output: Output, cwd = process.cwd()): P
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   let server = '';
   try {
-    server = kernel.resolve<{ url: string }>('apiServerInfo').url;
+    server = kernel.resolve('apiServerInfo').url;
   } catch {
     server = '';
   }

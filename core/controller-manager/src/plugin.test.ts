@@ -62,7 +62,7 @@ describe('@skiff/controller-manager', () => {
     try {
       expect(log.contexts).toHaveLength(1);
       expect(log.contexts[0]!.workers).toBe(3);
-      const client = createLoopbackClient(kernel.resolve<ApiHandler>('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
+      const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
       await client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'observed' } });
       // Events about cluster-scoped objects go to the default namespace, as in Kubernetes.
       const event = await eventually(async () => {

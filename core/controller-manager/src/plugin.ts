@@ -20,6 +20,7 @@ export default definePlugin<ControllerManagerOptions>({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
+  needs: ['apiHandler'],
   options: {
     type: 'object',
     properties: {
@@ -40,7 +41,7 @@ export default definePlugin<ControllerManagerOptions>({
       async start() {
         const registry = new ControllerRegistryImpl();
         kernel.hooks.controllers.call(registry);
-        const client = createLoopbackClient(kernel.resolve<ApiHandler>('apiHandler'), CONTROLLER_MANAGER_USER);
+        const client = createLoopbackClient(kernel.resolve('apiHandler'), CONTROLLER_MANAGER_USER);
         manager = new ControllerManager({ client, logger: kernel.logger.child({ component: 'controller-manager' }) }, options);
         await manager.start(registry.list());
       },

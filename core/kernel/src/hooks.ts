@@ -106,3 +106,15 @@ export const CHAIN_STAGE = Object.freeze({
   TOKEN: 0,
   ANONYMOUS: 1000,
 });
+
+/**
+ * Stages of the authorize chain: the API server's own privileged-group check first (system:masters
+ * may do anything, as in kube-apiserver), then authorizers at the default stage (a deny there still
+ * beats the public-info allow), then public info, then catch-alls.
+ */
+export const AUTHORIZE_STAGE = Object.freeze({
+  PRIVILEGED_GROUPS: -1000,
+  DEFAULT: 0,
+  PUBLIC_INFO: 900,
+  CATCH_ALL: 1000,
+});

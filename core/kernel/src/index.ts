@@ -1,7 +1,8 @@
 export { Kernel, KERNEL_VERSION, type KernelOptions, type LoadedPlugin } from './kernel.js';
-export { createHooks, LIFECYCLE_STAGE, ADMISSION_STAGE, CHAIN_STAGE, type Hooks } from './hooks.js';
-export { definePlugin, definePreset, type SkiffPlugin, type SkiffPreset, type PluginSpec } from './plugin.js';
-export { checkOptions, type OptionsSchema } from './options.js';
+export { createHooks, LIFECYCLE_STAGE, ADMISSION_STAGE, CHAIN_STAGE, AUTHORIZE_STAGE, type Hooks } from './hooks.js';
+export { definePlugin, definePreset, type SkiffPlugin, type SkiffPreset, type PluginSpec, type PluginDefinition, type PluginOptions } from './plugin.js';
+export { checkOptions, type OptionsSchema, type OptionsOf } from './options.js';
+export type { Components, ComponentName, ApiServerInfo, AdminCredential } from './components.js';
 export { loadConfig, checkConfig, defineConfig, CONFIG_DEFAULTS, type SkiffConfig, type ResolvedConfig } from './config.js';
 export { createCluster, type BootOptions } from './boot.js';
 export { resolveModule } from './resolve.js';

@@ -78,11 +78,51 @@ describe('Kernel', () => {
     expect(order).toEqual(['components nodes=7', 'start good', 'stop good']);
   });
 
-  it('shares components through the container', () => {
+  it('shares components through the container; replacing one must be meant', () => {
     const kernel = quiet();
-    kernel.provide('store', { kind: 'lmdb' });
-    expect(kernel.resolve('store')).toEqual({ kind: 'lmdb' });
-    kernel.provide('store', { kind: 'etcd' });
-    expect(kernel.resolve('store')).toEqual({ kind: 'etcd' });
+    kernel.provide('example', { kind: 'lmdb' });
+    expect(kernel.resolve('example')).toEqual({ kind: 'lmdb' });
+    expect(() => kernel.provide('example', { kind: 'etcd' })).toThrow('component "example" is already registered; pass { replace: true } to replace it on purpose');
+    kernel.provide('example', { kind: 'etcd' }, { replace: true });
+    expect(kernel.resolve('example')).toEqual({ kind: 'etcd' });
+    expect(kernel.hasComponent('example')).toBe(true);
+    expect(() => kernel.resolve('missing')).toThrow('no component "missing" is registered (no loaded plugin provides it)');
+  });
+});
+
+describe('component contracts', () => {
+  it('refuses two plugins that provide the same component, naming both', async () => {
+    const kernel = quiet().use(plugin('lmdb-store', { provides: ['apiServerInfo'] })).use(plugin('etcd-store', { provides: ['apiServerInfo'] }));
+    await expect(kernel.start()).rejects.toThrow('plugins "lmdb-store" and "etcd-store" both provide component "apiServerInfo"; remove one of them');
+  });
+
+  it('refuses a plugin whose needed component nobody provides, before anything starts', async () => {
+    const started: string[] = [];
+    const kernel = quiet().use(plugin('needs-handler', { needs: ['apiHandler'] }));
+    kernel.lifecycle('other', 0, { start: () => void started.push('other') });
+    await expect(kernel.start()).rejects.toThrow('plugin "needs-handler" needs component "apiHandler", which no loaded plugin provides');
+    expect(started).toEqual([]);
+  });
+
+  it('refuses a plugin that declared a component and did not provide it', async () => {
+    const kernel = quiet().use(plugin('forgetful', { provides: ['apiServerInfo'] }));
+    await expect(kernel.start()).rejects.toThrow('plugin "forgetful" says it provides component "apiServerInfo" but did not register it');
+  });
+
+  it('names who provides a component that is asked for too early', () => {
+    const kernel = quiet().use(plugin('late', { provides: ['apiHandler'] }));
+    expect(() => kernel.resolve('apiHandler')).toThrow('no component "apiHandler" is registered (plugin "late" provides it once it has started)');
+  });
+
+  it('refuses a configuration that leaves a required hook without a tap from another plugin', async () => {
+    const kernel = quiet();
+    kernel.hooks.authorize.tap('server', () => undefined);
+    kernel.requireTaps('authorize', 'server', 'nobody could do anything');
+    await expect(kernel.start()).rejects.toThrow('nothing taps the "authorize" hook, which server needs: nobody could do anything');
+    const configured = quiet();
+    configured.requireTaps('authorize', 'server', 'nobody could do anything');
+    configured.hooks.authorize.tap('an-authorizer', () => ({ decision: 'allow' }));
+    await configured.start();
+    await configured.stop();
   });
 });

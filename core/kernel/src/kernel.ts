@@ -6,6 +6,7 @@ import { KernelError } from './errors.js';
 import { checkOptions } from './options.js';
 import { CONFIG_DEFAULTS, type ResolvedConfig } from './config.js';
 import type { SkiffPlugin } from './plugin.js';
+import type { ComponentName, Components } from './components.js';
 import type { Logger } from './types/logger.js';
 
 export const KERNEL_VERSION = '0.1.0';
@@ -31,6 +32,7 @@ export class Kernel {
   readonly logger: Logger;
   config: ResolvedConfig;
   private readonly plugins = new Map<string, LoadedPlugin>();
+  private readonly requiredTaps: { hook: keyof Hooks; by: string; why: string }[] = [];
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
   constructor(options: KernelOptions = {}) {
@@ -79,14 +81,37 @@ export class Kernel {
     return [...this.plugins.values()];
   }
 
-  /** Resolves a shared component from the container (store, apiHandler, informers…). */
-  resolve<T>(name: string): T {
-    return this.container.resolve<T>(name);
+  /** A shared component by name, typed by the `Components` interface; throws if none is registered. */
+  resolve<K extends ComponentName>(name: K): Components[K];
+  resolve(name: string): unknown;
+  resolve(name: string): unknown {
+    if (!this.container.hasRegistration(name))
+      throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_MISSING', { name: name, detail: this.providerHint(name) });
+    return this.container.resolve(name);
   }
 
-  /** Registers a component value under `name`, replacing any earlier one. */
-  provide(name: string, value: unknown): void {
+  /** Whether a component is registered under `name`. */
+  hasComponent(name: ComponentName | (string & {})): boolean {
+    return this.container.hasRegistration(name);
+  }
+
+  /**
+   * Registers a shared component. A name is taken once: replacing a component another plugin
+   * registered is an error unless `replace` says it is meant (an etcd store standing in for LMDB).
+   */
+  provide<K extends ComponentName>(name: K, value: Components[K], options?: { replace?: boolean }): void;
+  provide(name: string, value: unknown, options?: { replace?: boolean }): void;
+  provide(name: string, value: unknown, options: { replace?: boolean } = {}): void {
+    if (this.container.hasRegistration(name) && !options.replace) throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_EXISTS', { name });
     this.container.register(name, asValue(value));
+  }
+
+  /**
+   * Says that `hook` must have a tap from some plugin other than `by` for the cluster to work; start
+   * refuses a configuration that leaves it untapped, with `why` as the reason.
+   */
+  requireTaps(hook: keyof Hooks, by: string, why: string): void {
+    this.requiredTaps.push({ hook, by, why });
   }
 
   /**
@@ -122,11 +147,13 @@ export class Kernel {
         if (!this.plugins.has(dependency)) throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_DEPENDENCY', { name: plugin.name, dependency });
       }
     }
+    this.checkContracts();
     this.config = this.hooks.configure.call(this.config);
     this.container.register({ config: asValue(this.config) });
     this.hooks.components.call(this.container);
     try {
       await this.hooks.start.promise();
+      this.checkProvided();
       this.state = 'running';
       await this.hooks.ready.promise();
     } catch (err) {
@@ -140,6 +167,45 @@ export class Kernel {
     this.state = 'stopping';
     await this.hooks.stop.promise();
     this.state = 'stopped';
+  }
+
+  /**
+   * Before anything starts: each component is provided by one plugin at most, each one a plugin needs
+   * is provided by some loaded plugin, and each hook a component requires has a tap from another plugin.
+   */
+  private checkContracts(): void {
+    const providers = new Map<string, string>();
+    for (const { plugin } of this.plugins.values()) {
+      for (const component of plugin.provides ?? []) {
+        const other = providers.get(component);
+        if (other) throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_TWICE', { name: component, first: other, second: plugin.name });
+        providers.set(component, plugin.name);
+      }
+    }
+    for (const { plugin } of this.plugins.values()) {
+      for (const component of plugin.needs ?? []) {
+        if (!providers.has(component) && !this.container.hasRegistration(component))
+          throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_NEEDED', { name: plugin.name, component });
+      }
+    }
+    for (const { hook, by, why } of this.requiredTaps) {
+      if (!this.hooks[hook].taps.some((tap) => tap.name !== by)) throw new KernelError('SKIFF_ERR_KERNEL_HOOK_UNTAPPED', { hook, by, why });
+    }
+  }
+
+  /** Once started: every plugin provided what it declared it would. */
+  private checkProvided(): void {
+    for (const { plugin } of this.plugins.values()) {
+      for (const component of plugin.provides ?? []) {
+        if (!this.container.hasRegistration(component)) throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_NOT_PROVIDED', { name: plugin.name, component });
+      }
+    }
+  }
+
+  private providerHint(component: string): string {
+    const provider = [...this.plugins.values()].find(({ plugin }) => plugin.provides?.includes(component as ComponentName));
+    if (provider) return `plugin "${provider.plugin.name}" provides it once it has started`;
+    return 'no loaded plugin provides it';
   }
 
   get running(): boolean {

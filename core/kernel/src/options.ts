@@ -6,15 +6,68 @@ export type OptionsSchema =
   | { type: 'string'; enum?: readonly string[]; pattern?: string; default?: string; description?: string }
   | { type: 'number' | 'integer'; minimum?: number; maximum?: number; default?: number; description?: string }
   | { type: 'boolean'; default?: boolean; description?: string }
-  | { type: 'array'; items?: OptionsSchema; default?: unknown[]; description?: string }
+  | { type: 'array'; items?: OptionsSchema; default?: readonly unknown[]; description?: string }
   | {
       type: 'object';
-      properties?: Record<string, OptionsSchema>;
+      properties?: { readonly [name: string]: OptionsSchema };
       required?: readonly string[];
       additionalProperties?: boolean | OptionsSchema;
-      default?: Record<string, unknown>;
+      default?: Readonly<Record<string, unknown>>;
       description?: string;
     };
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * Keys of an object schema that are always there once checked: required ones, ones with a default,
+ * and objects (checkOptions fills an absent object in as `{}`).
+ */
+type PresentKeys<S> = S extends { properties: infer P }
+  ? {
+      [K in keyof P]: P[K] extends { default: unknown } | { type: 'object' }
+        ? K
+        : S extends { required: readonly (infer R)[] }
+          ? K extends R
+            ? K
+            : never
+          : never;
+    }[keyof P]
+  : never;
+
+type ObjectOf<S> = S extends { properties: infer P }
+  ? Simplify<
+      { -readonly [K in keyof P & PresentKeys<S>]: OptionsOf<P[K]> } & { -readonly [K in Exclude<keyof P, PresentKeys<S>>]?: OptionsOf<P[K]> } & AdditionalOf<S>
+    >
+  : AdditionalOf<S> extends Record<string, never> ? Record<string, never> : AdditionalOf<S>;
+
+type AdditionalOf<S> = S extends { additionalProperties: infer A }
+  ? A extends true
+    ? Record<string, unknown>
+    : A extends OptionsSchema
+      ? Record<string, OptionsOf<A>>
+      : {}
+  : {};
+
+/**
+ * The options a plugin's `apply` receives, derived from its schema (declared once, `as const`-free:
+ * `definePlugin` infers the literal schema): strings (an `enum` becomes a union), numbers, booleans,
+ * arrays and objects; properties that are required or have a default are always present.
+ */
+export type OptionsOf<S> = S extends { type: 'string'; enum: readonly (infer E)[] }
+  ? E
+  : S extends { type: 'string' }
+    ? string
+    : S extends { type: 'number' | 'integer' }
+      ? number
+      : S extends { type: 'boolean' }
+        ? boolean
+        : S extends { type: 'array'; items: infer I }
+          ? OptionsOf<I>[]
+          : S extends { type: 'array' }
+            ? unknown[]
+            : S extends { type: 'object' }
+              ? ObjectOf<S>
+              : never;
 
 function typeName(value: unknown): string {
   if (value === null) return 'null';

@@ -1,5 +1,6 @@
 import type { Kernel } from './kernel.js';
-import type { OptionsSchema } from './options.js';
+import type { OptionsOf, OptionsSchema } from './options.js';
+import type { ComponentName } from './components.js';
 
 /**
  * A Skiff plugin: the default export of a plugin package. `apply` only registers taps and components;
@@ -13,15 +14,34 @@ export interface SkiffPlugin<Options = Record<string, unknown>> {
   kernel: string;
   /** Plugins that must be loaded too (by name). */
   dependencies?: string[];
+  /** Shared components this plugin registers with `kernel.provide` (checked once the cluster started). */
+  provides?: ComponentName[];
+  /** Shared components this plugin resolves; start fails at once, naming it, when no loaded plugin provides one. */
+  needs?: ComponentName[];
   /** Checked when the plugin loads; defaults are filled in before `apply` sees the options. */
   options?: OptionsSchema;
   apply(kernel: Kernel, options: Options): void;
 }
 
-/** Identity function that gives plugin authors type checking and inference of their options. */
-export function definePlugin<Options = Record<string, unknown>>(plugin: SkiffPlugin<Options>): SkiffPlugin<Options> {
-  return plugin;
+/** A plugin as its author writes it: the options schema, from which `apply`'s options are typed. */
+export type PluginDefinition<S extends OptionsSchema | undefined> = Omit<SkiffPlugin<OptionsOf<S>>, 'options' | 'apply'> & {
+  options?: S;
+  apply(kernel: Kernel, options: S extends OptionsSchema ? OptionsOf<S> : Record<string, never>): void;
+};
+
+/**
+ * Declares a plugin. The options schema is written once: `apply` receives options typed from it
+ * (see OptionsOf), checked and with defaults filled in. Export `OptionsOf<typeof plugin.options>` or
+ * `PluginOptions<typeof plugin>` where others need the type.
+ */
+export function definePlugin<const S extends OptionsSchema | undefined = undefined>(
+  plugin: PluginDefinition<S>,
+): SkiffPlugin<NoInfer<S> extends OptionsSchema ? OptionsOf<NoInfer<S>> : Record<string, never>> & { options: NoInfer<S> } {
+  return plugin as never;
 }
+
+/** The options type of a plugin made with definePlugin. */
+export type PluginOptions<P> = P extends SkiffPlugin<infer O> ? O : never;
 
 /** How a config or preset names a plugin: by package name, with options, or `false` to remove it. */
 export type PluginSpec =

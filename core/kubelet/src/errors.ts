@@ -5,7 +5,6 @@ export const KUBELET_ERRORS = Object.freeze({
   SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN: 'container runtime "{name}" is not registered (known: {known})',
   SKIFF_ERR_KUBELET_NETWORK_UNKNOWN: 'pod network "{name}" is not registered (known: {known})',
   SKIFF_ERR_KUBELET_DUPLICATE: '{kind} "{name}" is registered twice',
-  SKIFF_ERR_KUBELET_NO_API_HANDLER: 'the kubelet needs an API server in this process (no "apiHandler" component is registered)',
   SKIFF_ERR_KUBELET_NETWORK_NO_IP: 'pod network "{name}" returned no IP address for {pod}',
 } as const);
 

@@ -1,18 +1,10 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE, type ApiHandler, type Kernel, type NetworkFactory, type RuntimeFactory } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, type Kernel, type NetworkFactory, type RuntimeFactory } from '@skiff/kernel';
 import { KubeletError } from './errors.js';
 import { Kubelet } from './kubelet.js';
 import { PLUGIN_NAME } from './names.js';
 import { kubeletOptionsSchema, type KubeletPluginOptions } from './options.js';
 import { NameRegistry } from './registry.js';
-
-function apiHandlerOf(kernel: Kernel): ApiHandler {
-  try {
-    return kernel.resolve<ApiHandler>('apiHandler');
-  } catch {
-    throw new KubeletError('SKIFF_ERR_KUBELET_NO_API_HANDLER');
-  }
-}
 
 /** Runs the runtimes and networks hooks once and returns the filled registries. */
 export function collectNodePlugins(kernel: Kernel) {
@@ -31,6 +23,7 @@ export const kubeletPlugin = definePlugin<KubeletPluginOptions>({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
+  needs: ['apiHandler'],
   options: kubeletOptionsSchema,
   apply(kernel, options) {
     const kubelets: Kubelet[] = [];
@@ -43,7 +36,7 @@ export const kubeletPlugin = definePlugin<KubeletPluginOptions>({
         if (!runtimeFactory) throw new KubeletError('SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN', { name: options.runtime, known: runtimes.known() });
         const networkFactory = networks.get(options.network);
         if (!networkFactory) throw new KubeletError('SKIFF_ERR_KUBELET_NETWORK_UNKNOWN', { name: options.network, known: networks.known() });
-        const apiHandler = apiHandlerOf(kernel);
+        const apiHandler = kernel.resolve('apiHandler');
         const logger = kernel.logger.child({ component: 'kubelet' });
         for (let index = 0; index < count; index++) {
           const nodeName = `${options.namePrefix}-${index + 1}`;

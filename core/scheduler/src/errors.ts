@@ -6,7 +6,6 @@ export const SCHEDULER_ERRORS = Object.freeze({
   SKIFF_ERR_SCHEDULER_PLUGIN_INVALID: 'scheduler plugin "{name}" is invalid: {detail}',
   SKIFF_ERR_SCHEDULER_PROFILE_UNKNOWN_PLUGIN: 'scheduler profile names {point} plugin "{name}", which is not registered (known: {known})',
   SKIFF_ERR_SCHEDULER_PROFILE_NOT_CAPABLE: 'scheduler profile names "{name}" as a {point} plugin, but it has no {method}() method',
-  SKIFF_ERR_SCHEDULER_NO_API_HANDLER: 'the scheduler needs an API server in this process (no "apiHandler" component is registered)',
 } as const);
 
 export type SchedulerErrorCode = keyof typeof SCHEDULER_ERRORS;

@@ -11,9 +11,13 @@ const fit = definePlugin({
   },
 });
 
+/** A request handler that never serves: enough for starts that fail before they talk to the API. */
+const unavailable = { handle: async () => ({ status: 503 }) };
+
 describe('the scheduler plugin', () => {
   it('fails the start when a profile names a plugin nobody registered', async () => {
     const kernel = new Kernel({ config: { logLevel: 'silent' } }).use(schedulerPlugin, { profiles: { filter: ['Fit', 'Missing'] } }).use(fit);
+    kernel.provide('apiHandler', unavailable);
     await expect(kernel.start()).rejects.toThrow(
       'component "@skiff/scheduler" failed to start: scheduler profile names filter plugin "Missing", which is not registered (known: NodeUnschedulable, NodeReady, Fit)',
     );
@@ -21,7 +25,7 @@ describe('the scheduler plugin', () => {
 
   it('says plainly when there is no API server to talk to', async () => {
     const kernel = new Kernel({ config: { logLevel: 'silent' } }).use(schedulerPlugin).use(fit);
-    await expect(kernel.start()).rejects.toThrow('the scheduler needs an API server in this process');
+    await expect(kernel.start()).rejects.toThrow('plugin "@skiff/scheduler" needs component "apiHandler", which no loaded plugin provides');
   });
 
   it('checks score weights when loaded', () => {

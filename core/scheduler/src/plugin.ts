@@ -1,19 +1,17 @@
 import { createLoopbackClient, EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
-import { definePlugin, LIFECYCLE_STAGE, type ApiHandler, type Kernel } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, type Kernel } from '@skiff/kernel';
 import { nodeReady } from './builtin/node-ready.js';
 import { nodeUnschedulable } from './builtin/node-unschedulable.js';
-import { SchedulerError } from './errors.js';
 import { buildProfile } from './framework/profile.js';
 import { PluginRegistry } from './framework/registry.js';
 import { PLUGIN_NAME, SCHEDULER_COMPONENT, SCHEDULER_USER } from './names.js';
 import { schedulerOptionsSchema, type SchedulerPluginOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
 
-function apiHandlerOf(kernel: Kernel): ApiHandler {
-  try {
-    return kernel.resolve<ApiHandler>('apiHandler');
-  } catch {
-    throw new SchedulerError('SKIFF_ERR_SCHEDULER_NO_API_HANDLER');
+declare module '@skiff/kernel' {
+  interface Components {
+    /** The running scheduler (for tests and tools that wait on its queue). */
+    scheduler: Scheduler;
   }
 }
 
@@ -35,6 +33,8 @@ export const schedulerPlugin = definePlugin<SchedulerPluginOptions>({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
+  provides: ['scheduler'],
+  needs: ['apiHandler'],
   options: schedulerOptionsSchema,
   apply(kernel, options) {
     let scheduler: Scheduler | undefined;
@@ -43,7 +43,7 @@ export const schedulerPlugin = definePlugin<SchedulerPluginOptions>({
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.SCHEDULER, {
       async start() {
         const profile = buildProfile(collectSchedulerPlugins(kernel), options.profiles);
-        const client = createLoopbackClient(apiHandlerOf(kernel), { username: SCHEDULER_USER, groups: ['system:authenticated'] });
+        const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: SCHEDULER_USER, groups: ['system:authenticated'] });
         const logger = kernel.logger.child({ component: 'scheduler' });
         informers = new SharedInformerFactory(client, { logger });
         scheduler = new Scheduler({

@@ -45,7 +45,7 @@ beforeAll(async () => {
   kernel = new Kernel({ config: { dataDir, rootDir: dataDir, port: 0, nodes: 0, logLevel: 'silent' } });
   kernel.use(store).use(apiServer, { port: 0 }).use(alwaysAllow).use(schedulerPlugin).use(testPlugins);
   await kernel.start();
-  client = createLoopbackClient(kernel.resolve<ApiHandler>('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
+  client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
 });
 afterAll(async () => {
   await kernel?.stop();

@@ -17,7 +17,7 @@ describe('@skiff/store plugin', () => {
     const rootDir = await dirs.dir();
     const kernel = kernelIn(rootDir).use(storePlugin);
     await kernel.start();
-    const store = kernel.resolve<Store>('store');
+    const store = kernel.resolve('store');
     expect(store).toBeInstanceOf(LmdbStore);
     await store.create(podKey('a'), pod('a'));
     expect(existsSync(join(rootDir, 'state', 'store', 'data.mdb'))).toBe(true);
@@ -29,13 +29,13 @@ describe('@skiff/store plugin', () => {
     const rootDir = await dirs.dir();
     const first = kernelIn(rootDir).use(storePlugin, { path: 'elsewhere', retainRevisions: 50 });
     await first.start();
-    await first.resolve<Store>('store').create(podKey('a'), pod('a'));
+    await first.resolve('store').create(podKey('a'), pod('a'));
     await first.stop();
     expect(existsSync(join(rootDir, 'elsewhere', 'data.mdb'))).toBe(true);
 
     const second = kernelIn(rootDir).use(storePlugin, { path: 'elsewhere' });
     await second.start();
-    expect((await second.resolve<Store>('store').get(podKey('a')))?.revision).toBe(1);
+    expect((await second.resolve('store').get(podKey('a')))?.revision).toBe(1);
     await second.stop();
   });
 

@@ -1,9 +1,17 @@
 import { resolve } from 'node:path';
 import { definePlugin, LIFECYCLE_STAGE } from '@skiff/kernel';
 import { openLmdbStore, type LmdbStore } from './lmdb-store.js';
+import type { Store } from './types.js';
 import { STORE_DEFAULTS } from './options.js';
 
 const PLUGIN_NAME = '@skiff/store';
+
+declare module '@skiff/kernel' {
+  interface Components {
+    /** The cluster's storage (etcd semantics): the only component the API server writes to. */
+    store: Store;
+  }
+}
 
 export interface StorePluginOptions {
   /** Folder for the LMDB files. Default: `<dataDir>/store`. */
@@ -17,6 +25,7 @@ export default definePlugin<StorePluginOptions>({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
+  provides: ['store'],
   options: {
     type: 'object',
     properties: {

@@ -44,7 +44,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     },
   });
   await kernel.start();
-  const server = kernel.resolve<{ url: string }>('apiServerInfo').url;
+  const server = kernel.resolve('apiServerInfo').url;
   const kubeconfig = join(dataDir, 'admin.kubeconfig');
   const client = createClientFromKubeconfig(kubeconfig);
   return {

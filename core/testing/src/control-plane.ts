@@ -38,7 +38,7 @@ export async function startControlPlane(plugins: SkiffPlugin<any>[], options: Co
     .use(controllerManager, { resyncMs: 0, enabled: options.enabled ?? ['*'] });
   for (const plugin of plugins) kernel.use(plugin);
   await kernel.start();
-  const client = createLoopbackClient(kernel.resolve<ApiHandler>('apiHandler'), {
+  const client = createLoopbackClient(kernel.resolve('apiHandler'), {
     username: 'test-admin',
     groups: ['system:masters', 'system:authenticated'],
   });

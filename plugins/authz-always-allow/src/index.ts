@@ -1,4 +1,4 @@
-import { definePlugin } from '@skiff/kernel';
+import { AUTHORIZE_STAGE, definePlugin } from '@skiff/kernel';
 
 export const PLUGIN_NAME = '@skiff/plugin-authz-always-allow';
 
@@ -17,7 +17,7 @@ export default definePlugin({
   version: '0.1.0',
   kernel: '^0.1.0',
   apply(kernel) {
-    kernel.hooks.authorize.tap({ name: PLUGIN_NAME, stage: 1000 }, (attributes) =>
+    kernel.hooks.authorize.tap({ name: PLUGIN_NAME, stage: AUTHORIZE_STAGE.CATCH_ALL }, (attributes) =>
       attributes.user.groups.includes(UNAUTHENTICATED_GROUP) ? undefined : { decision: 'allow', reason: 'always-allow authorizer' },
     );
   },

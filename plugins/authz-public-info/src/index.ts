@@ -1,13 +1,7 @@
-import { definePlugin } from '@skiff/kernel';
+import { AUTHORIZE_STAGE, definePlugin } from '@skiff/kernel';
 import { DISCOVERY_PATHS, NON_RESOURCE_URL_PATTERN, PUBLIC_INFO_PATHS, pathMatcher } from './paths.js';
 
 export const PLUGIN_NAME = '@skiff/plugin-authz-public-info';
-
-/**
- * After authorizers tapped at the default stage 0 (so an explicit deny still wins), before the catch-all
- * authorizers at 1000 (always-allow).
- */
-export const PUBLIC_INFO_STAGE = 900;
 
 export interface PublicInfoOptions {
   /** Non-resource URLs anyone may GET, in RBAC's syntax (exact, or a prefix ending in `*`). */
@@ -40,7 +34,7 @@ export default definePlugin<PublicInfoOptions>({
   apply(kernel, options) {
     const publicInfo = pathMatcher(options.paths);
     const discovery = options.discovery ? pathMatcher(DISCOVERY_PATHS) : () => false;
-    kernel.hooks.authorize.tap({ name: PLUGIN_NAME, stage: PUBLIC_INFO_STAGE }, (attributes) => {
+    kernel.hooks.authorize.tap({ name: PLUGIN_NAME, stage: AUTHORIZE_STAGE.PUBLIC_INFO }, (attributes) => {
       if (attributes.isResourceRequest || attributes.verb !== 'get') return undefined;
       if (publicInfo(attributes.path)) return { decision: 'allow', reason: 'public info (system:public-info-viewer)' };
       if (discovery(attributes.path)) return { decision: 'allow', reason: 'public discovery (system:discovery)' };

@@ -13,6 +13,7 @@ export default definePlugin<NamespaceControllerOptions>({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
+  needs: ['resourceRegistry'],
   options: {
     type: 'object',
     properties: {
@@ -25,7 +26,7 @@ export default definePlugin<NamespaceControllerOptions>({
         name: CONTROLLER_NAME,
         start(ctx) {
           // The API server's registry, asked at every pass, says which kinds a namespace can hold.
-          const controller = new NamespaceController(ctx, kernel.resolve<ResourceRegistry>('resourceRegistry'));
+          const controller = new NamespaceController(ctx, kernel.resolve('resourceRegistry'));
           trackWork(ctx, controller.run(options.workers ?? ctx.workers ?? 2));
         },
       });

@@ -193,7 +193,7 @@ describe('request pipeline', () => {
   });
 
   it('issues loopback tokens that authenticate in-process clients through the same pipeline', async () => {
-    const handler = server.kernel.resolve<import('@skiff/kernel').ApiHandler>('apiHandler');
+    const handler = server.kernel.resolve('apiHandler');
     const token = handler.issueLoopbackToken({ username: 'system:kube-scheduler', groups: ['system:masters'] });
     const response = await handler.handle({ method: 'GET', path: '/api/v1/namespaces/default/pods/ordered', query: {}, headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(200);

@@ -62,6 +62,7 @@ function storePlugin(path: string): SkiffPlugin {
     name: 'test-store',
     version: '0.1.0',
     kernel: '^0.1.0',
+    provides: ['store'],
     apply(kernel) {
       let store: Store | undefined;
       kernel.lifecycle('test-store', LIFECYCLE_STAGE.STORE, {
@@ -125,7 +126,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   if (options.testDefinitions !== false) kernel.use(definitionsPlugin);
   for (const plugin of options.plugins ?? []) kernel.use(plugin);
   await kernel.start();
-  const info = kernel.resolve<ApiServerInfo>('apiServerInfo');
+  const info = kernel.resolve('apiServerInfo');
   const agent = new Agent({ keepAlive: true, ca: info.caPem });
 
   const request: TestServer['request'] = (method, path, requestOptions = {}) =>
@@ -213,7 +214,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     kernel,
     info,
     dataDir,
-    store: kernel.resolve<Store>('store'),
+    store: kernel.resolve('store'),
     request,
     watch,
     async stop() {

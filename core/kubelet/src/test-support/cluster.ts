@@ -43,7 +43,7 @@ export async function startCluster(
     .use(networkIpam);
   for (const plugin of options.extra ?? []) kernel.use(plugin);
   await kernel.start();
-  const client = createLoopbackClient(kernel.resolve<ApiHandler>('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
+  const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
   return {
     kernel,
     client,

@@ -1,0 +1,49 @@
+import type { Kernel } from './kernel.js';
+import type { ResolvedConfig } from './config.js';
+import type { ApiHandler } from './types/transport.js';
+import type { InitializerRegistry, ResourceRegistry } from './types/apiserver.js';
+import type { Logger } from './types/logger.js';
+
+/** What the API server reports once it listens (`apiServerInfo`). */
+export interface ApiServerInfo {
+  url: string;
+  host: string;
+  port: number;
+  caPem: string;
+  caFile: string;
+  /** The CA's key, for plugins that issue client certificates (x509 authentication). */
+  caKeyFile: string;
+}
+
+/** A credential for the admin kubeconfig, provided by whichever authenticator can issue one. */
+export interface AdminCredential {
+  token?: string;
+  username?: string;
+}
+
+/**
+ * The shared components a kernel holds, by name: what `kernel.provide` registers and `kernel.resolve`
+ * returns, typed. A package that provides a component of its own adds it here by declaration merging:
+ *
+ * ```ts
+ * declare module '@skiff/kernel' {
+ *   interface Components { store: Store }
+ * }
+ * ```
+ *
+ * The contracts several packages share (the request handler, the registries, the API server's address,
+ * the admin credential) are declared here, in the kernel, so that neither side depends on the other.
+ */
+export interface Components {
+  kernel: Kernel;
+  logger: Logger;
+  config: ResolvedConfig;
+  /** The API server's request pipeline, for in-process clients (the loopback transport). */
+  apiHandler: ApiHandler;
+  apiServerInfo: ApiServerInfo;
+  resourceRegistry: ResourceRegistry;
+  initializerRegistry: InitializerRegistry;
+  adminCredential: AdminCredential;
+}
+
+export type ComponentName = keyof Components & string;
