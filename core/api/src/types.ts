@@ -323,3 +323,26 @@ export interface UserInfo {
   groups: string[];
   extra?: Record<string, string[]>;
 }
+
+/**
+ * The TypeScript type of each served resource, keyed as kubectl names a resource: `<plural>` for the
+ * core group, `<plural>.<group>` otherwise. Admission plugins narrow a request with it; a package that
+ * serves a kind of its own adds it by declaration merging:
+ *
+ * ```ts
+ * declare module '@skiff/api' {
+ *   interface ResourceTypes { 'widgets.example.com': Widget }
+ * }
+ * ```
+ */
+export interface ResourceTypes {
+  pods: Pod;
+  nodes: Node;
+  namespaces: Namespace;
+  events: CoreEvent;
+  'replicasets.apps': ReplicaSet;
+  'deployments.apps': Deployment;
+  'leases.coordination.k8s.io': Lease;
+}
+
+export type ResourceName = keyof ResourceTypes & string;

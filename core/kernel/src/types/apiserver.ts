@@ -1,4 +1,4 @@
-import type { KubeObject, StatusCause, UserInfo } from '@skiff/api';
+import type { KubeObject, ResourceName, ResourceTypes, StatusCause, UserInfo } from '@skiff/api';
 import type { ApiRequest } from './transport.js';
 
 /** What an authenticator sees. Push a message to `errors` to explain a rejection; return nothing to pass. */
@@ -30,7 +30,11 @@ export type AuthzDecision = { decision: 'allow' | 'deny'; reason?: string } | un
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
-export interface AdmissionRequest {
+/**
+ * What admission plugins see. `T` is the object's type; narrow a request to one resource with
+ * `isAdmissionFor(request, 'pods')` (or `'deployments.apps'`…) to get `object` typed as a Pod.
+ */
+export interface AdmissionRequest<T extends KubeObject = KubeObject> {
   operation: AdmissionOperation;
   kind: { group: string; version: string; kind: string };
   resource: { group: string; version: string; resource: string };
@@ -38,12 +42,25 @@ export interface AdmissionRequest {
   namespace: string;
   name: string;
   /** The incoming object; mutating plugins may change it. Undefined for DELETE. */
-  object?: KubeObject;
-  oldObject?: KubeObject;
+  object?: T;
+  oldObject?: T;
   user: UserInfo;
   dryRun: boolean;
   /** Read access to stored objects (e.g. the namespace) without going through the pipeline again. */
   get(resource: { group: string; resource: string }, namespace: string, name: string): Promise<KubeObject | undefined>;
+}
+
+/**
+ * Whether `request` is about `resource` (kubectl's `<plural>` or `<plural>.<group>`, as keyed in
+ * @skiff/api's ResourceTypes); narrows `request.object` to that resource's type. Subresource requests
+ * (pods/status, pods/binding) carry other kinds of object and do not match.
+ */
+export function isAdmissionFor<R extends ResourceName>(request: AdmissionRequest, resource: R): request is AdmissionRequest<ResourceTypes[R]> {
+  if (request.subresource) return false;
+  const dot = resource.indexOf('.');
+  const plural = dot < 0 ? resource : resource.slice(0, dot);
+  const group = dot < 0 ? '' : resource.slice(dot + 1);
+  return request.resource.resource === plural && request.resource.group === group;
 }
 
 /** Thrown by admission plugins to reject a request; becomes a Status (default 403 Forbidden). */

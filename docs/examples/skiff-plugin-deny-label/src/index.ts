@@ -1,4 +1,4 @@
-import { ADMISSION_STAGE, AdmissionError, definePlugin } from '@skiff/kernel';
+import { ADMISSION_STAGE, AdmissionError, definePlugin, isAdmissionFor } from '@skiff/kernel';
 
 const PLUGIN_NAME = 'skiff-plugin-deny-label';
 
@@ -23,7 +23,8 @@ export default definePlugin<DenyLabelOptions>({
   },
   apply(kernel, { label, message }) {
     kernel.hooks.validate.tapPromise({ name: PLUGIN_NAME, stage: ADMISSION_STAGE.LIMITS }, async (request) => {
-      if (request.resource.resource !== 'pods' || request.operation !== 'CREATE') return;
+      // Narrows request.object to a Pod.
+      if (!isAdmissionFor(request, 'pods') || request.operation !== 'CREATE') return;
       if (request.object?.metadata.labels?.[label] === undefined) return;
       throw new AdmissionError(`pods "${request.name}" is forbidden: ${message}`);
     });
