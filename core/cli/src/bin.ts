@@ -8,10 +8,16 @@ const output: Output = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
+/**
+ * One line, no stack: a kernel error says what was wrong and where (a bad config, or the plugin that failed
+ * and how). With SKIFF_DEBUG, the stack that helps follows: the failing plugin's own, or that of an
+ * unexpected error.
+ */
 function fail(err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
   output.err(`skiff: ${message}`);
-  if (process.env.SKIFF_DEBUG && err instanceof Error && !(err instanceof KernelError)) output.err(err.stack ?? '');
+  const stack = err instanceof KernelError ? (err.cause as Error | undefined)?.stack : (err as Error | undefined)?.stack;
+  if (process.env.SKIFF_DEBUG && stack) output.err(stack);
   process.exit(1);
 }
 

@@ -1,5 +1,6 @@
 import { EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
 import type { ApiClient, ControllerContext, ControllerDefinition, EventRecorder, InformerFactory, Logger } from '@skiff/kernel';
+import { informersFor } from './controller-informers.js';
 import { checkEnabledNames, isControllerEnabled } from './enabled.js';
 import { ControllerManagerError } from './errors.js';
 
@@ -48,21 +49,29 @@ export class ControllerManager {
     return this.started;
   }
 
-  async start(controllers: readonly ControllerDefinition[]): Promise<void> {
+  /**
+   * Starts the enabled controllers. `pluginOf` says which plugin registered each (the registry knows): every
+   * log line of a controller, its failures included, names both.
+   */
+  async start(controllers: readonly ControllerDefinition[], pluginOf: (controller: string) => string | undefined = () => undefined): Promise<void> {
     checkEnabledNames(this.options.enabled, controllers.map((c) => c.name));
     for (const controller of controllers) {
       if (!isControllerEnabled(controller.name, this.options.enabled)) {
         this.deps.logger.info({ controller: controller.name }, 'controller disabled');
         continue;
       }
+      const plugin = pluginOf(controller.name);
+      const ctx = this.contextFor(controller.name, plugin);
       try {
-        await controller.start(this.contextFor(controller.name));
+        await controller.start(ctx);
       } catch (err) {
         this.abort.abort();
-        throw new ControllerManagerError('SKIFF_ERR_CONTROLLER_START', { name: controller.name, detail: (err as Error).message }, { cause: err });
+        ctx.logger.error({ err }, 'controller failed to start');
+        const from = plugin ? ` (plugin "${plugin}")` : '';
+        throw new ControllerManagerError('SKIFF_ERR_CONTROLLER_START', { name: controller.name, from, detail: (err as Error)?.message ?? String(err) }, { cause: err });
       }
       this.started.push(controller.name);
-      this.deps.logger.info({ controller: controller.name }, 'controller started');
+      ctx.logger.info({}, 'controller started');
     }
     this.informers.start(this.abort.signal);
   }
@@ -70,24 +79,23 @@ export class ControllerManager {
   /** Stops every controller and waits for their workers to finish the item in hand. */
   async stop(): Promise<void> {
     this.abort.abort();
-    const results = await Promise.allSettled(this.work);
-    for (const result of results) {
-      if (result.status === 'rejected') this.deps.logger.error({ err: result.reason }, 'controller work ended with an error');
-    }
+    await Promise.allSettled(this.work);
     this.started = [];
   }
 
-  private contextFor(name: string): ControllerContext {
+  private contextFor(name: string, plugin: string | undefined): ControllerContext {
+    const logger = this.deps.logger.child({ controller: name, ...(plugin ? { plugin } : {}) });
     return {
       client: this.deps.client,
-      informers: this.informers,
+      informers: informersFor(this.informers, logger),
       // Kubernetes names event sources after the controller (deployment-controller, replicaset-controller…).
       recorder: this.deps.recorder ?? new EventRecorderImpl(this.deps.client, { component: `${name}-controller`, logger: this.deps.logger }),
-      logger: this.deps.logger.child({ controller: name }),
+      logger,
       signal: this.abort.signal,
       workers: this.options.workers,
+      // Work that fails is logged when it fails, naming the controller, not only once everything stops.
       track: (work) => {
-        this.work.push(work);
+        this.work.push(work.catch((err: unknown) => logger.error({ err }, 'controller stopped with an error')));
       },
     };
   }

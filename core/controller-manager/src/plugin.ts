@@ -43,7 +43,7 @@ export default definePlugin<ControllerManagerOptions>({
         kernel.hooks.controllers.call(registry);
         const client = createLoopbackClient(kernel.resolve('apiHandler'), CONTROLLER_MANAGER_USER);
         manager = new ControllerManager({ client, logger: kernel.logger.child({ component: 'controller-manager' }) }, options);
-        await manager.start(registry.list());
+        await manager.start(registry.list(), (name) => registry.pluginOf(name));
       },
       async stop() {
         await manager?.stop();

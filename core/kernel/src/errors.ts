@@ -14,6 +14,8 @@ export const KERNEL_ERRORS = Object.freeze({
   SKIFF_ERR_KERNEL_PLUGIN_DEPENDENCY: 'plugin "{name}" needs plugin "{dependency}", which is not loaded',
   SKIFF_ERR_KERNEL_PLUGIN_KERNEL_RANGE: 'plugin "{name}" supports kernel {range}, but this kernel is {version}',
   SKIFF_ERR_KERNEL_PLUGIN_OPTIONS: 'plugin "{name}": {detail}',
+  SKIFF_ERR_KERNEL_PLUGIN_APPLY: 'plugin "{name}" failed in apply: {detail}',
+  SKIFF_ERR_KERNEL_PLUGIN_FAILED: 'plugin "{name}" failed in {hook}{tap}: {detail}',
   SKIFF_ERR_KERNEL_COMPONENT: 'component "{name}" failed to start: {detail}',
   SKIFF_ERR_KERNEL_COMPONENT_MISSING: 'no component "{name}" is registered ({detail})',
   SKIFF_ERR_KERNEL_COMPONENT_EXISTS: 'component "{name}" is already registered; pass { replace: true } to replace it on purpose',

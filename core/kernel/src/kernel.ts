@@ -2,6 +2,7 @@ import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'a
 import semver from 'semver';
 import { destination, pino } from 'pino';
 import { createHooks, type Hooks } from './hooks.js';
+import { applyPlugin, namePluginsInErrors } from './tap-errors.js';
 import { KernelError } from './errors.js';
 import { checkOptions } from './options.js';
 import { CONFIG_DEFAULTS, type ResolvedConfig } from './config.js';
@@ -27,7 +28,7 @@ export interface KernelOptions {
  */
 export class Kernel {
   readonly version = KERNEL_VERSION;
-  readonly hooks: Hooks = createHooks();
+  readonly hooks: Hooks = namePluginsInErrors(createHooks());
   readonly container: AwilixContainer;
   readonly logger: Logger;
   config: ResolvedConfig;
@@ -69,7 +70,7 @@ export class Kernel {
       throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name, detail: `takes no options (got ${Object.keys(options as object).join(', ')})` });
     }
     this.plugins.set(plugin.name, { plugin, options: checked });
-    plugin.apply(this, checked as O);
+    applyPlugin(plugin, this, checked as O);
     return this;
   }
 

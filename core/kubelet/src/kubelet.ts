@@ -6,6 +6,7 @@ import { KUBELET_COMPONENT } from './names.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
 import { NodeRegistration } from './node/node-registration.js';
+import { callNamed, namingFailures, type NodePluginIdentity } from './plugin-failures.js';
 import { PodRuntimeManager } from './pods/pod-runtime.js';
 import { PodWorkers } from './pods/pod-workers.js';
 
@@ -21,6 +22,9 @@ export interface KubeletConfig {
   podResyncSeconds: number;
   runtimeFactory: RuntimeFactory;
   networkFactory: NetworkFactory;
+  /** The plugins that registered the runtime and the network: their failures name them. */
+  runtimePlugin?: string;
+  networkPlugin?: string;
   apiHandler: ApiHandler;
   hooks: Pick<Hooks, 'podAdmit' | 'podSync'>;
   logger: Logger;
@@ -50,8 +54,13 @@ export class Kubelet {
     const { nodeName, index, dataDir, apiHandler } = this.config;
     await mkdir(dataDir, { recursive: true });
     const context: NodeContext = { nodeName, index, dataDir, logger: this.logger };
-    const runtime = (this.runtime = await this.config.runtimeFactory.create(context));
-    const network = (this.network = await this.config.networkFactory.create(context));
+    const { runtimeFactory, networkFactory, runtimePlugin, networkPlugin } = this.config;
+    const runtimeIdentity: NodePluginIdentity = { kind: 'container runtime', name: runtimeFactory.name, plugin: runtimePlugin };
+    const networkIdentity: NodePluginIdentity = { kind: 'pod network', name: networkFactory.name, plugin: networkPlugin };
+    const created = await callNamed(runtimeIdentity, 'create', this.logger, () => runtimeFactory.create(context));
+    const runtime = (this.runtime = namingFailures(created, runtimeIdentity, this.logger));
+    const createdNetwork = await callNamed(networkIdentity, 'create', this.logger, () => networkFactory.create(context));
+    const network = (this.network = namingFailures(createdNetwork, networkIdentity, this.logger));
     const version = await runtime.version();
 
     const client = createLoopbackClient(apiHandler, { username: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] });

@@ -50,6 +50,8 @@ export const kubeletPlugin = definePlugin<KubeletPluginOptions>({
             podResyncSeconds: options.podResyncSeconds,
             runtimeFactory,
             networkFactory,
+            runtimePlugin: runtimes.pluginOf(options.runtime),
+            networkPlugin: networks.pluginOf(options.network),
             apiHandler,
             hooks: kernel.hooks,
             logger,

@@ -1,16 +1,19 @@
 import { RESOURCES, isApiError, type Pod, type PodCondition } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 
-function withUnschedulable(pod: Pod, message: string, now: string): Pod | undefined {
+/** Kubernetes' reasons for PodScheduled=False: the pod fits nowhere, or scheduling it failed with an error. */
+export type NotScheduledReason = 'Unschedulable' | 'SchedulerError';
+
+function withNotScheduled(pod: Pod, message: string, reason: NotScheduledReason, now: string): Pod | undefined {
   const conditions = pod.status?.conditions ?? [];
   const current = conditions.find((condition) => condition.type === 'PodScheduled');
-  if (current?.status === 'False' && current.reason === 'Unschedulable' && current.message === message) return undefined;
+  if (current?.status === 'False' && current.reason === reason && current.message === message) return undefined;
   const condition: PodCondition = {
     type: 'PodScheduled',
     status: 'False',
     lastProbeTime: null,
     lastTransitionTime: current?.status === 'False' && current.lastTransitionTime ? current.lastTransitionTime : now,
-    reason: 'Unschedulable',
+    reason,
     message,
   };
   const updated = structuredClone(pod);
@@ -23,12 +26,12 @@ function withUnschedulable(pod: Pod, message: string, now: string): Pod | undefi
 }
 
 /**
- * Sets the pod's PodScheduled condition to False / Unschedulable with `message` through the status
+ * Sets the pod's PodScheduled condition to False with `reason` and `message` through the status
  * subresource, unless it already says exactly that. One retry on a write conflict, with a fresh read.
  */
-export async function markUnschedulable(client: ApiClient, pod: Pod, message: string): Promise<void> {
+export async function markNotScheduled(client: ApiClient, pod: Pod, message: string, reason: NotScheduledReason): Promise<void> {
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const first = withUnschedulable(pod, message, now);
+  const first = withNotScheduled(pod, message, reason, now);
   if (!first) return;
   try {
     await client.updateStatus(RESOURCES.pods, first);
@@ -36,7 +39,7 @@ export async function markUnschedulable(client: ApiClient, pod: Pod, message: st
     if (!isApiError(err, 'Conflict')) throw err;
     const fresh = await client.get<Pod>(RESOURCES.pods, pod.metadata.name!, pod.metadata.namespace);
     if (fresh.spec.nodeName) return;
-    const second = withUnschedulable(fresh, message, now);
+    const second = withNotScheduled(fresh, message, reason, now);
     if (second) await client.updateStatus(RESOURCES.pods, second);
   }
 }

@@ -1,11 +1,12 @@
 import { RESOURCES, isApiError, type Node, type Pod } from '@skiff/api';
 import { objectKey } from '@skiff/client';
-import type { ApiClient, CycleState, EventRecorder, Informer, InformerFactory, Logger, SchedulingStatus } from '@skiff/kernel';
+import type { ApiClient, CycleState, EventRecorder, Informer, InformerFactory, Logger, SchedulerPlugin, SchedulingStatus } from '@skiff/kernel';
 import { SchedulerCache } from './cache/scheduler-cache.js';
 import { schedulePod, type ScheduleFailure } from './framework/cycle.js';
+import { callPlugin, failureMessage, PluginThrew, type ExtensionPoint } from './framework/extension-points.js';
 import type { SchedulingProfile } from './framework/profile.js';
 import { DEFAULT_SCHEDULER_NAME } from './names.js';
-import { markUnschedulable } from './pod-condition.js';
+import { markNotScheduled, type NotScheduledReason } from './pod-condition.js';
 import { SchedulingQueue, type QueuedPod, type SchedulingQueueOptions } from './queue/scheduling-queue.js';
 
 export interface SchedulerOptions {
@@ -20,6 +21,40 @@ export interface SchedulerOptions {
   /** Tie breaker among equally scored nodes; `Math.random` unless a test needs it fixed. */
   random?: () => number;
   queue?: Omit<SchedulingQueueOptions, 'compare'>;
+}
+
+/** Why a pod got no node this time: a misfit, or an error naming the plugin that failed and where. */
+interface SchedulingFailure {
+  message: string;
+  reason: NotScheduledReason;
+  plugin?: string;
+  extensionPoint?: ExtensionPoint;
+  cause?: unknown;
+}
+
+function thrownFailure(err: PluginThrew): SchedulingFailure {
+  return { message: err.message, reason: 'SchedulerError', plugin: err.plugin, extensionPoint: err.extensionPoint, cause: err.cause };
+}
+
+/** A status a reserve, permit, preBind or bind plugin answered: an Error status is an error, anything else a misfit. */
+function statusFailure(point: ExtensionPoint, plugin: string, status: NonNullable<SchedulingStatus>): SchedulingFailure {
+  const reason = status.code === 'Error' ? 'SchedulerError' : 'Unschedulable';
+  return { message: failureMessage(point, plugin, status.reasons.join(', ')), reason, plugin, extensionPoint: point };
+}
+
+/** Runs a plugin method that answers a status; a status or a throw is the failure to record. */
+async function failureOf(
+  point: ExtensionPoint,
+  plugin: SchedulerPlugin,
+  call: () => SchedulingStatus | Promise<SchedulingStatus>,
+): Promise<SchedulingFailure | undefined> {
+  try {
+    const status = await callPlugin(point, plugin.name, call);
+    return status ? statusFailure(point, plugin.name, status) : undefined;
+  } catch (err) {
+    if (err instanceof PluginThrew) return thrownFailure(err);
+    throw err;
+  }
 }
 
 function isTerminal(pod: Pod): boolean {
@@ -64,11 +99,37 @@ export class Scheduler {
   private readonly bindings = new Set<Promise<void>>();
 
   constructor(private readonly options: SchedulerOptions) {
-    const sorter = options.profile.queueSort;
-    this.queue = new SchedulingQueue({ ...options.queue, compare: sorter ? (a, b) => sorter.queueSort!(a, b) : undefined });
     this.schedulerName = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
     this.random = options.random ?? Math.random;
     this.logger = options.logger;
+    this.queue = new SchedulingQueue({ ...options.queue, compare: this.queueSort() });
+  }
+
+  /**
+   * The profile's queueSort, guarded: a comparator that throws would break the queue's heap, so a throw
+   * counts as "equal" (the queue then keeps arrival order) and is logged once.
+   */
+  private queueSort(): ((a: Pod, b: Pod) => number) | undefined {
+    const sorter = this.options.profile.queueSort;
+    if (!sorter) return undefined;
+    let logged = false;
+    return (a, b) => {
+      try {
+        return sorter.queueSort!(a, b);
+      } catch (err) {
+        if (!logged) {
+          logged = true;
+          this.logger.error({ err, ...this.pluginFields(sorter.name), extensionPoint: 'QueueSort' }, failureMessage('QueueSort', sorter.name, (err as Error)?.message ?? String(err)));
+        }
+        return 0;
+      }
+    };
+  }
+
+  /** Log fields naming a scheduler plugin and the package that registered it. */
+  private pluginFields(name: string): { schedulerPlugin: string; plugin?: string } {
+    const owner = this.options.profile.packages.get(name);
+    return { schedulerPlugin: name, ...(owner ? { plugin: owner } : {}) };
   }
 
   /** Starts the informers, waits until they have synced, then starts scheduling. */
@@ -140,7 +201,7 @@ export class Scheduler {
         await this.scheduleOne(next.info, next.cycle);
       } catch (err) {
         this.logger.error({ err, pod: next.info.key }, 'scheduling cycle failed');
-        this.queue.requeueUnschedulable(next.info.key, next.cycle);
+        this.queue.requeueAfterError(next.info.key);
       }
     }
   }
@@ -151,16 +212,17 @@ export class Scheduler {
     const state: CycleState = new Map();
     const result = schedulePod(profile, state, pod, this.cache.nodeInfos(), this.random);
     if (result.nodeName === undefined) {
-      await this.failed(info, cycle, await this.postFilterMessage(state, pod, result));
+      await this.failed(info, cycle, await this.filterFailure(state, pod, result));
       return;
     }
     const nodeName = result.nodeName;
     this.cache.assume(key, pod, nodeName);
     for (const plugin of profile.reserve) {
-      const status = plugin.reserve ? await plugin.reserve(state, pod, nodeName) : null;
-      if (status) {
+      if (!plugin.reserve) continue;
+      const failure = await failureOf('Reserve', plugin, () => plugin.reserve!(state, pod, nodeName));
+      if (failure) {
         await this.undo(state, pod, key, nodeName);
-        await this.failed(info, cycle, `running Reserve plugin "${plugin.name}": ${status.reasons.join(', ')}`);
+        await this.failed(info, cycle, failure);
         return;
       }
     }
@@ -169,53 +231,68 @@ export class Scheduler {
     this.bindings.add(binding);
   }
 
-  /** PostFilter plugins (preemption, say) get to act on the failure and add to the message. */
-  private async postFilterMessage(state: CycleState, pod: Pod, result: ScheduleFailure): Promise<string> {
-    if (result.code === 'Error') return result.message;
+  /** No node: an error as it is; a misfit after PostFilter plugins (preemption, say) acted on it and added to the message. */
+  private async filterFailure(state: CycleState, pod: Pod, result: ScheduleFailure): Promise<SchedulingFailure> {
+    if (result.code === 'Error') {
+      const { message, plugin, extensionPoint, cause } = result;
+      return { message, reason: 'SchedulerError', plugin, extensionPoint, cause };
+    }
     const notes: string[] = [];
     for (const plugin of this.options.profile.postFilter) {
-      const status: SchedulingStatus = await plugin.postFilter!(state, pod, result.failures);
+      let status: SchedulingStatus;
+      try {
+        status = await callPlugin('PostFilter', plugin.name, () => plugin.postFilter!(state, pod, result.failures));
+      } catch (err) {
+        if (err instanceof PluginThrew) return thrownFailure(err);
+        throw err;
+      }
       if (status?.reasons.length) notes.push(...status.reasons);
     }
-    return notes.length ? `${result.message} ${notes.join(' ')}` : result.message;
+    return { message: notes.length ? `${result.message} ${notes.join(' ')}` : result.message, reason: 'Unschedulable' };
   }
 
   private async bindingCycle(info: QueuedPod, cycle: number, state: CycleState, nodeName: string): Promise<void> {
     const { pod, key } = info;
-    const rejection = await this.bind(state, pod, nodeName).catch((err: unknown) => {
-      if (isApiError(err, 'NotFound')) return 'the pod no longer exists';
-      return `Binding rejected: ${(err as Error).message}`;
+    const failure = await this.bind(state, pod, nodeName).catch((err: unknown): SchedulingFailure => {
+      if (isApiError(err, 'NotFound')) return { message: 'the pod no longer exists', reason: 'Unschedulable' };
+      return { message: `Binding rejected: ${(err as Error).message}`, reason: 'SchedulerError', cause: err };
     });
-    if (rejection) {
+    if (failure) {
       await this.undo(state, pod, key, nodeName);
-      await this.failed(info, cycle, rejection);
+      await this.failed(info, cycle, failure);
       return;
     }
     this.queue.done(key);
     this.logger.info({ pod: key, node: nodeName }, 'pod bound');
     this.options.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
     for (const plugin of this.options.profile.postBind) {
-      await Promise.resolve(plugin.postBind!(state, pod, nodeName)).catch((err: unknown) =>
-        this.logger.warn({ err, pod: key, plugin: plugin.name }, 'postBind plugin failed'),
+      await callPlugin('PostBind', plugin.name, () => plugin.postBind!(state, pod, nodeName)).catch((err: PluginThrew) =>
+        this.logger.warn({ err: err.cause, pod: key, ...this.pluginFields(plugin.name), extensionPoint: 'PostBind' }, err.message),
       );
     }
   }
 
   /** Permit, preBind and bind; returns why it failed, or undefined once the pod is bound. */
-  private async bind(state: CycleState, pod: Pod, nodeName: string): Promise<string | undefined> {
+  private async bind(state: CycleState, pod: Pod, nodeName: string): Promise<SchedulingFailure | undefined> {
     const { profile, client } = this.options;
     for (const plugin of profile.permit) {
-      const status = await plugin.permit!(state, pod, nodeName);
-      if (status) return `running Permit plugin "${plugin.name}": ${status.reasons.join(', ')}`;
+      const failure = await failureOf('Permit', plugin, () => plugin.permit!(state, pod, nodeName));
+      if (failure) return failure;
     }
     for (const plugin of profile.preBind) {
-      const status = await plugin.preBind!(state, pod, nodeName);
-      if (status) return `running PreBind plugin "${plugin.name}": ${status.reasons.join(', ')}`;
+      const failure = await failureOf('PreBind', plugin, () => plugin.preBind!(state, pod, nodeName));
+      if (failure) return failure;
     }
     for (const plugin of profile.bind) {
-      const status = await plugin.bind!(state, pod, nodeName);
+      let status: SchedulingStatus | undefined;
+      try {
+        status = await callPlugin('Bind', plugin.name, () => plugin.bind!(state, pod, nodeName));
+      } catch (err) {
+        if (err instanceof PluginThrew) return thrownFailure(err);
+        throw err;
+      }
       if (status === undefined) continue;
-      return status ? `running Bind plugin "${plugin.name}": ${status.reasons.join(', ')}` : undefined;
+      return status ? statusFailure('Bind', plugin.name, status) : undefined;
     }
     const { name, namespace, uid } = pod.metadata;
     await client.createSubresource(RESOURCES.pods, name!, namespace!, 'binding', {
@@ -229,24 +306,36 @@ export class Scheduler {
 
   private async undo(state: CycleState, pod: Pod, key: string, nodeName: string): Promise<void> {
     for (const plugin of [...this.options.profile.reserve].reverse()) {
-      await Promise.resolve(plugin.unreserve?.(state, pod, nodeName)).catch((err: unknown) =>
-        this.logger.warn({ err, pod: key, plugin: plugin.name }, 'unreserve failed'),
+      if (!plugin.unreserve) continue;
+      await callPlugin('Unreserve', plugin.name, () => plugin.unreserve!(state, pod, nodeName)).catch((err: PluginThrew) =>
+        this.logger.warn({ err: err.cause, pod: key, ...this.pluginFields(plugin.name), extensionPoint: 'Unreserve' }, err.message),
       );
     }
     this.cache.forget(key);
   }
 
-  /** Records why the pod did not fit, on the pod and as an event, and queues it for another try. */
-  private async failed(info: QueuedPod, cycle: number, message: string): Promise<void> {
+  /**
+   * Records why the pod got no node, on the pod (PodScheduled=False with reason Unschedulable or
+   * SchedulerError) and as a FailedScheduling event, and queues it for another try: a misfit waits for a
+   * cluster change, an error only backs off. An error is logged naming the plugin, as kube-scheduler's
+   * "Error scheduling pod; retrying".
+   */
+  private async failed(info: QueuedPod, cycle: number, failure: SchedulingFailure): Promise<void> {
+    const { message, reason, plugin, extensionPoint, cause } = failure;
+    if (reason === 'SchedulerError') {
+      this.logger.error({ err: cause, pod: info.key, message, ...(plugin ? this.pluginFields(plugin) : {}), extensionPoint }, 'Error scheduling pod; retrying');
+    } else {
+      this.logger.debug({ pod: info.key, message }, 'pod unschedulable');
+    }
     const latest = this.pods?.get(info.key);
     if (!latest || latest.spec.nodeName || !this.responsibleFor(latest)) {
       this.queue.delete(info.key);
       return;
     }
-    this.queue.requeueUnschedulable(info.key, cycle);
-    this.logger.debug({ pod: info.key, message }, 'pod unschedulable');
+    if (reason === 'SchedulerError') this.queue.requeueAfterError(info.key);
+    else this.queue.requeueUnschedulable(info.key, cycle);
     this.options.recorder.event(latest, 'Warning', 'FailedScheduling', message);
-    await markUnschedulable(this.options.client, latest, message).catch((err: unknown) =>
+    await markNotScheduled(this.options.client, latest, message, reason).catch((err: unknown) =>
       this.logger.warn({ err, pod: info.key }, 'could not set the PodScheduled condition'),
     );
   }

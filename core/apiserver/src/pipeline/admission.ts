@@ -1,6 +1,7 @@
 import { errors, type KubeObject } from '@skiff/api';
-import type { AdmissionOperation, AdmissionRequest } from '@skiff/kernel';
+import { isPluginFailure, type AdmissionOperation, type AdmissionRequest, type Hooks } from '@skiff/kernel';
 import { objectKey } from '../rest/keys.js';
+import { withPluginFailures } from './error-response.js';
 import type { RestContext } from '../rest/context.js';
 import { deepFreeze } from '../util/objects.js';
 
@@ -35,14 +36,27 @@ export function admissionRequest(ctx: RestContext, target: AdmissionTarget): Adm
 
 /** Mutating admission: plugins may change or replace `request.object`; the result is what goes on. */
 export async function mutate(ctx: RestContext, request: AdmissionRequest): Promise<KubeObject | undefined> {
-  await ctx.core.hooks.mutate.promise(request);
+  await admit(ctx.core.hooks.mutate, request);
   return request.object;
 }
 
 /** Validating admission: every plugin sees the final object, frozen, and may only reject. */
 export async function validate(ctx: RestContext, request: AdmissionRequest): Promise<void> {
   if (request.object) deepFreeze(request.object);
-  await ctx.core.hooks.validate.promise(request);
+  await admit(ctx.core.hooks.validate, request);
+}
+
+/**
+ * Runs one admission chain. A rejection (AdmissionError) leaves as it is; a plugin that failed on its own is a
+ * 500 naming it, the way Kubernetes names a failing webhook — the stack goes to the log (see errorResponse).
+ */
+async function admit(hook: Hooks['mutate' | 'validate'], request: AdmissionRequest): Promise<void> {
+  try {
+    await hook.promise(request);
+  } catch (err) {
+    if (!isPluginFailure(err)) throw err;
+    throw withPluginFailures(errors.internal(`admission plugin "${err.tapName}" failed: ${err.detail}`), [err]);
+  }
 }
 
 /**

@@ -1,11 +1,33 @@
 import { ApiError, type UserInfo } from '@skiff/api';
-import type { ApiRequest, AuthnRequest, Hooks } from '@skiff/kernel';
+import { skipFailingTaps, type ApiRequest, type AuthnRequest, type Hooks, type PluginFailure } from '@skiff/kernel';
+import { withPluginFailures } from './error-response.js';
+
+/** Failures of authenticators, per request, for the log of a request that ends up rejected. */
+const failures = new WeakMap<AuthnRequest, PluginFailure[]>();
+const chains = new WeakSet<object>();
+
+/**
+ * Like Kubernetes' union authenticator, an authenticator that fails does not end the chain: the next one
+ * gets its turn, and the failure only counts (named in the 401, logged) when nobody recognises the request.
+ * Installed once per hook, on its first use.
+ */
+function continuePastFailures(hook: Hooks['authenticate']): void {
+  if (chains.has(hook)) return;
+  chains.add(hook);
+  skipFailingTaps(hook, (failure, [request]) => {
+    const authn = request as AuthnRequest;
+    authn.errors.push(`authenticator "${failure.tapName}" failed: ${failure.detail}`);
+    failures.set(authn, [...(failures.get(authn) ?? []), failure]);
+  });
+}
 
 /**
  * Runs the authentication chain. The first authenticator that recognises the request wins; when none
- * does, the reasons the others gave (an expired token, an unknown certificate) come back in the 401.
+ * does, the reasons the others gave (an expired token, an unknown certificate, an authenticator that
+ * failed) come back in the 401.
  */
 export async function authenticate(hooks: Hooks, request: ApiRequest): Promise<UserInfo> {
+  continuePastFailures(hooks.authenticate);
   const authnRequest: AuthnRequest = {
     headers: request.headers,
     remoteAddress: request.remoteAddress,
@@ -15,5 +37,6 @@ export async function authenticate(hooks: Hooks, request: ApiRequest): Promise<U
   const result = await hooks.authenticate.promise(authnRequest);
   if (result?.user) return result.user;
   const reasons = authnRequest.errors;
-  throw new ApiError('SKIFF_ERR_API_UNAUTHORIZED', reasons.length ? `Unauthorized: ${reasons.join('; ')}` : 'Unauthorized', reasons.length ? { causes: reasons.map((message) => ({ reason: 'Unauthorized', message })) } : undefined);
+  const unauthorized = new ApiError('SKIFF_ERR_API_UNAUTHORIZED', reasons.length ? `Unauthorized: ${reasons.join('; ')}` : 'Unauthorized', reasons.length ? { causes: reasons.map((message) => ({ reason: 'Unauthorized', message })) } : undefined);
+  throw withPluginFailures(unauthorized, failures.get(authnRequest));
 }

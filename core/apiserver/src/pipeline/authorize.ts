@@ -1,6 +1,25 @@
 import { errors, qualifiedResource, type UserInfo } from '@skiff/api';
-import type { AuthzAttributes, AuthzDecision, Hooks } from '@skiff/kernel';
+import { skipFailingTaps, type AuthzAttributes, type AuthzDecision, type Hooks, type PluginFailure } from '@skiff/kernel';
+import { withPluginFailures } from './error-response.js';
 import type { RequestInfo } from './request-info.js';
+
+/** Failures of authorizers, per request, for the 500 when nobody else decides. */
+const failures = new WeakMap<AuthzAttributes, PluginFailure[]>();
+const chains = new WeakSet<object>();
+
+/**
+ * Like Kubernetes' union authorizer, an authorizer that fails does not end the chain: a later allow or deny
+ * still decides. Only when nobody decides does the failure answer, as a 500 naming the authorizer (Kubernetes
+ * answers an authorizer error with an internal error, not a 403). Installed once per hook, on its first use.
+ */
+function continuePastFailures(hook: Hooks['authorize']): void {
+  if (chains.has(hook)) return;
+  chains.add(hook);
+  skipFailingTaps(hook, (failure, [attributes]) => {
+    const key = attributes as AuthzAttributes;
+    failures.set(key, [...(failures.get(key) ?? []), failure]);
+  });
+}
 
 export function authzAttributes(user: UserInfo, info: RequestInfo): AuthzAttributes {
   return {
@@ -17,11 +36,20 @@ export function authzAttributes(user: UserInfo, info: RequestInfo): AuthzAttribu
   };
 }
 
-/** Runs the authorization chain; a deny, or nobody deciding, is a 403 worded like Kubernetes's. */
+/**
+ * Runs the authorization chain; a deny, or nobody deciding, is a 403 worded like Kubernetes's — unless an
+ * authorizer failed on the way and nobody decided, which is a 500 naming it.
+ */
 export async function authorize(hooks: Hooks, attributes: AuthzAttributes): Promise<void> {
+  continuePastFailures(hooks.authorize);
   const decision = await hooks.authorize.promise(attributes);
   if (decision?.decision === 'allow') return;
-  throw forbidden(attributes, decision);
+  const failed = failures.get(attributes);
+  if (!decision && failed) {
+    const messages = failed.map((failure) => `authorizer "${failure.tapName}" failed: ${failure.detail}`);
+    throw withPluginFailures(errors.internal(messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`), failed);
+  }
+  throw withPluginFailures(forbidden(attributes, decision), failed);
 }
 
 export function forbidden(attributes: AuthzAttributes, decision: AuthzDecision) {

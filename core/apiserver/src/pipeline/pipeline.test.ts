@@ -108,7 +108,7 @@ describe('request pipeline', () => {
     audit.length = 0;
     const crashed = await server.request('POST', '/api/v1/namespaces/default/pods', { body: pod('c', { metadata: { labels: { reject: 'crash' } } }) });
     expect(crashed.status).toBe(500);
-    expect(crashed.json).toMatchObject({ kind: 'Status', reason: 'InternalError', message: 'Internal error occurred: plugin bug' });
+    expect(crashed.json).toMatchObject({ kind: 'Status', reason: 'InternalError', message: 'Internal error occurred: admission plugin "test-observer" failed: plugin bug' });
     expect(audit.map((event) => event.stage)).toEqual(['RequestReceived', 'Panic']);
   });
 

@@ -69,7 +69,38 @@ describe('schedulePod', () => {
 
   it('reports a filter error as an error, not as a misfit', () => {
     const broken: SchedulerPlugin = { name: 'Broken', filter: () => ({ code: 'Error', reasons: ['boom'] }) };
-    expect(schedulePod(profileOf(broken), new Map(), makePod('p'), nodes('node-1'))).toMatchObject({ code: 'Error', message: 'running Broken: boom' });
+    expect(schedulePod(profileOf(broken), new Map(), makePod('p'), nodes('node-1'))).toMatchObject({
+      code: 'Error',
+      message: 'running "Broken" filter plugin: boom',
+      plugin: 'Broken',
+      extensionPoint: 'Filter',
+    });
+  });
+
+  describe('a plugin that throws is an error naming it and the extension point, in kube-scheduler\'s words', () => {
+    const boom = new TypeError("Cannot read properties of undefined (reading 'labels')");
+    const thrower = () => {
+      throw boom;
+    };
+    const cases: [string, SchedulerPlugin, string][] = [
+      ['PreFilter', { name: 'Gate', preFilter: thrower }, `running PreFilter plugin "Gate": ${boom.message}`],
+      ['Filter', { name: 'Fit', filter: (_s, _p, node) => (node.node.metadata.name === 'node-2' ? thrower() : null) }, `running "Fit" filter plugin: ${boom.message}`],
+      ['PreScore', { name: 'Spread', preScore: thrower, score: () => 1 }, `running PreScore plugin "Spread": ${boom.message}`],
+      ['Score', { name: 'PreferLabel', score: thrower }, `running Score plugins: plugin "PreferLabel" failed with: ${boom.message}`],
+      ['NormalizeScore', { name: 'Balance', score: () => 1, normalizeScore: thrower }, `running Normalize on Score plugins: plugin "Balance" failed with: ${boom.message}`],
+    ];
+    it.each(cases)('%s', (extensionPoint, plugin, message) => {
+      const result = schedulePod(profileOf(plugin), new Map(), makePod('p'), nodes('node-1', 'node-2'));
+      expect(result).toEqual({ code: 'Error', message, failures: new Map(), totalNodes: 2, plugin: plugin.name, extensionPoint, cause: boom });
+    });
+
+    it('Score, with normalizeScore present', () => {
+      const plugin: SchedulerPlugin = { name: 'Both', score: thrower, normalizeScore: () => undefined };
+      expect(schedulePod(profileOf(plugin), new Map(), makePod('p'), nodes('node-1', 'node-2'))).toMatchObject({
+        message: `running Score plugins: plugin "Both" failed with: ${boom.message}`,
+        extensionPoint: 'Score',
+      });
+    });
   });
 
   it('picks the highest weighted sum of scores', () => {

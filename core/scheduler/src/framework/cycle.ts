@@ -1,6 +1,7 @@
 import type { CycleState, NodeInfo, SchedulingCode, SchedulingStatus } from '@skiff/kernel';
 import type { Pod } from '@skiff/api';
 import type { SchedulingProfile } from './profile.js';
+import { callPluginSync as call, failureMessage, PluginThrew, type ExtensionPoint } from './extension-points.js';
 import { NO_NODES_MESSAGE, fitErrorMessage } from './fit-error.js';
 
 export interface ScheduleSuccess {
@@ -18,6 +19,10 @@ export interface ScheduleFailure {
   /** Why each node was rejected, by node name (empty when a preFilter rejected the pod outright). */
   failures: Map<string, SchedulingStatus>;
   totalNodes: number;
+  /** For an Error: the plugin that failed, where, and what it threw (when it threw). */
+  plugin?: string;
+  extensionPoint?: ExtensionPoint;
+  cause?: unknown;
 }
 
 export type ScheduleResult = ScheduleSuccess | ScheduleFailure;
@@ -26,16 +31,22 @@ function stamp(status: NonNullable<SchedulingStatus>, plugin: string): NonNullab
   return status.plugin ? status : { ...status, plugin };
 }
 
-function errorResult(status: NonNullable<SchedulingStatus>, plugin: string, totalNodes: number): ScheduleFailure {
+function errorResult(point: ExtensionPoint, status: NonNullable<SchedulingStatus>, plugin: string, totalNodes: number): ScheduleFailure {
   const reasons = status.reasons.join(', ') || 'no reason given';
-  return { code: 'Error', message: `running ${plugin}: ${reasons}`, failures: new Map(), totalNodes };
+  return { code: 'Error', message: failureMessage(point, plugin, reasons), failures: new Map(), totalNodes, plugin, extensionPoint: point };
+}
+
+function thrownResult(err: PluginThrew, totalNodes: number): ScheduleFailure {
+  const { message, plugin, extensionPoint, cause } = err;
+  return { code: 'Error', message, failures: new Map(), totalNodes, plugin, extensionPoint, cause };
 }
 
 /**
  * One pod's scheduling decision over a set of nodes — the synchronous heart of the scheduling cycle:
  * preFilter → filter (every node, in one tight loop) → preScore → score, normalizeScore × weight → the
  * best node, ties broken at random. No I/O and no hooks: plugins are plain objects, so this runs over
- * thousands of nodes per pod. Reserve, permit and bind are the caller's (they may wait).
+ * thousands of nodes per pod. Reserve, permit and bind are the caller's (they may wait). A plugin that
+ * throws makes the result an Error naming it and the extension point.
  */
 export function schedulePod(
   profile: SchedulingProfile,
@@ -44,13 +55,22 @@ export function schedulePod(
   nodes: readonly NodeInfo[],
   random: () => number = Math.random,
 ): ScheduleResult {
+  try {
+    return runCycle(profile, state, pod, nodes, random);
+  } catch (err) {
+    if (err instanceof PluginThrew) return thrownResult(err, nodes.length);
+    throw err;
+  }
+}
+
+function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[], random: () => number): ScheduleResult {
   const totalNodes = nodes.length;
   if (totalNodes === 0) return { code: 'UnschedulableAndUnresolvable', message: NO_NODES_MESSAGE, failures: new Map(), totalNodes };
 
   for (const plugin of profile.preFilter) {
-    const status = plugin.preFilter!(state, pod);
+    const status = call('PreFilter', plugin.name, () => plugin.preFilter!(state, pod));
     if (!status) continue;
-    if (status.code === 'Error') return errorResult(status, plugin.name, totalNodes);
+    if (status.code === 'Error') return errorResult('PreFilter', status, plugin.name, totalNodes);
     const reasons = status.reasons.join(', ');
     return { code: status.code, message: `0/${totalNodes} nodes are available: ${reasons}.`, failures: new Map(), totalNodes };
   }
@@ -58,7 +78,7 @@ export function schedulePod(
   const feasible = filterNodes(profile, state, pod, nodes);
   if (feasible instanceof Map) {
     for (const status of feasible.values()) {
-      if (status?.code === 'Error') return errorResult(status, status.plugin ?? 'filter', totalNodes);
+      if (status?.code === 'Error') return errorResult('Filter', status, status.plugin ?? 'filter', totalNodes);
     }
     const resolvable = [...feasible.values()].some((status) => status?.code === 'Unschedulable');
     return {
@@ -71,8 +91,8 @@ export function schedulePod(
   if (feasible.length === 1) return { nodeName: feasible[0]!.node.metadata.name!, score: 0, feasibleNodes: 1 };
 
   for (const plugin of profile.preScore) {
-    const status = plugin.preScore!(state, pod, feasible);
-    if (status) return errorResult(stamp(status, plugin.name), plugin.name, totalNodes);
+    const status = call('PreScore', plugin.name, () => plugin.preScore!(state, pod, feasible));
+    if (status) return errorResult('PreScore', stamp(status, plugin.name), plugin.name, totalNodes);
   }
   const totals = scoreNodes(profile, state, pod, feasible);
   const best = pickBest(totals, random);
@@ -89,21 +109,27 @@ function filterNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, no
   const feasible: NodeInfo[] = [];
   const rejections: NonNullable<SchedulingStatus>[] = [];
   const rejectedBy: number[] = [];
-  for (let n = 0; n < nodes.length; n++) {
-    const info = nodes[n]!;
-    let rejected = false;
-    for (let f = 0; f < filters.length; f++) {
-      const status = filters[f]!.filter!(state, pod, info);
-      if (status) {
-        if (feasible.length === 0) {
-          rejections[n] = status;
-          rejectedBy[n] = f;
+  // One try around the whole loop (not one per call): the indices say which filter threw.
+  let f = 0;
+  try {
+    for (let n = 0; n < nodes.length; n++) {
+      const info = nodes[n]!;
+      let rejected = false;
+      for (f = 0; f < filters.length; f++) {
+        const status = filters[f]!.filter!(state, pod, info);
+        if (status) {
+          if (feasible.length === 0) {
+            rejections[n] = status;
+            rejectedBy[n] = f;
+          }
+          rejected = true;
+          break;
         }
-        rejected = true;
-        break;
       }
+      if (!rejected) feasible.push(info);
     }
-    if (!rejected) feasible.push(info);
+  } catch (err) {
+    throw new PluginThrew(filters[f]!.name, 'Filter', err);
   }
   if (feasible.length > 0) return feasible;
   const failures = new Map<string, SchedulingStatus>();
@@ -114,14 +140,18 @@ function filterNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, no
 function scoreNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): Float64Array {
   const totals = new Float64Array(nodes.length);
   for (const { plugin, weight } of profile.score) {
-    if (!plugin.normalizeScore) {
-      for (let i = 0; i < nodes.length; i++) totals[i]! += plugin.score!(state, pod, nodes[i]!) * weight;
-      continue;
+    try {
+      if (!plugin.normalizeScore) {
+        for (let i = 0; i < nodes.length; i++) totals[i]! += plugin.score!(state, pod, nodes[i]!) * weight;
+        continue;
+      }
+      const scores = new Map<string, number>();
+      for (const info of nodes) scores.set(info.node.metadata.name!, plugin.score!(state, pod, info));
+      call('NormalizeScore', plugin.name, () => plugin.normalizeScore!(state, pod, scores));
+      for (let i = 0; i < nodes.length; i++) totals[i]! += (scores.get(nodes[i]!.node.metadata.name!) ?? 0) * weight;
+    } catch (err) {
+      throw err instanceof PluginThrew ? err : new PluginThrew(plugin.name, 'Score', err);
     }
-    const scores = new Map<string, number>();
-    for (const info of nodes) scores.set(info.node.metadata.name!, plugin.score!(state, pod, info));
-    plugin.normalizeScore(state, pod, scores);
-    for (let i = 0; i < nodes.length; i++) totals[i]! += (scores.get(nodes[i]!.node.metadata.name!) ?? 0) * weight;
   }
   return totals;
 }

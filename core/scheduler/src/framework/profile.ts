@@ -19,6 +19,8 @@ export interface SchedulingProfile {
   preBind: SchedulerPlugin[];
   bind: SchedulerPlugin[];
   postBind: SchedulerPlugin[];
+  /** The package that registered each plugin, by plugin name: logs of a failing plugin name it. */
+  packages: ReadonlyMap<string, string>;
 }
 
 export interface ProfileConfig {
@@ -42,8 +44,13 @@ function lookup(registry: SchedulerPluginRegistry, name: string, point: string):
  * other extension point (queueSort, postFilter, reserve, permit, preBind, bind, postBind) runs for every
  * registered plugin that implements it, in registration order.
  */
-export function buildProfile(registry: SchedulerPluginRegistry, config: ProfileConfig = {}): SchedulingProfile {
+export function buildProfile(registry: SchedulerPluginRegistry & { packageOf?(name: string): string | undefined }, config: ProfileConfig = {}): SchedulingProfile {
   const all = registry.list();
+  const packages = new Map<string, string>();
+  for (const { name } of all) {
+    const owner = registry.packageOf?.(name);
+    if (owner) packages.set(name, owner);
+  }
 
   const filtering = config.filter
     ? config.filter.map((name) => {
@@ -74,5 +81,6 @@ export function buildProfile(registry: SchedulerPluginRegistry, config: ProfileC
     preBind: all.filter((p) => p.preBind),
     bind: all.filter((p) => p.bind),
     postBind: all.filter((p) => p.postBind),
+    packages,
   };
 }

@@ -62,6 +62,17 @@ describe('SchedulingQueue', () => {
     expect(again?.info).toMatchObject({ key: 'default/a', attempts: 2 });
   });
 
+  it('only backs off a pod whose scheduling failed with an error: no cluster change needed', async () => {
+    const q = queue();
+    q.add('default/a', makePod('a'));
+    const first = (await q.pop())!;
+    q.requeueAfterError('default/a');
+    expect(await popWithin(q, 10)).toBeUndefined();
+    const again = await popWithin(q, 1000);
+    expect(again?.info).toMatchObject({ key: 'default/a', attempts: 2 });
+    expect(again!.cycle).toBeGreaterThan(first.cycle);
+  });
+
   it('retries at once when the cluster changed while the pod was being scheduled', async () => {
     const q = queue();
     q.add('default/a', makePod('a'));

@@ -150,7 +150,7 @@ export class SchedulingQueue {
     const entry = this.entries.get(key);
     if (!entry || entry.place !== 'inFlight') return;
     const info = entry.info;
-    info.backoffUntil = this.now() + Math.min(this.backoffInitialMs * 2 ** Math.max(info.attempts - 1, 0), this.backoffMaxMs);
+    info.backoffUntil = this.backoffEnd(info);
     if (this.moveRequestCycle >= cycle) {
       this.release(entry);
     } else {
@@ -158,6 +158,17 @@ export class SchedulingQueue {
       entry.generation++;
       info.parkedAt = this.now();
     }
+  }
+
+  /**
+   * Scheduling the pod failed with an error (a plugin threw, the binding failed) rather than finding it no
+   * place: a cluster change would not help, so it is not parked; it backs off and is tried again.
+   */
+  requeueAfterError(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry || entry.place !== 'inFlight') return;
+    entry.info.backoffUntil = this.backoffEnd(entry.info);
+    this.release(entry);
   }
 
   /** Something changed in the cluster that may help parked pods: retry them all (after their backoff). */
@@ -171,6 +182,11 @@ export class SchedulingQueue {
     clearInterval(this.parkedTimer);
     if (this.backoffTimer) clearTimeout(this.backoffTimer);
     for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** Backoff doubles with every attempt, up to the maximum. */
+  private backoffEnd(info: QueuedPod): number {
+    return this.now() + Math.min(this.backoffInitialMs * 2 ** Math.max(info.attempts - 1, 0), this.backoffMaxMs);
   }
 
   private takeActive(): { info: QueuedPod; cycle: number } | undefined {

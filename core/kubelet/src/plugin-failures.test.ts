@@ -1,0 +1,140 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
+import apiServer from '@skiff/apiserver';
+import { createLoopbackClient } from '@skiff/client';
+import { definePlugin, Kernel, type ApiClient, type ContainerConfig, type Logger, type PodNetwork, type PodSandboxConfig } from '@skiff/kernel';
+import alwaysAllow from '@skiff/plugin-authz-always-allow';
+import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
+import networkIpam from '@skiff/plugin-network-ipam';
+import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
+import scheduler from '@skiff/scheduler';
+import store from '@skiff/store';
+import kubelet from './index.js';
+import { namingFailures } from './plugin-failures.js';
+import { eventually } from './test-support/cluster.js';
+
+/** Every line logged, with the bindings of the child logger it went through. */
+type Line = { level: string; fields: Record<string, unknown>; msg?: string };
+function recordingLogger(lines: Line[], bindings: Record<string, unknown> = {}): Logger {
+  const at = (level: string) => (obj: object | string, msg?: string) =>
+    void lines.push(typeof obj === 'string' ? { level, fields: bindings, msg: obj } : { level, fields: { ...bindings, ...obj }, msg });
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (more) => recordingLogger(lines, { ...bindings, ...more }) };
+}
+
+const MOUNTS_BUG = "Cannot read properties of undefined (reading 'mounts')";
+
+/** A third-party runtime with a bug: creating a container named "crash" throws. */
+class BuggyRuntime extends SimulatedRuntime {
+  override async createContainer(sandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string> {
+    if (config.metadata.name === 'crash') throw new TypeError(MOUNTS_BUG);
+    return super.createContainer(sandboxId, config, sandboxConfig);
+  }
+}
+
+const buggyRuntime = definePlugin({
+  name: 'skiff-plugin-buggy-runtime',
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  apply(kernel) {
+    kernel.hooks.runtimes.tap('skiff-plugin-buggy-runtime', (registry) =>
+      registry.register({ name: 'buggy', create: (node) => new BuggyRuntime({ startDelayMs: 0, pullDelayMs: 0, failImages: [] }, node.logger) }),
+    );
+  },
+});
+
+const brokenRuntime = definePlugin({
+  name: 'skiff-plugin-broken-runtime',
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  apply(kernel) {
+    kernel.hooks.runtimes.tap('skiff-plugin-broken-runtime', (registry) =>
+      registry.register({
+        name: 'broken',
+        create: () => {
+          throw new Error('no socket at /run/containerd/containerd.sock');
+        },
+      }),
+    );
+  },
+});
+
+describe('a runtime plugin that fails', () => {
+  const lines: Line[] = [];
+  let kernel: Kernel;
+  let client: ApiClient;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'skiff-kubelet-failures-'));
+    kernel = new Kernel({ config: { dataDir, rootDir: dataDir, port: 0, nodes: 1 }, logger: recordingLogger(lines) });
+    kernel.use(store).use(apiServer, { port: 0 }).use(alwaysAllow).use(scheduler).use(resourcesFit);
+    kernel.use(kubelet, { heartbeatSeconds: 1, runtime: 'buggy' }).use(buggyRuntime).use(networkIpam);
+    await kernel.start();
+    client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
+  });
+  afterAll(async () => {
+    await kernel?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("names the runtime and its plugin in the container's state, the event and the log", async () => {
+    const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'crashing', namespace: 'default' }, spec: { containers: [{ name: 'crash', image: 'nginx:1.27' }] } };
+    await client.create(RESOURCES.pods, pod, 'default');
+    const message = `container runtime "buggy" (plugin "skiff-plugin-buggy-runtime") failed in createContainer: ${MOUNTS_BUG}`;
+    const waiting = await eventually('the container to be waiting', async () => (await client.get<Pod>(RESOURCES.pods, 'crashing', 'default')).status?.containerStatuses?.[0]?.state?.waiting);
+    expect(waiting).toEqual({ reason: 'CreateContainerError', message });
+    const events = await eventually('the Failed event', async () =>
+      (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.find((e) => e.involvedObject.name === 'crashing' && e.reason === 'Failed'),
+    );
+    expect(events).toMatchObject({ type: 'Warning', reason: 'Failed', message: `Error: ${message}`, source: { component: 'kubelet' } });
+    const logged = lines.find((line) => line.msg === message);
+    expect(logged).toMatchObject({ level: 'error', fields: { component: 'kubelet', node: 'node-1', runtime: 'buggy', plugin: 'skiff-plugin-buggy-runtime', method: 'createContainer' } });
+    expect((logged!.fields.err as Error).message).toBe(MOUNTS_BUG);
+  });
+});
+
+describe('a runtime that cannot even be created', () => {
+  it('fails the start naming the runtime and its plugin', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'skiff-kubelet-broken-'));
+    try {
+      const kernel = new Kernel({ config: { dataDir, rootDir: dataDir, nodes: 1, logLevel: 'silent' } }).use(kubelet, { runtime: 'broken' }).use(brokenRuntime).use(networkIpam);
+      kernel.provide('apiHandler', { handle: async () => ({ status: 503 }) });
+      await expect(kernel.start()).rejects.toThrow(
+        'component "@skiff/kubelet" failed to start: container runtime "broken" (plugin "skiff-plugin-broken-runtime") failed in create: no socket at /run/containerd/containerd.sock',
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('namingFailures', () => {
+  const network = (add: PodNetwork['add']): PodNetwork => ({ name: 'flaky-net', add, del: async () => undefined });
+  const attachment = { containerId: 'c1', netnsPath: '', ifName: 'eth0', podName: 'p', podNamespace: 'default', podUid: 'u' };
+
+  it('names the network and its plugin in an unexpected failure, and logs it', async () => {
+    const lines: Line[] = [];
+    const named = namingFailures(
+      network(async () => {
+        throw new RangeError('Invalid array length');
+      }),
+      { kind: 'pod network', name: 'flaky-net', plugin: 'skiff-plugin-flaky-net' },
+      recordingLogger(lines),
+    );
+    expect(named.name).toBe('flaky-net');
+    await expect(named.add(attachment)).rejects.toThrow('pod network "flaky-net" (plugin "skiff-plugin-flaky-net") failed in add: Invalid array length');
+    expect(lines).toMatchObject([{ level: 'error', fields: { network: 'flaky-net', plugin: 'skiff-plugin-flaky-net', method: 'add' } }]);
+  });
+
+  it('lets deliberate answers through unchanged: CRI statuses and coded errors', async () => {
+    const lines: Line[] = [];
+    const exhausted = Object.assign(new Error('no IP addresses available in range set: 10.244.1.1-10.244.1.254'), { code: 'SKIFF_ERR_IPAM_EXHAUSTED' });
+    const notFound = new Error('rpc error: code = NotFound desc = sandbox "x" not found');
+    const identity = { kind: 'pod network' as const, name: 'flaky-net' };
+    await expect(namingFailures(network(() => Promise.reject(exhausted)), identity, recordingLogger(lines)).add(attachment)).rejects.toBe(exhausted);
+    await expect(namingFailures(network(() => Promise.reject(notFound)), identity, recordingLogger(lines)).add(attachment)).rejects.toBe(notFound);
+    expect(lines).toEqual([]);
+  });
+});

@@ -1,0 +1,70 @@
+import type { Logger } from '@skiff/kernel';
+import { KubeletError } from './errors.js';
+
+export interface NodePluginIdentity {
+  kind: 'container runtime' | 'pod network';
+  /** The runtime's or network's registered name ("simulated", "ipam"). */
+  name: string;
+  /** The plugin package that registered it, when known. */
+  plugin?: string;
+}
+
+/**
+ * Answers a runtime or network gives on purpose pass unchanged: CRI statuses (`rpc error: code = …`, as
+ * Kubernetes shows them verbatim) and coded Skiff errors (an exhausted address range).
+ */
+function isDeliberate(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message, grpcCode } = err as { code?: unknown; message?: unknown; grpcCode?: unknown };
+  return typeof grpcCode === 'string' || (typeof code === 'string' && code.startsWith('SKIFF_ERR_')) || (typeof message === 'string' && message.startsWith('rpc error: '));
+}
+
+function named(identity: NodePluginIdentity, method: string, err: unknown, logger: Logger): unknown {
+  if (isDeliberate(err)) return err;
+  const from = identity.plugin ? ` (plugin "${identity.plugin}")` : '';
+  const detail = err instanceof Error ? err.message : String(err);
+  const code = identity.kind === 'container runtime' ? 'SKIFF_ERR_KUBELET_RUNTIME_FAILED' : 'SKIFF_ERR_KUBELET_NETWORK_FAILED';
+  const failure = new KubeletError(code, { name: identity.name, from, method, detail }, { cause: err });
+  logger.error({ err, [identity.kind === 'container runtime' ? 'runtime' : 'network']: identity.name, plugin: identity.plugin, method }, failure.message);
+  return failure;
+}
+
+/** Calls a runtime's or network's function; an unexpected failure is logged and rethrown naming it and its plugin. */
+export async function callNamed<T>(identity: NodePluginIdentity, method: string, logger: Logger, call: () => T | Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw named(identity, method, err, logger);
+  }
+}
+
+/**
+ * The runtime or network as the kubelet uses it: every method the same, except that an unexpected failure
+ * (a bug in the plugin, not a CRI status) is logged and rethrown as an error naming the runtime or network
+ * and the plugin that registered it — the message the pod's container state and events then carry.
+ */
+export function namingFailures<T extends object>(target: T, identity: NodePluginIdentity, logger: Logger): T {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return value;
+      if (!wrapped.has(property)) {
+        const method = String(property);
+        wrapped.set(property, (...args: unknown[]) => {
+          let result: unknown;
+          try {
+            result = value.apply(object, args);
+          } catch (err) {
+            throw named(identity, method, err, logger);
+          }
+          if (typeof (result as Promise<unknown>)?.then !== 'function') return result;
+          return (result as Promise<unknown>).then(undefined, (err: unknown) => {
+            throw named(identity, method, err, logger);
+          });
+        });
+      }
+      return wrapped.get(property);
+    },
+  });
+}
