@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE, type ApiServerInfo, type Logger } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, type ApiServerInfo, type Logger, type PluginOptions } from '@skiff/kernel';
 import { bootstrapNamespaces } from './bootstrap.js';
 import { ApiServerError } from './errors.js';
 import { HttpServer } from './http/server.js';
@@ -12,22 +12,11 @@ import { ApiServer, APISERVER_NAME } from './server.js';
 
 const PLUGIN_NAME = APISERVER_NAME;
 
-export interface ApiServerPluginOptions {
-  /** Listen address; overrides config.host. */
-  host?: string;
-  /** Listen port (0 picks a free one); overrides config.port. */
-  port?: number;
-  /** Create default, kube-system, kube-public and kube-node-lease when missing. */
-  bootstrapNamespaces: boolean;
-  /** How often watches that allow bookmarks get one. */
-  watchBookmarkIntervalMs: number;
-  /** How long a read at a resourceVersion newer than the store waits for it before a 504. */
-  resourceVersionWaitMs: number;
-}
+export type ApiServerPluginOptions = PluginOptions<typeof plugin>;
 
 export type { ApiServerInfo } from '@skiff/kernel';
 
-export default definePlugin<ApiServerPluginOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -38,8 +27,8 @@ export default definePlugin<ApiServerPluginOptions>({
     properties: {
       host: { type: 'string', description: 'Listen address (default: config.host)' },
       port: { type: 'integer', minimum: 0, maximum: 65535, description: 'Listen port, 0 for a free one (default: config.port)' },
-      bootstrapNamespaces: { type: 'boolean', default: true, description: 'Create the system namespaces when missing' },
-      watchBookmarkIntervalMs: { type: 'integer', minimum: 10, default: 60_000, description: 'Interval of watch BOOKMARK events' },
+      bootstrapNamespaces: { type: 'boolean', default: true, description: 'Create the system namespaces (default, kube-system, kube-public, kube-node-lease) when missing' },
+      watchBookmarkIntervalMs: { type: 'integer', minimum: 10, default: 60_000, description: 'Interval of watch BOOKMARK events (to watches that allow bookmarks)' },
       resourceVersionWaitMs: { type: 'integer', minimum: 0, default: 3_000, description: 'How long a read of a future resourceVersion waits before a 504' },
     },
   },
@@ -107,3 +96,4 @@ export default definePlugin<ApiServerPluginOptions>({
     });
   },
 });
+export default plugin;

@@ -1,5 +1,6 @@
 export { default, PLUGIN_NAME, CONTROLLER_MANAGER_USER } from './plugin.js';
-export { ControllerManager, CONTROLLER_MANAGER_DEFAULTS, type ControllerManagerOptions, type ControllerManagerDeps } from './manager.js';
+export { ControllerManager, type ControllerManagerDeps } from './manager.js';
+export { CONTROLLER_MANAGER_DEFAULTS, controllerManagerOptionsSchema, type ControllerManagerOptions } from './options.js';
 export { ControllerRegistryImpl } from './registry.js';
 export { isControllerEnabled, checkEnabledNames } from './enabled.js';
 export { ControllerManagerError, CONTROLLER_MANAGER_ERRORS, type ControllerManagerErrorCode } from './errors.js';

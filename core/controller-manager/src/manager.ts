@@ -3,17 +3,7 @@ import type { ApiClient, ControllerContext, ControllerDefinition, EventRecorder,
 import { informersFor } from './controller-informers.js';
 import { checkEnabledNames, isControllerEnabled } from './enabled.js';
 import { ControllerManagerError } from './errors.js';
-
-export interface ControllerManagerOptions {
-  /** How often informers replay their cache to handlers, so missed work is retried. */
-  resyncMs: number;
-  /** Workers per controller, unless a controller's own options say otherwise. */
-  workers: number;
-  /** `*` for every registered controller, `name` to run one, `-name` to leave one out. */
-  enabled: readonly string[];
-}
-
-export const CONTROLLER_MANAGER_DEFAULTS: ControllerManagerOptions = Object.freeze({ resyncMs: 30_000, workers: 2, enabled: ['*'] });
+import { CONTROLLER_MANAGER_DEFAULTS, type ControllerManagerOptions } from './options.js';
 
 export interface ControllerManagerDeps {
   client: ApiClient;

@@ -1,7 +1,8 @@
 import { createLoopbackClient } from '@skiff/client';
 import { definePlugin, LIFECYCLE_STAGE, type ApiHandler } from '@skiff/kernel';
 import type { UserInfo } from '@skiff/api';
-import { ControllerManager, CONTROLLER_MANAGER_DEFAULTS, type ControllerManagerOptions } from './manager.js';
+import { ControllerManager } from './manager.js';
+import { controllerManagerOptionsSchema } from './options.js';
 import { ControllerRegistryImpl } from './registry.js';
 
 export const PLUGIN_NAME = '@skiff/controller-manager';
@@ -16,24 +17,12 @@ export const CONTROLLER_MANAGER_USER: UserInfo = Object.freeze({
  * Hosts the control loops other plugins register with the `controllers` hook. They talk to the API
  * server in this process through the loopback client, so every request still runs the full pipeline.
  */
-export default definePlugin<ControllerManagerOptions>({
+export default definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
   needs: ['apiHandler'],
-  options: {
-    type: 'object',
-    properties: {
-      resyncMs: { type: 'integer', minimum: 0, default: CONTROLLER_MANAGER_DEFAULTS.resyncMs, description: 'Informer resync period in milliseconds (0 turns resync off)' },
-      workers: { type: 'integer', minimum: 1, default: CONTROLLER_MANAGER_DEFAULTS.workers, description: 'Workers per controller' },
-      enabled: {
-        type: 'array',
-        items: { type: 'string', pattern: '^(\\*|-?[a-z0-9][a-z0-9-]*)$' },
-        default: [...CONTROLLER_MANAGER_DEFAULTS.enabled],
-        description: 'Controllers to run: "*" for all, "name" to add one, "-name" to leave one out',
-      },
-    },
-  },
+  options: controllerManagerOptionsSchema,
   apply(kernel, options) {
     let manager: ControllerManager | undefined;
 

@@ -1,28 +1,12 @@
-import type { OptionsSchema } from '@skiff/kernel';
-import type { NodeCapacity } from './node/node-object.js';
+import type { OptionsOf, OptionsSchema } from '@skiff/kernel';
 
-export interface KubeletPluginOptions {
-  /** How many nodes this process runs; default: the cluster config's `nodes`. */
-  nodes?: number;
-  /** Node names are `<namePrefix>-1` … `<namePrefix>-N`. */
-  namePrefix: string;
-  /** The container runtime (a name registered through the runtimes hook). */
-  runtime: string;
-  /** The pod network (a name registered through the networks hook). */
-  network: string;
-  capacity: NodeCapacity;
-  heartbeatSeconds: number;
-  leaseDurationSeconds: number;
-  podResyncSeconds: number;
-}
-
-export const kubeletOptionsSchema: OptionsSchema = {
+export const kubeletOptionsSchema = {
   type: 'object',
   properties: {
     nodes: { type: 'integer', minimum: 0, description: 'nodes to run in this process (default: config.nodes)' },
     namePrefix: { type: 'string', default: 'node', pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'node names are <prefix>-1 … <prefix>-N' },
-    runtime: { type: 'string', default: 'simulated', description: 'container runtime name' },
-    network: { type: 'string', default: 'ipam', description: 'pod network name' },
+    runtime: { type: 'string', default: 'simulated', description: 'container runtime name (registered through the runtimes hook)' },
+    network: { type: 'string', default: 'ipam', description: 'pod network name (registered through the networks hook)' },
     capacity: {
       type: 'object',
       description: 'what each node offers',
@@ -36,4 +20,6 @@ export const kubeletOptionsSchema: OptionsSchema = {
     leaseDurationSeconds: { type: 'integer', minimum: 1, default: 40, description: 'the node lease duration' },
     podResyncSeconds: { type: 'number', minimum: 1, default: 30, description: 'every pod is synced again this often' },
   },
-};
+} as const satisfies OptionsSchema;
+
+export type KubeletPluginOptions = OptionsOf<typeof kubeletOptionsSchema>;

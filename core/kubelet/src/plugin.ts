@@ -3,7 +3,7 @@ import { definePlugin, LIFECYCLE_STAGE, type Kernel, type NetworkFactory, type R
 import { KubeletError } from './errors.js';
 import { Kubelet } from './kubelet.js';
 import { PLUGIN_NAME } from './names.js';
-import { kubeletOptionsSchema, type KubeletPluginOptions } from './options.js';
+import { kubeletOptionsSchema } from './options.js';
 import { NameRegistry } from './registry.js';
 
 /** Runs the runtimes and networks hooks once and returns the filled registries. */
@@ -19,7 +19,7 @@ export function collectNodePlugins(kernel: Kernel) {
  * The kubelet component: runs `nodes` in-process nodes named <namePrefix>-1 … -N, each with the runtime
  * and network the options name, talking to the in-process API server as system:node:<name>.
  */
-export const kubeletPlugin = definePlugin<KubeletPluginOptions>({
+export const kubeletPlugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',

@@ -1,15 +1,7 @@
-import type { OptionsSchema } from '@skiff/kernel';
-import type { ProfileConfig } from './framework/profile.js';
+import type { OptionsOf, OptionsSchema } from '@skiff/kernel';
 import { DEFAULT_SCHEDULER_NAME } from './names.js';
 
-export interface SchedulerPluginOptions {
-  /** Pods whose spec.schedulerName is this are scheduled here. */
-  schedulerName: string;
-  /** Which filter and score plugins run, and score weights. Default: every registered plugin. */
-  profiles?: ProfileConfig;
-}
-
-export const schedulerOptionsSchema: OptionsSchema = {
+export const schedulerOptionsSchema = {
   type: 'object',
   properties: {
     schedulerName: { type: 'string', default: DEFAULT_SCHEDULER_NAME, description: 'pods with this spec.schedulerName are ours' },
@@ -29,4 +21,6 @@ export const schedulerOptionsSchema: OptionsSchema = {
       },
     },
   },
-};
+} as const satisfies OptionsSchema;
+
+export type SchedulerPluginOptions = OptionsOf<typeof schedulerOptionsSchema>;

@@ -5,7 +5,7 @@ import { nodeUnschedulable } from './builtin/node-unschedulable.js';
 import { buildProfile } from './framework/profile.js';
 import { PluginRegistry } from './framework/registry.js';
 import { PLUGIN_NAME, SCHEDULER_COMPONENT, SCHEDULER_USER } from './names.js';
-import { schedulerOptionsSchema, type SchedulerPluginOptions } from './options.js';
+import { schedulerOptionsSchema } from './options.js';
 import { Scheduler } from './scheduler.js';
 
 declare module '@skiff/kernel' {
@@ -29,7 +29,7 @@ export function collectSchedulerPlugins(kernel: Kernel): PluginRegistry {
  * resolves the profile, and schedules pending pods through the in-process API server as
  * system:kube-scheduler.
  */
-export const schedulerPlugin = definePlugin<SchedulerPluginOptions>({
+export const schedulerPlugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',

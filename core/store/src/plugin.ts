@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, type PluginOptions } from '@skiff/kernel';
 import { openLmdbStore, type LmdbStore } from './lmdb-store.js';
 import type { Store } from './types.js';
 import { STORE_DEFAULTS } from './options.js';
@@ -13,15 +13,10 @@ declare module '@skiff/kernel' {
   }
 }
 
-export interface StorePluginOptions {
-  /** Folder for the LMDB files. Default: `<dataDir>/store`. */
-  path?: string;
-  compactionIntervalMs: number;
-  retainRevisions: number;
-}
+export type StorePluginOptions = PluginOptions<typeof plugin>;
 
 /** Opens the LMDB store before the API server starts and provides it to the kernel as `store`. */
-export default definePlugin<StorePluginOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -64,3 +59,4 @@ export default definePlugin<StorePluginOptions>({
     });
   },
 });
+export default plugin;

@@ -1,18 +1,13 @@
 import { errors, type Namespace } from '@skiff/api';
-import { ADMISSION_STAGE, AdmissionError, definePlugin } from '@skiff/kernel';
+import { ADMISSION_STAGE, AdmissionError, definePlugin, type PluginOptions } from '@skiff/kernel';
 
 export const PLUGIN_NAME = '@skiff/plugin-admission-namespace-lifecycle';
-
-export interface NamespaceLifecycleOptions {
-  /** Namespaces that can never be deleted. */
-  immortalNamespaces: string[];
-}
 
 /**
  * The NamespaceLifecycle admission plugin: objects cannot be created in a namespace that does not exist
  * or is being terminated, and the system namespaces cannot be deleted.
  */
-export default definePlugin<NamespaceLifecycleOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -51,4 +46,7 @@ export default definePlugin<NamespaceLifecycleOptions>({
     });
   },
 });
+export default plugin;
+
+export type NamespaceLifecycleOptions = PluginOptions<typeof plugin>;
 

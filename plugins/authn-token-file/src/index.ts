@@ -2,17 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { UserInfo } from '@skiff/api';
-import { CHAIN_STAGE, definePlugin, KernelError } from '@skiff/kernel';
+import { CHAIN_STAGE, definePlugin, KernelError, type PluginOptions } from '@skiff/kernel';
 import { formatTokenLine, parseTokenFile } from './tokens.js';
 
 export const PLUGIN_NAME = '@skiff/plugin-authn-token-file';
-
-export interface TokenFileOptions {
-  /** The token file; relative paths are taken from the data dir. */
-  file: string;
-  /** On first start, create the file with an admin token (group system:masters) if it does not exist. */
-  bootstrapAdmin: boolean;
-}
 
 const ADMIN: UserInfo = { username: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
 
@@ -20,15 +13,15 @@ const ADMIN: UserInfo = { username: 'admin', uid: 'admin', groups: ['system:mast
  * Static bearer tokens (kube-apiserver's --token-auth-file). Requests with `Authorization: Bearer <t>`
  * whose token is in the file authenticate as that user; an unknown token is rejected with a reason.
  */
-export default definePlugin<TokenFileOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
   options: {
     type: 'object',
     properties: {
-      file: { type: 'string', default: 'tokens.csv', description: 'Token file (CSV: token,user,uid,"groups")' },
-      bootstrapAdmin: { type: 'boolean', default: true, description: 'Create the file with an admin token when missing' },
+      file: { type: 'string', default: 'tokens.csv', description: 'Token file (CSV: token,user,uid,"groups"); relative paths are taken from the data dir' },
+      bootstrapAdmin: { type: 'boolean', default: true, description: 'On first start, create the file with an admin token (group system:masters) when missing' },
     },
   },
   apply(kernel, options) {
@@ -62,5 +55,8 @@ export default definePlugin<TokenFileOptions>({
     });
   },
 });
+export default plugin;
+
+export type TokenFileOptions = PluginOptions<typeof plugin>;
 
 export { parseTokenFile, formatTokenLine } from './tokens.js';

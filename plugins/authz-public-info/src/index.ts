@@ -1,21 +1,14 @@
-import { AUTHORIZE_STAGE, definePlugin } from '@skiff/kernel';
+import { AUTHORIZE_STAGE, definePlugin, type PluginOptions } from '@skiff/kernel';
 import { DISCOVERY_PATHS, NON_RESOURCE_URL_PATTERN, PUBLIC_INFO_PATHS, pathMatcher } from './paths.js';
 
 export const PLUGIN_NAME = '@skiff/plugin-authz-public-info';
-
-export interface PublicInfoOptions {
-  /** Non-resource URLs anyone may GET, in RBAC's syntax (exact, or a prefix ending in `*`). */
-  paths: string[];
-  /** Also let anyone, anonymous users included, GET discovery and OpenAPI. */
-  discovery: boolean;
-}
 
 /**
  * Kubernetes's system:public-info-viewer, bound to system:authenticated and system:unauthenticated: every
  * user, anonymous ones included, may GET the health checks and the version. Anything else gets no opinion
  * from this authorizer.
  */
-export default definePlugin<PublicInfoOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -26,9 +19,9 @@ export default definePlugin<PublicInfoOptions>({
         type: 'array',
         items: { type: 'string', pattern: NON_RESOURCE_URL_PATTERN },
         default: [...PUBLIC_INFO_PATHS],
-        description: 'Non-resource URLs anyone may GET: exact paths, or prefixes ending in "*"',
+        description: 'Non-resource URLs anyone may GET, in RBAC\'s syntax: exact paths, or prefixes ending in "*"',
       },
-      discovery: { type: 'boolean', default: false, description: 'Also allow /api, /apis and /openapi/v2, /openapi/v3 to everyone' },
+      discovery: { type: 'boolean', default: false, description: 'Also allow /api, /apis and /openapi/v2, /openapi/v3 to everyone, anonymous users included' },
     },
   },
   apply(kernel, options) {
@@ -42,5 +35,8 @@ export default definePlugin<PublicInfoOptions>({
     });
   },
 });
+export default plugin;
+
+export type PublicInfoOptions = PluginOptions<typeof plugin>;
 
 export { DISCOVERY_PATHS, PUBLIC_INFO_PATHS } from './paths.js';

@@ -1,15 +1,10 @@
 import { trackWork } from '@skiff/controller-manager';
-import { definePlugin } from '@skiff/kernel';
+import { definePlugin, type PluginOptions } from '@skiff/kernel';
 import { DeploymentController } from './controller.js';
 import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
 
-export interface DeploymentControllerOptions {
-  /** Deployments synced in parallel; defaults to the controller manager's `workers`. */
-  workers?: number;
-}
-
 /** The Deployment controller: rolls Deployments out as ReplicaSets. */
-export default definePlugin<DeploymentControllerOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -30,6 +25,9 @@ export default definePlugin<DeploymentControllerOptions>({
     });
   },
 });
+export default plugin;
+
+export type DeploymentControllerOptions = PluginOptions<typeof plugin>;
 
 export { DeploymentController } from './controller.js';
 export { CONTROLLER_NAME, PLUGIN_NAME, POD_TEMPLATE_HASH_LABEL, ANNOTATION, CONDITION, REASON, EVENT_REASON } from './names.js';

@@ -1,30 +1,23 @@
 import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, KernelError } from '@skiff/kernel';
+import { definePlugin, KernelError, type PluginOptions } from '@skiff/kernel';
 import { GarbageCollector } from './collector.js';
 import { CONTROLLER_NAME, DEFAULT_RESOURCES, PLUGIN_NAME } from './names.js';
 import { resolveResources } from './resources.js';
 
-export interface GarbageCollectorOptions {
-  /** Workers per queue (dependents, finalizing owners); defaults to the controller manager's `workers`. */
-  workers?: number;
-  /** Resources whose objects may carry ownerReferences or be owners: plural names, optionally with their group. */
-  resources: string[];
-}
-
 /** The garbage collector: deletes objects whose owners are gone, and carries out orphan and foreground deletion. */
-export default definePlugin<GarbageCollectorOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
   options: {
     type: 'object',
     properties: {
-      workers: { type: 'integer', minimum: 1, description: 'Workers per queue (default: the controller manager\'s workers)' },
+      workers: { type: 'integer', minimum: 1, description: 'Workers per queue, for dependents and for finalizing owners (default: the controller manager\'s workers)' },
       resources: {
         type: 'array',
         items: { type: 'string' },
         default: [...DEFAULT_RESOURCES],
-        description: 'Resources to watch for ownerReferences: "pods", "replicasets.apps", …',
+        description: 'Resources whose objects may carry ownerReferences or be owners: plural names, optionally with their group ("pods", "replicasets.apps", …)',
       },
     },
   },
@@ -46,6 +39,9 @@ export default definePlugin<GarbageCollectorOptions>({
     });
   },
 });
+export default plugin;
+
+export type GarbageCollectorOptions = PluginOptions<typeof plugin>;
 
 export { GarbageCollector } from './collector.js';
 export { decideForDependent, type OwnerState, type DependentAction } from './decide.js';

@@ -1,15 +1,10 @@
 import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, type ResourceRegistry } from '@skiff/kernel';
+import { definePlugin, type ResourceRegistry, type PluginOptions } from '@skiff/kernel';
 import { NamespaceController } from './controller.js';
 import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
 
-export interface NamespaceControllerOptions {
-  /** Namespaces worked on at once; defaults to the controller manager's `workers`. */
-  workers?: number;
-}
-
 /** The namespace controller: empties a namespace being deleted, then removes its `kubernetes` finalizer. */
-export default definePlugin<NamespaceControllerOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -33,6 +28,9 @@ export default definePlugin<NamespaceControllerOptions>({
     });
   },
 });
+export default plugin;
+
+export type NamespaceControllerOptions = PluginOptions<typeof plugin>;
 
 export { NamespaceController } from './controller.js';
 export { deleteContent, isEmpty, type ContentReport } from './content.js';

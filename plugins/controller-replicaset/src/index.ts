@@ -1,15 +1,10 @@
 import { trackWork } from '@skiff/controller-manager';
-import { definePlugin } from '@skiff/kernel';
+import { definePlugin, type PluginOptions } from '@skiff/kernel';
 import { ReplicaSetController } from './controller.js';
 import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
 
-export interface ReplicaSetControllerOptions {
-  /** ReplicaSets synced in parallel; defaults to the controller manager's `workers`. */
-  workers?: number;
-}
-
 /** The ReplicaSet controller: keeps each ReplicaSet's pods at `spec.replicas`. */
-export default definePlugin<ReplicaSetControllerOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -30,6 +25,9 @@ export default definePlugin<ReplicaSetControllerOptions>({
     });
   },
 });
+export default plugin;
+
+export type ReplicaSetControllerOptions = PluginOptions<typeof plugin>;
 
 export { ReplicaSetController, BURST_REPLICAS } from './controller.js';
 export { CONTROLLER_NAME, PLUGIN_NAME, EVENT_REASON } from './names.js';

@@ -1,15 +1,9 @@
-import { definePlugin, type OptionsSchema, type RuntimeFactory } from '@skiff/kernel';
+import { definePlugin, type RuntimeFactory } from '@skiff/kernel';
 import { RUNTIME_NAME, PLUGIN_NAME } from './names.js';
-import { SimulatedRuntime, type SimulatedRuntimeOptions } from './runtime.js';
+import { optionsSchema, type SimulatedRuntimeOptions } from './options.js';
+import { SimulatedRuntime } from './runtime.js';
 
-export const optionsSchema: OptionsSchema = {
-  type: 'object',
-  properties: {
-    startDelayMs: { type: 'integer', minimum: 0, default: 0, description: 'how long StartContainer takes' },
-    pullDelayMs: { type: 'integer', minimum: 0, default: 0, description: 'how long PullImage takes' },
-    failImages: { type: 'array', items: { type: 'string' }, default: [], description: 'images whose pulls fail with ErrImagePull' },
-  },
-};
+export { optionsSchema } from './options.js';
 
 /** The factory kubelets pick with `runtime: 'simulated'`: one in-memory runtime per node. */
 export function simulatedRuntimeFactory(options: SimulatedRuntimeOptions): RuntimeFactory {
@@ -20,7 +14,7 @@ export function simulatedRuntimeFactory(options: SimulatedRuntimeOptions): Runti
 }
 
 /** Registers the simulated container runtime with the kubelet. */
-export default definePlugin<SimulatedRuntimeOptions>({
+export default definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -30,7 +24,8 @@ export default definePlugin<SimulatedRuntimeOptions>({
   },
 });
 
-export { SimulatedRuntime, type SimulatedRuntimeOptions } from './runtime.js';
+export { SimulatedRuntime } from './runtime.js';
+export type { SimulatedRuntimeOptions } from './options.js';
 export { RuntimeError, RUNTIME_ERRORS, type RuntimeErrorCode } from './errors.js';
 export { normalizeImage, imageDigest, repoDigest } from './images.js';
 export { PLUGIN_NAME, RUNTIME_NAME, RUNTIME_VERSION, CONTAINER_ROLE_LABEL } from './names.js';

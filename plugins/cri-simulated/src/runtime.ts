@@ -10,15 +10,7 @@ import type {
 import { RuntimeError } from './errors.js';
 import { imageDigest, imageSize, normalizeImage, repoDigest } from './images.js';
 import { CONTAINER_ROLE_LABEL, RUNTIME_NAME, RUNTIME_VERSION } from './names.js';
-
-export interface SimulatedRuntimeOptions {
-  /** How long StartContainer takes. */
-  startDelayMs: number;
-  /** How long PullImage takes. */
-  pullDelayMs: number;
-  /** Images whose pulls fail (as if the registry did not have them); matched by normalized name. */
-  failImages: string[];
-}
+import type { SimulatedRuntimeOptions } from './options.js';
 
 interface Sandbox {
   status: PodSandboxStatus;

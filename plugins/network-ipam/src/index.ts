@@ -1,21 +1,21 @@
-import { definePlugin, type NetworkFactory, type OptionsSchema } from '@skiff/kernel';
+import { definePlugin, type NetworkFactory, type OptionsOf, type OptionsSchema } from '@skiff/kernel';
 import { nodeSubnet } from './cidr.js';
 import { NETWORK_NAME, PLUGIN_NAME } from './names.js';
 import { IpamNetwork } from './network.js';
 
-export interface IpamOptions {
-  /** The cluster's pod address range; node i gets the (i + 1)-th /nodeCIDRMaskSize block of it. */
-  clusterCIDR: string;
-  nodeCIDRMaskSize: number;
-}
-
-export const optionsSchema: OptionsSchema = {
+export const optionsSchema = {
   type: 'object',
   properties: {
-    clusterCIDR: { type: 'string', default: '10.244.0.0/16', description: 'the pod address range of the cluster' },
+    clusterCIDR: {
+      type: 'string',
+      default: '10.244.0.0/16',
+      description: 'the pod address range of the cluster; node i gets the (i + 1)-th /nodeCIDRMaskSize block of it',
+    },
     nodeCIDRMaskSize: { type: 'integer', minimum: 8, maximum: 30, default: 24, description: 'the prefix length of each node subnet' },
   },
-};
+} as const satisfies OptionsSchema;
+
+export type IpamOptions = OptionsOf<typeof optionsSchema>;
 
 /** The factory kubelets pick with `network: 'ipam'`: one subnet and allocation folder per node. */
 export function ipamNetworkFactory(options: IpamOptions): NetworkFactory {
@@ -27,7 +27,7 @@ export function ipamNetworkFactory(options: IpamOptions): NetworkFactory {
 }
 
 /** Registers the host-local style pod network with the kubelet. */
-export default definePlugin<IpamOptions>({
+export default definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',

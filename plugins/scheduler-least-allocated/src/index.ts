@@ -1,26 +1,12 @@
-import { definePlugin, type OptionsSchema } from '@skiff/kernel';
-import { createLeastAllocated, DEFAULT_RESOURCES, type LeastAllocatedOptions } from './least-allocated.js';
+import { definePlugin } from '@skiff/kernel';
+import { createLeastAllocated } from './least-allocated.js';
 import { PLUGIN_NAME } from './names.js';
+import { optionsSchema } from './options.js';
 
-export const optionsSchema: OptionsSchema = {
-  type: 'object',
-  properties: {
-    resources: {
-      type: 'array',
-      description: 'resources to score and their weights',
-      items: {
-        type: 'object',
-        properties: { name: { type: 'string' }, weight: { type: 'number', minimum: 0 } },
-        required: ['name', 'weight'],
-      },
-      default: DEFAULT_RESOURCES.map((resource) => ({ ...resource })),
-    },
-    weight: { type: 'number', minimum: 0, default: 1, description: 'the score weight when the profile names none' },
-  },
-};
+export { optionsSchema } from './options.js';
 
 /** Registers the NodeResourcesLeastAllocated score with the scheduler. */
-export default definePlugin<LeastAllocatedOptions>({
+export default definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',

@@ -2,26 +2,12 @@ import type { Pod } from '@skiff/api';
 import type { CycleState, NodeInfo, ResourceAmounts, SchedulerPlugin } from '@skiff/kernel';
 import { addAmounts, emptyAmounts, podRequests } from '@skiff/scheduler';
 import { NODE_RESOURCES_LEAST_ALLOCATED } from './names.js';
+import { DEFAULT_RESOURCES, type LeastAllocatedOptions, type ResourceWeight } from './options.js';
+
+export { DEFAULT_RESOURCES, type LeastAllocatedOptions, type ResourceWeight } from './options.js';
 
 const REQUESTS = `${NODE_RESOURCES_LEAST_ALLOCATED}/requests`;
 const MAX_NODE_SCORE = 100;
-
-export interface ResourceWeight {
-  /** cpu, memory, or an extended resource name. */
-  name: string;
-  weight: number;
-}
-
-export interface LeastAllocatedOptions {
-  resources: ResourceWeight[];
-  /** The weight a profile gives this score unless it names one. */
-  weight: number;
-}
-
-export const DEFAULT_RESOURCES: readonly ResourceWeight[] = Object.freeze([
-  { name: 'cpu', weight: 1 },
-  { name: 'memory', weight: 1 },
-]);
 
 type Amount = (amounts: ResourceAmounts) => number;
 

@@ -2,13 +2,9 @@ import type { Pod } from '@skiff/api';
 import type { CycleState, NodeInfo, ResourceAmounts, SchedulerPlugin } from '@skiff/kernel';
 import { podRequests } from '@skiff/scheduler';
 import { NODE_RESOURCES_FIT } from './names.js';
+import type { ResourcesFitOptions } from './options.js';
 
 const REQUESTS = `${NODE_RESOURCES_FIT}/requests`;
-
-export interface ResourcesFitOptions {
-  /** Extended resources this filter does not check (Kubernetes' NodeResourcesFitArgs.ignoredResources). */
-  ignoredResources: string[];
-}
 
 /**
  * Why `request` does not fit on the node, in Kubernetes' words: "Too many pods", "Insufficient cpu",

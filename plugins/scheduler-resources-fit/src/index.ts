@@ -1,21 +1,12 @@
-import { definePlugin, type OptionsSchema } from '@skiff/kernel';
-import { createResourcesFit, type ResourcesFitOptions } from './fit.js';
+import { definePlugin } from '@skiff/kernel';
+import { createResourcesFit } from './fit.js';
 import { PLUGIN_NAME } from './names.js';
+import { optionsSchema } from './options.js';
 
-export const optionsSchema: OptionsSchema = {
-  type: 'object',
-  properties: {
-    ignoredResources: {
-      type: 'array',
-      items: { type: 'string' },
-      default: [],
-      description: 'extended resources the filter does not check',
-    },
-  },
-};
+export { optionsSchema } from './options.js';
 
 /** Registers the NodeResourcesFit filter with the scheduler. */
-export default definePlugin<ResourcesFitOptions>({
+export default definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -25,5 +16,6 @@ export default definePlugin<ResourcesFitOptions>({
   },
 });
 
-export { createResourcesFit, insufficientResources, type ResourcesFitOptions } from './fit.js';
+export { createResourcesFit, insufficientResources } from './fit.js';
+export type { ResourcesFitOptions } from './options.js';
 export { PLUGIN_NAME, NODE_RESOURCES_FIT } from './names.js';

@@ -1,15 +1,8 @@
-import { ADMISSION_STAGE, AdmissionError, definePlugin, isAdmissionFor } from '@skiff/kernel';
+import { ADMISSION_STAGE, AdmissionError, definePlugin, isAdmissionFor, type PluginOptions } from '@skiff/kernel';
 
 const PLUGIN_NAME = 'skiff-plugin-deny-label';
 
-export interface DenyLabelOptions {
-  /** Pods carrying this label key are rejected. */
-  label: string;
-  /** Why, as the user will read it after `pods "<name>" is forbidden: `. */
-  message: string;
-}
-
-export default definePlugin<DenyLabelOptions>({
+const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
@@ -18,7 +11,11 @@ export default definePlugin<DenyLabelOptions>({
     required: ['label'],
     properties: {
       label: { type: 'string', description: 'label key that makes a pod rejected' },
-      message: { type: 'string', default: 'pods with this label are not allowed here' },
+      message: {
+        type: 'string',
+        default: 'pods with this label are not allowed here',
+        description: 'why, as the user will read it after `pods "<name>" is forbidden: `',
+      },
     },
   },
   apply(kernel, { label, message }) {
@@ -30,3 +27,6 @@ export default definePlugin<DenyLabelOptions>({
     });
   },
 });
+export default plugin;
+
+export type DenyLabelOptions = PluginOptions<typeof plugin>;
