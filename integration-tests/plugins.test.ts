@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kubectl, REPO_ROOT, runSkiffExpectingFailure, startSkiff, tempDir, waitFor, pods } from './harness.js';
+import { CLUSTER_TIMEOUT, Kubectl, REPO_ROOT, runSkiffExpectingFailure, startSkiff, tempDir, waitFor, pods } from './harness.js';
 
 /** A user's project folder with the guide's example plugin installed as a local package (npm install ../path links it). */
 function project(config: string): string {
@@ -28,7 +28,7 @@ describe('plugins from the cluster config', () => {
       expect(denied.code).not.toBe(0);
       expect(denied.stderr).toContain('Error from server (Forbidden): pods "bad" is forbidden: pods labelled forbidden are not welcome');
       await kubectl.ok('run', 'good', '--image=nginx', '--labels=app=good');
-      await waitFor('good Running', async () => (await pods(kubectl, 'app=good'))[0]?.phase === 'Running');
+      await waitFor('good Running', async () => (await pods(kubectl, 'app=good'))[0]?.phase === 'Running', CLUSTER_TIMEOUT);
       expect(await kubectl.run(['get', 'pod', 'bad'])).toMatchObject({ code: 1 });
     } finally {
       expect(await skiff.stop()).toBe(0);
@@ -78,7 +78,7 @@ describe('plugins from the cluster config', () => {
     const result = await runSkiffExpectingFailure([], dir);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
-      `skiff: nothing taps the "authorize" hook, which @skiff/apiserver needs: only system:masters could do anything, the cluster's own controllers, scheduler and kubelets included; add an authorizer such as @skiff/plugin-authz-always-allow`,
+      'skiff: component "@skiff/controller-manager" failed to start: the authorizers do not let system:kube-controller-manager create pods; the cluster cannot work without it: add an authorizer that allows it, such as @skiff/plugin-authz-always-allow',
     );
   });
 

@@ -33,11 +33,6 @@ const plugin = definePlugin({
     },
   },
   apply(kernel, options) {
-    kernel.requireTaps(
-      'authorize',
-      PLUGIN_NAME,
-      "only system:masters could do anything, the cluster's own controllers, scheduler and kubelets included; add an authorizer such as @skiff/plugin-authz-always-allow",
-    );
     let server: ApiServer | undefined;
     let http: HttpServer | undefined;
     let info: ApiServerInfo | undefined;

@@ -23,3 +23,4 @@ export { NAMESPACE_INDEX, type Indexer } from './cache.js';
 export { WorkQueue, runWorkers, objectKey, splitObjectKey, type WorkQueueOptions, type RunWorkersOptions } from './workqueue.js';
 export { EventRecorderImpl, type EventRecorderOptions } from './recorder.js';
 export { ClientError, CLIENT_ERRORS, type ClientErrorCode } from './errors.js';
+export { canI, assertCanI, type AccessQuestion } from './access.js';

@@ -1,4 +1,4 @@
-import { createLoopbackClient } from '@skiff/client';
+import { assertCanI, createLoopbackClient } from '@skiff/client';
 import { definePlugin, LIFECYCLE_STAGE, type ApiHandler } from '@skiff/kernel';
 import type { UserInfo } from '@skiff/api';
 import { ControllerManager } from './manager.js';
@@ -31,6 +31,7 @@ export default definePlugin({
         const registry = new ControllerRegistryImpl();
         kernel.hooks.controllers.call(registry);
         const client = createLoopbackClient(kernel.resolve('apiHandler'), CONTROLLER_MANAGER_USER);
+        await assertCanI(client, CONTROLLER_MANAGER_USER.username, { verb: 'create', group: '', resource: 'pods' });
         manager = new ControllerManager({ client, logger: kernel.logger.child({ component: 'controller-manager' }) }, options);
         await manager.start(registry.list(), (name) => registry.pluginOf(name));
       },

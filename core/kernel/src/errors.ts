@@ -22,7 +22,6 @@ export const KERNEL_ERRORS = Object.freeze({
   SKIFF_ERR_KERNEL_COMPONENT_TWICE: 'plugins "{first}" and "{second}" both provide component "{name}"; remove one of them',
   SKIFF_ERR_KERNEL_COMPONENT_NEEDED: 'plugin "{name}" needs component "{component}", which no loaded plugin provides',
   SKIFF_ERR_KERNEL_COMPONENT_NOT_PROVIDED: 'plugin "{name}" says it provides component "{component}" but did not register it',
-  SKIFF_ERR_KERNEL_HOOK_UNTAPPED: 'nothing taps the "{hook}" hook, which {by} needs: {why}',
 } as const);
 
 export type KernelErrorCode = keyof typeof KERNEL_ERRORS;

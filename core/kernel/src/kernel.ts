@@ -33,7 +33,6 @@ export class Kernel {
   readonly logger: Logger;
   config: ResolvedConfig;
   private readonly plugins = new Map<string, LoadedPlugin>();
-  private readonly requiredTaps: { hook: keyof Hooks; by: string; why: string }[] = [];
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
   constructor(options: KernelOptions = {}) {
@@ -108,14 +107,6 @@ export class Kernel {
   }
 
   /**
-   * Says that `hook` must have a tap from some plugin other than `by` for the cluster to work; start
-   * refuses a configuration that leaves it untapped, with `why` as the reason.
-   */
-  requireTaps(hook: keyof Hooks, by: string, why: string): void {
-    this.requiredTaps.push({ hook, by, why });
-  }
-
-  /**
    * Taps start and stop for one component at a lifecycle stage; stop runs at the negated stage so
    * components stop in reverse order.
    */
@@ -171,8 +162,8 @@ export class Kernel {
   }
 
   /**
-   * Before anything starts: each component is provided by one plugin at most, each one a plugin needs
-   * is provided by some loaded plugin, and each hook a component requires has a tap from another plugin.
+   * Before anything starts: each component is provided by one plugin at most, and each one a plugin
+   * needs is provided by some loaded plugin.
    */
   private checkContracts(): void {
     const providers = new Map<string, string>();
@@ -188,9 +179,6 @@ export class Kernel {
         if (!providers.has(component) && !this.container.hasRegistration(component))
           throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_NEEDED', { name: plugin.name, component });
       }
-    }
-    for (const { hook, by, why } of this.requiredTaps) {
-      if (!this.hooks[hook].taps.some((tap) => tap.name !== by)) throw new KernelError('SKIFF_ERR_KERNEL_HOOK_UNTAPPED', { hook, by, why });
     }
   }
 

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { RESOURCES, isApiError, type Pod } from '@skiff/api';
-import { EventRecorderImpl, SharedInformerFactory, createLoopbackClient } from '@skiff/client';
+import { assertCanI, EventRecorderImpl, SharedInformerFactory, createLoopbackClient } from '@skiff/client';
 import type { ApiHandler, ContainerRuntime, Hooks, Logger, NetworkFactory, NodeContext, PodNetwork, RuntimeFactory } from '@skiff/kernel';
 import { KUBELET_COMPONENT } from './names.js';
 import { NodeLease } from './node/node-lease.js';
@@ -64,6 +64,7 @@ export class Kubelet {
     const version = await runtime.version();
 
     const client = createLoopbackClient(apiHandler, { username: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] });
+    await assertCanI(client, `system:node:${nodeName}`, { verb: 'update', group: '', resource: 'pods', subresource: 'status' });
     const registration = new NodeRegistration(client, {
       name: nodeName,
       capacity: this.config.capacity,

@@ -1,4 +1,4 @@
-import { createLoopbackClient, EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
+import { assertCanI, createLoopbackClient, EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
 import { definePlugin, LIFECYCLE_STAGE, type Kernel } from '@skiff/kernel';
 import { nodeReady } from './builtin/node-ready.js';
 import { nodeUnschedulable } from './builtin/node-unschedulable.js';
@@ -44,6 +44,7 @@ export const schedulerPlugin = definePlugin({
       async start() {
         const profile = buildProfile(collectSchedulerPlugins(kernel), options.profiles);
         const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: SCHEDULER_USER, groups: ['system:authenticated'] });
+        await assertCanI(client, SCHEDULER_USER, { verb: 'create', group: '', resource: 'pods', subresource: 'binding' });
         const logger = kernel.logger.child({ component: 'scheduler' });
         informers = new SharedInformerFactory(client, { logger });
         scheduler = new Scheduler({

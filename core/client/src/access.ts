@@ -1,0 +1,57 @@
+import type { KubeObject, ResourceType } from '@skiff/api';
+import type { ApiClient } from '@skiff/kernel';
+import { ClientError } from './errors.js';
+
+const SELF_SUBJECT_ACCESS_REVIEWS: ResourceType = Object.freeze({
+  group: 'authorization.k8s.io',
+  version: 'v1',
+  resource: 'selfsubjectaccessreviews',
+  kind: 'SelfSubjectAccessReview',
+  namespaced: false,
+});
+
+export interface AccessQuestion {
+  verb: string;
+  /** API group; "" for the core group. */
+  group: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+}
+
+interface AccessReview extends KubeObject {
+  status?: { allowed?: boolean; denied?: boolean; reason?: string };
+}
+
+/**
+ * `kubectl auth can-i` for the client's own identity: asks the API server's authorizers, through a
+ * SelfSubjectAccessReview, whether the caller may do `question`.
+ */
+export async function canI(client: Pick<ApiClient, 'create'>, question: AccessQuestion): Promise<{ allowed: boolean; reason?: string }> {
+  let review: AccessReview;
+  try {
+    review = await client.create<AccessReview>(SELF_SUBJECT_ACCESS_REVIEWS, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      metadata: {},
+      spec: { resourceAttributes: { verb: question.verb, group: question.group, resource: question.resource, subresource: question.subresource ?? '', namespace: question.namespace ?? '' } },
+    } as AccessReview);
+  } catch (err) {
+    // Not even allowed to ask (Kubernetes grants every authenticated user the review; an authorizer may not).
+    if ((err as { status?: number }).status === 403) return { allowed: false, reason: (err as Error).message };
+    throw err;
+  }
+  return { allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
+}
+
+/**
+ * For a cluster component at start: fails with one line when the authorizers would refuse it what it
+ * needs, instead of letting it start and retry 403s forever (a configuration without a suitable
+ * authorizer otherwise looks like a silent hang).
+ */
+export async function assertCanI(client: Pick<ApiClient, 'create'>, who: string, question: AccessQuestion): Promise<void> {
+  const { allowed } = await canI(client, question);
+  if (allowed) return;
+  const what = `${question.verb} ${question.subresource ? `${question.resource}/${question.subresource}` : question.resource}${question.group ? ` in API group "${question.group}"` : ''}`;
+  throw new ClientError('SKIFF_ERR_CLIENT_NOT_AUTHORIZED', { who, what });
+}
