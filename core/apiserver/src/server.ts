@@ -3,8 +3,8 @@ import { AUTHORIZE_STAGE, CHAIN_STAGE, type ApiHandler, type ApiRequest, type Ap
 import type { Store } from '@skiff/store';
 import { Discovery } from './discovery/discovery.js';
 import { AuditRecorder, auditedStream } from './pipeline/audit.js';
-import { authenticate } from './pipeline/authenticate.js';
-import { authorize, authzAttributes } from './pipeline/authorize.js';
+import { authenticate, skipFailingAuthenticators } from './pipeline/authenticate.js';
+import { authorize, authzAttributes, skipFailingAuthorizers } from './pipeline/authorize.js';
 import { decodeBody, type DecodedBody } from './pipeline/decode-body.js';
 import { errorResponse } from './pipeline/error-response.js';
 import { LoopbackTokens } from './pipeline/loopback-tokens.js';
@@ -53,6 +53,8 @@ export class ApiServer implements ApiHandler {
     this.registry = options.registry ?? new ResourceRegistryImpl();
     this.initializers = options.initializers ?? new InitializerRegistryImpl();
     this.discovery = new Discovery(this.registry, () => this.serverAddress);
+    skipFailingAuthenticators(options.hooks.authenticate);
+    skipFailingAuthorizers(options.hooks.authorize);
     options.hooks.authenticate.tap({ name: APISERVER_NAME, stage: CHAIN_STAGE.LOOPBACK }, (request) => this.tokens.authenticate(request));
     // kube-apiserver's privileged-groups authorizer: system:masters may do anything, whatever else is configured.
     options.hooks.authorize.tap({ name: APISERVER_NAME, stage: AUTHORIZE_STAGE.PRIVILEGED_GROUPS }, (attributes) =>

@@ -4,16 +4,13 @@ import { withPluginFailures } from './error-response.js';
 
 /** Failures of authenticators, per request, for the log of a request that ends up rejected. */
 const failures = new WeakMap<AuthnRequest, PluginFailure[]>();
-const chains = new WeakSet<object>();
 
 /**
  * Like Kubernetes' union authenticator, an authenticator that fails does not end the chain: the next one
  * gets its turn, and the failure only counts (named in the 401, logged) when nobody recognises the request.
- * Installed once per hook, on its first use.
+ * The API server installs it once, when it is created.
  */
-function continuePastFailures(hook: Hooks['authenticate']): void {
-  if (chains.has(hook)) return;
-  chains.add(hook);
+export function skipFailingAuthenticators(hook: Hooks['authenticate']): void {
   skipFailingTaps(hook, (failure, [request]) => {
     const authn = request as AuthnRequest;
     authn.errors.push(`authenticator "${failure.tapName}" failed: ${failure.detail}`);
@@ -27,7 +24,6 @@ function continuePastFailures(hook: Hooks['authenticate']): void {
  * failed) come back in the 401.
  */
 export async function authenticate(hooks: Hooks, request: ApiRequest): Promise<UserInfo> {
-  continuePastFailures(hooks.authenticate);
   const authnRequest: AuthnRequest = {
     headers: request.headers,
     remoteAddress: request.remoteAddress,

@@ -5,16 +5,13 @@ import type { RequestInfo } from './request-info.js';
 
 /** Failures of authorizers, per request, for the 500 when nobody else decides. */
 const failures = new WeakMap<AuthzAttributes, PluginFailure[]>();
-const chains = new WeakSet<object>();
 
 /**
  * Like Kubernetes' union authorizer, an authorizer that fails does not end the chain: a later allow or deny
  * still decides. Only when nobody decides does the failure answer, as a 500 naming the authorizer (Kubernetes
- * answers an authorizer error with an internal error, not a 403). Installed once per hook, on its first use.
+ * answers an authorizer error with an internal error, not a 403). The API server installs it once, when it is created.
  */
-function continuePastFailures(hook: Hooks['authorize']): void {
-  if (chains.has(hook)) return;
-  chains.add(hook);
+export function skipFailingAuthorizers(hook: Hooks['authorize']): void {
   skipFailingTaps(hook, (failure, [attributes]) => {
     const key = attributes as AuthzAttributes;
     failures.set(key, [...(failures.get(key) ?? []), failure]);
@@ -41,7 +38,6 @@ export function authzAttributes(user: UserInfo, info: RequestInfo): AuthzAttribu
  * authorizer failed on the way and nobody decided, which is a 500 naming it.
  */
 export async function authorize(hooks: Hooks, attributes: AuthzAttributes): Promise<void> {
-  continuePastFailures(hooks.authorize);
   const decision = await hooks.authorize.promise(attributes);
   if (decision?.decision === 'allow') return;
   const failed = failures.get(attributes);
