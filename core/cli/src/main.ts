@@ -1,6 +1,7 @@
 import type { Kernel } from '@skiff/kernel';
 import { parseArgs } from 'node:util';
 import { helpRequested } from './args.js';
+import { newPlugin } from './new/command.js';
 import { up, type Output } from './up.js';
 import { COMMANDS, isCommand, USAGE } from './usage.js';
 import { CLI_VERSION } from './version.js';
@@ -30,6 +31,9 @@ export async function main(argv: string[], output: Output, cwd = process.cwd()):
   switch (command) {
     case 'up':
       return { kernel: await up(rest, output, cwd) };
+    case 'new':
+      newPlugin(rest, output, cwd);
+      return { exitCode: 0 };
     case 'version':
       parseArgs({ args: rest, options: {}, strict: true, allowPositionals: false });
       output.out(`skiff ${CLI_VERSION}`);

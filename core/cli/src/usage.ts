@@ -1,3 +1,5 @@
+import { PLUGIN_KINDS } from './new/kinds.js';
+
 /** One line per command for `skiff help`, and each command's own usage for `skiff <command> --help`. */
 export const COMMANDS = Object.freeze({
   up: {
@@ -12,6 +14,21 @@ The data dir and everything in it are readable by the owner only (0700 / 0600).
   --port       API server port (default: 6443; 0 picks a free one)
   --nodes      number of simulated nodes (default: 1)
   --log-level  trace|debug|info|warn|error|silent (default: info; logs go to stderr)
+  -h, --help   print this help`,
+  },
+  new: {
+    summary: 'write a ready plugin package (admission, scheduler, authenticator, authorizer, controller)',
+    usage: `usage: skiff new <kind> <name> [--dir DIR]
+
+Writes skiff-plugin-<name>/, a plugin package that installs, builds and passes its tests on its own:
+a working example plugin of that kind in TypeScript, a test against @skiff/testing, a README.
+It never writes into a folder that is not empty. Then: cd skiff-plugin-<name> && npm install && npm test
+  <kind>       one of
+${Object.entries(PLUGIN_KINDS)
+  .map(([kind, { summary }]) => `               ${kind.padEnd(15)}${summary}`)
+  .join('\n')}
+  <name>       lower-case letters, digits and dashes (deny-label), or @scope/<name> for a scoped package
+  --dir        where to create skiff-plugin-<name>/ (default: this folder)
   -h, --help   print this help`,
   },
   version: {
