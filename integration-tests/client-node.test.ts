@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
-import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // The official JavaScript client library against a real `skiff up`, over HTTPS with the CA it generated.
 let skiff: RunningSkiff;
@@ -48,7 +48,7 @@ describe('@kubernetes/client-node', () => {
       () => undefined,
     );
     try {
-      await waitFor('2 Running pods seen by the watch', () => running.size === 2);
+      await waitFor('2 Running pods seen by the watch', () => running.size === 2, CLUSTER_TIMEOUT);
     } finally {
       request.abort();
     }
@@ -56,7 +56,7 @@ describe('@kubernetes/client-node', () => {
     const pods = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=api' });
     expect(pods.items.every((p) => p.status?.podIP && p.spec?.nodeName)).toBe(true);
     const deployment = await apps.readNamespacedDeployment({ name: 'api', namespace: 'default' });
-    await waitFor('available replicas', async () => (await apps.readNamespacedDeployment({ name: 'api', namespace: 'default' })).status?.availableReplicas === 2);
+    await waitFor('available replicas', async () => (await apps.readNamespacedDeployment({ name: 'api', namespace: 'default' })).status?.availableReplicas === 2, CLUSTER_TIMEOUT);
     expect(deployment.metadata?.uid).toBeTruthy();
   });
 });

@@ -131,20 +131,11 @@ export class Kubectl {
   }
 }
 
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The repo's one polling helper; pass CLUSTER_TIMEOUT when waiting on a `skiff up` cluster. */
+export { waitFor } from '@skiff/kernel';
+
+/** A cluster in another process, seen through kubectl, settles more slowly than an in-process one. */
+export const CLUSTER_TIMEOUT = { timeoutMs: 15_000 };
 
 export interface PodSummary {
   name: string;

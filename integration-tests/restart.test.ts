@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
-import { Kubectl, pods, startSkiff, tempDir, waitFor } from './harness.js';
+import { CLUSTER_TIMEOUT, Kubectl, pods, startSkiff, tempDir, waitFor } from './harness.js';
 
 const dataDir = tempDir('restart');
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -15,7 +15,7 @@ describe('restart with the same data dir', () => {
     await waitFor('3 Running pods', async () => {
       const all = [...(await pods(kubectl)), ...(await kubectl.json('get', 'pods', '-n', 'shop')).items.map((p: any) => ({ phase: p.status?.phase }))];
       return all.filter((p) => p.phase === 'Running').length === 3;
-    });
+    }, CLUSTER_TIMEOUT);
     const before = await kubectl.json('get', 'pods', '-A');
     expect(await first.stop()).toBe(0);
 
@@ -27,7 +27,7 @@ describe('restart with the same data dir', () => {
       const after = await waitFor('all pods Running after restart', async () => {
         const list = await again.json('get', 'pods', '-A');
         return list.items.length === before.items.length && list.items.every((p: any) => p.status?.phase === 'Running') && list;
-      });
+      }, CLUSTER_TIMEOUT);
       const byName = (l: any) => Object.fromEntries(l.items.map((p: any) => [p.metadata.name, p]));
       const [b, a] = [byName(before), byName(after)];
       expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { definePlugin } from '@skiff/kernel';
-import { eventually, pod, startTestServer, type TestServer } from './test-support/cluster.js';
+import { definePlugin, waitFor } from '@skiff/kernel';
+import { pod, startTestServer, type TestServer } from './test-support/cluster.js';
 
 /** Provides the admin token the way an authentication plugin does, so admin.kubeconfig carries it. */
 const adminCredential = definePlugin({
@@ -106,7 +106,7 @@ describe('the real kubectl', () => {
   it('deletes a pod on a node gracefully and returns once its kubelet finishes the deletion', async () => {
     await server.request('POST', PODS, { body: pod('graceful', { spec: { nodeName: 'node-1' } }) });
     const deleting = kubectl(['delete', 'pod', 'graceful']);
-    await eventually(async () => (await server.request('GET', `${PODS}/graceful`)).json?.metadata?.deletionTimestamp, 10_000);
+    await waitFor('the pod to be marked for deletion', async () => (await server.request('GET', `${PODS}/graceful`)).json?.metadata?.deletionTimestamp);
     // What the kubelet does once the containers have stopped.
     expect((await server.request('DELETE', `${PODS}/graceful`, { body: { gracePeriodSeconds: 0 } })).status).toBe(200);
     const result = await deleting;

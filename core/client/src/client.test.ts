@@ -1,12 +1,11 @@
 import { ApiError, RESOURCES, type KubeObject, type Pod } from '@skiff/api';
-import type { WatchEvent } from '@skiff/kernel';
+import { waitFor, type WatchEvent } from '@skiff/kernel';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLoopbackClient } from './connect.js';
 import { ClientError } from './errors.js';
 import { LoopbackTransport } from './transport/loopback.js';
 import { createClient, type SkiffClient } from './client.js';
 import { MemoryApiHandler } from './test-support/memory-api.js';
-import { eventually } from './test-support/poll.js';
 
 const admin = { username: 'admin', groups: ['system:masters'] };
 
@@ -172,13 +171,13 @@ describe('watch', () => {
         events.push(event);
       }
     })();
-    await eventually(() => handler.openWatches() === 1, 'the watch to open');
+    await waitFor('the watch to open', () => handler.openWatches() === 1);
     expect(lastRequest().query).toEqual({ watch: 'true', resourceVersion: '1', allowWatchBookmarks: 'true', timeoutSeconds: '30', labelSelector: 'app=web' });
 
     await client.create(RESOURCES.pods, pod('b', 'default', { metadata: { name: 'b', namespace: 'default', labels: { app: 'web' } } }));
     await client.delete(RESOURCES.pods, 'b', 'default');
     handler.bookmark();
-    await eventually(() => events.length === 3, 'three events');
+    await waitFor('three events', () => events.length === 3);
     expect(events.map((e) => [e.type, e.object.metadata.resourceVersion])).toEqual([
       ['ADDED', '2'],
       ['DELETED', '3'],
@@ -187,7 +186,7 @@ describe('watch', () => {
 
     controller.abort();
     await consumed;
-    await eventually(() => handler.openWatches() === 0, 'the server to release the watch');
+    await waitFor('the server to release the watch', () => handler.openWatches() === 0);
   });
 
   it('ends when the server closes the stream', async () => {
@@ -195,9 +194,9 @@ describe('watch', () => {
     const consumed = (async () => {
       for await (const event of client.watch(RESOURCES.pods, undefined, {})) events.push(event.type);
     })();
-    await eventually(() => handler.openWatches() === 1, 'the watch to open');
+    await waitFor('the watch to open', () => handler.openWatches() === 1);
     await client.create(RESOURCES.pods, pod('a'));
-    await eventually(() => events.length === 1, 'the event');
+    await waitFor('the event', () => events.length === 1);
     handler.closeWatches();
     await consumed;
     expect(events).toEqual(['ADDED']);
@@ -210,7 +209,7 @@ describe('watch', () => {
       expect(event.type).toBe('ADDED');
       break;
     }
-    await eventually(() => handler.openWatches() === 0, 'the server to release the watch');
+    await waitFor('the server to release the watch', () => handler.openWatches() === 0);
   });
 
   it('yields nothing for an already aborted signal', async () => {

@@ -1,12 +1,11 @@
 import { RESOURCES, type KubeObject, type Pod, type ResourceType } from '@skiff/api';
-import type { Informer } from '@skiff/kernel';
+import { waitFor, type Informer } from '@skiff/kernel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SkiffClient } from './client.js';
 import { createLoopbackClient } from './connect.js';
 import { SharedInformerFactory, type SharedInformerFactoryOptions } from './factory.js';
 import { serveHttps, type TestHttpsServer } from './test-support/https-server.js';
 import { MemoryApiHandler } from './test-support/memory-api.js';
-import { eventually } from './test-support/poll.js';
 import { recordingLogger } from './test-support/recording-logger.js';
 import { createTestPki, type TestPki } from './test-support/tls.js';
 import { HttpsTransport } from './transport/https.js';
@@ -70,7 +69,7 @@ describe('SharedInformer', () => {
       ['/api/v1/pods', '500', true],
     ]);
 
-    await eventually(() => handler.openWatches() === 1, 'the watch');
+    await waitFor('the watch', () => handler.openWatches() === 1);
     const watch = watchRequests(handler)[0];
     expect(watch.query).toMatchObject({ resourceVersion: '1001', allowWatchBookmarks: 'true' });
     expect(Number(watch.query.timeoutSeconds)).toBeGreaterThanOrEqual(300);
@@ -80,7 +79,7 @@ describe('SharedInformer', () => {
     const created = await client.create(RESOURCES.pods, pod('new'));
     await client.patch(RESOURCES.pods, 'new', { metadata: { labels: { a: 'b' } } }, { namespace: 'default' });
     await client.delete(RESOURCES.pods, 'p0000', 'default');
-    await eventually(() => heard.length === 3, 'three live events');
+    await waitFor('three live events', () => heard.length === 3);
     expect(heard).toEqual(['add default/new@1002', 'update default/new@1002→1003', 'delete default/p0000@1004']);
     expect(informer.get('default/new')?.metadata.labels).toEqual({ a: 'b' });
     expect(informer.get('default/p0000')).toBeUndefined();
@@ -95,7 +94,7 @@ describe('SharedInformer', () => {
     const heard = record(informer);
     factory.start(signal);
     await informer.waitForSync(signal);
-    await eventually(() => handler.openWatches() === 1, 'the watch');
+    await waitFor('the watch', () => handler.openWatches() === 1);
     heard.length = 0;
 
     // The informer loses its watch; while it cannot watch, objects change and history is compacted.
@@ -108,11 +107,11 @@ describe('SharedInformer', () => {
     const listsBefore = listRequests(handler).length;
     handler.refuseWatches = false;
 
-    await eventually(() => heard.length === 3, 'the relist differences');
+    await waitFor('the relist differences', () => heard.length === 3);
     expect(heard.sort()).toEqual(['add default/d@6', 'delete default/b@2', 'update default/a@1→4']);
     expect(listRequests(handler).length).toBe(listsBefore + 1);
     expect(informer.list('default').map((p) => p.metadata.name).sort()).toEqual(['a', 'c', 'd']);
-    await eventually(() => watchRequests(handler).at(-1)?.query.resourceVersion === '6', 'a watch from the relist');
+    await waitFor('a watch from the relist', () => watchRequests(handler).at(-1)?.query.resourceVersion === '6');
   });
 
   it('resumes from a bookmark without relisting, even after compaction', async () => {
@@ -121,19 +120,19 @@ describe('SharedInformer', () => {
     const informer = factory.informer(RESOURCES.pods, { namespace: 'a' });
     factory.start(signal);
     await informer.waitForSync(signal);
-    await eventually(() => handler.openWatches() === 1, 'the watch');
+    await waitFor('the watch', () => handler.openWatches() === 1);
 
     // Writes elsewhere move the revision on without any event for this informer; a bookmark tells it so.
     for (let i = 0; i < 3; i++) await client.create(RESOURCES.pods, pod(`other${i}`, 'b'));
     handler.bookmark();
     handler.closeWatches();
-    await eventually(() => watchRequests(handler).length === 2, 'the second watch');
+    await waitFor('the second watch', () => watchRequests(handler).length === 2);
     expect(watchRequests(handler)[1].query.resourceVersion).toBe('4');
 
-    await eventually(() => handler.openWatches() === 1, 'the second watch to be open');
+    await waitFor('the second watch to be open', () => handler.openWatches() === 1);
     handler.compact();
     handler.closeWatches();
-    await eventually(() => watchRequests(handler).length === 3 && handler.openWatches() === 1, 'the third watch');
+    await waitFor('the third watch', () => watchRequests(handler).length === 3 && handler.openWatches() === 1);
     expect(watchRequests(handler)[2].query.resourceVersion).toBe('4');
     expect(listRequests(handler)).toHaveLength(1);
   });
@@ -150,7 +149,7 @@ describe('SharedInformer', () => {
       },
     });
     factory.start(signal);
-    await eventually(() => (resynced.get('default/a') ?? 0) >= 2 && (resynced.get('default/b') ?? 0) >= 2, 'two resyncs of each object');
+    await waitFor('two resyncs of each object', () => (resynced.get('default/a') ?? 0) >= 2 && (resynced.get('default/b') ?? 0) >= 2);
   });
 
   it('keeps indexes current through adds, moves and deletes', async () => {
@@ -174,8 +173,8 @@ describe('SharedInformer', () => {
     await client.update(RESOURCES.pods, { ...web1, spec: { ...web1.spec, nodeName: 'n2' } });
     await client.createSubresource(RESOURCES.pods, 'pending', 'default', 'binding', { target: { name: 'n2' } });
     await client.delete(RESOURCES.pods, 'web-2', 'team');
-    await eventually(() => informer.byIndex('spec.nodeName', 'n2').length === 2, 'two pods on n2');
-    await eventually(() => informer.byIndex('spec.nodeName', 'n1').length === 0, 'n1 to be empty');
+    await waitFor('two pods on n2', () => informer.byIndex('spec.nodeName', 'n2').length === 2);
+    await waitFor('n1 to be empty', () => informer.byIndex('spec.nodeName', 'n1').length === 0);
     expect(informer.list('team')).toEqual([]);
 
     // An index added to a running informer starts out filled.
@@ -198,7 +197,7 @@ describe('SharedInformer', () => {
     expect(late).toEqual(['add n1@1']);
 
     await client.create(RESOURCES.nodes, { metadata: { name: 'n2' } });
-    await eventually(() => late.length === 2, 'the live add');
+    await waitFor('the live add', () => late.length === 2);
     const failures = logger.records.filter((r) => r.message === 'informer handler failed');
     expect(failures).toHaveLength(2);
     expect(failures[1].fields).toMatchObject({ handler: 'add', key: 'n2', informer: 'nodes' });
@@ -209,7 +208,7 @@ describe('SharedInformer', () => {
     const { handler, factory, logger, signal, abort } = setup();
     const informer = factory.informer(widgets);
     factory.start(signal);
-    await eventually(() => listRequests(handler).length >= 3, 'three list attempts');
+    await waitFor('three list attempts', () => listRequests(handler).length >= 3);
     expect(logger.records.find((r) => r.message === 'list failed; retrying')?.fields.err).toMatchObject({ status: 404 });
 
     const sync = informer.waitForSync(signal);
@@ -225,10 +224,10 @@ describe('SharedInformer', () => {
     factory.informer(RESOURCES.nodes);
     factory.start(signal);
     await factory.waitForSync(signal);
-    await eventually(() => handler.openWatches() === 2, 'both watches');
+    await waitFor('both watches', () => handler.openWatches() === 2);
     abort();
     await factory.stopped();
-    await eventually(() => handler.openWatches() === 0, 'the server to see both watches end');
+    await waitFor('the server to see both watches end', () => handler.openWatches() === 0);
   });
 });
 
@@ -273,12 +272,12 @@ describe('SharedInformer over HTTPS', () => {
     const heard = record(informer);
     factory.start(signal);
     await informer.waitForSync(signal);
-    await eventually(() => handler.openWatches() === 1, 'the watch');
+    await waitFor('the watch', () => handler.openWatches() === 1);
 
     await client.delete(RESOURCES.pods, 'a', 'default');
     handler.bookmark();
     await client.create(RESOURCES.pods, pod('b'));
-    await eventually(() => heard.length === 3, 'three events');
+    await waitFor('three events', () => heard.length === 3);
     expect(heard).toEqual(['add default/a@1', 'delete default/a@2', 'add default/b@3']);
   });
 });

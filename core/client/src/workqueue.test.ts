@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '@skiff/kernel';
 import { recordingLogger } from './test-support/recording-logger.js';
-import { eventually } from './test-support/poll.js';
 import { objectKey, runWorkers, splitObjectKey, WorkQueue } from './workqueue.js';
 
 afterEach(() => {
@@ -33,7 +33,7 @@ describe('WorkQueue', () => {
     expect(secondGet).toBeUndefined();
 
     queue.done(item as string);
-    expect(await eventually(() => secondGet, 'the re-queued item')).toBe('a');
+    expect(await waitFor('the re-queued item', () => secondGet)).toBe('a');
   });
 
   it('wakes a waiting get() when an item arrives', async () => {
@@ -117,7 +117,7 @@ describe('runWorkers', () => {
       { logger: recordingLogger(), signal: controller.signal },
     );
     for (let round = 0; round < 5; round++) for (const item of ['a', 'b', 'c', 'd']) queue.add(item);
-    await eventually(() => ['a', 'b', 'c', 'd'].every((item) => handled.includes(item)) && queue.len() === 0, 'all items handled');
+    await waitFor('all items handled', () => ['a', 'b', 'c', 'd'].every((item) => handled.includes(item)) && queue.len() === 0);
     controller.abort();
     await running;
     expect(overlapped).toBe(false);
@@ -138,7 +138,7 @@ describe('runWorkers', () => {
       { logger, signal: controller.signal, maxRetries: 3 },
     );
     queue.add('bad');
-    await eventually(() => logger.records.some((r) => r.level === 'error'), 'the item to be dropped');
+    await waitFor('the item to be dropped', () => logger.records.some((r) => r.level === 'error'));
     expect(attempts).toBe(4);
     expect(logger.records.filter((r) => r.level === 'warn')).toHaveLength(3);
     expect(logger.records.at(-1)?.fields).toMatchObject({ item: 'bad', retries: 3 });
@@ -161,8 +161,8 @@ describe('runWorkers', () => {
       { logger: recordingLogger(), signal: controller.signal },
     );
     queue.add('x');
-    await eventually(() => attempts === 3, 'the third attempt');
-    await eventually(() => queue.numRequeues('x') === 0, 'the backoff to be forgotten');
+    await waitFor('the third attempt', () => attempts === 3);
+    await waitFor('the backoff to be forgotten', () => queue.numRequeues('x') === 0);
     controller.abort();
     await running;
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { RESOURCES, type Namespace } from '@skiff/api';
 import apiServer from '@skiff/apiserver';
 import { createLoopbackClient, runWorkers, WorkQueue } from '@skiff/client';
-import { definePlugin, Kernel, type ControllerDefinition, type Logger } from '@skiff/kernel';
+import { definePlugin, Kernel, waitFor, type ControllerDefinition, type Logger } from '@skiff/kernel';
 import alwaysAllow from '@skiff/plugin-authz-always-allow';
 import store from '@skiff/store';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,16 +39,6 @@ function kernelWith(lines: Line[], ...controllers: ControllerDefinition[]): Kern
   dirs.push(dir);
   const kernel = new Kernel({ config: { dataDir: dir, rootDir: dir, port: 0 }, logger: recordingLogger(lines) });
   return kernel.use(store).use(apiServer, { port: 0 }).use(alwaysAllow).use(controllerManager).use(controllersPlugin(...controllers));
-}
-
-async function eventually<T>(check: () => T | undefined, timeoutMs = 8_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe('a controller that fails', () => {
@@ -103,14 +93,14 @@ describe('a controller that fails', () => {
       await client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sync-bug' } });
       await client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'handler-bug' } });
 
-      const sync = await eventually(() => lines.find((line) => line.msg === 'work item failed; retrying with backoff'));
+      const sync = await waitFor('the "work item failed; retrying with backoff" log line', () => lines.find((line) => line.msg === 'work item failed; retrying with backoff'));
       expect(sync).toMatchObject({ level: 'warn', fields: { component: 'controller-manager', controller: 'namespace-syncer', plugin: PLUGIN, item: 'sync-bug' } });
       expect((sync.fields.err as Error).message).toBe('cannot sync namespace sync-bug');
 
-      const handler = await eventually(() => lines.find((line) => line.msg === 'informer handler failed'));
+      const handler = await waitFor('the "informer handler failed" log line', () => lines.find((line) => line.msg === 'informer handler failed'));
       expect(handler).toMatchObject({ level: 'error', fields: { controller: 'namespace-syncer', plugin: PLUGIN, handler: 'add', key: 'handler-bug' } });
 
-      const crashed = await eventually(() => lines.find((line) => line.msg === 'controller stopped with an error'));
+      const crashed = await waitFor('the "controller stopped with an error" log line', () => lines.find((line) => line.msg === 'controller stopped with an error'));
       expect(crashed).toMatchObject({ level: 'error', fields: { controller: 'short-lived', plugin: PLUGIN } });
       expect((crashed.fields.err as Error).message).toBe('worker crashed');
     } finally {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { RESOURCES, type CoreEvent, type Namespace } from '@skiff/api';
 import apiServer from '@skiff/apiserver';
 import { createLoopbackClient } from '@skiff/client';
-import { definePlugin, Kernel, type ApiHandler, type ControllerContext } from '@skiff/kernel';
+import { definePlugin, Kernel, waitFor, type ControllerContext } from '@skiff/kernel';
 import alwaysAllow from '@skiff/plugin-authz-always-allow';
 import store from '@skiff/store';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -65,7 +65,7 @@ describe('@skiff/controller-manager', () => {
       const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
       await client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'observed' } });
       // Events about cluster-scoped objects go to the default namespace, as in Kubernetes.
-      const event = await eventually(async () => {
+      const event = await waitFor('the Seen event', async () => {
         const events = await client.list<CoreEvent>(RESOURCES.events, 'default');
         return events.items.find((item) => item.reason === 'Seen' && item.involvedObject.name === 'observed');
       });
@@ -89,13 +89,3 @@ describe('@skiff/controller-manager', () => {
     expect(() => new Kernel().use(controllerManager, { enabled: ['Deployment!'] })).toThrow(/option "enabled\[0\]" must be a string matching/);
   });
 });
-
-async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 8_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

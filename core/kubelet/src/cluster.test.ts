@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, isApiError, type CoreEvent, type Lease, type Node, type Pod } from '@skiff/api';
 import { definePlugin } from '@skiff/kernel';
-import { eventually, removeDataDir, startCluster, type InProcessCluster } from './test-support/cluster.js';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
+import { nodePlugins } from './test-support/node-plugins.js';
 
 const pod = (name: string, spec: Partial<Pod['spec']> = {}): Pod => ({
   apiVersion: 'v1',
@@ -22,14 +23,11 @@ const rejectLabelled = definePlugin({
   },
 });
 
-let cluster: InProcessCluster;
+let cluster: ControlPlane;
 beforeAll(async () => {
-  cluster = await startCluster({ nodes: 2, runtime: { failImages: ['missing/image:1'] }, extra: [rejectLabelled] });
+  cluster = await startControlPlane([...nodePlugins({ failImages: ['missing/image:1'] }), rejectLabelled], { config: { nodes: 2, logLevel: 'silent' } });
 });
-afterAll(async () => {
-  await cluster?.stop();
-  if (cluster) await removeDataDir(cluster.dataDir);
-});
+afterAll(() => cluster?.stop());
 
 const getPod = (name: string) => cluster.client.get<Pod>(RESOURCES.pods, name, 'default');
 const eventsOf = async (name: string) =>
@@ -53,12 +51,12 @@ describe('kubelet and scheduler on a real API server', () => {
     const lease = await cluster.client.get<Lease>(RESOURCES.leases, 'node-2', 'kube-node-lease');
     expect(lease.spec).toMatchObject({ holderIdentity: 'node-2', leaseDurationSeconds: 40 });
     const renewed = lease.spec.renewTime;
-    await eventually('the lease to be renewed', async () => (await cluster.client.get<Lease>(RESOURCES.leases, 'node-2', 'kube-node-lease')).spec.renewTime !== renewed);
+    await waitFor('the lease to be renewed', async () => (await cluster.client.get<Lease>(RESOURCES.leases, 'node-2', 'kube-node-lease')).spec.renewTime !== renewed);
   });
 
   it('schedules a pod and runs it to Ready', async () => {
     await cluster.client.create(RESOURCES.pods, pod('web-1'), 'default');
-    const running = await eventually('web-1 to be Ready', async () => {
+    const running = await waitFor('web-1 to be Ready', async () => {
       const current = await getPod('web-1');
       return current.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && current;
     });
@@ -68,7 +66,7 @@ describe('kubelet and scheduler on a real API server', () => {
     expect(running.status!.podIP!.startsWith(subnet)).toBe(true);
     expect(running.status!.containerStatuses![0]).toMatchObject({ name: 'web', ready: true, started: true, restartCount: 0 });
     expect(running.status!.containerStatuses![0]!.containerID).toMatch(/^simulated:\/\/[0-9a-f]{64}$/);
-    const reasons = await eventually('the pod events', async () => {
+    const reasons = await waitFor('the pod events', async () => {
       const seen = (await eventsOf('web-1')).map((e) => e.reason);
       return ['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started'].every((r) => seen.includes(r)) && seen;
     });
@@ -81,7 +79,7 @@ describe('kubelet and scheduler on a real API server', () => {
     for (const name of ['spread-1', 'spread-2', 'spread-3', 'spread-4']) {
       await cluster.client.create(RESOURCES.pods, pod(name, { containers: [{ name: 'web', image: 'nginx:1.27', resources: { requests: { cpu: '500m' } } }] }), 'default');
     }
-    const nodes = await eventually('the spread pods to be bound', async () => {
+    const nodes = await waitFor('the spread pods to be bound', async () => {
       const bound = await Promise.all(['spread-1', 'spread-2', 'spread-3', 'spread-4'].map(async (name) => (await getPod(name)).spec.nodeName));
       return bound.every(Boolean) && bound;
     });
@@ -90,24 +88,24 @@ describe('kubelet and scheduler on a real API server', () => {
 
   it('says why a pod fits nowhere, on the pod and in an event', async () => {
     await cluster.client.create(RESOURCES.pods, pod('huge-1', { containers: [{ name: 'web', image: 'nginx:1.27', resources: { requests: { cpu: '100' } } }] }), 'default');
-    const condition = await eventually('huge-1 to be marked unschedulable', async () =>
+    const condition = await waitFor('huge-1 to be marked unschedulable', async () =>
       (await getPod('huge-1')).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False'),
     );
     expect(condition).toMatchObject({ reason: 'Unschedulable', message: '0/2 nodes are available: 2 Insufficient cpu.' });
-    const event = await eventually('a FailedScheduling event', async () => (await eventsOf('huge-1')).find((e) => e.reason === 'FailedScheduling'));
+    const event = await waitFor('a FailedScheduling event', async () => (await eventsOf('huge-1')).find((e) => e.reason === 'FailedScheduling'));
     expect(event).toMatchObject({ type: 'Warning', message: '0/2 nodes are available: 2 Insufficient cpu.' });
   });
 
   it('shows ErrImagePull for an image the registry does not have', async () => {
     await cluster.client.create(RESOURCES.pods, pod('broken-1', { containers: [{ name: 'web', image: 'missing/image:1' }] }), 'default');
-    const waiting = await eventually('broken-1 to wait on its image', async () => (await getPod('broken-1')).status?.containerStatuses?.[0]?.state.waiting);
+    const waiting = await waitFor('broken-1 to wait on its image', async () => (await getPod('broken-1')).status?.containerStatuses?.[0]?.state.waiting);
     expect(['ErrImagePull', 'ImagePullBackOff']).toContain(waiting.reason);
     expect((await getPod('broken-1')).status?.phase).toBe('Pending');
   });
 
   it('fails a pod that node admission rejects', async () => {
     await cluster.client.create(RESOURCES.pods, { ...pod('rejected-1'), metadata: { name: 'rejected-1', namespace: 'default', labels: { reject: 'yes' } } }, 'default');
-    const status = await eventually('rejected-1 to fail', async () => {
+    const status = await waitFor('rejected-1 to fail', async () => {
       const current = await getPod('rejected-1');
       return current.status?.phase === 'Failed' && current.status;
     });
@@ -116,9 +114,9 @@ describe('kubelet and scheduler on a real API server', () => {
 
   it('tears a deleted pod down and removes it', async () => {
     await cluster.client.create(RESOURCES.pods, pod('doomed-1'), 'default');
-    await eventually('doomed-1 to run', async () => (await getPod('doomed-1')).status?.phase === 'Running');
+    await waitFor('doomed-1 to run', async () => (await getPod('doomed-1')).status?.phase === 'Running');
     await cluster.client.delete(RESOURCES.pods, 'doomed-1', 'default');
-    await eventually('doomed-1 to be gone', async () => {
+    await waitFor('doomed-1 to be gone', async () => {
       try {
         await getPod('doomed-1');
         return false;

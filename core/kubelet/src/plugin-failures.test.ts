@@ -3,18 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
-import apiServer from '@skiff/apiserver';
-import { createLoopbackClient } from '@skiff/client';
 import { definePlugin, Kernel, type ApiClient, type ContainerConfig, type Logger, type PodNetwork, type PodSandboxConfig } from '@skiff/kernel';
-import alwaysAllow from '@skiff/plugin-authz-always-allow';
 import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
 import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
 import scheduler from '@skiff/scheduler';
-import store from '@skiff/store';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import kubelet from './index.js';
 import { namingFailures } from './plugin-failures.js';
-import { eventually } from './test-support/cluster.js';
 
 /** Every line logged, with the bindings of the child logger it went through. */
 type Line = { level: string; fields: Record<string, unknown>; msg?: string };
@@ -63,29 +59,24 @@ const brokenRuntime = definePlugin({
 
 describe('a runtime plugin that fails', () => {
   const lines: Line[] = [];
-  let kernel: Kernel;
+  let controlPlane: ControlPlane;
   let client: ApiClient;
-  let dataDir: string;
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'skiff-kubelet-failures-'));
-    kernel = new Kernel({ config: { dataDir, rootDir: dataDir, port: 0, nodes: 1 }, logger: recordingLogger(lines) });
-    kernel.use(store).use(apiServer, { port: 0 }).use(alwaysAllow).use(scheduler).use(resourcesFit);
-    kernel.use(kubelet, { heartbeatSeconds: 1, runtime: 'buggy' }).use(buggyRuntime).use(networkIpam);
-    await kernel.start();
-    client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
+    controlPlane = await startControlPlane([scheduler, resourcesFit, [kubelet, { heartbeatSeconds: 1, runtime: 'buggy' }], buggyRuntime, networkIpam], {
+      config: { nodes: 1 },
+      logger: recordingLogger(lines),
+    });
+    client = controlPlane.client;
   });
-  afterAll(async () => {
-    await kernel?.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => controlPlane?.stop());
 
   it("names the runtime and its plugin in the container's state, the event and the log", async () => {
     const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'crashing', namespace: 'default' }, spec: { containers: [{ name: 'crash', image: 'nginx:1.27' }] } };
     await client.create(RESOURCES.pods, pod, 'default');
     const message = `container runtime "buggy" (plugin "skiff-plugin-buggy-runtime") failed in createContainer: ${MOUNTS_BUG}`;
-    const waiting = await eventually('the container to be waiting', async () => (await client.get<Pod>(RESOURCES.pods, 'crashing', 'default')).status?.containerStatuses?.[0]?.state?.waiting);
+    const waiting = await waitFor('the container to be waiting', async () => (await client.get<Pod>(RESOURCES.pods, 'crashing', 'default')).status?.containerStatuses?.[0]?.state?.waiting);
     expect(waiting).toEqual({ reason: 'CreateContainerError', message });
-    const events = await eventually('the Failed event', async () =>
+    const events = await waitFor('the Failed event', async () =>
       (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.find((e) => e.involvedObject.name === 'crashing' && e.reason === 'Failed'),
     );
     expect(events).toMatchObject({ type: 'Warning', reason: 'Failed', message: `Error: ${message}`, source: { component: 'kubelet' } });

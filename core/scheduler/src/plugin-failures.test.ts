@@ -1,13 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import apiServer from '@skiff/apiserver';
 import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
-import { createLoopbackClient } from '@skiff/client';
-import { definePlugin, Kernel, type ApiClient, type Logger, type SchedulerPlugin } from '@skiff/kernel';
-import alwaysAllow from '@skiff/plugin-authz-always-allow';
-import store from '@skiff/store';
+import { definePlugin, type ApiClient, type Logger, type SchedulerPlugin } from '@skiff/kernel';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import schedulerPlugin, { buildProfile, PluginRegistry, Scheduler } from './index.js';
 import type { ExtensionPoint } from './framework/extension-points.js';
 import { makeNode, makePod } from './test-support/objects.js';
@@ -55,33 +49,19 @@ const flakyPlugin = definePlugin({
   },
 });
 
-let kernel: Kernel;
+let controlPlane: ControlPlane;
 let client: ApiClient;
-let dataDir: string;
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'skiff-scheduler-failures-'));
-  kernel = new Kernel({ config: { dataDir, rootDir: dataDir, port: 0, nodes: 0, logLevel: 'silent' }, logger: recordingLogger() });
-  kernel.use(store).use(apiServer, { port: 0 }).use(alwaysAllow).use(schedulerPlugin).use(flakyPlugin);
-  await kernel.start();
-  client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
+  controlPlane = await startControlPlane([schedulerPlugin, flakyPlugin], { logger: recordingLogger() });
+  client = controlPlane.client;
   // Two nodes, so that scoring runs.
   await client.create(RESOURCES.nodes, makeNode('node-a'));
   await client.create(RESOURCES.nodes, makeNode('node-b'));
 });
-afterAll(async () => {
-  await kernel?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => controlPlane?.stop());
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Failed pods are retried only once their backoff has passed. */
+const RETRY_WAIT = { timeoutMs: 15_000 };
 
 const podName = (point: string) => `fails-in-${point.toLowerCase()}`;
 const getPod = (name: string) => client.get<Pod>(RESOURCES.pods, name, 'default');
@@ -113,11 +93,13 @@ describe('a scheduler plugin that throws', () => {
 
     for (const [point, message] of MESSAGES) {
       const name = podName(point);
-      const condition = await eventually(`${name} to fail`, async () =>
-        (await getPod(name)).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.reason === 'SchedulerError'),
+      const condition = await waitFor(
+        `${name} to fail`,
+        async () => (await getPod(name)).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.reason === 'SchedulerError'),
+        RETRY_WAIT,
       );
       expect(condition).toMatchObject({ type: 'PodScheduled', status: 'False', reason: 'SchedulerError', message });
-      const event = await eventually(`the FailedScheduling event of ${name}`, async () => (await eventsAbout(name)).find((e) => e.reason === 'FailedScheduling'));
+      const event = await waitFor(`the FailedScheduling event of ${name}`, async () => (await eventsAbout(name)).find((e) => e.reason === 'FailedScheduling'), RETRY_WAIT);
       expect(event).toMatchObject({ type: 'Warning', reason: 'FailedScheduling', message, source: { component: 'default-scheduler' } });
       const logged = lines.find((line) => line.msg === 'Error scheduling pod; retrying' && line.fields.pod === `default/${name}`);
       expect(logged?.level).toBe('error');
@@ -128,15 +110,15 @@ describe('a scheduler plugin that throws', () => {
     // Nothing in the cluster changes: the pods are retried after their backoff alone.
     failing.clear();
     for (const [point] of MESSAGES) {
-      expect(await eventually(`${podName(point)} to be bound`, async () => (await getPod(podName(point))).spec.nodeName)).toMatch(/^node-[ab]$/);
+      expect(await waitFor(`${podName(point)} to be bound`, async () => (await getPod(podName(point))).spec.nodeName, RETRY_WAIT)).toMatch(/^node-[ab]$/);
     }
   });
 
   it('in PostBind: the pod stays bound and the failure is logged naming the plugin', async () => {
     failing.add('PostBind');
     await createPod('PostBind');
-    expect(await eventually('the pod to be bound', async () => (await getPod(podName('PostBind'))).spec.nodeName)).toMatch(/^node-[ab]$/);
-    const logged = await eventually('the PostBind failure in the log', async () => lines.find((line) => line.fields.extensionPoint === 'PostBind'));
+    expect(await waitFor('the pod to be bound', async () => (await getPod(podName('PostBind'))).spec.nodeName, RETRY_WAIT)).toMatch(/^node-[ab]$/);
+    const logged = await waitFor('the PostBind failure in the log', async () => lines.find((line) => line.fields.extensionPoint === 'PostBind'), RETRY_WAIT);
     expect(logged).toMatchObject({
       level: 'warn',
       msg: 'running PostBind plugin "Flaky": boom in PostBind',

@@ -1,13 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import apiServer from '@skiff/apiserver';
 import { RESOURCES, type CoreEvent, type Node, type Pod } from '@skiff/api';
-import { createLoopbackClient } from '@skiff/client';
-import { definePlugin, Kernel, type ApiClient, type ApiHandler, type SchedulerPlugin } from '@skiff/kernel';
-import alwaysAllow from '@skiff/plugin-authz-always-allow';
-import store from '@skiff/store';
+import { definePlugin, type ApiClient, type SchedulerPlugin } from '@skiff/kernel';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import schedulerPlugin from './index.js';
 import { makeNode } from './test-support/objects.js';
 
@@ -37,30 +31,14 @@ const testPlugins = definePlugin({
   },
 });
 
-let kernel: Kernel;
+let controlPlane: ControlPlane;
 let client: ApiClient;
-let dataDir: string;
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'skiff-scheduler-'));
-  kernel = new Kernel({ config: { dataDir, rootDir: dataDir, port: 0, nodes: 0, logLevel: 'silent' } });
-  kernel.use(store).use(apiServer, { port: 0 }).use(alwaysAllow).use(schedulerPlugin).use(testPlugins);
-  await kernel.start();
-  client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
+  // No kubelets: the tests create the Node objects themselves.
+  controlPlane = await startControlPlane([schedulerPlugin, testPlugins], { config: { logLevel: 'silent' } });
+  client = controlPlane.client;
 });
-afterAll(async () => {
-  await kernel?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+afterAll(() => controlPlane?.stop());
 
 const createNode = (node: Node) => client.create(RESOURCES.nodes, node);
 const createPod = (name: string, labels: Record<string, string> = {}, schedulerName?: string) =>
@@ -74,14 +52,14 @@ const getPod = (name: string) => client.get<Pod>(RESOURCES.pods, name, 'default'
 describe('the scheduler on a real API server', () => {
   it('says there are no nodes, then binds the pod once a node appears', async () => {
     await createPod('early-1');
-    const condition = await eventually('early-1 to be unschedulable', async () => (await getPod('early-1')).status?.conditions?.find((c) => c.type === 'PodScheduled'));
+    const condition = await waitFor('early-1 to be unschedulable', async () => (await getPod('early-1')).status?.conditions?.find((c) => c.type === 'PodScheduled'));
     expect(condition).toMatchObject({ status: 'False', reason: 'Unschedulable', message: 'no nodes available to schedule pods' });
     await createNode(makeNode('small-1'));
-    const bound = await eventually('early-1 to be bound', async () => (await getPod('early-1')).spec.nodeName);
+    const bound = await waitFor('early-1 to be bound', async () => (await getPod('early-1')).spec.nodeName);
     expect(bound).toBe('small-1');
-    await eventually('postBind', async () => calls.includes('postBind early-1'));
+    await waitFor('postBind', async () => calls.includes('postBind early-1'));
     expect(calls.filter((call) => call.includes('early-1'))).toEqual(['reserve early-1 small-1', 'permit early-1', 'postBind early-1']);
-    const events = await eventually('both events', async () => {
+    const events = await waitFor('both events', async () => {
       const items = (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.filter((e) => e.involvedObject.name === 'early-1');
       const reasons = items.map((e) => e.reason);
       return reasons.includes('FailedScheduling') && reasons.includes('Scheduled') && items;
@@ -91,19 +69,19 @@ describe('the scheduler on a real API server', () => {
 
   it('retries a pod that fits nowhere when a node that fits joins', async () => {
     await createPod('big-1', { needs: 'big' });
-    const condition = await eventually('big-1 to be unschedulable', async () =>
+    const condition = await waitFor('big-1 to be unschedulable', async () =>
       (await getPod('big-1')).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False'),
     );
     expect(condition!.message).toBe('0/1 nodes are available: 1 node(s) were too small.');
     await createNode(makeNode('big-node', undefined, { metadata: { name: 'big-node', labels: { size: 'big' } } }));
-    expect(await eventually('big-1 to be bound', async () => (await getPod('big-1')).spec.nodeName)).toBe('big-node');
+    expect(await waitFor('big-1 to be bound', async () => (await getPod('big-1')).spec.nodeName)).toBe('big-node');
   });
 
   it('skips cordoned and not-ready nodes', async () => {
     await createNode(makeNode('cordoned', undefined, { spec: { unschedulable: true }, metadata: { name: 'cordoned', labels: { size: 'big' } } }));
     await createNode({ ...makeNode('sick'), metadata: { name: 'sick', labels: { size: 'big' } }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: 110 }, conditions: [{ type: 'Ready', status: 'False' }] } });
     for (const name of ['big-2', 'big-3', 'big-4']) await createPod(name, { needs: 'big' });
-    const nodes = await eventually('the big pods to be bound', async () => {
+    const nodes = await waitFor('the big pods to be bound', async () => {
       const bound = await Promise.all(['big-2', 'big-3', 'big-4'].map(async (name) => (await getPod(name)).spec.nodeName));
       return bound.every(Boolean) && bound;
     });
@@ -113,7 +91,7 @@ describe('the scheduler on a real API server', () => {
   it('leaves pods for other schedulers alone', async () => {
     await createPod('other-1', {}, 'my-scheduler');
     await createPod('mine-1');
-    await eventually('mine-1 to be bound', async () => (await getPod('mine-1')).spec.nodeName);
+    await waitFor('mine-1 to be bound', async () => (await getPod('mine-1')).spec.nodeName);
     const other = await getPod('other-1');
     expect(other.spec.nodeName).toBeUndefined();
     expect(other.status?.conditions?.find((c) => c.type === 'PodScheduled')).toBeUndefined();

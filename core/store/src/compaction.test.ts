@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '@skiff/kernel';
 import type { StoreEvent } from './types.js';
 import type { LmdbStore } from './lmdb-store.js';
-import { TempStores, eventually, pod, podKey } from './test-support/temp-store.js';
+import { TempStores, pod, podKey } from './test-support/temp-store.js';
 
 const stores = new TempStores();
 afterEach(async () => {
@@ -59,10 +60,10 @@ describe('compaction', () => {
     await writeMany(store, 20);
     expect(store.compactedRevision()).toBe(0);
     vi.advanceTimersByTime(1_000);
-    await eventually(() => store.compactedRevision() === 15);
+    await waitFor('compaction to revision 15', () => store.compactedRevision() === 15);
     await writeMany(store, 3);
     vi.advanceTimersByTime(1_000);
-    await eventually(() => store.compactedRevision() === 18);
+    await waitFor('compaction to revision 18', () => store.compactedRevision() === 18);
     await store.close();
     expect(vi.getTimerCount()).toBe(0);
   });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '@skiff/kernel';
 import { StoreError, type StoreEvent } from './types.js';
-import { TempStores, eventually, pod, podKey } from './test-support/temp-store.js';
+import { TempStores, pod, podKey } from './test-support/temp-store.js';
 
 const stores = new TempStores();
 afterEach(() => stores.cleanup());
@@ -81,7 +82,8 @@ describe('watch', () => {
     // consume them while the writer keeps going.
     const consumers: { from: number; received: Promise<StoreEvent[]> }[] = [];
     for (let point = 1; point <= 4; point++) {
-      await eventually(() => store.revision() >= point * 100);
+      // Polled often, so each watch starts while the writer is still going.
+      await waitFor(`revision ${point * 100}`, () => store.revision() >= point * 100, { intervalMs: 1 });
       const from = store.revision() - 15;
       consumers.push({ from, received: take(open(store, '/registry/', from).events, total - from) });
     }

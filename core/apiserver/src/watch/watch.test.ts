@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { definePlugin, type AuditEvent } from '@skiff/kernel';
-import { eventually, pod, startTestServer, type TestServer } from '../test-support/cluster.js';
+import { definePlugin, waitFor, type AuditEvent } from '@skiff/kernel';
+import { pod, startTestServer, type TestServer } from '../test-support/cluster.js';
 
 let server: TestServer;
 const audit: AuditEvent[] = [];
@@ -152,6 +152,6 @@ describe('watch', () => {
     expect(audit.filter(isThisWatch).map((event) => event.stage)).toEqual(['RequestReceived']);
     watch.close();
     // The audit ResponseComplete of a watch is recorded when its stream ends.
-    await eventually(() => audit.some((event) => isThisWatch(event) && event.stage === 'ResponseComplete'));
+    await waitFor('the ResponseComplete audit event', () => audit.some((event) => isThisWatch(event) && event.stage === 'ResponseComplete'));
   });
 });

@@ -4,14 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, RESOURCES, type KubeObject } from '@skiff/api';
-import type { WatchEvent } from '@skiff/kernel';
+import { waitFor, type WatchEvent } from '@skiff/kernel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SkiffClient } from '../client.js';
 import { createClientFromKubeconfig } from '../connect.js';
 import { writeKubeconfig } from '../kubeconfig.js';
 import { serveHttps, type TestHttpsServer } from '../test-support/https-server.js';
 import { MemoryApiHandler } from '../test-support/memory-api.js';
-import { eventually } from '../test-support/poll.js';
 import { createTestPki, type TestPki } from '../test-support/tls.js';
 import { HttpsTransport } from './https.js';
 import { watchEventsFromLines } from './ndjson.js';
@@ -120,17 +119,17 @@ describe('HttpsTransport', () => {
         events.push(event);
       }
     })();
-    await eventually(() => handler.openWatches() === 1, 'the watch to open');
+    await waitFor('the watch to open', () => handler.openWatches() === 1);
     await client.create(RESOURCES.pods, { metadata: { name: 'p1' }, spec: { containers: [] } }, 'default');
     await client.delete(RESOURCES.pods, 'p1', 'default');
-    await eventually(() => events.length === 2, 'two events');
+    await waitFor('two events', () => events.length === 2);
     expect(events.map((e) => [e.type, (e.object as KubeObject).metadata.name])).toEqual([
       ['ADDED', 'p1'],
       ['DELETED', 'p1'],
     ]);
     controller.abort();
     await consumed;
-    await eventually(() => handler.openWatches() === 0, 'the server to see the watch end');
+    await waitFor('the server to see the watch end', () => handler.openWatches() === 0);
   });
 
   it('reads a proxy-style plain-text error as the message', async () => {

@@ -42,12 +42,3 @@ export function pod(name: string, namespace = 'default', extra: Partial<KubeObje
 export function podKey(name: string, namespace = 'default'): string {
   return `/registry/pods/${namespace}/${name}`;
 }
-
-/** Polls `check` until it returns true, failing after `timeoutMs`. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
