@@ -45,11 +45,12 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function startKernel(options: Record<string, unknown>, controllers: ReturnType<typeof namespaceWatcher>[]): Promise<Kernel> {
+async function startKernel(options: Record<string, unknown>, controllers: ReturnType<typeof namespaceWatcher>[], authorizer = true): Promise<Kernel> {
   const dir = mkdtempSync(join(tmpdir(), 'skiff-cm-'));
   dirs.push(dir);
   const kernel = new Kernel({ config: { dataDir: dir, rootDir: dir, port: 0, logLevel: process.env.SKIFF_TEST_LOG ?? 'error' } });
-  kernel.use(store).use(apiServer, { port: 0 }).use(alwaysAllow).use(controllerManager, options);
+  kernel.use(store).use(apiServer, { port: 0 }).use(controllerManager, options);
+  if (authorizer) kernel.use(alwaysAllow);
   for (const controller of controllers) kernel.use(controller);
   await kernel.start();
   return kernel;
@@ -81,6 +82,12 @@ describe('@skiff/controller-manager', () => {
     const log = { contexts: [] as ControllerContext[], finished: [] as string[] };
     await expect(startKernel({ enabled: ['lodu'] }, [namespaceWatcher('loud', log)])).rejects.toThrow(
       'option "enabled" names controller "lodu", which no plugin registered (known: loud)',
+    );
+  });
+
+  it('refuses to start, in one line, when the authorizers would not let it work', async () => {
+    await expect(startKernel({}, [], false)).rejects.toThrow(
+      'component "@skiff/controller-manager" failed to start: the authorizers do not let system:kube-controller-manager create pods; the cluster cannot work without it: add an authorizer that allows it, such as @skiff/plugin-authz-always-allow',
     );
   });
 
