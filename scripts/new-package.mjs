@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Scaffolds a package with the shape every Skiff package shares (see docs/contributing.md).
 // usage: node scripts/new-package.mjs <dir> <npm-name> "<description>" [keyword…]
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { REPO_ROOT, REPOSITORY_URL } from './workspace-packages.mjs';
 
 const [dir, name, description = '', ...keywords] = process.argv.slice(2);
 if (!dir || !name) {
@@ -17,7 +18,9 @@ const pkg = {
   type: 'module',
   license: 'Apache-2.0',
   keywords,
-  repository: { type: 'git', url: 'https://example.invalid/skiff.git', directory: dir },
+  homepage: `${REPOSITORY_URL.replace(/^git\+|\.git$/g, '')}/tree/main/${dir}#readme`,
+  bugs: { url: `${REPOSITORY_URL.replace(/^git\+|\.git$/g, '')}/issues` },
+  repository: { type: 'git', url: REPOSITORY_URL, directory: dir },
   engines: { node: '>=20.19' },
   sideEffects: false,
   exports: {
@@ -25,9 +28,11 @@ const pkg = {
   },
   main: './dist/index.js',
   types: './dist/index.d.ts',
-  files: ['dist'],
+  files: ['dist', 'src', '!src/**/*.test.ts', '!src/**/test-support', '!src/**/test-support.ts', '!src/**/test-*.ts'],
+  publishConfig: { access: 'public' },
   scripts: {
     build: 'tsup --config ../../tsup.config.ts',
+    prepack: 'npm run build',
     test: 'vitest run --passWithNoTests --root . --config ../../vitest.package.config.ts',
   },
   dependencies: {},
@@ -40,4 +45,5 @@ if (!existsSync(join(dir, 'tsconfig.json')))
     join(dir, 'tsconfig.json'),
     JSON.stringify({ extends: '../../tsconfig.base.json', compilerOptions: { outDir: 'dist', rootDir: 'src' }, include: ['src'] }, null, 2) + '\n',
   );
+if (!existsSync(join(dir, 'LICENSE'))) copyFileSync(join(REPO_ROOT, 'LICENSE'), join(dir, 'LICENSE'));
 console.log(`created ${dir} (${name})`);
