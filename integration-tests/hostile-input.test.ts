@@ -516,7 +516,8 @@ afterAll(async () => {
   if (!results.length) return;
   const columns = ['case', 'expected', 'got', 'reason', 'result', 'serving', 'store', 'message'] as const;
   const widths = columns.map((column) => Math.min(90, Math.max(column.length, ...results.map((row) => row[column].length))));
-  const printable = (cell: string) => cell.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // Control characters shown as \uXXXX escapes (JSON.stringify escapes exactly those, and quotes and backslashes).
+  const printable = (cell: string) => JSON.stringify(cell).slice(1, -1).replace(/\\"/g, '"').replace(/\\\\/g, '\\');
   const line = (cells: string[]) => `| ${cells.map((cell, i) => printable(cell).slice(0, widths[i]).padEnd(widths[i]!)).join(' | ')} |`;
   console.log(
     [

@@ -1,5 +1,5 @@
 import { assertCanI, createLoopbackClient } from '@skiff/client';
-import { definePlugin, LIFECYCLE_STAGE, type ApiHandler } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE } from '@skiff/kernel';
 import type { UserInfo } from '@skiff/api';
 import { ControllerManager } from './manager.js';
 import { controllerManagerOptionsSchema } from './options.js';

@@ -16,6 +16,9 @@ export type OptionsSchema =
       description?: string;
     };
 
+/** No properties (an intersection with it adds nothing). */
+type EmptyObject = Record<never, never>;
+
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /**
@@ -45,8 +48,8 @@ type AdditionalOf<S> = S extends { additionalProperties: infer A }
     ? Record<string, unknown>
     : A extends OptionsSchema
       ? Record<string, OptionsOf<A>>
-      : {}
-  : {};
+      : EmptyObject
+  : EmptyObject;
 
 /**
  * The options a plugin's `apply` receives, derived from its schema (declared once, `as const`-free:

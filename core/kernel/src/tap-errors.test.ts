@@ -3,7 +3,7 @@ import { ApiError } from '@skiff/api';
 import { Kernel } from './kernel.js';
 import { KernelError } from './errors.js';
 import { definePlugin } from './plugin.js';
-import { isPluginFailure, PluginFailure, pluginInCharge, skipFailingTaps, type PluginInCharge } from './tap-errors.js';
+import { isPluginFailure, type PluginFailure, pluginInCharge, skipFailingTaps, type PluginInCharge } from './tap-errors.js';
 import { AdmissionError, type AdmissionRequest, type AuthnRequest } from './types/apiserver.js';
 
 const quiet = () => new Kernel({ config: { logLevel: 'silent' } });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from './types.js';
-import { CodedStoreError, StoreUsageError } from './errors.js';
+import { type CodedStoreError, StoreUsageError } from './errors.js';
 import { TempStores, pod, podKey } from './test-support/temp-store.js';
 
 const stores = new TempStores();

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Kernel, KernelError } from '@skiff/kernel';
-import storePlugin, { LmdbStore, type Store } from './index.js';
+import storePlugin, { LmdbStore } from './index.js';
 import { TempStores, pod, podKey } from './test-support/temp-store.js';
 
 const dirs = new TempStores();

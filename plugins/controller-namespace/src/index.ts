@@ -1,5 +1,5 @@
 import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, type ResourceRegistry, type PluginOptions } from '@skiff/kernel';
+import { definePlugin, type PluginOptions } from '@skiff/kernel';
 import { NamespaceController } from './controller.js';
 import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
 

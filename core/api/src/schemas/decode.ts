@@ -31,7 +31,8 @@ export interface DecodeResult {
 
 const QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const INT32 = { min: -2147483648, max: 2147483647 };
-const INT64 = { min: -9223372036854775808, max: 9223372036854775807 };
+// ±2^63: the doubles nearest int64's bounds (JSON numbers are doubles; exact int64 limits are not representable).
+const INT64 = { min: -(2 ** 63), max: 2 ** 63 };
 
 class MapKey {
   constructor(readonly key: string) {}

@@ -82,6 +82,14 @@ export const MAX_PATH_NAME_LENGTH = 253;
  * or '%' (path segment names) with a 400; Skiff also refuses control characters and names longer than
  * any kind allows, which no object can have and the store cannot key.
  */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
 function checkPathName(what: 'name' | 'namespace', name: string): void {
   if (!name) return;
   const problem =
@@ -89,7 +97,7 @@ function checkPathName(what: 'name' | 'namespace', name: string): void {
       ? `may not be '${name}'`
       : name.includes('/') || name.includes('%')
         ? "may not contain '/' or '%'"
-        : /[\u0000-\u001f\u007f]/.test(name)
+        : hasControlCharacter(name)
           ? 'may not contain control characters'
           : name.length > MAX_PATH_NAME_LENGTH
             ? `may not be longer than ${MAX_PATH_NAME_LENGTH} characters (got ${name.length})`

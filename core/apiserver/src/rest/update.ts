@@ -8,7 +8,7 @@ import { json } from './respond.js';
 
 /** PUT of an object or of its status subresource. */
 export async function updateObject(ctx: RestContext, body: unknown): Promise<ApiResponse> {
-  const { definition, info } = ctx;
+  const { definition } = ctx;
   const object = withTypeMeta(requireObject(body, definition), definition);
   ctx.warnings.push(...typeCheck(object, definition, fieldValidationOf(ctx.request.query)));
   checkIdentity(ctx, object);

@@ -1,0 +1,71 @@
+// Lint for the whole monorepo: `npm run lint`. typescript-eslint's recommended rules, import cycles,
+// and the layering the architecture promises (docs/contributing.md, "Layers"): the kernel and the
+// object model depend on nothing of ours but each other, core packages never reach into plugins,
+// and no package imports another package's files by path — only its public entry.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+/** Packages a layer may not import, by the folder its files live in. */
+const LAYERS = [
+  {
+    files: ['core/*/src/**/*.ts'],
+    ignores: ['core/*/src/**/*.test.ts', 'core/*/src/test-support/**', 'core/testing/src/**', 'core/cli/src/**'],
+    forbidden: ['@skiff/plugin-*', '@skiff/preset-*'],
+    why: 'core packages never depend on plugins or presets; plugins hook into them',
+  },
+  // The more specific layers come later: the last matching entry sets the rule.
+  {
+    files: ['core/api/src/**/*.ts'],
+    forbidden: ['@skiff/kernel', '@skiff/store', '@skiff/client', '@skiff/apiserver', '@skiff/controller-manager', '@skiff/scheduler', '@skiff/kubelet', '@skiff/testing', '@skiff/cli', '@skiff/plugin-*', '@skiff/preset-*'],
+    why: '@skiff/api is the object model: it depends on no other Skiff package',
+  },
+  {
+    files: ['core/kernel/src/**/*.ts'],
+    forbidden: ['@skiff/store', '@skiff/client', '@skiff/apiserver', '@skiff/controller-manager', '@skiff/scheduler', '@skiff/kubelet', '@skiff/testing', '@skiff/cli', '@skiff/plugin-*', '@skiff/preset-*'],
+    why: 'the kernel knows no component: it depends on @skiff/api only',
+  },
+  {
+    files: ['core/store/src/**/*.ts', 'core/client/src/**/*.ts'],
+    forbidden: ['@skiff/apiserver', '@skiff/controller-manager', '@skiff/scheduler', '@skiff/kubelet', '@skiff/cli', '@skiff/plugin-*', '@skiff/preset-*'],
+    why: 'the store and the client sit below the components',
+  },
+];
+
+const deepImports = {
+  group: ['@skiff/*/src/*', '@skiff/*/dist/*', '**/plugins/*/src/*', '../../*/src/*', '../../../*/src/*'],
+  message: "import another package through its public entry ('@skiff/x'), never its files",
+};
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'core/cli/templates/**', '**/*.d.mts', '.vitest-results.json'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    plugins: { 'import-x': importX },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', TextDecoder: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', globalThis: 'readonly', fetch: 'readonly', performance: 'readonly', setImmediate: 'readonly' } },
+    // Resolves './x.js' to x.ts and '@skiff/x' to its sources, so cycles are found across files.
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ conditionNames: ['source', 'types', 'import', 'default'] })], 'import-x/extensions': ['.ts', '.js', '.mjs'] },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-self-import': 'error',
+      'no-restricted-imports': ['error', { patterns: [deepImports] }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+  ...LAYERS.map(({ files, ignores, forbidden, why }) => ({
+    files,
+    ...(ignores ? { ignores } : {}),
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [deepImports, { group: forbidden, message: why }] }],
+    },
+  })),
+  {
+    files: ['**/*.mjs', '**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
