@@ -18,12 +18,35 @@ const LAYERS = [
   // The more specific layers come later: the last matching entry sets the rule.
   {
     files: ['core/api/src/**/*.ts'],
-    forbidden: ['@skiff/kernel', '@skiff/store', '@skiff/client', '@skiff/apiserver', '@skiff/controller-manager', '@skiff/scheduler', '@skiff/kubelet', '@skiff/testing', '@skiff/cli', '@skiff/plugin-*', '@skiff/preset-*'],
+    forbidden: [
+      '@skiff/kernel',
+      '@skiff/store',
+      '@skiff/client',
+      '@skiff/apiserver',
+      '@skiff/controller-manager',
+      '@skiff/scheduler',
+      '@skiff/kubelet',
+      '@skiff/testing',
+      '@skiff/cli',
+      '@skiff/plugin-*',
+      '@skiff/preset-*',
+    ],
     why: '@skiff/api is the object model: it depends on no other Skiff package',
   },
   {
     files: ['core/kernel/src/**/*.ts'],
-    forbidden: ['@skiff/store', '@skiff/client', '@skiff/apiserver', '@skiff/controller-manager', '@skiff/scheduler', '@skiff/kubelet', '@skiff/testing', '@skiff/cli', '@skiff/plugin-*', '@skiff/preset-*'],
+    forbidden: [
+      '@skiff/store',
+      '@skiff/client',
+      '@skiff/apiserver',
+      '@skiff/controller-manager',
+      '@skiff/scheduler',
+      '@skiff/kubelet',
+      '@skiff/testing',
+      '@skiff/cli',
+      '@skiff/plugin-*',
+      '@skiff/preset-*',
+    ],
     why: 'the kernel knows no component: it depends on @skiff/api only',
   },
   {
@@ -44,9 +67,32 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', TextDecoder: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', globalThis: 'readonly', fetch: 'readonly', performance: 'readonly', setImmediate: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        TextDecoder: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+        globalThis: 'readonly',
+        fetch: 'readonly',
+        performance: 'readonly',
+        setImmediate: 'readonly',
+      },
+    },
     // Resolves './x.js' to x.ts and '@skiff/x' to its sources, so cycles are found across files.
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ conditionNames: ['source', 'types', 'import', 'default'] })], 'import-x/extensions': ['.ts', '.js', '.mjs'] },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ conditionNames: ['source', 'types', 'import', 'default'] })],
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+    },
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-self-import': 'error',

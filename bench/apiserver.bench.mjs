@@ -122,7 +122,13 @@ try {
   console.log(`HTTPS keep-alive, ${CONCURRENCY} concurrent requests, ${SECONDS} s per scenario (after 0.5 s warm-up)`);
   console.log('scenario'.padEnd(36), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7));
   for (const row of rows)
-    console.log(row.name.padEnd(36), row.rps.toFixed(0).padStart(9), row.p50.toFixed(2).padStart(8), row.p99.toFixed(2).padStart(8), String(row.errors).padStart(7));
+    console.log(
+      row.name.padEnd(36),
+      row.rps.toFixed(0).padStart(9),
+      row.p50.toFixed(2).padStart(8),
+      row.p99.toFixed(2).padStart(8),
+      String(row.errors).padStart(7),
+    );
   const base = rows[0].rps;
   console.log(`skiff GET pod at ${((rows[1].rps / base) * 100).toFixed(0)}% of the baseline; create at ${((rows[2].rps / base) * 100).toFixed(0)}%`);
 

@@ -99,8 +99,12 @@ for (const size of SIZES) {
   const perPodCycle = (scheduled.elapsed * 1000) / scheduled.cycles;
   const perPodBase = (baseline.elapsed * 1000) / baseline.cycles;
   console.log(`${fmt(size)} nodes`);
-  console.log(`  schedulePod (2 filters built in + resources-fit + least-allocated): ${fmt(scheduled.cycles / (scheduled.elapsed / 1000))} pods/s, ${fmt(perPodCycle, 1)} µs/pod, ${fmt((perPodCycle * 1000) / size, 1)} ns/node`);
-  console.log(`  baseline (walk the nodes only):                                     ${fmt(baseline.cycles / (baseline.elapsed / 1000))} pods/s, ${fmt(perPodBase, 1)} µs/pod, ${fmt((perPodBase * 1000) / size, 1)} ns/node`);
+  console.log(
+    `  schedulePod (2 filters built in + resources-fit + least-allocated): ${fmt(scheduled.cycles / (scheduled.elapsed / 1000))} pods/s, ${fmt(perPodCycle, 1)} µs/pod, ${fmt((perPodCycle * 1000) / size, 1)} ns/node`,
+  );
+  console.log(
+    `  baseline (walk the nodes only):                                     ${fmt(baseline.cycles / (baseline.elapsed / 1000))} pods/s, ${fmt(perPodBase, 1)} µs/pod, ${fmt((perPodBase * 1000) / size, 1)} ns/node`,
+  );
   console.log(`  cycle / baseline: ${fmt(perPodCycle / perPodBase, 1)}×`);
 }
 if (sink < 0) console.log(sink);

@@ -121,7 +121,9 @@ try {
     msgpack: () => syncRate((i) => rawObjects.get(pickKey(i))),
     json: () => syncRate((i) => rawJson.get(pickKey(i))),
   });
-  console.log(`${'get, sync loop'.padEnd(22)} raw msgpack ${format(decodes.msgpack)} ops/s   raw JSON ${format(decodes.json)} ops/s   (msgpack ${(decodes.msgpack / decodes.json).toFixed(2)}x)`);
+  console.log(
+    `${'get, sync loop'.padEnd(22)} raw msgpack ${format(decodes.msgpack)} ops/s   raw JSON ${format(decodes.json)} ops/s   (msgpack ${(decodes.msgpack / decodes.json).toFixed(2)}x)`,
+  );
 
   const updates = await bestOf({
     store: () => rate((i) => store.update(pickKey(i), pod(`u${i}`, 2)), IN_FLIGHT),

@@ -27,8 +27,22 @@ const MB = 1024 * 1024;
 const dataDir = mkdtempSync(join(tmpdir(), 'skiff-soak-'));
 const server = spawn(
   process.execPath,
-  [`--max-old-space-size=${HEAP_MB}`, '--expose-gc', '--import', join(here, 'soak-probe.mjs'), join(here, '../node_modules/.bin/skiff'),
-    'up', '--nodes', '0', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
+  [
+    `--max-old-space-size=${HEAP_MB}`,
+    '--expose-gc',
+    '--import',
+    join(here, 'soak-probe.mjs'),
+    join(here, '../node_modules/.bin/skiff'),
+    'up',
+    '--nodes',
+    '0',
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--log-level',
+    'warn',
+  ],
   { stdio: ['ignore', 'pipe', 'pipe'] },
 );
 let serverOut = '';
@@ -98,23 +112,27 @@ function call(method, path, body) {
 function openWatch(fromRevision) {
   const watch = { events: [], errors: [], request: undefined };
   watch.opened = new Promise((resolve, reject) => {
-    watch.request = https.get(`${base}?watch=true&resourceVersion=${fromRevision}`, { agent: watchAgent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`watch answered ${res.statusCode}`));
-      resolve();
-      let partial = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        const lines = (partial + chunk).split('\n');
-        partial = lines.pop();
-        for (const line of lines) {
-          if (!line) continue;
-          const event = JSON.parse(line);
-          if (event.type === 'ERROR') watch.errors.push(event.object.message);
-          else watch.events.push({ type: event.type, name: event.object.metadata.name, revision: Number(event.object.metadata.resourceVersion) });
-        }
-      });
-      res.on('error', () => undefined);
-    });
+    watch.request = https.get(
+      `${base}?watch=true&resourceVersion=${fromRevision}`,
+      { agent: watchAgent, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`watch answered ${res.statusCode}`));
+        resolve();
+        let partial = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          const lines = (partial + chunk).split('\n');
+          partial = lines.pop();
+          for (const line of lines) {
+            if (!line) continue;
+            const event = JSON.parse(line);
+            if (event.type === 'ERROR') watch.errors.push(event.object.message);
+            else watch.events.push({ type: event.type, name: event.object.metadata.name, revision: Number(event.object.metadata.resourceVersion) });
+          }
+        });
+        res.on('error', () => undefined);
+      },
+    );
     watch.request.on('error', (error) => (watch.closing ? undefined : reject(error)));
   });
   return watch;
@@ -128,7 +146,8 @@ async function writeAll(round) {
   const worker = async () => {
     while (next < WRITES) {
       const name = `lease-${next++}`;
-      if (round === 'create') await call('POST', base, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'soak' } });
+      if (round === 'create')
+        await call('POST', base, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'soak' } });
       else if (round === 'update') await call('PATCH', `${base}/${name}`, { spec: { holderIdentity: 'soak-updated' } });
       else await call('DELETE', `${base}/${name}`);
     }

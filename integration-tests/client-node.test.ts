@@ -56,7 +56,11 @@ describe('@kubernetes/client-node', () => {
     const pods = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=api' });
     expect(pods.items.every((p) => p.status?.podIP && p.spec?.nodeName)).toBe(true);
     const deployment = await apps.readNamespacedDeployment({ name: 'api', namespace: 'default' });
-    await waitFor('available replicas', async () => (await apps.readNamespacedDeployment({ name: 'api', namespace: 'default' })).status?.availableReplicas === 2, CLUSTER_TIMEOUT);
+    await waitFor(
+      'available replicas',
+      async () => (await apps.readNamespacedDeployment({ name: 'api', namespace: 'default' })).status?.availableReplicas === 2,
+      CLUSTER_TIMEOUT,
+    );
     expect(deployment.metadata?.uid).toBeTruthy();
   });
 });

@@ -37,7 +37,10 @@ export async function startSkiff(args: string[], options: { cwd?: string; timeou
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const ready = await new Promise<{ server: string; kubeconfig: string }>((resolveReady, reject) => {
-    const timer = setTimeout(() => reject(new Error(`skiff up not ready after ${options.timeoutMs ?? 30_000} ms\nstdout:\n${out}\nstderr:\n${err}`)), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`skiff up not ready after ${options.timeoutMs ?? 30_000} ms\nstdout:\n${out}\nstderr:\n${err}`)),
+      options.timeoutMs ?? 30_000,
+    );
     const check = () => {
       const server = /^ready: (https:\/\/\S+)/m.exec(out)?.[1];
       const kubeconfig = /^kubeconfig: (\S+)/m.exec(out)?.[1];

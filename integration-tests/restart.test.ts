@@ -12,10 +12,14 @@ describe('restart with the same data dir', () => {
     await kubectl.ok('create', 'namespace', 'shop');
     await kubectl.ok('create', 'deployment', 'cart', '--image=nginx', '--replicas=2', '-n', 'shop');
     await kubectl.ok('run', 'solo', '--image=busybox', '--labels=keep=me');
-    await waitFor('3 Running pods', async () => {
-      const all = [...(await pods(kubectl)), ...(await kubectl.json('get', 'pods', '-n', 'shop')).items.map((p: any) => ({ phase: p.status?.phase }))];
-      return all.filter((p) => p.phase === 'Running').length === 3;
-    }, CLUSTER_TIMEOUT);
+    await waitFor(
+      '3 Running pods',
+      async () => {
+        const all = [...(await pods(kubectl)), ...(await kubectl.json('get', 'pods', '-n', 'shop')).items.map((p: any) => ({ phase: p.status?.phase }))];
+        return all.filter((p) => p.phase === 'Running').length === 3;
+      },
+      CLUSTER_TIMEOUT,
+    );
     const before = await kubectl.json('get', 'pods', '-A');
     expect(await first.stop()).toBe(0);
 
@@ -24,10 +28,14 @@ describe('restart with the same data dir', () => {
       const again = new Kubectl(second.kubeconfig);
       expect(await again.ok('get', 'namespace', 'shop', '-o', 'name')).toBe('namespace/shop\n');
       expect(await again.ok('get', 'deployment', 'cart', '-n', 'shop', '-o', 'name')).toBe('deployment.apps/cart\n');
-      const after = await waitFor('all pods Running after restart', async () => {
-        const list = await again.json('get', 'pods', '-A');
-        return list.items.length === before.items.length && list.items.every((p: any) => p.status?.phase === 'Running') && list;
-      }, CLUSTER_TIMEOUT);
+      const after = await waitFor(
+        'all pods Running after restart',
+        async () => {
+          const list = await again.json('get', 'pods', '-A');
+          return list.items.length === before.items.length && list.items.every((p: any) => p.status?.phase === 'Running') && list;
+        },
+        CLUSTER_TIMEOUT,
+      );
       const byName = (l: any) => Object.fromEntries(l.items.map((p: any) => [p.metadata.name, p]));
       const [b, a] = [byName(before), byName(after)];
       expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());

@@ -59,7 +59,11 @@ function run(command: string, args: string[], cwd: string, timeoutMs = 150_000):
   return new Promise((resolveRun) => {
     // Plain output, and no tool waiting on a terminal.
     const { FORCE_COLOR: _color, ...env } = process.env;
-    const child = spawn(command, args, { cwd, env: { ...env, CI: '1', NO_COLOR: '1', npm_config_update_notifier: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...env, CI: '1', NO_COLOR: '1', npm_config_update_notifier: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -136,7 +140,10 @@ beforeAll(async () => {
   // A user's folder with the CLI installed from its tarball, as `npm install @skiff/cli` would.
   cliDir = join(root, 'cluster');
   mkdirSync(cliDir);
-  writeFileSync(join(cliDir, 'package.json'), `${JSON.stringify({ name: 'my-cluster', private: true, type: 'module', dependencies: { [cliName]: '*' } }, null, 2)}\n`);
+  writeFileSync(
+    join(cliDir, 'package.json'),
+    `${JSON.stringify({ name: 'my-cluster', private: true, type: 'module', dependencies: { [cliName]: '*' } }, null, 2)}\n`,
+  );
   useTarballs(cliDir, ['dependencies']);
   await ok('npm', INSTALL, cliDir);
   skiff = join(cliDir, 'node_modules/.bin/skiff');
@@ -161,7 +168,11 @@ describe('skiff new, outside the monorepo', () => {
       expect(created).toContain(`created projects/skiff-plugin-my-${kind}/`);
       const dir = join(projects, `skiff-plugin-my-${kind}`);
       const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      expect(Object.keys(manifest.devDependencies).filter((name) => name.startsWith('@skiff/')).sort()).toEqual([...NEEDED].sort());
+      expect(
+        Object.keys(manifest.devDependencies)
+          .filter((name) => name.startsWith('@skiff/'))
+          .sort(),
+      ).toEqual([...NEEDED].sort());
 
       useTarballs(dir, ['devDependencies']);
       await ok('npm', INSTALL, dir);

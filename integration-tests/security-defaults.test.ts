@@ -115,8 +115,14 @@ describe('TLS', () => {
   });
 
   it('accepts ECDHE with AEAD on TLS 1.2, and TLS 1.3', async () => {
-    expect(await handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' })).toEqual({ protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES128-GCM-SHA256' });
-    expect(await handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-CHACHA20-POLY1305' })).toEqual({ protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-CHACHA20-POLY1305' });
+    expect(await handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' })).toEqual({
+      protocol: 'TLSv1.2',
+      cipher: 'ECDHE-RSA-AES128-GCM-SHA256',
+    });
+    expect(await handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-CHACHA20-POLY1305' })).toEqual({
+      protocol: 'TLSv1.2',
+      cipher: 'ECDHE-RSA-CHACHA20-POLY1305',
+    });
     expect((await handshake({})).protocol).toBe('TLSv1.3');
   });
 });

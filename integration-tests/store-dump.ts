@@ -29,7 +29,10 @@ export async function dumpStore(path: string): Promise<string> {
       const lines = [`meta revision=${meta.get('revision', { transaction }) ?? 0} compactedRevision=${meta.get('compactedRevision', { transaction }) ?? 0}`];
       for (const key of objects.getKeys({ transaction })) {
         const bytes = (objects.getBinary as GetBinaryInTransaction).call(objects, key, { transaction });
-        const digest = createHash('sha256').update(bytes ?? '').digest('hex').slice(0, 16);
+        const digest = createHash('sha256')
+          .update(bytes ?? '')
+          .digest('hex')
+          .slice(0, 16);
         const value = decoded(objects, key, transaction);
         const revision = value === undefined ? 'undecodable' : value.metadata?.resourceVersion;
         lines.push(`object ${JSON.stringify(key)} rv=${revision} sha256=${digest}`);

@@ -20,10 +20,14 @@ afterAll(async () => {
 
 describe('kubectl walkthrough', () => {
   it('shows Ready nodes', async () => {
-    await waitFor('2 Ready nodes', async () => {
-      const out = await kubectl.ok('get', 'nodes');
-      return (out.match(/\sReady\s/g) ?? []).length === 2;
-    }, CLUSTER_TIMEOUT);
+    await waitFor(
+      '2 Ready nodes',
+      async () => {
+        const out = await kubectl.ok('get', 'nodes');
+        return (out.match(/\sReady\s/g) ?? []).length === 2;
+      },
+      CLUSTER_TIMEOUT,
+    );
     const out = await kubectl.ok('get', 'nodes');
     expect(out).toMatch(/^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION/);
     expect(out).toMatch(/node-1\s+Ready/);
@@ -32,10 +36,14 @@ describe('kubectl walkthrough', () => {
   it('runs a deployment of 3 pods within 5 s, each on a node with its own IP, owned RS → Deployment', async () => {
     const started = Date.now();
     await kubectl.ok('create', 'deployment', 'web', '--image=nginx', '--replicas=3');
-    const running = await waitFor('3 Running pods', async () => {
-      const list = (await pods(kubectl, 'app=web')).filter((p) => p.phase === 'Running');
-      return list.length === 3 && list;
-    }, { timeoutMs: 5_000 });
+    const running = await waitFor(
+      '3 Running pods',
+      async () => {
+        const list = (await pods(kubectl, 'app=web')).filter((p) => p.phase === 'Running');
+        return list.length === 3 && list;
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(running.every((p) => p.node && p.ip)).toBe(true);
     expect(new Set(running.map((p) => p.ip)).size).toBe(3);
@@ -89,10 +97,14 @@ describe('kubectl walkthrough', () => {
 
   it('deletes the deployment with its replica set and pods', async () => {
     await kubectl.ok('delete', 'deployment', 'web');
-    await waitFor('web pods and rs gone', async () => {
-      const [p, rs] = await Promise.all([pods(kubectl, 'app=web'), kubectl.json('get', 'rs', '-l', 'app=web')]);
-      return p.length === 0 && rs.items.length === 0;
-    }, CLUSTER_TIMEOUT);
+    await waitFor(
+      'web pods and rs gone',
+      async () => {
+        const [p, rs] = await Promise.all([pods(kubectl, 'app=web'), kubectl.json('get', 'rs', '-l', 'app=web')]);
+        return p.length === 0 && rs.items.length === 0;
+      },
+      CLUSTER_TIMEOUT,
+    );
     expect((await pods(kubectl, 'run=solo'))[0]?.phase).toBe('Running');
   });
 

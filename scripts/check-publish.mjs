@@ -52,7 +52,8 @@ export function checkPackages(root = REPO_ROOT) {
     if (!shipped.has('README.md')) say('no README.md in the tarball');
     if (pkg.scripts?.prepack !== 'npm run build' || !pkg.scripts?.build) say('needs "prepack": "npm run build" (and a build script)');
     if (!pkg.engines?.node || !satisfiesFloor(pkg.engines.node)) say(`engines.node "${pkg.engines?.node}" must accept Node ${NODE_FLOOR}`);
-    if (pkg.repository?.url !== REPOSITORY_URL || pkg.repository?.directory !== dir) say(`repository must be { url: "${REPOSITORY_URL}", directory: "${dir}" }`);
+    if (pkg.repository?.url !== REPOSITORY_URL || pkg.repository?.directory !== dir)
+      say(`repository must be { url: "${REPOSITORY_URL}", directory: "${dir}" }`);
     for (const field of ['dependencies', 'peerDependencies']) {
       for (const [name, range] of Object.entries(pkg[field] ?? {})) {
         if (versions.has(name) && range !== `^${versions.get(name)}`) say(`${field} ${name}@${range}, expected ^${versions.get(name)}`);

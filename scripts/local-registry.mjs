@@ -90,7 +90,14 @@ async function createUser(url) {
   const response = await fetch(new URL(`-/user/org.couchdb.user:${USER.name}`, url), {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ _id: `org.couchdb.user:${USER.name}`, name: USER.name, password: USER.password, type: 'user', roles: [], date: new Date().toISOString() }),
+    body: JSON.stringify({
+      _id: `org.couchdb.user:${USER.name}`,
+      name: USER.name,
+      password: USER.password,
+      type: 'user',
+      roles: [],
+      date: new Date().toISOString(),
+    }),
   });
   const body = await response.json();
   if (!response.ok || !body.token) throw new Error(`verdaccio refused to create a user: ${response.status} ${JSON.stringify(body)}`);
@@ -179,7 +186,9 @@ export async function publishWorkspace(registry, { prebuilt = false, log = () =>
     for (let next = queue.shift(); next; next = queue.shift()) {
       const started = performance.now();
       const outcome = await publishDir(registry, join(REPO_ROOT, next.dir), { prebuilt });
-      log(`${outcome === 'exists' ? 'already there' : 'published'}: ${next.pkg.name}@${next.pkg.version} (${((performance.now() - started) / 1000).toFixed(1)}s)`);
+      log(
+        `${outcome === 'exists' ? 'already there' : 'published'}: ${next.pkg.name}@${next.pkg.version} (${((performance.now() - started) / 1000).toFixed(1)}s)`,
+      );
     }
   };
   await Promise.all(Array.from({ length: prebuilt ? 4 : 1 }, worker));

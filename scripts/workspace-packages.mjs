@@ -39,7 +39,11 @@ export function publishablePackages(root = REPO_ROOT) {
  * optional peers only serve its tests (@skiff/testing ↔ the dev preset would otherwise be a cycle).
  */
 function buildDependencies(pkg, names) {
-  const optionalPeers = new Set(Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional).map(([name]) => name));
+  const optionalPeers = new Set(
+    Object.entries(pkg.peerDependenciesMeta ?? {})
+      .filter(([, meta]) => meta.optional)
+      .map(([name]) => name),
+  );
   const needed = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}).filter((name) => !optionalPeers.has(name))];
   return needed.filter((name) => names.has(name) && name !== pkg.name);
 }

@@ -64,9 +64,9 @@ export class ApiError extends Error {
   /** Rebuilds an error from a `Status` a server sent back (used by clients). */
   static fromStatus(status: Partial<Status>, httpStatus?: number): ApiError {
     const code = httpStatus ?? status.code ?? 500;
-    const entry = (Object.entries(API_ERRORS) as [ApiErrorCode, { code: number; reason: string }][]).find(
-      ([, e]) => e.reason === status.reason && e.code === code,
-    ) ?? (Object.entries(API_ERRORS) as [ApiErrorCode, { code: number; reason: string }][]).find(([, e]) => e.code === code);
+    const entry =
+      (Object.entries(API_ERRORS) as [ApiErrorCode, { code: number; reason: string }][]).find(([, e]) => e.reason === status.reason && e.code === code) ??
+      (Object.entries(API_ERRORS) as [ApiErrorCode, { code: number; reason: string }][]).find(([, e]) => e.code === code);
     const err = new ApiError(entry?.[0] ?? 'SKIFF_ERR_API_INTERNAL', status.message ?? `HTTP ${code}`, status.details);
     return err;
   }
@@ -82,8 +82,7 @@ export function qualifiedResource(resource: string, group: string): string {
 }
 
 export const errors = {
-  badRequest: (message: string, causes?: StatusCause[]) =>
-    new ApiError('SKIFF_ERR_API_BAD_REQUEST', message, causes ? { causes } : undefined),
+  badRequest: (message: string, causes?: StatusCause[]) => new ApiError('SKIFF_ERR_API_BAD_REQUEST', message, causes ? { causes } : undefined),
   unauthorized: (message = 'Unauthorized') => new ApiError('SKIFF_ERR_API_UNAUTHORIZED', message),
   forbidden: (message: string, details?: ApiErrorDetails) => new ApiError('SKIFF_ERR_API_FORBIDDEN', message, details),
   notFound: (resource: string, group: string, name: string) =>
@@ -101,14 +100,17 @@ export const errors = {
       kind: resource,
     }),
   conflict: (resource: string, group: string, name: string, why: string) =>
-    new ApiError(
-      'SKIFF_ERR_API_CONFLICT',
-      `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`,
-      { name, ...(group ? { group } : {}), kind: resource },
-    ),
+    new ApiError('SKIFF_ERR_API_CONFLICT', `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`, {
+      name,
+      ...(group ? { group } : {}),
+      kind: resource,
+    }),
   gone: (message: string) => new ApiError('SKIFF_ERR_API_GONE', message),
   unsupportedMediaType: (contentType: string) =>
-    new ApiError('SKIFF_ERR_API_UNSUPPORTED_MEDIA_TYPE', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/strategic-merge-patch+json, application/json-patch+json, application/apply-patch+yaml (got "${contentType}")`),
+    new ApiError(
+      'SKIFF_ERR_API_UNSUPPORTED_MEDIA_TYPE',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/strategic-merge-patch+json, application/json-patch+json, application/apply-patch+yaml (got "${contentType}")`,
+    ),
   /** 422 Invalid: `<Kind>.<group> "<name>" is invalid: <field>: <detail>, …` */
   invalid: (kind: string, group: string, name: string, causes: StatusCause[]) =>
     new ApiError(
@@ -116,8 +118,7 @@ export const errors = {
       `${group ? `${kind}.${group}` : kind} "${name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
       { name, ...(group ? { group } : {}), kind, causes },
     ),
-  tooManyRequests: (message: string, retryAfterSeconds = 1) =>
-    new ApiError('SKIFF_ERR_API_TOO_MANY_REQUESTS', message, { retryAfterSeconds }),
+  tooManyRequests: (message: string, retryAfterSeconds = 1) => new ApiError('SKIFF_ERR_API_TOO_MANY_REQUESTS', message, { retryAfterSeconds }),
   /** 504 Timeout, worded as Kubernetes does (`Timeout: …`); `retryAfterSeconds` says when to try again. */
   timeout: (message: string, details?: Pick<ApiErrorDetails, 'causes' | 'retryAfterSeconds'>) =>
     new ApiError('SKIFF_ERR_API_TIMEOUT', `Timeout: ${message}`, details),

@@ -167,9 +167,9 @@ describe('labelSelectorFromObject', () => {
     expect(badRequest(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] })).message).toContain(
       "values set can't be empty",
     );
-    expect(
-      badRequest(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).message,
-    ).toContain('values set must be empty');
+    expect(badRequest(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).message).toContain(
+      'values set must be empty',
+    );
     expect(badRequest(() => labelSelectorFromObject({ matchLabels: { 'bad key': 'x' } })).message).toContain('key: Invalid value: "bad key"');
   });
 });

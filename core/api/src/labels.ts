@@ -104,7 +104,7 @@ function requirementProblem(key: string, operator: LabelOperator, values: readon
       break;
     case 'Exists':
     case 'DoesNotExist':
-      if (values.length !== 0) return "values: Invalid value: values set must be empty for exists and does not exist";
+      if (values.length !== 0) return 'values: Invalid value: values set must be empty for exists and does not exist';
       break;
     case 'GreaterThan':
     case 'LessThan':

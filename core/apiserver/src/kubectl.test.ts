@@ -38,8 +38,11 @@ interface Result {
 /** Runs the kubectl on PATH: a dispatcher that picks kubectl 1.<minor> from the server's /version. */
 function kubectl(args: string[], input?: string): Promise<Result> {
   return new Promise((resolve) => {
-    const child = execFile('kubectl', ['--kubeconfig', join(server.dataDir, 'admin.kubeconfig'), '--cache-dir', cacheDir, ...args], { timeout: 20_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    const child = execFile(
+      'kubectl',
+      ['--kubeconfig', join(server.dataDir, 'admin.kubeconfig'), '--cache-dir', cacheDir, ...args],
+      { timeout: 20_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(input ?? '');
   });
@@ -96,7 +99,11 @@ describe('the real kubectl', () => {
     await server.request('POST', PODS, { body: pod('ready-soon') });
     const waiting = kubectl(['wait', '--for=condition=Ready', 'pod/ready-soon', '--timeout=15s']);
     const current = (await server.request('GET', `${PODS}/ready-soon`)).json;
-    const status = { ...current.status, phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] };
+    const status = {
+      ...current.status,
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+    };
     expect((await server.request('PUT', `${PODS}/ready-soon/status`, { body: { ...current, status } })).status).toBe(200);
     const result = await waiting;
     expect(result.stdout).toContain('pod/ready-soon condition met');

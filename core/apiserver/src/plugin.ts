@@ -27,8 +27,17 @@ const plugin = definePlugin({
     properties: {
       host: { type: 'string', description: 'Listen address (default: config.host)' },
       port: { type: 'integer', minimum: 0, maximum: 65535, description: 'Listen port, 0 for a free one (default: config.port)' },
-      bootstrapNamespaces: { type: 'boolean', default: true, description: 'Create the system namespaces (default, kube-system, kube-public, kube-node-lease) when missing' },
-      watchBookmarkIntervalMs: { type: 'integer', minimum: 10, default: 60_000, description: 'Interval of watch BOOKMARK events (to watches that allow bookmarks)' },
+      bootstrapNamespaces: {
+        type: 'boolean',
+        default: true,
+        description: 'Create the system namespaces (default, kube-system, kube-public, kube-node-lease) when missing',
+      },
+      watchBookmarkIntervalMs: {
+        type: 'integer',
+        minimum: 10,
+        default: 60_000,
+        description: 'Interval of watch BOOKMARK events (to watches that allow bookmarks)',
+      },
       resourceVersionWaitMs: { type: 'integer', minimum: 0, default: 3_000, description: 'How long a read of a future resourceVersion waits before a 504' },
     },
   },
@@ -66,7 +75,11 @@ const plugin = definePlugin({
         try {
           port = await http.listen(host, options.port ?? kernel.config.port);
         } catch (err) {
-          throw new ApiServerError('SKIFF_ERR_APISERVER_LISTEN', { address: `${host}:${options.port ?? kernel.config.port}`, detail: (err as Error).message }, { cause: err });
+          throw new ApiServerError(
+            'SKIFF_ERR_APISERVER_LISTEN',
+            { address: `${host}:${options.port ?? kernel.config.port}`, detail: (err as Error).message },
+            { cause: err },
+          );
         }
         const url = serverUrl(host, port);
         api.serverAddress = url.slice('https://'.length);

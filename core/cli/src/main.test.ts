@@ -39,7 +39,7 @@ describe('skiff <command> --help', () => {
     expect(USAGE).toMatch(/^ {2}up {7}start a whole cluster in this process$/m);
   });
 
-  it('prints a command\'s usage with help COMMAND', async () => {
+  it("prints a command's usage with help COMMAND", async () => {
     expect(await run('help', 'up')).toMatchObject({ result: { exitCode: 0 }, out: COMMANDS.up.usage });
   });
 

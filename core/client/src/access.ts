@@ -34,7 +34,15 @@ export async function canI(client: Pick<ApiClient, 'create'>, question: AccessQu
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
       metadata: {},
-      spec: { resourceAttributes: { verb: question.verb, group: question.group, resource: question.resource, subresource: question.subresource ?? '', namespace: question.namespace ?? '' } },
+      spec: {
+        resourceAttributes: {
+          verb: question.verb,
+          group: question.group,
+          resource: question.resource,
+          subresource: question.subresource ?? '',
+          namespace: question.namespace ?? '',
+        },
+      },
     } as AccessReview);
   } catch (err) {
     // Not even allowed to ask (Kubernetes grants every authenticated user the review; an authorizer may not).

@@ -9,14 +9,7 @@ export {
   type TransportRequest,
   type TransportResponse,
 } from './transport/index.js';
-export {
-  readKubeconfig,
-  parseKubeconfig,
-  buildKubeconfig,
-  writeKubeconfig,
-  type KubeconfigConnection,
-  type KubeconfigSpec,
-} from './kubeconfig.js';
+export { readKubeconfig, parseKubeconfig, buildKubeconfig, writeKubeconfig, type KubeconfigConnection, type KubeconfigSpec } from './kubeconfig.js';
 export { SharedInformer, type InformerScope, type InformerSettings } from './informer.js';
 export { SharedInformerFactory, type SharedInformerFactoryOptions } from './factory.js';
 export { NAMESPACE_INDEX, type Indexer } from './cache.js';

@@ -110,7 +110,12 @@ describe('SharedInformer', () => {
     await waitFor('the relist differences', () => heard.length === 3);
     expect(heard.sort()).toEqual(['add default/d@6', 'delete default/b@2', 'update default/a@1→4']);
     expect(listRequests(handler).length).toBe(listsBefore + 1);
-    expect(informer.list('default').map((p) => p.metadata.name).sort()).toEqual(['a', 'c', 'd']);
+    expect(
+      informer
+        .list('default')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'c', 'd']);
     await waitFor('a watch from the relist', () => watchRequests(handler).at(-1)?.query.resourceVersion === '6');
   });
 

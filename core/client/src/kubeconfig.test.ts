@@ -105,9 +105,15 @@ describe('parseKubeconfig', () => {
       ['contexts: []', 'no context given and current-context is not set'],
       ['current-context: a\ncontexts: [{name: a, context: {cluster: c}}]', 'names cluster "c", which is not in clusters'],
       ['current-context: a\ncontexts: [{name: a, context: {cluster: c, user: u}}]\nclusters: [{name: c, cluster: {server: "https://h"}}]', 'names user "u"'],
-      ['current-context: a\ncontexts: [{name: a, context: {cluster: c}}]\nclusters: [{name: c, cluster: {server: 6443}}]', 'clusters[c].cluster.server must be a string'],
+      [
+        'current-context: a\ncontexts: [{name: a, context: {cluster: c}}]\nclusters: [{name: c, cluster: {server: 6443}}]',
+        'clusters[c].cluster.server must be a string',
+      ],
       ['current-context: a\ncontexts: [{name: a, context: {cluster: c}}]\nclusters: [{name: c, cluster: {}}]', 'clusters[c].cluster.server is missing'],
-      ['current-context: a\ncontexts: [{name: a, context: {cluster: c}}]\nclusters: [{name: c, cluster: {server: "https://h", certificate-authority: nope.pem}}]', 'cannot read'],
+      [
+        'current-context: a\ncontexts: [{name: a, context: {cluster: c}}]\nclusters: [{name: c, cluster: {server: "https://h", certificate-authority: nope.pem}}]',
+        'cannot read',
+      ],
     ];
     for (const [text, message] of cases) {
       const attempt = () => parseKubeconfig(text, { file: 'k' });

@@ -133,9 +133,7 @@ export function buildKubeconfig(spec: KubeconfigSpec): string {
         }),
       },
     ],
-    contexts: [
-      { name: contextName, context: dropUndefined({ cluster: clusterName, user: userName, namespace: spec.namespace }) },
-    ],
+    contexts: [{ name: contextName, context: dropUndefined({ cluster: clusterName, user: userName, namespace: spec.namespace }) }],
     'current-context': contextName,
   });
 }

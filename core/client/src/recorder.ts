@@ -110,10 +110,15 @@ export class EventRecorderImpl implements EventRecorder {
         await this.client.create(RESOURCES.events, event);
       } else {
         try {
-          await this.client.patch(RESOURCES.events, event.metadata.name as string, { count, lastTimestamp: event.lastTimestamp }, {
-            namespace: event.metadata.namespace,
-            patchType: 'merge',
-          });
+          await this.client.patch(
+            RESOURCES.events,
+            event.metadata.name as string,
+            { count, lastTimestamp: event.lastTimestamp },
+            {
+              namespace: event.metadata.namespace,
+              patchType: 'merge',
+            },
+          );
         } catch (err) {
           // The Event expired or was deleted meanwhile: start it over with the count so far.
           if (!isApiError(err, 'NotFound')) throw err;

@@ -124,12 +124,7 @@ export interface RunWorkersOptions {
  * Runs `workers` loops of get → handle → done. Success forgets the item's backoff; a failure is logged
  * and retried with backoff until `maxRetries`. Resolves when every worker has exited.
  */
-export async function runWorkers<T>(
-  queue: WorkQueue<T>,
-  workers: number,
-  handle: (item: T) => Promise<void>,
-  options: RunWorkersOptions,
-): Promise<void> {
+export async function runWorkers<T>(queue: WorkQueue<T>, workers: number, handle: (item: T) => Promise<void>, options: RunWorkersOptions): Promise<void> {
   const { logger, signal } = options;
   const maxRetries = options.maxRetries ?? 15;
   const shutDown = () => queue.shutDown();

@@ -3,7 +3,8 @@ import { objectKey } from '@skiff/client';
 import type { Informer, InformerFactory, InformerHandlers, Logger } from '@skiff/kernel';
 
 function guarded<T extends KubeObject>(handlers: InformerHandlers<T>, logger: Logger): InformerHandlers<T> {
-  const failed = (kind: keyof InformerHandlers<T>, object: T, err: unknown) => logger.error({ err, handler: kind, key: objectKey(object) }, 'informer handler failed');
+  const failed = (kind: keyof InformerHandlers<T>, object: T, err: unknown) =>
+    logger.error({ err, handler: kind, key: objectKey(object) }, 'informer handler failed');
   const wrapped: InformerHandlers<T> = {};
   const { add, update, delete: remove } = handlers;
   if (add)
@@ -40,7 +41,10 @@ function guarded<T extends KubeObject>(handlers: InformerHandlers<T>, logger: Lo
  */
 export function informersFor(shared: InformerFactory, logger: Logger): InformerFactory {
   return {
-    informer<T extends KubeObject = KubeObject>(type: Parameters<InformerFactory['informer']>[0], options?: Parameters<InformerFactory['informer']>[1]): Informer<T> {
+    informer<T extends KubeObject = KubeObject>(
+      type: Parameters<InformerFactory['informer']>[0],
+      options?: Parameters<InformerFactory['informer']>[1],
+    ): Informer<T> {
       const informer = shared.informer<T>(type, options);
       return {
         type: informer.type,

@@ -14,7 +14,6 @@ export function checkEnabledNames(enabled: readonly string[], registered: readon
   for (const entry of enabled) {
     if (entry === '*') continue;
     const name = entry.startsWith('-') ? entry.slice(1) : entry;
-    if (!registered.includes(name))
-      throw new ControllerManagerError('SKIFF_ERR_CONTROLLER_UNKNOWN', { name, known: registered.join(', ') || '(none)' });
+    if (!registered.includes(name)) throw new ControllerManagerError('SKIFF_ERR_CONTROLLER_UNKNOWN', { name, known: registered.join(', ') || '(none)' });
   }
 }

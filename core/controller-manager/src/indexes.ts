@@ -31,5 +31,8 @@ export function orphansByNamespace(object: KubeObject): string[] {
  * controls, and the orphans of its namespace. Needs both indexes on the informer.
  */
 export function claimCandidates<T extends KubeObject>(informer: Informer<T>, controller: KubeObject): T[] {
-  return [...informer.byIndex(CONTROLLER_UID_INDEX, controller.metadata.uid!), ...informer.byIndex(ORPHAN_NAMESPACE_INDEX, controller.metadata.namespace ?? '')];
+  return [
+    ...informer.byIndex(CONTROLLER_UID_INDEX, controller.metadata.uid!),
+    ...informer.byIndex(ORPHAN_NAMESPACE_INDEX, controller.metadata.namespace ?? ''),
+  ];
 }

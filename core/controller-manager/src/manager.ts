@@ -44,7 +44,10 @@ export class ControllerManager {
    * log line of a controller, its failures included, names both.
    */
   async start(controllers: readonly ControllerDefinition[], pluginOf: (controller: string) => string | undefined = () => undefined): Promise<void> {
-    checkEnabledNames(this.options.enabled, controllers.map((c) => c.name));
+    checkEnabledNames(
+      this.options.enabled,
+      controllers.map((c) => c.name),
+    );
     for (const controller of controllers) {
       if (!isControllerEnabled(controller.name, this.options.enabled)) {
         this.deps.logger.info({ controller: controller.name }, 'controller disabled');
@@ -58,7 +61,11 @@ export class ControllerManager {
         this.abort.abort();
         ctx.logger.error({ err }, 'controller failed to start');
         const from = plugin ? ` (plugin "${plugin}")` : '';
-        throw new ControllerManagerError('SKIFF_ERR_CONTROLLER_START', { name: controller.name, from, detail: (err as Error)?.message ?? String(err) }, { cause: err });
+        throw new ControllerManagerError(
+          'SKIFF_ERR_CONTROLLER_START',
+          { name: controller.name, from, detail: (err as Error)?.message ?? String(err) },
+          { cause: err },
+        );
       }
       this.started.push(controller.name);
       ctx.logger.info({}, 'controller started');

@@ -17,9 +17,7 @@ export function newControllerRef(owner: KubeObject, ownerType: ResourceType): Ow
   };
 }
 
-export type JsonPatchOperation =
-  | { op: 'test' | 'add' | 'replace'; path: string; value: unknown }
-  | { op: 'remove'; path: string };
+export type JsonPatchOperation = { op: 'test' | 'add' | 'replace'; path: string; value: unknown } | { op: 'remove'; path: string };
 
 /**
  * A JSON patch that sets an object's ownerReferences. It first tests the uid and resourceVersion the

@@ -38,7 +38,12 @@ function kernelWith(lines: Line[], ...controllers: ControllerDefinition[]): Kern
   const dir = mkdtempSync(join(tmpdir(), 'skiff-cm-failures-'));
   dirs.push(dir);
   const kernel = new Kernel({ config: { dataDir: dir, rootDir: dir, port: 0 }, logger: recordingLogger(lines) });
-  return kernel.use(store).use(apiServer, { port: 0 }).use(alwaysAllow).use(controllerManager).use(controllersPlugin(...controllers));
+  return kernel
+    .use(store)
+    .use(apiServer, { port: 0 })
+    .use(alwaysAllow)
+    .use(controllerManager)
+    .use(controllersPlugin(...controllers));
 }
 
 describe('a controller that fails', () => {
@@ -60,47 +65,58 @@ describe('a controller that fails', () => {
 
   it('in a sync, an informer handler or its workers: every log line names the controller and its plugin', async () => {
     const lines: Line[] = [];
-    const kernel = kernelWith(lines, {
-      name: 'namespace-syncer',
-      start(ctx) {
-        const queue = new WorkQueue<string>({ name: 'namespaces', baseDelayMs: 10, maxDelayMs: 10 });
-        ctx.informers.informer<Namespace>(RESOURCES.namespaces).addHandlers({
-          add: (ns) => {
-            queue.add(ns.metadata.name!);
-            if (ns.metadata.name === 'handler-bug') throw new Error('handler bug');
-          },
-        });
-        ctx.track!(
-          runWorkers(
-            queue,
-            1,
-            async (name) => {
-              if (name === 'sync-bug') throw new Error(`cannot sync namespace ${name}`);
+    const kernel = kernelWith(
+      lines,
+      {
+        name: 'namespace-syncer',
+        start(ctx) {
+          const queue = new WorkQueue<string>({ name: 'namespaces', baseDelayMs: 10, maxDelayMs: 10 });
+          ctx.informers.informer<Namespace>(RESOURCES.namespaces).addHandlers({
+            add: (ns) => {
+              queue.add(ns.metadata.name!);
+              if (ns.metadata.name === 'handler-bug') throw new Error('handler bug');
             },
-            { logger: ctx.logger, signal: ctx.signal, maxRetries: 1 },
-          ),
-        );
+          });
+          ctx.track!(
+            runWorkers(
+              queue,
+              1,
+              async (name) => {
+                if (name === 'sync-bug') throw new Error(`cannot sync namespace ${name}`);
+              },
+              { logger: ctx.logger, signal: ctx.signal, maxRetries: 1 },
+            ),
+          );
+        },
       },
-    }, {
-      name: 'short-lived',
-      start(ctx) {
-        ctx.track!(Promise.reject(new Error('worker crashed')));
+      {
+        name: 'short-lived',
+        start(ctx) {
+          ctx.track!(Promise.reject(new Error('worker crashed')));
+        },
       },
-    });
+    );
     await kernel.start();
     try {
       const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] });
       await client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sync-bug' } });
       await client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'handler-bug' } });
 
-      const sync = await waitFor('the "work item failed; retrying with backoff" log line', () => lines.find((line) => line.msg === 'work item failed; retrying with backoff'));
-      expect(sync).toMatchObject({ level: 'warn', fields: { component: 'controller-manager', controller: 'namespace-syncer', plugin: PLUGIN, item: 'sync-bug' } });
+      const sync = await waitFor('the "work item failed; retrying with backoff" log line', () =>
+        lines.find((line) => line.msg === 'work item failed; retrying with backoff'),
+      );
+      expect(sync).toMatchObject({
+        level: 'warn',
+        fields: { component: 'controller-manager', controller: 'namespace-syncer', plugin: PLUGIN, item: 'sync-bug' },
+      });
       expect((sync.fields.err as Error).message).toBe('cannot sync namespace sync-bug');
 
       const handler = await waitFor('the "informer handler failed" log line', () => lines.find((line) => line.msg === 'informer handler failed'));
       expect(handler).toMatchObject({ level: 'error', fields: { controller: 'namespace-syncer', plugin: PLUGIN, handler: 'add', key: 'handler-bug' } });
 
-      const crashed = await waitFor('the "controller stopped with an error" log line', () => lines.find((line) => line.msg === 'controller stopped with an error'));
+      const crashed = await waitFor('the "controller stopped with an error" log line', () =>
+        lines.find((line) => line.msg === 'controller stopped with an error'),
+      );
       expect(crashed).toMatchObject({ level: 'error', fields: { controller: 'short-lived', plugin: PLUGIN } });
       expect((crashed.fields.err as Error).message).toBe('worker crashed');
     } finally {

@@ -27,10 +27,12 @@ function namespaceWatcher(name: string, log: { contexts: ControllerContext[]; fi
             });
             ctx.track!(
               new Promise<void>((resolve) => {
-                ctx.signal.addEventListener('abort', () => setTimeout(() => {
-                  log.finished.push(name);
-                  resolve();
-                }, 50));
+                ctx.signal.addEventListener('abort', () =>
+                  setTimeout(() => {
+                    log.finished.push(name);
+                    resolve();
+                  }, 50),
+                );
               }),
             );
           },

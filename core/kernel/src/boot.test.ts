@@ -23,8 +23,14 @@ export default {
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'skiff-boot-'));
-  installPackage('skiff-preset-base', `export default { name: 'skiff-preset-base', plugins: ['skiff-plugin-a', ['skiff-plugin-b', { label: 'from-base' }]], config: { nodes: 2 } };`);
-  installPackage('skiff-preset-child', `export default { name: 'skiff-preset-child', extends: ['base'], plugins: [['skiff-plugin-b', { label: 'from-child' }]] };`);
+  installPackage(
+    'skiff-preset-base',
+    `export default { name: 'skiff-preset-base', plugins: ['skiff-plugin-a', ['skiff-plugin-b', { label: 'from-base' }]], config: { nodes: 2 } };`,
+  );
+  installPackage(
+    'skiff-preset-child',
+    `export default { name: 'skiff-preset-child', extends: ['base'], plugins: [['skiff-plugin-b', { label: 'from-child' }]] };`,
+  );
   installPackage('skiff-plugin-a', pluginSource('skiff-plugin-a'));
   installPackage('skiff-plugin-b', pluginSource('skiff-plugin-b'));
   installPackage('skiff-plugin-c', pluginSource('skiff-plugin-c'));
@@ -35,7 +41,10 @@ const names = (kernel: Awaited<ReturnType<typeof createCluster>>) => kernel.list
 
 describe('createCluster', () => {
   it('finds skiff.config.mjs, resolves the preset chain and plugins from the config folder', async () => {
-    writeFileSync(join(dir, 'skiff.config.mjs'), `export default { preset: 'child', logLevel: 'silent', plugins: ['skiff-plugin-c', ['skiff-plugin-a', false]] };`);
+    writeFileSync(
+      join(dir, 'skiff.config.mjs'),
+      `export default { preset: 'child', logLevel: 'silent', plugins: ['skiff-plugin-c', ['skiff-plugin-a', false]] };`,
+    );
     const kernel = await createCluster({ cwd: dir });
     expect(names(kernel)).toEqual(['skiff-plugin-b', 'skiff-plugin-c']);
     expect(kernel.resolve('skiff-plugin-b:options')).toEqual({ label: 'from-child' });
@@ -81,16 +90,24 @@ describe('createCluster', () => {
       `invalid config ${file}: unknown key "plugin" (did you mean "plugins"?); known keys: preset, plugins, dataDir, host, port, nodes, logLevel`,
     );
     writeFileSync(file, JSON.stringify({ preset: 'base', logLevel: 'verbose' }));
-    await expect(createCluster({ cwd: dir })).rejects.toThrow(`invalid config ${file}: "logLevel" must be one of trace, debug, info, warn, error, fatal, silent (got "verbose")`);
-    await expect(createCluster({ cwd: dir, config: { preset: 'base', datadir: 'x' } as never })).rejects.toThrow('invalid config config: unknown key "datadir" (did you mean "dataDir"?)');
+    await expect(createCluster({ cwd: dir })).rejects.toThrow(
+      `invalid config ${file}: "logLevel" must be one of trace, debug, info, warn, error, fatal, silent (got "verbose")`,
+    );
+    await expect(createCluster({ cwd: dir, config: { preset: 'base', datadir: 'x' } as never })).rejects.toThrow(
+      'invalid config config: unknown key "datadir" (did you mean "dataDir"?)',
+    );
     installPackage('skiff-preset-typo', `export default { name: 'typo', plugins: [], config: { node: 2 } };`);
-    await expect(createCluster({ cwd: dir, config: { preset: 'typo' } })).rejects.toThrow('invalid config preset typo: unknown key "node" (did you mean "nodes"?)');
+    await expect(createCluster({ cwd: dir, config: { preset: 'typo' } })).rejects.toThrow(
+      'invalid config preset typo: unknown key "node" (did you mean "nodes"?)',
+    );
   });
 
   it('refuses to remove a plugin that is not loaded, suggesting the nearest name', async () => {
     const file = join(dir, 'skiff.config.json');
     writeFileSync(file, JSON.stringify({ preset: 'base', logLevel: 'silent', plugins: [['skiff-plugin-aa', false]] }));
-    await expect(createCluster({ cwd: dir })).rejects.toThrow(`invalid config ${file}: cannot remove plugin "skiff-plugin-aa": it is not loaded (did you mean "skiff-plugin-a"?)`);
+    await expect(createCluster({ cwd: dir })).rejects.toThrow(
+      `invalid config ${file}: cannot remove plugin "skiff-plugin-aa": it is not loaded (did you mean "skiff-plugin-a"?)`,
+    );
     writeFileSync(file, JSON.stringify({ preset: 'base', logLevel: 'silent', plugins: [['something-else', false]] }));
     await expect(createCluster({ cwd: dir })).rejects.toThrow(`invalid config ${file}: cannot remove plugin "something-else": it is not loaded`);
   });

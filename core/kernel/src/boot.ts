@@ -45,7 +45,10 @@ function mergeEntries(base: PluginEntry[], added: PluginEntry[]): PluginEntry[] 
         const name = specName(entry.ref);
         throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
           file: entry.where,
-          detail: `cannot remove plugin "${name}": it is not loaded${didYouMean(name, out.map((e) => specName(e.ref)))}`,
+          detail: `cannot remove plugin "${name}": it is not loaded${didYouMean(
+            name,
+            out.map((e) => specName(e.ref)),
+          )}`,
         });
       }
       out.splice(i, 1);
@@ -63,11 +66,7 @@ function presetCandidates(name: string): string[] {
 
 const OWN_DIR = dirname(new URL(import.meta.url).pathname);
 
-async function loadPreset(
-  name: string,
-  fromDir: string,
-  chain: string[],
-): Promise<{ entries: PluginEntry[]; config: Record<string, unknown> }> {
+async function loadPreset(name: string, fromDir: string, chain: string[]): Promise<{ entries: PluginEntry[]; config: Record<string, unknown> }> {
   if (chain.includes(name)) throw new KernelError('SKIFF_ERR_KERNEL_PRESET_CYCLE', { cycle: [...chain, name].join(' → ') });
   const candidates = presetCandidates(name);
   let file: string | undefined;
@@ -88,7 +87,10 @@ async function loadPreset(
     entries = mergeEntries(entries, loaded.entries);
     config = { ...config, ...loaded.config };
   }
-  entries = mergeEntries(entries, preset.plugins.map((p) => normaliseSpec(p, presetDir, `preset ${name}`)));
+  entries = mergeEntries(
+    entries,
+    preset.plugins.map((p) => normaliseSpec(p, presetDir, `preset ${name}`)),
+  );
   return { entries, config: { ...config, ...(preset.config ?? {}) } };
 }
 
@@ -132,7 +134,10 @@ export async function createCluster(options: BootOptions = {}): Promise<Kernel> 
   const presetName = (overrides.preset as string | undefined) ?? fileConfig.preset ?? CONFIG_DEFAULTS.preset;
   const preset = await loadPreset(presetName, loaded.rootDir, []);
   const where = loaded.file ?? 'config';
-  const entries = mergeEntries(preset.entries, (fileConfig.plugins ?? []).map((p) => normaliseSpec(p, loaded.rootDir, where)));
+  const entries = mergeEntries(
+    preset.entries,
+    (fileConfig.plugins ?? []).map((p) => normaliseSpec(p, loaded.rootDir, where)),
+  );
   const merged = { ...CONFIG_DEFAULTS, ...preset.config, ...fileConfig, ...overrides };
   const config: ResolvedConfig = {
     ...merged,

@@ -14,14 +14,7 @@ import type {
 } from './types/apiserver.js';
 import type { ControllerRegistry } from './types/controllers.js';
 import type { SchedulerPluginRegistry } from './types/scheduler.js';
-import type {
-  NamedRegistry,
-  NetworkFactory,
-  PodAdmitResult,
-  PodSyncContext,
-  RuntimeFactory,
-  VolumePlugin,
-} from './types/kubelet.js';
+import type { NamedRegistry, NetworkFactory, PodAdmitResult, PodSyncContext, RuntimeFactory, VolumePlugin } from './types/kubelet.js';
 
 /**
  * The hook catalogue: every extension point of a Skiff cluster, in one frozen object.

@@ -82,7 +82,9 @@ describe('Kernel', () => {
     const kernel = quiet();
     kernel.provide('example', { kind: 'lmdb' });
     expect(kernel.resolve('example')).toEqual({ kind: 'lmdb' });
-    expect(() => kernel.provide('example', { kind: 'etcd' })).toThrow('component "example" is already registered; pass { replace: true } to replace it on purpose');
+    expect(() => kernel.provide('example', { kind: 'etcd' })).toThrow(
+      'component "example" is already registered; pass { replace: true } to replace it on purpose',
+    );
     kernel.provide('example', { kind: 'etcd' }, { replace: true });
     expect(kernel.resolve('example')).toEqual({ kind: 'etcd' });
     expect(kernel.hasComponent('example')).toBe(true);
@@ -92,7 +94,9 @@ describe('Kernel', () => {
 
 describe('component contracts', () => {
   it('refuses two plugins that provide the same component, naming both', async () => {
-    const kernel = quiet().use(plugin('lmdb-store', { provides: ['apiServerInfo'] })).use(plugin('etcd-store', { provides: ['apiServerInfo'] }));
+    const kernel = quiet()
+      .use(plugin('lmdb-store', { provides: ['apiServerInfo'] }))
+      .use(plugin('etcd-store', { provides: ['apiServerInfo'] }));
     await expect(kernel.start()).rejects.toThrow('plugins "lmdb-store" and "etcd-store" both provide component "apiServerInfo"; remove one of them');
   });
 
@@ -113,5 +117,4 @@ describe('component contracts', () => {
     const kernel = quiet().use(plugin('late', { provides: ['apiHandler'] }));
     expect(() => kernel.resolve('apiHandler')).toThrow('no component "apiHandler" is registered (plugin "late" provides it once it has started)');
   });
-
 });

@@ -38,8 +38,7 @@ export class Kernel {
   constructor(options: KernelOptions = {}) {
     this.config = { ...CONFIG_DEFAULTS, rootDir: process.cwd(), ...options.config } as ResolvedConfig;
     // Logs go to stderr so stdout stays for the CLI's short human lines.
-    this.logger =
-      options.logger ?? (pino({ level: this.config.logLevel, base: undefined }, destination({ fd: 2, sync: true })) as unknown as Logger);
+    this.logger = options.logger ?? (pino({ level: this.config.logLevel, base: undefined }, destination({ fd: 2, sync: true })) as unknown as Logger);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.container.register({ kernel: asValue(this), logger: asValue(this.logger) });
   }
@@ -85,8 +84,7 @@ export class Kernel {
   resolve<K extends ComponentName>(name: K): Components[K];
   resolve(name: string): unknown;
   resolve(name: string): unknown {
-    if (!this.container.hasRegistration(name))
-      throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_MISSING', { name: name, detail: this.providerHint(name) });
+    if (!this.container.hasRegistration(name)) throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_MISSING', { name: name, detail: this.providerHint(name) });
     return this.container.resolve(name);
   }
 

@@ -41,7 +41,9 @@ type ObjectOf<S> = S extends { properties: infer P }
   ? Simplify<
       { -readonly [K in keyof P & PresentKeys<S>]: OptionsOf<P[K]> } & { -readonly [K in Exclude<keyof P, PresentKeys<S>>]?: OptionsOf<P[K]> } & AdditionalOf<S>
     >
-  : AdditionalOf<S> extends Record<string, never> ? Record<string, never> : AdditionalOf<S>;
+  : AdditionalOf<S> extends Record<string, never>
+    ? Record<string, never>
+    : AdditionalOf<S>;
 
 type AdditionalOf<S> = S extends { additionalProperties: infer A }
   ? A extends true

@@ -44,10 +44,7 @@ export function definePlugin<const S extends OptionsSchema | undefined = undefin
 export type PluginOptions<P> = P extends SkiffPlugin<infer O> ? O : never;
 
 /** How a config or preset names a plugin: by package name, with options, or `false` to remove it. */
-export type PluginSpec =
-  | string
-  | SkiffPlugin<any>
-  | [string | SkiffPlugin<any>, (Record<string, unknown> | false)?];
+export type PluginSpec = string | SkiffPlugin<any> | [string | SkiffPlugin<any>, (Record<string, unknown> | false)?];
 
 export interface SkiffPreset {
   name: string;

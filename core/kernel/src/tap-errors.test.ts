@@ -33,7 +33,12 @@ describe('errors from plugins name the plugin', () => {
     );
     const failure = await failureOf(() => kernel.hooks.configure.call(kernel.config));
     expect(failure.message).toBe(`plugin "skiff-plugin-config" failed in configure: Cannot read properties of undefined (reading 'spec')`);
-    expect(failure).toMatchObject({ code: 'SKIFF_ERR_KERNEL_PLUGIN_FAILED', pluginName: 'skiff-plugin-config', tapName: 'skiff-plugin-config', hookName: 'configure' });
+    expect(failure).toMatchObject({
+      code: 'SKIFF_ERR_KERNEL_PLUGIN_FAILED',
+      pluginName: 'skiff-plugin-config',
+      tapName: 'skiff-plugin-config',
+      hookName: 'configure',
+    });
     expect(failure.cause).toBe(boom);
     expect(failure.detail).toBe("Cannot read properties of undefined (reading 'spec')");
     expect(failure).toBeInstanceOf(KernelError);
@@ -146,7 +151,11 @@ describe('a throw in apply', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(KernelError);
-    expect(caught).toMatchObject({ code: 'SKIFF_ERR_KERNEL_PLUGIN_APPLY', message: 'plugin "skiff-plugin-broken" failed in apply: boom in apply', cause: boom });
+    expect(caught).toMatchObject({
+      code: 'SKIFF_ERR_KERNEL_PLUGIN_APPLY',
+      message: 'plugin "skiff-plugin-broken" failed in apply: boom in apply',
+      cause: boom,
+    });
   });
 
   it('passes a kernel error through, so a nested use names the plugin at fault', () => {
@@ -184,7 +193,9 @@ describe('skipFailingTaps', () => {
       const claims = JSON.parse(request.headers['x-id-token'] ?? 'null') as { sub: string } | null;
       return { user: { username: claims!.sub, groups: [] } };
     });
-    kernel.hooks.authenticate.tap('token', (request) => (request.headers.authorization === 'Bearer t' ? { user: { username: 'alice', groups: [] } } : undefined));
+    kernel.hooks.authenticate.tap('token', (request) =>
+      request.headers.authorization === 'Bearer t' ? { user: { username: 'alice', groups: [] } } : undefined,
+    );
     skipFailingTaps(kernel.hooks.authenticate, (failure, [request]) => {
       failures.push(failure.message);
       (request as AuthnRequest).errors.push(`authenticator "${failure.tapName}" failed`);

@@ -51,7 +51,10 @@ describe('kubelet and scheduler on a real API server', () => {
     const lease = await cluster.client.get<Lease>(RESOURCES.leases, 'node-2', 'kube-node-lease');
     expect(lease.spec).toMatchObject({ holderIdentity: 'node-2', leaseDurationSeconds: 40 });
     const renewed = lease.spec.renewTime;
-    await waitFor('the lease to be renewed', async () => (await cluster.client.get<Lease>(RESOURCES.leases, 'node-2', 'kube-node-lease')).spec.renewTime !== renewed);
+    await waitFor(
+      'the lease to be renewed',
+      async () => (await cluster.client.get<Lease>(RESOURCES.leases, 'node-2', 'kube-node-lease')).spec.renewTime !== renewed,
+    );
   });
 
   it('schedules a pod and runs it to Ready', async () => {
@@ -77,7 +80,11 @@ describe('kubelet and scheduler on a real API server', () => {
 
   it('spreads pods over the nodes', async () => {
     for (const name of ['spread-1', 'spread-2', 'spread-3', 'spread-4']) {
-      await cluster.client.create(RESOURCES.pods, pod(name, { containers: [{ name: 'web', image: 'nginx:1.27', resources: { requests: { cpu: '500m' } } }] }), 'default');
+      await cluster.client.create(
+        RESOURCES.pods,
+        pod(name, { containers: [{ name: 'web', image: 'nginx:1.27', resources: { requests: { cpu: '500m' } } }] }),
+        'default',
+      );
     }
     const nodes = await waitFor('the spread pods to be bound', async () => {
       const bound = await Promise.all(['spread-1', 'spread-2', 'spread-3', 'spread-4'].map(async (name) => (await getPod(name)).spec.nodeName));
@@ -87,7 +94,11 @@ describe('kubelet and scheduler on a real API server', () => {
   });
 
   it('says why a pod fits nowhere, on the pod and in an event', async () => {
-    await cluster.client.create(RESOURCES.pods, pod('huge-1', { containers: [{ name: 'web', image: 'nginx:1.27', resources: { requests: { cpu: '100' } } }] }), 'default');
+    await cluster.client.create(
+      RESOURCES.pods,
+      pod('huge-1', { containers: [{ name: 'web', image: 'nginx:1.27', resources: { requests: { cpu: '100' } } }] }),
+      'default',
+    );
     const condition = await waitFor('huge-1 to be marked unschedulable', async () =>
       (await getPod('huge-1')).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False'),
     );
@@ -104,7 +115,11 @@ describe('kubelet and scheduler on a real API server', () => {
   });
 
   it('fails a pod that node admission rejects', async () => {
-    await cluster.client.create(RESOURCES.pods, { ...pod('rejected-1'), metadata: { name: 'rejected-1', namespace: 'default', labels: { reject: 'yes' } } }, 'default');
+    await cluster.client.create(
+      RESOURCES.pods,
+      { ...pod('rejected-1'), metadata: { name: 'rejected-1', namespace: 'default', labels: { reject: 'yes' } } },
+      'default',
+    );
     const status = await waitFor('rejected-1 to fail', async () => {
       const current = await getPod('rejected-1');
       return current.status?.phase === 'Failed' && current.status;

@@ -71,17 +71,28 @@ describe('a runtime plugin that fails', () => {
   afterAll(() => controlPlane?.stop());
 
   it("names the runtime and its plugin in the container's state, the event and the log", async () => {
-    const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'crashing', namespace: 'default' }, spec: { containers: [{ name: 'crash', image: 'nginx:1.27' }] } };
+    const pod: Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'crashing', namespace: 'default' },
+      spec: { containers: [{ name: 'crash', image: 'nginx:1.27' }] },
+    };
     await client.create(RESOURCES.pods, pod, 'default');
     const message = `container runtime "buggy" (plugin "skiff-plugin-buggy-runtime") failed in createContainer: ${MOUNTS_BUG}`;
-    const waiting = await waitFor('the container to be waiting', async () => (await client.get<Pod>(RESOURCES.pods, 'crashing', 'default')).status?.containerStatuses?.[0]?.state?.waiting);
+    const waiting = await waitFor(
+      'the container to be waiting',
+      async () => (await client.get<Pod>(RESOURCES.pods, 'crashing', 'default')).status?.containerStatuses?.[0]?.state?.waiting,
+    );
     expect(waiting).toEqual({ reason: 'CreateContainerError', message });
     const events = await waitFor('the Failed event', async () =>
       (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.find((e) => e.involvedObject.name === 'crashing' && e.reason === 'Failed'),
     );
     expect(events).toMatchObject({ type: 'Warning', reason: 'Failed', message: `Error: ${message}`, source: { component: 'kubelet' } });
     const logged = lines.find((line) => line.msg === message);
-    expect(logged).toMatchObject({ level: 'error', fields: { component: 'kubelet', node: 'node-1', runtime: 'buggy', plugin: 'skiff-plugin-buggy-runtime', method: 'createContainer' } });
+    expect(logged).toMatchObject({
+      level: 'error',
+      fields: { component: 'kubelet', node: 'node-1', runtime: 'buggy', plugin: 'skiff-plugin-buggy-runtime', method: 'createContainer' },
+    });
     expect((logged!.fields.err as Error).message).toBe(MOUNTS_BUG);
   });
 });
@@ -90,7 +101,10 @@ describe('a runtime that cannot even be created', () => {
   it('fails the start naming the runtime and its plugin', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'skiff-kubelet-broken-'));
     try {
-      const kernel = new Kernel({ config: { dataDir, rootDir: dataDir, nodes: 1, logLevel: 'silent' } }).use(kubelet, { runtime: 'broken' }).use(brokenRuntime).use(networkIpam);
+      const kernel = new Kernel({ config: { dataDir, rootDir: dataDir, nodes: 1, logLevel: 'silent' } })
+        .use(kubelet, { runtime: 'broken' })
+        .use(brokenRuntime)
+        .use(networkIpam);
       kernel.provide('apiHandler', { handle: async () => ({ status: 503 }) });
       await expect(kernel.start()).rejects.toThrow(
         'component "@skiff/kubelet" failed to start: container runtime "broken" (plugin "skiff-plugin-broken-runtime") failed in create: no socket at /run/containerd/containerd.sock',
@@ -124,8 +138,20 @@ describe('namingFailures', () => {
     const exhausted = Object.assign(new Error('no IP addresses available in range set: 10.244.1.1-10.244.1.254'), { code: 'SKIFF_ERR_IPAM_EXHAUSTED' });
     const notFound = new Error('rpc error: code = NotFound desc = sandbox "x" not found');
     const identity = { kind: 'pod network' as const, name: 'flaky-net' };
-    await expect(namingFailures(network(() => Promise.reject(exhausted)), identity, recordingLogger(lines)).add(attachment)).rejects.toBe(exhausted);
-    await expect(namingFailures(network(() => Promise.reject(notFound)), identity, recordingLogger(lines)).add(attachment)).rejects.toBe(notFound);
+    await expect(
+      namingFailures(
+        network(() => Promise.reject(exhausted)),
+        identity,
+        recordingLogger(lines),
+      ).add(attachment),
+    ).rejects.toBe(exhausted);
+    await expect(
+      namingFailures(
+        network(() => Promise.reject(notFound)),
+        identity,
+        recordingLogger(lines),
+      ).add(attachment),
+    ).rejects.toBe(notFound);
     expect(lines).toEqual([]);
   });
 });

@@ -16,7 +16,11 @@ export interface NodePluginIdentity {
 function isDeliberate(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message, grpcCode } = err as { code?: unknown; message?: unknown; grpcCode?: unknown };
-  return typeof grpcCode === 'string' || (typeof code === 'string' && code.startsWith('SKIFF_ERR_')) || (typeof message === 'string' && message.startsWith('rpc error: '));
+  return (
+    typeof grpcCode === 'string' ||
+    (typeof code === 'string' && code.startsWith('SKIFF_ERR_')) ||
+    (typeof message === 'string' && message.startsWith('rpc error: '))
+  );
 }
 
 function named(identity: NodePluginIdentity, method: string, err: unknown, logger: Logger): unknown {

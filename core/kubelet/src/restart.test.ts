@@ -27,7 +27,11 @@ describe('a whole-cluster restart', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'skiff-kubelet-restart-'));
     cluster = await startCluster(dataDir);
     for (const name of names) {
-      await cluster.client.create(RESOURCES.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } }, 'default');
+      await cluster.client.create(
+        RESOURCES.pods,
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+        'default',
+      );
     }
     const before = await waitFor('the pods to run', () => runningPods(cluster!));
     await cluster.stop();

@@ -68,10 +68,16 @@ const getPod = (name: string) => client.get<Pod>(RESOURCES.pods, name, 'default'
 const createPod = (point: string) =>
   client.create(
     RESOURCES.pods,
-    { apiVersion: 'v1', kind: 'Pod', metadata: { name: podName(point), namespace: 'default', labels: { fail: point } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: podName(point), namespace: 'default', labels: { fail: point } },
+      spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    },
     'default',
   );
-const eventsAbout = async (name: string) => (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.filter((event) => event.involvedObject.name === name);
+const eventsAbout = async (name: string) =>
+  (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.filter((event) => event.involvedObject.name === name);
 
 const MESSAGES: [ExtensionPoint, string][] = [
   ['PreFilter', 'running PreFilter plugin "Flaky": boom in PreFilter'],
@@ -99,7 +105,11 @@ describe('a scheduler plugin that throws', () => {
         RETRY_WAIT,
       );
       expect(condition).toMatchObject({ type: 'PodScheduled', status: 'False', reason: 'SchedulerError', message });
-      const event = await waitFor(`the FailedScheduling event of ${name}`, async () => (await eventsAbout(name)).find((e) => e.reason === 'FailedScheduling'), RETRY_WAIT);
+      const event = await waitFor(
+        `the FailedScheduling event of ${name}`,
+        async () => (await eventsAbout(name)).find((e) => e.reason === 'FailedScheduling'),
+        RETRY_WAIT,
+      );
       expect(event).toMatchObject({ type: 'Warning', reason: 'FailedScheduling', message, source: { component: 'default-scheduler' } });
       const logged = lines.find((line) => line.msg === 'Error scheduling pod; retrying' && line.fields.pod === `default/${name}`);
       expect(logged?.level).toBe('error');
@@ -137,14 +147,24 @@ describe('a queueSort plugin that throws', () => {
       },
     });
     lines.length = 0;
-    const scheduler = new Scheduler({ profile: buildProfile(registry), logger: recordingLogger(), client: {} as never, informers: {} as never, recorder: {} as never });
+    const scheduler = new Scheduler({
+      profile: buildProfile(registry),
+      logger: recordingLogger(),
+      client: {} as never,
+      informers: {} as never,
+      recorder: {} as never,
+    });
     for (const name of ['first', 'second', 'third']) scheduler.queue.add(`default/${name}`, makePod(name));
     const order: string[] = [];
     for (let i = 0; i < 3; i++) order.push((await scheduler.queue.pop())!.info.key);
     scheduler.queue.close();
     expect(order).toEqual(['default/first', 'default/second', 'default/third']);
     expect(lines.filter((line) => line.fields.extensionPoint === 'QueueSort')).toMatchObject([
-      { level: 'error', msg: 'running QueueSort plugin "BrokenSort": no priority class', fields: { schedulerPlugin: 'BrokenSort', plugin: '@skiff/scheduler' } },
+      {
+        level: 'error',
+        msg: 'running QueueSort plugin "BrokenSort": no priority class',
+        fields: { schedulerPlugin: 'BrokenSort', plugin: '@skiff/scheduler' },
+      },
     ]);
   });
 });

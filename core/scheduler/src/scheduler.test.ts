@@ -44,7 +44,12 @@ const createNode = (node: Node) => client.create(RESOURCES.nodes, node);
 const createPod = (name: string, labels: Record<string, string> = {}, schedulerName?: string) =>
   client.create(
     RESOURCES.pods,
-    { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...(schedulerName ? { schedulerName } : {}) } },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default', labels },
+      spec: { containers: [{ name: 'c', image: 'nginx' }], ...(schedulerName ? { schedulerName } : {}) },
+    },
     'default',
   );
 const getPod = (name: string) => client.get<Pod>(RESOURCES.pods, name, 'default');
@@ -52,7 +57,9 @@ const getPod = (name: string) => client.get<Pod>(RESOURCES.pods, name, 'default'
 describe('the scheduler on a real API server', () => {
   it('says there are no nodes, then binds the pod once a node appears', async () => {
     await createPod('early-1');
-    const condition = await waitFor('early-1 to be unschedulable', async () => (await getPod('early-1')).status?.conditions?.find((c) => c.type === 'PodScheduled'));
+    const condition = await waitFor('early-1 to be unschedulable', async () =>
+      (await getPod('early-1')).status?.conditions?.find((c) => c.type === 'PodScheduled'),
+    );
     expect(condition).toMatchObject({ status: 'False', reason: 'Unschedulable', message: 'no nodes available to schedule pods' });
     await createNode(makeNode('small-1'));
     const bound = await waitFor('early-1 to be bound', async () => (await getPod('early-1')).spec.nodeName);
@@ -64,7 +71,11 @@ describe('the scheduler on a real API server', () => {
       const reasons = items.map((e) => e.reason);
       return reasons.includes('FailedScheduling') && reasons.includes('Scheduled') && items;
     });
-    expect(events.find((e) => e.reason === 'Scheduled')).toMatchObject({ type: 'Normal', message: 'Successfully assigned default/early-1 to small-1', source: { component: 'default-scheduler' } });
+    expect(events.find((e) => e.reason === 'Scheduled')).toMatchObject({
+      type: 'Normal',
+      message: 'Successfully assigned default/early-1 to small-1',
+      source: { component: 'default-scheduler' },
+    });
   });
 
   it('retries a pod that fits nowhere when a node that fits joins', async () => {
@@ -79,7 +90,11 @@ describe('the scheduler on a real API server', () => {
 
   it('skips cordoned and not-ready nodes', async () => {
     await createNode(makeNode('cordoned', undefined, { spec: { unschedulable: true }, metadata: { name: 'cordoned', labels: { size: 'big' } } }));
-    await createNode({ ...makeNode('sick'), metadata: { name: 'sick', labels: { size: 'big' } }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: 110 }, conditions: [{ type: 'Ready', status: 'False' }] } });
+    await createNode({
+      ...makeNode('sick'),
+      metadata: { name: 'sick', labels: { size: 'big' } },
+      status: { allocatable: { cpu: '4', memory: '8Gi', pods: 110 }, conditions: [{ type: 'Ready', status: 'False' }] },
+    });
     for (const name of ['big-2', 'big-3', 'big-4']) await createPod(name, { needs: 'big' });
     const nodes = await waitFor('the big pods to be bound', async () => {
       const bound = await Promise.all(['big-2', 'big-3', 'big-4'].map(async (name) => (await getPod(name)).spec.nodeName));

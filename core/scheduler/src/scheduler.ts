@@ -119,7 +119,10 @@ export class Scheduler {
       } catch (err) {
         if (!logged) {
           logged = true;
-          this.logger.error({ err, ...this.pluginFields(sorter.name), extensionPoint: 'QueueSort' }, failureMessage('QueueSort', sorter.name, (err as Error)?.message ?? String(err)));
+          this.logger.error(
+            { err, ...this.pluginFields(sorter.name), extensionPoint: 'QueueSort' },
+            failureMessage('QueueSort', sorter.name, (err as Error)?.message ?? String(err)),
+          );
         }
         return 0;
       }

@@ -34,13 +34,7 @@ export interface LogChunk {
 }
 
 /** Reads up to `maxEntries` log entries after `afterRevision` from one read snapshot. */
-export function readLogChunk(
-  dbs: StoreDatabases,
-  transaction: Transaction,
-  prefix: string,
-  afterRevision: number,
-  maxEntries: number,
-): LogChunk {
+export function readLogChunk(dbs: StoreDatabases, transaction: Transaction, prefix: string, afterRevision: number, maxEntries: number): LogChunk {
   const events: StoreEvent[] = [];
   let scannedThrough = afterRevision;
   let scanned = 0;

@@ -168,7 +168,13 @@ describe('list', () => {
   it('rejects malformed and foreign continue tokens with InvalidContinue', async () => {
     const store = await stores.open();
     await store.create(podKey('a'), pod('a'));
-    const bad = ['', 'not base64 json', Buffer.from('{"v":1}').toString('base64'), encodeContinue({ revision: 1, afterKey: '/registry/services/x' }), encodeContinue({ revision: 99, afterKey: podKey('a') })];
+    const bad = [
+      '',
+      'not base64 json',
+      Buffer.from('{"v":1}').toString('base64'),
+      encodeContinue({ revision: 1, afterKey: '/registry/services/x' }),
+      encodeContinue({ revision: 99, afterKey: podKey('a') }),
+    ];
     for (const token of bad) {
       const error = await listError(store.list('/registry/pods/', { continue: token }));
       expect(error.kind).toBe('InvalidContinue');

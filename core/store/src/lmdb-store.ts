@@ -93,8 +93,12 @@ export class LmdbStore implements Store {
       const { revision: snapshotRevision, compactedRevision } = readRevisions(this.dbs, transaction);
       const revision = position?.revision ?? options.revision ?? snapshotRevision;
       if (revision > snapshotRevision) {
-        if (position) throw new CodedStoreError('SKIFF_ERR_STORE_CONTINUE_INVALID', { detail: `revision ${revision} is newer than the store (${snapshotRevision})` });
-        throw new StoreUsageError('SKIFF_ERR_STORE_ARGUMENT_INVALID', { name: 'revision', detail: `${revision} is newer than the store (${snapshotRevision})` });
+        if (position)
+          throw new CodedStoreError('SKIFF_ERR_STORE_CONTINUE_INVALID', { detail: `revision ${revision} is newer than the store (${snapshotRevision})` });
+        throw new StoreUsageError('SKIFF_ERR_STORE_ARGUMENT_INVALID', {
+          name: 'revision',
+          detail: `${revision} is newer than the store (${snapshotRevision})`,
+        });
       }
       if (revision < compactedRevision) throw new CodedStoreError('SKIFF_ERR_STORE_COMPACTED', { revision, compacted: compactedRevision });
       return listAtRevision(this.dbs, transaction, { prefix, revision, snapshotRevision, afterKey: position?.afterKey, limit, filter });

@@ -17,8 +17,7 @@ export function admissionRequest(overrides: Partial<AdmissionRequest> & { object
     name: object?.metadata.name ?? '',
     user: { username: 'test-user', groups: ['system:authenticated'] },
     dryRun: false,
-    get: async (_resource, namespace, name) =>
-      objects.find((o) => o.metadata.name === name && (o.metadata.namespace ?? '') === namespace),
+    get: async (_resource, namespace, name) => objects.find((o) => o.metadata.name === name && (o.metadata.namespace ?? '') === namespace),
     ...rest,
   };
 }

@@ -49,4 +49,3 @@ const plugin = definePlugin({
 export default plugin;
 
 export type NamespaceLifecycleOptions = PluginOptions<typeof plugin>;
-

@@ -21,7 +21,11 @@ const plugin = definePlugin({
     type: 'object',
     properties: {
       file: { type: 'string', default: 'tokens.csv', description: 'Token file (CSV: token,user,uid,"groups"); relative paths are taken from the data dir' },
-      bootstrapAdmin: { type: 'boolean', default: true, description: 'On first start, create the file with an admin token (group system:masters) when missing' },
+      bootstrapAdmin: {
+        type: 'boolean',
+        default: true,
+        description: 'On first start, create the file with an admin token (group system:masters) when missing',
+      },
     },
   },
   apply(kernel, options) {
@@ -31,7 +35,8 @@ const plugin = definePlugin({
       start() {
         const file = resolve(kernel.config.dataDir, options.file);
         if (!existsSync(file)) {
-          if (!options.bootstrapAdmin) throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: `token file ${file} does not exist` });
+          if (!options.bootstrapAdmin)
+            throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: `token file ${file} does not exist` });
           mkdirSync(dirname(file), { recursive: true });
           writeFileSync(file, `# token,user,uid,"groups"\n${formatTokenLine(randomBytes(24).toString('base64url'), ADMIN)}\n`, { mode: 0o600 });
         }

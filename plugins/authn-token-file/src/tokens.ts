@@ -11,13 +11,17 @@ export function parseTokenFile(text: string, file: string): Map<string, UserInfo
     if (!line || line.startsWith('#')) return;
     const fields = splitCsvLine(line);
     const [token, username, uid, groups] = fields;
-    if (!token || !username || fields.length < 3)
-      throw new Error(`${file}:${index + 1}: expected token,user,uid[,"groups"] (got ${fields.length} fields)`);
+    if (!token || !username || fields.length < 3) throw new Error(`${file}:${index + 1}: expected token,user,uid[,"groups"] (got ${fields.length} fields)`);
     if (tokens.has(token)) throw new Error(`${file}:${index + 1}: duplicate token for user "${username}"`);
     tokens.set(token, {
       username,
       uid: uid || undefined,
-      groups: groups ? groups.split(',').map((g) => g.trim()).filter(Boolean) : [],
+      groups: groups
+        ? groups
+            .split(',')
+            .map((g) => g.trim())
+            .filter(Boolean)
+        : [],
     });
   });
   return tokens;

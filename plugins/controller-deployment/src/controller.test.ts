@@ -87,17 +87,30 @@ describe('Deployment controller against a real API server', () => {
     expect(rs!.metadata.name).toBe(`web-${hash}`);
     expect(rs!.spec.selector.matchLabels).toEqual({ app: 'web', [POD_TEMPLATE_HASH_LABEL]: hash });
     expect(rs!.spec.template.metadata?.labels).toEqual({ app: 'web', [POD_TEMPLATE_HASH_LABEL]: hash });
-    expect(rs!.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: created.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    expect(rs!.metadata.ownerReferences).toEqual([
+      { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: created.metadata.uid, controller: true, blockOwnerDeletion: true },
+    ]);
     expect(rs!.metadata.annotations).toMatchObject({ [ANNOTATION.REVISION]: '1', [ANNOTATION.DESIRED_REPLICAS]: '3', [ANNOTATION.MAX_REPLICAS]: '4' });
     expect(rs!.spec.replicas).toBe(3);
 
     expect(done.metadata.annotations?.[ANNOTATION.REVISION]).toBe('1');
-    expect(done.status).toMatchObject({ observedGeneration: done.metadata.generation, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
+    expect(done.status).toMatchObject({
+      observedGeneration: done.metadata.generation,
+      replicas: 3,
+      updatedReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+    });
     expect(done.status?.unavailableReplicas ?? 0).toBe(0);
     expect(done.status?.conditions).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' }),
-        expect.objectContaining({ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rs!.metadata.name}" has successfully progressed.` }),
+        expect.objectContaining({
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: `ReplicaSet "${rs!.metadata.name}" has successfully progressed.`,
+        }),
       ]),
     );
     expect(await eventsOf(created, 'ScalingReplicaSet')).toEqual([`Scaled up replica set ${rs!.metadata.name} to 3`]);
@@ -119,7 +132,10 @@ describe('Deployment controller against a real API server', () => {
     const violations: string[] = [];
     const observed = (async () => {
       const list = await plane.client.list<ReplicaSet>(RESOURCES.replicasets, 'default');
-      for await (const event of plane.client.watch<ReplicaSet>(RESOURCES.replicasets, 'default', { resourceVersion: list.metadata.resourceVersion, signal: watching.signal })) {
+      for await (const event of plane.client.watch<ReplicaSet>(RESOURCES.replicasets, 'default', {
+        resourceVersion: list.metadata.resourceVersion,
+        signal: watching.signal,
+      })) {
         const rs = event.object as ReplicaSet;
         if (!rs.metadata.ownerReferences?.some((ref) => ref.uid === created.metadata.uid)) continue;
         if (event.type === 'DELETED') latest.delete(rs.metadata.uid!);
@@ -182,7 +198,10 @@ describe('Deployment controller against a real API server', () => {
     const order: string[] = [];
     const list = await plane.client.list<Pod>(RESOURCES.pods, 'default');
     const observed = (async () => {
-      for await (const event of plane.client.watch<Pod>(RESOURCES.pods, 'default', { resourceVersion: list.metadata.resourceVersion, signal: watching.signal })) {
+      for await (const event of plane.client.watch<Pod>(RESOURCES.pods, 'default', {
+        resourceVersion: list.metadata.resourceVersion,
+        signal: watching.signal,
+      })) {
         const pod = event.object as Pod;
         if (pod.metadata.labels?.app !== 'recreate') continue;
         if (event.type === 'DELETED' && oldPods.delete(pod.metadata.name)) order.push(`old pod gone (${oldPods.size} left)`);
@@ -198,7 +217,14 @@ describe('Deployment controller against a real API server', () => {
     await waitFor('3 new pods seen', () => order.filter((step) => step.startsWith('new pod')).length === 3);
     watching.abort();
     await observed;
-    expect(order).toEqual(['old pod gone (2 left)', 'old pod gone (1 left)', 'old pod gone (0 left)', 'new pod after old ones', 'new pod after old ones', 'new pod after old ones']);
+    expect(order).toEqual([
+      'old pod gone (2 left)',
+      'old pod gone (1 left)',
+      'old pod gone (0 left)',
+      'new pod after old ones',
+      'new pod after old ones',
+      'new pod after old ones',
+    ]);
     const replicaSets = await replicaSetsOf(created);
     expect(replicaSets.find((rs) => rs.metadata.uid === old!.metadata.uid)?.spec.replicas).toBe(0);
   });
@@ -213,7 +239,10 @@ describe('Deployment controller against a real API server', () => {
       const progressing = d.status?.conditions?.find((condition) => condition.type === 'Progressing');
       return progressing?.reason === 'DeploymentPaused' && (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) && d;
     });
-    expect(paused.status?.conditions?.find((condition) => condition.type === 'Progressing')).toMatchObject({ status: 'Unknown', message: 'Deployment is paused' });
+    expect(paused.status?.conditions?.find((condition) => condition.type === 'Progressing')).toMatchObject({
+      status: 'Unknown',
+      message: 'Deployment is paused',
+    });
     expect(await replicaSetsOf(created)).toHaveLength(1);
 
     await plane.client.patch(RESOURCES.deployments, 'paused', { spec: { paused: null } }, { namespace: 'default', patchType: 'merge' });
@@ -227,7 +256,10 @@ describe('Deployment controller against a real API server', () => {
 
   it('keeps only revisionHistoryLimit old ReplicaSets', async () => {
     const created = await plane.client.create<Deployment>(RESOURCES.deployments, deployment('history', { replicas: 1, revisionHistoryLimit: 1 }), 'default');
-    for (const [revision, image] of [['2', 'nginx:1.26'], ['3', 'nginx:1.27']] as const) {
+    for (const [revision, image] of [
+      ['2', 'nginx:1.26'],
+      ['3', 'nginx:1.27'],
+    ] as const) {
       await waitRolledOut('history');
       await setImage('history', image);
       await waitFor(`revision ${revision}`, async () => {
@@ -271,7 +303,10 @@ describe('Deployment controller against a real API server', () => {
     // What kubectl rollout undo sends: the old ReplicaSet's template without its pod-template-hash label.
     const template = structuredClone(first!.spec.template);
     delete template.metadata!.labels![POD_TEMPLATE_HASH_LABEL];
-    await plane.client.patch(RESOURCES.deployments, 'undo', [{ op: 'replace', path: '/spec/template', value: template }], { namespace: 'default', patchType: 'json' });
+    await plane.client.patch(RESOURCES.deployments, 'undo', [{ op: 'replace', path: '/spec/template', value: template }], {
+      namespace: 'default',
+      patchType: 'json',
+    });
     const done = await waitFor('revision 3', async () => {
       const d = await getDeployment('undo');
       return d.metadata.annotations?.[ANNOTATION.REVISION] === '3' && rolledOut(d) && d;
@@ -288,11 +323,15 @@ describe('Deployment controller against a real API server', () => {
     const spec = deployment('stuck', { replicas: 1, progressDeadlineSeconds: 1 }).spec;
     spec.template.metadata!.labels![NEVER_READY_LABEL] = 'true';
     await plane.client.create<Deployment>(RESOURCES.deployments, { ...deployment('stuck'), spec }, 'default');
-    const stuck = await waitFor('the progress deadline to pass', async () => {
-      const d = await getDeployment('stuck');
-      const progressing = d.status?.conditions?.find((condition) => condition.type === 'Progressing');
-      return progressing?.reason === 'ProgressDeadlineExceeded' && d;
-    }, { timeoutMs: 6_000 });
+    const stuck = await waitFor(
+      'the progress deadline to pass',
+      async () => {
+        const d = await getDeployment('stuck');
+        const progressing = d.status?.conditions?.find((condition) => condition.type === 'Progressing');
+        return progressing?.reason === 'ProgressDeadlineExceeded' && d;
+      },
+      { timeoutMs: 6_000 },
+    );
     expect(stuck.status?.conditions).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }),

@@ -22,7 +22,9 @@ describe('podTemplateHash', () => {
   });
 
   it('does not depend on the process: a known template has a known hash', () => {
-    expect(podTemplateHash({ spec: { containers: [{ name: 'app', image: 'nginx' }] } })).toBe(podTemplateHash({ spec: { containers: [{ image: 'nginx', name: 'app' }] } }));
+    expect(podTemplateHash({ spec: { containers: [{ name: 'app', image: 'nginx' }] } })).toBe(
+      podTemplateHash({ spec: { containers: [{ image: 'nginx', name: 'app' }] } }),
+    );
     expect(podTemplateHash(template)).toBe('7df886f4d7');
   });
 

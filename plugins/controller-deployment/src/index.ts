@@ -11,7 +11,7 @@ const plugin = definePlugin({
   options: {
     type: 'object',
     properties: {
-      workers: { type: 'integer', minimum: 1, description: 'Deployments synced in parallel (default: the controller manager\'s workers)' },
+      workers: { type: 'integer', minimum: 1, description: "Deployments synced in parallel (default: the controller manager's workers)" },
     },
   },
   apply(kernel, options) {
@@ -32,7 +32,16 @@ export type DeploymentControllerOptions = PluginOptions<typeof plugin>;
 export { DeploymentController } from './controller.js';
 export { CONTROLLER_NAME, PLUGIN_NAME, POD_TEMPLATE_HASH_LABEL, ANNOTATION, CONDITION, REASON, EVENT_REASON } from './names.js';
 export { podTemplateHash } from './hash.js';
-export { resolveFenceposts, scaledValue, maxSurge, maxUnavailable, newReplicaSetReplicas, planNewReplicaSetScale, planOldReplicaSetsScaleDown, type ScaleStep } from './rolling.js';
+export {
+  resolveFenceposts,
+  scaledValue,
+  maxSurge,
+  maxUnavailable,
+  newReplicaSetReplicas,
+  planNewReplicaSetScale,
+  planOldReplicaSetsScaleDown,
+  type ScaleStep,
+} from './rolling.js';
 export { proportionalScale } from './proportional.js';
 export { calculateStatus, rolloutStatus, deploymentComplete } from './status.js';
 export { DeploymentError, DEPLOYMENT_ERRORS, type DeploymentErrorCode } from './errors.js';

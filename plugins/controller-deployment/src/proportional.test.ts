@@ -5,7 +5,8 @@ import { testDeployment, testReplicaSet } from './test-objects.js';
 
 const sized = (name: string, replicas: number, maxReplicas: number, created: string) =>
   testReplicaSet(name, replicas, { created, annotations: { [ANNOTATION.MAX_REPLICAS]: String(maxReplicas) } });
-const sizes = (steps: { rs: { metadata: { name?: string } }; replicas: number }[]) => Object.fromEntries(steps.map(({ rs, replicas }) => [rs.metadata.name, replicas]));
+const sizes = (steps: { rs: { metadata: { name?: string } }; replicas: number }[]) =>
+  Object.fromEntries(steps.map(({ rs, replicas }) => [rs.metadata.name, replicas]));
 
 describe('proportionalScale', () => {
   it('spreads a scale-up over the active ReplicaSets in proportion to their sizes', () => {

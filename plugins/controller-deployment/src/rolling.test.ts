@@ -23,7 +23,10 @@ describe('resolveFenceposts', () => {
 
   it('rejects values that are neither integers nor percentages', () => {
     expect(() => resolveFenceposts('lots', 1, 3)).toThrow(
-      expect.objectContaining({ code: 'SKIFF_ERR_DEPLOYMENT_INT_OR_PERCENT', message: 'spec.strategy.rollingUpdate.maxSurge must be an integer or a percentage such as "25%" (got "lots")' }),
+      expect.objectContaining({
+        code: 'SKIFF_ERR_DEPLOYMENT_INT_OR_PERCENT',
+        message: 'spec.strategy.rollingUpdate.maxSurge must be an integer or a percentage such as "25%" (got "lots")',
+      }),
     );
   });
 });

@@ -30,8 +30,6 @@ export function isSaturated(d: Deployment, rs: ReplicaSet | undefined): boolean 
   if (!rs) return false;
   const desired = desiredReplicas(d);
   return (
-    rs.metadata.annotations?.[ANNOTATION.DESIRED_REPLICAS] === String(desired) &&
-    replicasOf(rs) === desired &&
-    (rs.status?.availableReplicas ?? 0) === desired
+    rs.metadata.annotations?.[ANNOTATION.DESIRED_REPLICAS] === String(desired) && replicasOf(rs) === desired && (rs.status?.availableReplicas ?? 0) === desired
   );
 }

@@ -27,11 +27,22 @@ describe('calculateStatus', () => {
       lastTransitionTime: '2024-01-01T01:00:00Z',
     });
     const short = calculateStatus(d, [testReplicaSet('web', 10, { available: 7 })], undefined, NOW);
-    expect(getCondition(short, CONDITION.AVAILABLE)).toMatchObject({ status: 'False', reason: REASON.MIN_REPLICAS_UNAVAILABLE, message: 'Deployment does not have minimum availability.' });
+    expect(getCondition(short, CONDITION.AVAILABLE)).toMatchObject({
+      status: 'False',
+      reason: REASON.MIN_REPLICAS_UNAVAILABLE,
+      message: 'Deployment does not have minimum availability.',
+    });
   });
 
   it('leaves an unchanged condition exactly as it was', () => {
-    const available = { type: 'Available', status: 'True' as const, reason: REASON.MIN_REPLICAS_AVAILABLE, message: 'Deployment has minimum availability.', lastUpdateTime: T0, lastTransitionTime: T0 };
+    const available = {
+      type: 'Available',
+      status: 'True' as const,
+      reason: REASON.MIN_REPLICAS_AVAILABLE,
+      message: 'Deployment has minimum availability.',
+      lastUpdateTime: T0,
+      lastTransitionTime: T0,
+    };
     const d = testDeployment({}, { conditions: [available] });
     expect(getCondition(calculateStatus(d, [testReplicaSet('web', 10)], undefined, NOW), CONDITION.AVAILABLE)).toEqual(available);
   });
@@ -45,7 +56,14 @@ describe('calculateStatus', () => {
 });
 
 describe('rolloutStatus', () => {
-  const progressing = (reason: string, status: 'True' | 'False' = 'True', at = T0) => ({ type: 'Progressing', status, reason, message: 'm', lastUpdateTime: at, lastTransitionTime: at });
+  const progressing = (reason: string, status: 'True' | 'False' = 'True', at = T0) => ({
+    type: 'Progressing',
+    status,
+    reason,
+    message: 'm',
+    lastUpdateTime: at,
+    lastTransitionTime: at,
+  });
 
   it('says NewReplicaSetAvailable once every pod is updated and available: what rollout status waits for', () => {
     const d = testDeployment({}, { observedGeneration: 1, conditions: [progressing(REASON.RS_UPDATED)] });
@@ -81,7 +99,11 @@ describe('rolloutStatus', () => {
     const old = testReplicaSet('web-old', 10);
     const stuck = testReplicaSet('web-new', 3, { available: 0, ready: 0 });
     const status = rolloutStatus(d, [old, stuck], stuck, NOW);
-    expect(getCondition(status, CONDITION.PROGRESSING)).toMatchObject({ status: 'False', reason: REASON.TIMED_OUT, message: 'ReplicaSet "web-new" has timed out progressing.' });
+    expect(getCondition(status, CONDITION.PROGRESSING)).toMatchObject({
+      status: 'False',
+      reason: REASON.TIMED_OUT,
+      message: 'ReplicaSet "web-new" has timed out progressing.',
+    });
     const early = rolloutStatus(d, [old, stuck], stuck, Date.parse(T0) + 599_000);
     expect(getCondition(early, CONDITION.PROGRESSING)?.reason).toBe(REASON.RS_UPDATED);
   });
@@ -95,13 +117,23 @@ describe('rolloutStatus', () => {
     const failing = testReplicaSet('web-new', 3, { available: 0, actual: 0 });
     failing.status!.conditions = [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota', lastTransitionTime: T0 }];
     const status = rolloutStatus(testDeployment(), [failing], failing, NOW);
-    expect(getCondition(status, CONDITION.REPLICA_FAILURE)).toEqual({ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota', lastTransitionTime: T0, lastUpdateTime: T0 });
+    expect(getCondition(status, CONDITION.REPLICA_FAILURE)).toEqual({
+      type: 'ReplicaFailure',
+      status: 'True',
+      reason: 'FailedCreate',
+      message: 'quota',
+      lastTransitionTime: T0,
+      lastUpdateTime: T0,
+    });
   });
 });
 
 describe('progressCheckDelay', () => {
   it('is the time left before the progress deadline of a rollout still under way', () => {
-    const d = testDeployment({ progressDeadlineSeconds: 600 }, { conditions: [{ type: 'Progressing', status: 'True', reason: REASON.RS_UPDATED, lastUpdateTime: '2024-01-01T00:55:00Z' }] });
+    const d = testDeployment(
+      { progressDeadlineSeconds: 600 },
+      { conditions: [{ type: 'Progressing', status: 'True', reason: REASON.RS_UPDATED, lastUpdateTime: '2024-01-01T00:55:00Z' }] },
+    );
     expect(progressCheckDelay(d, { replicas: 10, updatedReplicas: 3 }, NOW)).toBe(300_000);
   });
 

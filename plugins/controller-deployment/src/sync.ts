@@ -225,7 +225,13 @@ export class DeploymentSync {
       this.deps.recorder.event(d, 'Normal', EVENT_REASON.SCALING, `Scaled up replica set ${created.metadata.name} to ${replicasOf(created)}`);
     await this.setDeploymentRevision(String(newRevision));
     if (createdNow && hasProgressDeadline(d)) {
-      const condition = newCondition(CONDITION.PROGRESSING, 'True', REASON.NEW_RS_CREATED, `Created new replica set "${created.metadata.name}"`, this.deps.now());
+      const condition = newCondition(
+        CONDITION.PROGRESSING,
+        'True',
+        REASON.NEW_RS_CREATED,
+        `Created new replica set "${created.metadata.name}"`,
+        this.deps.now(),
+      );
       await this.writeStatus(setCondition(this.deployment.status ?? {}, condition));
     }
     return created;

@@ -17,7 +17,9 @@ export function reportPodsReady(client: ApiClient, logger: Logger, signal: Abort
       if (pod.status?.conditions?.some((condition) => condition.type === 'Ready')) return;
       const lastTransitionTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
       const status = { phase: 'Running' as const, conditions: [{ type: 'Ready', status: 'True' as const, lastTransitionTime }] };
-      client.updateStatus<Pod>(RESOURCES.pods, { ...structuredClone(pod), status }).catch((err) => logger.debug({ err }, 'pod gone before it was reported ready'));
+      client
+        .updateStatus<Pod>(RESOURCES.pods, { ...structuredClone(pod), status })
+        .catch((err) => logger.debug({ err }, 'pod gone before it was reported ready'));
     },
   });
   factory.start(signal);

@@ -16,7 +16,12 @@ function ownerRef(owner: KubeObject, kind: string, apiVersion = 'apps/v1'): Owne
 async function createDeployment(client: ApiClient, name: string): Promise<Deployment> {
   return client.create<Deployment>(
     RESOURCES.deployments,
-    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'default' }, spec: { replicas: 0, selector: { matchLabels: { app: 'gc' } }, template } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: 'default' },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'gc' } }, template },
+    },
     'default',
   );
 }
@@ -24,13 +29,22 @@ async function createDeployment(client: ApiClient, name: string): Promise<Deploy
 async function createReplicaSet(client: ApiClient, name: string, owners: OwnerReference[]): Promise<ReplicaSet> {
   return client.create<ReplicaSet>(
     RESOURCES.replicasets,
-    { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, namespace: 'default', ownerReferences: owners }, spec: { replicas: 0, selector: { matchLabels: { app: 'gc' } }, template } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name, namespace: 'default', ownerReferences: owners },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'gc' } }, template },
+    },
     'default',
   );
 }
 
 async function createPod(client: ApiClient, name: string, owners: OwnerReference[]): Promise<Pod> {
-  return client.create<Pod>(RESOURCES.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', ownerReferences: owners }, spec: template.spec }, 'default');
+  return client.create<Pod>(
+    RESOURCES.pods,
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', ownerReferences: owners }, spec: template.spec },
+    'default',
+  );
 }
 
 async function exists(client: ApiClient, type: ResourceType, name: string): Promise<boolean> {
@@ -61,7 +75,10 @@ describe('garbage collector against a real API server', () => {
 
     await client.delete(RESOURCES.deployments, 'cascade', 'default', { propagationPolicy: 'Background' });
     await waitFor('the ReplicaSet to be collected', async () => !(await exists(client, RESOURCES.replicasets, 'cascade-rs')));
-    await waitFor('the pods to be collected', async () => !(await exists(client, RESOURCES.pods, 'cascade-pod-1')) && !(await exists(client, RESOURCES.pods, 'cascade-pod-2')));
+    await waitFor(
+      'the pods to be collected',
+      async () => !(await exists(client, RESOURCES.pods, 'cascade-pod-1')) && !(await exists(client, RESOURCES.pods, 'cascade-pod-2')),
+    );
   });
 
   it('collects an object created with a reference to an owner that does not exist', async () => {
@@ -116,7 +133,9 @@ describe('garbage collector against a real API server', () => {
     const deletions = (async () => {
       for await (const event of client.watch(RESOURCES.deployments, 'default', { resourceVersion: list.metadata.resourceVersion, signal: watching.signal })) {
         if (event.type === 'DELETED' && (event.object as KubeObject).metadata.name === 'foreground') {
-          seen.push(`deployment deleted; rs exists: ${await exists(client, RESOURCES.replicasets, 'foreground-rs')}; pod exists: ${await exists(client, RESOURCES.pods, 'foreground-pod')}`);
+          seen.push(
+            `deployment deleted; rs exists: ${await exists(client, RESOURCES.replicasets, 'foreground-rs')}; pod exists: ${await exists(client, RESOURCES.pods, 'foreground-pod')}`,
+          );
         }
       }
     })().catch(() => undefined);

@@ -113,7 +113,10 @@ export class GarbageCollector {
       const kept = object.metadata.ownerReferences.filter((ref) => !decision.uids.includes(ref.uid));
       return this.patchIgnoringGone(type, object, ownerReferencesPatch(object, kept));
     }
-    this.ctx.logger.info({ resource: resourceId(type), key: objectKey(object), propagationPolicy: decision.propagationPolicy }, 'deleting object whose owners are gone');
+    this.ctx.logger.info(
+      { resource: resourceId(type), key: objectKey(object), propagationPolicy: decision.propagationPolicy },
+      'deleting object whose owners are gone',
+    );
     await this.deleteIgnoringGone(type, object, { propagationPolicy: decision.propagationPolicy, preconditions: { uid: object.metadata.uid } });
   }
 

@@ -21,7 +21,10 @@ describe('decideForDependent', () => {
   });
 
   it('deletes in the background a dependent whose every owner is gone', () => {
-    expect(decideForDependent(dependent(['a', 'b']), states({ a: 'absent', b: 'absent' }), false)).toEqual({ action: 'delete', propagationPolicy: 'Background' });
+    expect(decideForDependent(dependent(['a', 'b']), states({ a: 'absent', b: 'absent' }), false)).toEqual({
+      action: 'delete',
+      propagationPolicy: 'Background',
+    });
   });
 
   it('only drops references to vanished owners while another owner remains', () => {
@@ -38,7 +41,10 @@ describe('decideForDependent', () => {
 
   it('honours the dependent’s own orphan or foreground finalizer', () => {
     expect(decideForDependent(dependent(['a'], ['orphan']), states({ a: 'absent' }), false)).toEqual({ action: 'delete', propagationPolicy: 'Orphan' });
-    expect(decideForDependent(dependent(['a'], ['foregroundDeletion']), states({ a: 'absent' }), false)).toEqual({ action: 'delete', propagationPolicy: 'Foreground' });
+    expect(decideForDependent(dependent(['a'], ['foregroundDeletion']), states({ a: 'absent' }), false)).toEqual({
+      action: 'delete',
+      propagationPolicy: 'Foreground',
+    });
   });
 
   it('assumes an owner it was told nothing about still exists', () => {

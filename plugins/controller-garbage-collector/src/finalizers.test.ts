@@ -19,6 +19,9 @@ describe('finalizers', () => {
   });
 
   it('removes the field with the last finalizer', () => {
-    expect(removeFinalizerPatch({ metadata: { uid: 'u', resourceVersion: '3', finalizers: ['orphan'] } }, 'orphan').at(-1)).toEqual({ op: 'remove', path: '/metadata/finalizers' });
+    expect(removeFinalizerPatch({ metadata: { uid: 'u', resourceVersion: '3', finalizers: ['orphan'] } }, 'orphan').at(-1)).toEqual({
+      op: 'remove',
+      path: '/metadata/finalizers',
+    });
   });
 });

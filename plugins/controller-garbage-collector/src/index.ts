@@ -12,12 +12,17 @@ const plugin = definePlugin({
   options: {
     type: 'object',
     properties: {
-      workers: { type: 'integer', minimum: 1, description: 'Workers per queue, for dependents and for finalizing owners (default: the controller manager\'s workers)' },
+      workers: {
+        type: 'integer',
+        minimum: 1,
+        description: "Workers per queue, for dependents and for finalizing owners (default: the controller manager's workers)",
+      },
       resources: {
         type: 'array',
         items: { type: 'string' },
         default: [...DEFAULT_RESOURCES],
-        description: 'Resources whose objects may carry ownerReferences or be owners: plural names, optionally with their group ("pods", "replicasets.apps", …)',
+        description:
+          'Resources whose objects may carry ownerReferences or be owners: plural names, optionally with their group ("pods", "replicasets.apps", …)',
       },
     },
   },

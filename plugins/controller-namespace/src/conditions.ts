@@ -26,13 +26,23 @@ export function deletionConditions(report: ContentReport, now: string): Namespac
   });
   return [
     report.failures.length > 0
-      ? condition('NamespaceDeletionContentFailure', true, 'ContentDeletionFailed', `Failed to delete all resource types, ${report.failures.length} remaining: ${report.failures.join(', ')}`)
+      ? condition(
+          'NamespaceDeletionContentFailure',
+          true,
+          'ContentDeletionFailed',
+          `Failed to delete all resource types, ${report.failures.length} remaining: ${report.failures.join(', ')}`,
+        )
       : condition('NamespaceDeletionContentFailure', false, 'ContentDeleted', 'All content successfully deleted, may be waiting on finalization'),
     remaining.length > 0
       ? condition('NamespaceContentRemaining', true, 'SomeResourcesRemain', `Some resources are remaining: ${remaining.join(', ')}`)
       : condition('NamespaceContentRemaining', false, 'ContentRemoved', 'All content successfully removed'),
     finalizers.length > 0
-      ? condition('NamespaceFinalizersRemaining', true, 'SomeFinalizersRemain', `Some content in the namespace has finalizers remaining: ${finalizers.join(', ')}`)
+      ? condition(
+          'NamespaceFinalizersRemaining',
+          true,
+          'SomeFinalizersRemain',
+          `Some content in the namespace has finalizers remaining: ${finalizers.join(', ')}`,
+        )
       : condition('NamespaceFinalizersRemaining', false, 'ContentHasNoFinalizers', 'All content-preserving finalizers finished'),
   ];
 }

@@ -26,7 +26,8 @@ export async function deleteContent(client: ApiClient, namespace: string, resour
       await deleteAll(client, namespace, resource);
       const left = (await client.list(resource.type, namespace)).items;
       if (left.length > 0) report.remaining.set(groupResource(resource.type), left.length);
-      for (const object of left) for (const finalizer of object.metadata.finalizers ?? []) report.finalizers.set(finalizer, (report.finalizers.get(finalizer) ?? 0) + 1);
+      for (const object of left)
+        for (const finalizer of object.metadata.finalizers ?? []) report.finalizers.set(finalizer, (report.finalizers.get(finalizer) ?? 0) + 1);
     } catch (err) {
       report.failures.push(`${groupResource(resource.type)}: ${(err as Error).message}`);
     }

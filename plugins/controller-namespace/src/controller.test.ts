@@ -28,11 +28,20 @@ const widgets = definePlugin({
 const podSpec = { containers: [{ name: 'app', image: 'nginx:1.25' }] };
 
 async function createNamespace(client: ApiClient, name: string, finalizers?: string[]): Promise<void> {
-  await client.create<Namespace>(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, ...(finalizers && { spec: { finalizers } }) });
+  await client.create<Namespace>(RESOURCES.namespaces, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name },
+    ...(finalizers && { spec: { finalizers } }),
+  });
 }
 
 async function createPod(client: ApiClient, namespace: string, name: string, finalizers?: string[]): Promise<Pod> {
-  return client.create<Pod>(RESOURCES.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, ...(finalizers && { finalizers }) }, spec: podSpec }, namespace);
+  return client.create<Pod>(
+    RESOURCES.pods,
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, ...(finalizers && { finalizers }) }, spec: podSpec },
+    namespace,
+  );
 }
 
 async function createDeployment(client: ApiClient, namespace: string, name: string): Promise<Deployment> {
@@ -100,7 +109,11 @@ describe('namespace controller against a real API server', () => {
     });
     expect(terminating.status?.phase).toBe('Terminating');
     expect(terminating.spec?.finalizers).toEqual(['kubernetes']);
-    expect(condition(terminating, 'NamespaceContentRemaining')).toMatchObject({ status: 'True', reason: 'SomeResourcesRemain', message: 'Some resources are remaining: pods. has 1 resource instances' });
+    expect(condition(terminating, 'NamespaceContentRemaining')).toMatchObject({
+      status: 'True',
+      reason: 'SomeResourcesRemain',
+      message: 'Some resources are remaining: pods. has 1 resource instances',
+    });
     expect(condition(terminating, 'NamespaceFinalizersRemaining')).toMatchObject({
       reason: 'SomeFinalizersRemain',
       message: 'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances',

@@ -12,7 +12,7 @@ const plugin = definePlugin({
   options: {
     type: 'object',
     properties: {
-      workers: { type: 'integer', minimum: 1, description: 'Namespaces worked on at once (default: the controller manager\'s workers)' },
+      workers: { type: 'integer', minimum: 1, description: "Namespaces worked on at once (default: the controller manager's workers)" },
     },
   },
   apply(kernel, options) {

@@ -27,7 +27,9 @@ function replicaSet(name: string, replicas: number, minReadySeconds?: number): R
 
 async function podsOf(rs: ReplicaSet): Promise<Pod[]> {
   const list = await plane.client.list<Pod>(RESOURCES.pods, 'default', { labelSelector: `app=${rs.metadata.name}` });
-  return list.items.filter((pod) => pod.metadata.ownerReferences?.some((ref) => ref.uid === rs.metadata.uid && ref.controller) && !pod.metadata.deletionTimestamp);
+  return list.items.filter(
+    (pod) => pod.metadata.ownerReferences?.some((ref) => ref.uid === rs.metadata.uid && ref.controller) && !pod.metadata.deletionTimestamp,
+  );
 }
 
 async function getReplicaSet(name: string): Promise<ReplicaSet> {
@@ -37,7 +39,10 @@ async function getReplicaSet(name: string): Promise<ReplicaSet> {
 /** What a kubelet would report for a pod whose containers all became ready at `since`. */
 async function markReady(pod: Pod, since = new Date()): Promise<void> {
   const lastTransitionTime = since.toISOString().replace(/\.\d+Z$/, 'Z');
-  await plane.client.updateStatus<Pod>(RESOURCES.pods, { ...pod, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime }] } });
+  await plane.client.updateStatus<Pod>(RESOURCES.pods, {
+    ...pod,
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime }] },
+  });
 }
 
 async function scale(name: string, replicas: number): Promise<void> {
@@ -51,7 +56,9 @@ describe('ReplicaSet controller against a real API server', () => {
     for (const pod of pods) {
       expect(pod.metadata.name).toMatch(/^create-[bcdfghjklmnpqrstvwxz2-9]{5}$/);
       expect(pod.metadata.labels).toEqual({ app: 'create', tier: 'web' });
-      expect(pod.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'create', uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+      expect(pod.metadata.ownerReferences).toEqual([
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'create', uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true },
+      ]);
       expect(pod.spec.containers[0]?.image).toBe('nginx:1.25');
     }
     const status = await waitFor('status.replicas 3', async () => {
@@ -103,8 +110,15 @@ describe('ReplicaSet controller against a real API server', () => {
     expect(left[0]!.metadata.name).toBe(keeper.metadata.name);
     await waitFor('status.replicas 1', async () => (await getReplicaSet('shrink')).status?.replicas === 1);
     const deletions = await plane.client.list<CoreEvent>(RESOURCES.events, 'default');
-    const deleted = deletions.items.filter((event) => event.involvedObject.uid === rs.metadata.uid && event.reason === 'SuccessfulDelete').map((event) => event.message);
-    expect(deleted.sort()).toEqual(pods.filter((pod) => pod !== keeper).map((pod) => `Deleted pod: ${pod.metadata.name}`).sort());
+    const deleted = deletions.items
+      .filter((event) => event.involvedObject.uid === rs.metadata.uid && event.reason === 'SuccessfulDelete')
+      .map((event) => event.message);
+    expect(deleted.sort()).toEqual(
+      pods
+        .filter((pod) => pod !== keeper)
+        .map((pod) => `Deleted pod: ${pod.metadata.name}`)
+        .sort(),
+    );
   });
 
   it('replaces a pod that is deleted', async () => {

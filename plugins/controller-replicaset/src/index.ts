@@ -11,7 +11,7 @@ const plugin = definePlugin({
   options: {
     type: 'object',
     properties: {
-      workers: { type: 'integer', minimum: 1, description: 'ReplicaSets synced in parallel (default: the controller manager\'s workers)' },
+      workers: { type: 'integer', minimum: 1, description: "ReplicaSets synced in parallel (default: the controller manager's workers)" },
     },
   },
   apply(kernel, options) {

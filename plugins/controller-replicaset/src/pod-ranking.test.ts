@@ -22,10 +22,7 @@ describe('podsToDelete', () => {
   });
 
   it('among ready pods, deletes the one ready for the shortest time first', () => {
-    const pods = [
-      testPod('old', { node: 'a', readySince: '2024-01-01T00:00:10Z' }),
-      testPod('young', { node: 'b', readySince: '2024-01-01T00:05:00Z' }),
-    ];
+    const pods = [testPod('old', { node: 'a', readySince: '2024-01-01T00:00:10Z' }), testPod('young', { node: 'b', readySince: '2024-01-01T00:05:00Z' })];
     expect(names(podsToDelete(pods, 1))).toEqual(['young']);
   });
 
@@ -43,7 +40,11 @@ describe('podsToDelete', () => {
       testPod('default', { node: 'c' }),
     ];
     expect(names(podsToDelete(cost, 3))).toEqual(['cheap', 'default', 'expensive']);
-    const crowded = [testPod('alone', { node: 'a' }), testPod('twin-1', { node: 'b', created: '2024-01-01T00:00:00Z' }), testPod('twin-2', { node: 'b', created: '2024-01-01T00:00:00Z' })];
+    const crowded = [
+      testPod('alone', { node: 'a' }),
+      testPod('twin-1', { node: 'b', created: '2024-01-01T00:00:00Z' }),
+      testPod('twin-2', { node: 'b', created: '2024-01-01T00:00:00Z' }),
+    ];
     expect(names(podsToDelete(crowded, 1))[0]).toMatch(/^twin-/);
   });
 

@@ -46,7 +46,13 @@ describe('calculateStatus', () => {
   it('sets ReplicaFailure while pods cannot be created, and clears it once they can', () => {
     const failing = calculateStatus(replicaSet(), [], { reason: 'FailedCreate', message: 'pods "web-" is forbidden: exceeded quota' }, NOW);
     expect(failing.conditions).toEqual([
-      { type: 'ReplicaFailure', status: 'True', lastTransitionTime: '2024-01-01T00:10:00Z', reason: 'FailedCreate', message: 'pods "web-" is forbidden: exceeded quota' },
+      {
+        type: 'ReplicaFailure',
+        status: 'True',
+        lastTransitionTime: '2024-01-01T00:10:00Z',
+        reason: 'FailedCreate',
+        message: 'pods "web-" is forbidden: exceeded quota',
+      },
     ]);
     const stillFailing = calculateStatus(replicaSet(0, failing), [], { reason: 'FailedCreate', message: 'again' }, NOW + 60_000);
     expect(stillFailing.conditions).toEqual(failing.conditions);

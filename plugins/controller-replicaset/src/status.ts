@@ -51,10 +51,7 @@ function nextConditions(current: ReplicaSetCondition[], failure: ManageFailure |
   if (!failure) return others;
   const existing = current.find((condition) => condition.type === REPLICA_FAILURE);
   if (existing) return current;
-  return [
-    ...others,
-    { type: REPLICA_FAILURE, status: 'True', lastTransitionTime: kubeTime(now), reason: failure.reason, message: failure.message },
-  ];
+  return [...others, { type: REPLICA_FAILURE, status: 'True', lastTransitionTime: kubeTime(now), reason: failure.reason, message: failure.message }];
 }
 
 export function conditionsOf(rs: ReplicaSet): ReplicaSetCondition[] {

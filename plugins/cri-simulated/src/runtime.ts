@@ -1,12 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type {
-  ContainerConfig,
-  ContainerRuntime,
-  ContainerStatusInfo,
-  Logger,
-  PodSandboxConfig,
-  PodSandboxStatus,
-} from '@skiff/kernel';
+import type { ContainerConfig, ContainerRuntime, ContainerStatusInfo, Logger, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
 import { RuntimeError } from './errors.js';
 import { imageDigest, imageSize, normalizeImage, repoDigest } from './images.js';
 import { CONTAINER_ROLE_LABEL, RUNTIME_NAME, RUNTIME_VERSION } from './names.js';
@@ -144,7 +137,12 @@ export class SimulatedRuntime implements ContainerRuntime {
     const container = this.containers.get(containerId);
     if (!container) throw new RuntimeError('SKIFF_ERR_CRI_NOT_FOUND', { kind: 'container', id: containerId });
     if (container.state !== 'CONTAINER_CREATED')
-      throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'container', id: containerId, state: container.state, detail: 'only a created container can start' });
+      throw new RuntimeError('SKIFF_ERR_CRI_STATE', {
+        kind: 'container',
+        id: containerId,
+        state: container.state,
+        detail: 'only a created container can start',
+      });
     await delay(this.options.startDelayMs);
     // It may have been stopped or removed while starting.
     if (this.containers.get(containerId) !== container || container.state !== 'CONTAINER_CREATED') return;

@@ -33,7 +33,11 @@ export function parseCidr(text: string, what = 'CIDR'): Ipv4Cidr {
     throw new IpamError('SKIFF_ERR_IPAM_CIDR_INVALID', { what, value: text, detail: 'expected an IPv4 CIDR such as 10.244.0.0/16' });
   const size = 2 ** (32 - prefix);
   if (base % size !== 0)
-    throw new IpamError('SKIFF_ERR_IPAM_CIDR_INVALID', { what, value: text, detail: `the host bits are set (did you mean ${intToIp(base - (base % size))}/${prefix}?)` });
+    throw new IpamError('SKIFF_ERR_IPAM_CIDR_INVALID', {
+      what,
+      value: text,
+      detail: `the host bits are set (did you mean ${intToIp(base - (base % size))}/${prefix}?)`,
+    });
   return { network: base, prefix };
 }
 
@@ -44,7 +48,11 @@ export function parseCidr(text: string, what = 'CIDR'): Ipv4Cidr {
 export function nodeSubnet(clusterCIDR: string, index: number, maskSize: number): Ipv4Cidr {
   const cluster = parseCidr(clusterCIDR, 'clusterCIDR');
   if (maskSize < cluster.prefix || maskSize > 30)
-    throw new IpamError('SKIFF_ERR_IPAM_CIDR_INVALID', { what: 'nodeCIDRMaskSize', value: String(maskSize), detail: `must be between ${cluster.prefix} and 30` });
+    throw new IpamError('SKIFF_ERR_IPAM_CIDR_INVALID', {
+      what: 'nodeCIDRMaskSize',
+      value: String(maskSize),
+      detail: `must be between ${cluster.prefix} and 30`,
+    });
   const count = 2 ** (maskSize - cluster.prefix);
   const block = index + 1;
   if (block >= count)

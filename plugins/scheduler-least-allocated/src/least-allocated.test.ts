@@ -31,12 +31,22 @@ describe('NodeResourcesLeastAllocated', () => {
     const request = { milliCPU: 1000, memory: 0, pods: 1 };
     // cpu: floor(2000 * 100 / 3000) = 66; memory 100
     expect(leastAllocatedScore(request, info, [{ name: 'cpu', weight: 1 }])).toBe(66);
-    expect(leastAllocatedScore(request, info, [{ name: 'cpu', weight: 3 }, { name: 'memory', weight: 1 }])).toBe(Math.floor((66 * 3 + 100) / 4));
+    expect(
+      leastAllocatedScore(request, info, [
+        { name: 'cpu', weight: 3 },
+        { name: 'memory', weight: 1 },
+      ]),
+    ).toBe(Math.floor((66 * 3 + 100) / 4));
   });
 
   it('gives an overcommitted resource zero, and leaves out resources the node lacks', () => {
     const info = createNodeInfo(node('n', '1', '1Gi'));
-    expect(leastAllocatedScore({ milliCPU: 2000, memory: 0, pods: 1 }, info, [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }])).toBe(50);
+    expect(
+      leastAllocatedScore({ milliCPU: 2000, memory: 0, pods: 1 }, info, [
+        { name: 'cpu', weight: 1 },
+        { name: 'memory', weight: 1 },
+      ]),
+    ).toBe(50);
     expect(leastAllocatedScore({ milliCPU: 0, memory: 0, pods: 1 }, info, [{ name: 'example.com/gpu', weight: 1 }])).toBe(0);
   });
 

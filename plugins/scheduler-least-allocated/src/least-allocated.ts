@@ -32,7 +32,11 @@ function nodeNonZeroRequested(node: NodeInfo): ResourceAmounts {
  * resources the node has (a resource with no allocatable amount is left out). Overcommitted → 0.
  */
 export function leastAllocatedScore(request: ResourceAmounts, node: NodeInfo, resources: readonly ResourceWeight[]): number {
-  return scoreWith(request, node, resources.map(({ name, weight }) => ({ amount: amountReader(name), weight })));
+  return scoreWith(
+    request,
+    node,
+    resources.map(({ name, weight }) => ({ amount: amountReader(name), weight })),
+  );
 }
 
 function scoreWith(request: ResourceAmounts, node: NodeInfo, readers: readonly { amount: Amount; weight: number }[]): number {
@@ -53,8 +57,7 @@ function scoreWith(request: ResourceAmounts, node: NodeInfo, readers: readonly {
 /** The score plugin: spreads pods by preferring the node with the most room left. */
 export function createLeastAllocated(options: LeastAllocatedOptions = { resources: [...DEFAULT_RESOURCES], weight: 1 }): SchedulerPlugin {
   const readers = options.resources.map(({ name, weight }) => ({ amount: amountReader(name), weight }));
-  const requestsOf = (state: CycleState, pod: Pod) =>
-    (state.get(REQUESTS) as ResourceAmounts | undefined) ?? podRequests(pod, { nonZeroDefaults: true });
+  const requestsOf = (state: CycleState, pod: Pod) => (state.get(REQUESTS) as ResourceAmounts | undefined) ?? podRequests(pod, { nonZeroDefaults: true });
   return {
     name: NODE_RESOURCES_LEAST_ALLOCATED,
     defaultWeight: options.weight,

@@ -60,7 +60,9 @@ describe('NodeResourcesFit', () => {
     const gpuNode = createNodeInfo(node('node-1', { ...small, 'example.com/gpu': 1 }));
     const plain = createNodeInfo(node('node-2', small));
     const wantsTwo = pod('p', { 'example.com/gpu': 2 });
-    expect(schedulePod(profile(), new Map(), wantsTwo, [gpuNode, plain])).toMatchObject({ message: '0/2 nodes are available: 2 Insufficient example.com/gpu.' });
+    expect(schedulePod(profile(), new Map(), wantsTwo, [gpuNode, plain])).toMatchObject({
+      message: '0/2 nodes are available: 2 Insufficient example.com/gpu.',
+    });
     expect(schedulePod(profile(), new Map(), pod('q', { 'example.com/gpu': 1 }), [gpuNode, plain])).toMatchObject({ nodeName: 'node-1' });
     const lenient = createResourcesFit({ ignoredResources: ['example.com/gpu'] });
     expect(lenient.filter!(new Map(), wantsTwo, plain)).toBeNull();

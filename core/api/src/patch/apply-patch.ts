@@ -17,11 +17,7 @@ import { applyStrategicMergePatch } from './strategic-merge-patch.js';
  * Applies a configuration to the live object, or — when `target` is undefined, i.e. the object does not
  * exist yet — returns the object to create. Returns a new object; neither input is modified.
  */
-export function applyApplyPatch<T extends object = KubeObject>(
-  target: T | undefined,
-  applied: unknown,
-  mergeKeys: MergeKeyTable = DEFAULT_MERGE_KEYS,
-): T {
+export function applyApplyPatch<T extends object = KubeObject>(target: T | undefined, applied: unknown, mergeKeys: MergeKeyTable = DEFAULT_MERGE_KEYS): T {
   if (!isJsonObject(applied)) throw errors.badRequest('invalid apply patch: the configuration must be an object');
   return applyStrategicMergePatch((target ?? {}) as T, applied, mergeKeys);
 }

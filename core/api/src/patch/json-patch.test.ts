@@ -102,10 +102,20 @@ describe('applyJsonPatch', () => {
   });
 
   it.each([
-    ['A.12 add to a missing parent', { foo: 'bar' }, { op: 'add', path: '/baz/bat', value: 'qux' }, 'json patch add operation 0 does not apply: the parent of "/baz/bat" does not exist'],
+    [
+      'A.12 add to a missing parent',
+      { foo: 'bar' },
+      { op: 'add', path: '/baz/bat', value: 'qux' },
+      'json patch add operation 0 does not apply: the parent of "/baz/bat" does not exist',
+    ],
     ['replace a missing member', { a: 1 }, { op: 'replace', path: '/b', value: 2 }, 'json patch replace operation 0 does not apply: "/b" does not exist'],
     ['remove a missing member', { a: 1 }, { op: 'remove', path: '/b' }, 'json patch remove operation 0 does not apply: "/b" does not exist'],
-    ['remove past the end', { a: [1] }, { op: 'remove', path: '/a/1' }, 'json patch remove operation 0 does not apply: "/a/1" is not a valid index into an array of 1'],
+    [
+      'remove past the end',
+      { a: [1] },
+      { op: 'remove', path: '/a/1' },
+      'json patch remove operation 0 does not apply: "/a/1" is not a valid index into an array of 1',
+    ],
     ['add past the end', { a: [1] }, { op: 'add', path: '/a/2', value: 0 }, '"/a/2" is not a valid index into an array of 1'],
     ['a leading-zero index', { a: [1, 2] }, { op: 'replace', path: '/a/01', value: 0 }, '"/a/01" is not a valid index'],
     ['remove with -', { a: [1] }, { op: 'remove', path: '/a/-' }, '"/a/-" is not a valid index'],

@@ -89,7 +89,7 @@ function resolve(document: unknown, tokens: readonly string[]): { found: boolean
 /** The container holding the last token of `tokens`, or a 422 when it does not exist. */
 function parentOf(document: unknown, tokens: readonly string[], operation: DecodedOperation, path: string): Container {
   const { found, value } = resolve(document, tokens.slice(0, -1));
-  if (!found || (typeof value !== 'object' || value === null)) throw doesNotApply(operation, path, `the parent of "${path}" does not exist`);
+  if (!found || typeof value !== 'object' || value === null) throw doesNotApply(operation, path, `the parent of "${path}" does not exist`);
   return value as Container;
 }
 

@@ -83,7 +83,9 @@ describe('applyStrategicMergePatch with the bodies kubectl sends', () => {
 
   it('set image: the exact single-container body from the probe', () => {
     const target = { spec: { template: { spec: { containers: [{ name: 'nginx', image: 'nginx:1.24', ports: [{ containerPort: 80 }] }] } } } };
-    const body = JSON.parse('{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"image":"nginx:1.25","name":"nginx"}]}}}}');
+    const body = JSON.parse(
+      '{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"image":"nginx:1.25","name":"nginx"}]}}}}',
+    );
     expect(applyStrategicMergePatch(target, body)).toEqual({
       spec: { template: { spec: { containers: [{ name: 'nginx', image: 'nginx:1.25', ports: [{ containerPort: 80 }] }] } } },
     });
@@ -191,7 +193,11 @@ describe('applyStrategicMergePatch: lists', () => {
     expect(patched.metadata.finalizers).toEqual(['example.com/a', 'example.com/b', 'example.com/c']);
 
     const removed = applyStrategicMergePatch(deployment(), {
-      metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/a'], '$setElementOrder/finalizers': ['example.com/b', 'example.com/c'], finalizers: ['example.com/c'] },
+      metadata: {
+        '$deleteFromPrimitiveList/finalizers': ['example.com/a'],
+        '$setElementOrder/finalizers': ['example.com/b', 'example.com/c'],
+        finalizers: ['example.com/c'],
+      },
     });
     expect(removed.metadata.finalizers).toEqual(['example.com/b', 'example.com/c']);
     expect(Object.keys(removed.metadata)).not.toContain('$deleteFromPrimitiveList/finalizers');
@@ -203,7 +209,8 @@ describe('applyStrategicMergePatch: lists', () => {
     }).spec.template.spec.containers;
     expect(names(containers)).toEqual(['sidecar', 'web']);
     expect(containers[1]).toEqual(deployment().spec.template.spec.containers[0]);
-    const finalizers = applyStrategicMergePatch(deployment(), { metadata: { '$setElementOrder/finalizers': ['example.com/b', 'example.com/a'] } }).metadata.finalizers;
+    const finalizers = applyStrategicMergePatch(deployment(), { metadata: { '$setElementOrder/finalizers': ['example.com/b', 'example.com/a'] } }).metadata
+      .finalizers;
     expect(finalizers).toEqual(['example.com/b', 'example.com/a']);
   });
 
@@ -211,13 +218,21 @@ describe('applyStrategicMergePatch: lists', () => {
     const ownerRefs = applyStrategicMergePatch(deployment(), { metadata: { ownerReferences: [{ uid: 'u-1', controller: true }] } }).metadata.ownerReferences;
     expect(ownerRefs).toEqual([{ apiVersion: 'v1', kind: 'Thing', name: 'owner', uid: 'u-1', controller: true }]);
 
-    const conditions = applyStrategicMergePatch(deployment(), { status: { conditions: [{ type: 'Progressing', status: 'False', reason: 'Paused' }] } }).status.conditions;
+    const conditions = applyStrategicMergePatch(deployment(), { status: { conditions: [{ type: 'Progressing', status: 'False', reason: 'Paused' }] } }).status
+      .conditions;
     expect(conditions).toEqual([
       { type: 'Available', status: 'True' },
       { type: 'Progressing', status: 'False', reason: 'Paused' },
     ]);
 
-    const service = { spec: { ports: [{ port: 80, targetPort: 8080 }, { port: 443, targetPort: 8443 }] } };
+    const service = {
+      spec: {
+        ports: [
+          { port: 80, targetPort: 8080 },
+          { port: 443, targetPort: 8443 },
+        ],
+      },
+    };
     expect(applyStrategicMergePatch(service, { spec: { ports: [{ port: 443, targetPort: 9443 }] } }).spec.ports).toEqual([
       { port: 80, targetPort: 8080 },
       { port: 443, targetPort: 9443 },
@@ -249,17 +264,32 @@ describe('applyStrategicMergePatch: lists', () => {
   it('handles directives in a list the target does not have yet', () => {
     const patched = applyStrategicMergePatch(
       { spec: {} },
-      { spec: { '$setElementOrder/containers': [{ name: 'b' }, { name: 'a' }], containers: [{ name: 'b', x: null }, { name: 'a' }, { $patch: 'delete', name: 'c' }] } },
+      {
+        spec: {
+          '$setElementOrder/containers': [{ name: 'b' }, { name: 'a' }],
+          containers: [{ name: 'b', x: null }, { name: 'a' }, { $patch: 'delete', name: 'c' }],
+        },
+      },
     );
     expect(patched).toEqual({ spec: { containers: [{ name: 'b' }, { name: 'a' }] } });
   });
 
   it('takes the merge key from $setElementOrder for a list the table does not know', () => {
-    const target = { spec: { widgets: [{ id: 'w1', size: 1 }, { id: 'w2', size: 2 }] } };
+    const target = {
+      spec: {
+        widgets: [
+          { id: 'w1', size: 1 },
+          { id: 'w2', size: 2 },
+        ],
+      },
+    };
     const patched = applyStrategicMergePatch(target, {
       spec: { '$setElementOrder/widgets': [{ id: 'w1' }, { id: 'w2' }], widgets: [{ id: 'w2', size: 3 }] },
     });
-    expect(patched.spec.widgets).toEqual([{ id: 'w1', size: 1 }, { id: 'w2', size: 3 }]);
+    expect(patched.spec.widgets).toEqual([
+      { id: 'w1', size: 1 },
+      { id: 'w2', size: 3 },
+    ]);
     // Without the directive, an unknown list is replaced.
     expect(applyStrategicMergePatch(target, { spec: { widgets: [{ id: 'w2' }] } }).spec.widgets).toEqual([{ id: 'w2' }]);
   });
@@ -268,7 +298,10 @@ describe('applyStrategicMergePatch: lists', () => {
     const table: MergeKeyTable = { 'spec.widgets': { mergeKey: 'id' }, '*.tags': 'merge' };
     const target = { spec: { widgets: [{ id: 'w1', size: 1 }], nested: { tags: ['a'] } } };
     const patched = applyStrategicMergePatch(target, { spec: { widgets: [{ id: 'w2', size: 2 }], nested: { tags: ['b', 'a'] } } }, table);
-    expect(patched.spec.widgets).toEqual([{ id: 'w2', size: 2 }, { id: 'w1', size: 1 }]);
+    expect(patched.spec.widgets).toEqual([
+      { id: 'w2', size: 2 },
+      { id: 'w1', size: 1 },
+    ]);
     expect(patched.spec.nested.tags).toEqual(['b', 'a']);
   });
 });
@@ -330,7 +363,11 @@ describe('applyStrategicMergePatch: errors', () => {
     ],
     ['a delete element in a primitive list', { metadata: { finalizers: [{ $patch: 'delete' }] } }, '$patch: delete needs a merge key'],
     ['objects in a primitive set', { metadata: { finalizers: [{ a: 1 }] } }, 'merges as a set of primitive values, but holds objects or lists'],
-    ['a $retainKeys that is not a list of names', { spec: { strategy: { $retainKeys: 'type' } } }, '$retainKeys at spec.strategy must be a list of field names'],
+    [
+      'a $retainKeys that is not a list of names',
+      { spec: { strategy: { $retainKeys: 'type' } } },
+      '$retainKeys at spec.strategy must be a list of field names',
+    ],
     [
       'a field missing from $retainKeys',
       { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate', rollingUpdate: {} } } },
@@ -344,7 +381,11 @@ describe('applyStrategicMergePatch: errors', () => {
     ],
     [
       'a patch list out of step with $setElementOrder',
-      { spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'web' }, { name: 'sidecar' }], containers: [{ name: 'sidecar' }, { name: 'web' }] } } } },
+      {
+        spec: {
+          template: { spec: { '$setElementOrder/containers': [{ name: 'web' }, { name: 'sidecar' }], containers: [{ name: 'sidecar' }, { name: 'web' }] } },
+        },
+      },
       'the order of the containers list at spec.template.spec does not match $setElementOrder/containers',
     ],
     [

@@ -103,7 +103,13 @@ function ruleFromOrder(order: readonly unknown[]): ListMergeRule | undefined {
 }
 
 /** Checks that the patch list's items appear in `$setElementOrder` in the same relative order. */
-function checkOrderMatches(items: readonly unknown[], order: readonly unknown[], identity: (item: unknown) => unknown, field: string, path: readonly string[]): void {
+function checkOrderMatches(
+  items: readonly unknown[],
+  order: readonly unknown[],
+  identity: (item: unknown) => unknown,
+  field: string,
+  path: readonly string[],
+): void {
   let position = 0;
   for (const item of items) {
     const id = identity(item);
@@ -131,8 +137,7 @@ class StrategicMerge {
     };
     for (const key of Object.keys(base)) {
       if (retained && !retained.has(key)) continue;
-      const touched =
-        Object.hasOwn(patch, key) || Object.hasOwn(patch, SET_ELEMENT_ORDER + key) || Object.hasOwn(patch, DELETE_FROM_PRIMITIVE_LIST + key);
+      const touched = Object.hasOwn(patch, key) || Object.hasOwn(patch, SET_ELEMENT_ORDER + key) || Object.hasOwn(patch, DELETE_FROM_PRIMITIVE_LIST + key);
       put(key, touched ? this.mergeField(base[key], patch, key, path) : cloneJson(base[key]));
     }
     for (const key of Object.keys(patch)) {
@@ -251,8 +256,7 @@ class StrategicMerge {
     key: string,
     path: readonly string[],
   ): unknown[] {
-    const identity =
-      mergeKey === undefined ? (item: unknown) => item : (item: unknown) => (isJsonObject(item) ? getOwn(item, mergeKey) : undefined);
+    const identity = mergeKey === undefined ? (item: unknown) => item : (item: unknown) => (isJsonObject(item) ? getOwn(item, mergeKey) : undefined);
     if (order) {
       if (mergeKey !== undefined && !order.every((item) => isJsonObject(item) && Object.hasOwn(item, mergeKey))) {
         invalid(`every element of $setElementOrder/${key} at ${where(path)} needs the merge key "${mergeKey}"`);

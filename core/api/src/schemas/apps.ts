@@ -7,8 +7,12 @@ const object = objectsIn('io.k8s.api.apps.v1');
 const rollingUpdateDeploymentSchema = object(
   'RollingUpdateDeployment',
   {
-    maxUnavailable: t.intOrString('The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Defaults to 25%.'),
-    maxSurge: t.intOrString('The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Defaults to 25%.'),
+    maxUnavailable: t.intOrString(
+      'The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Defaults to 25%.',
+    ),
+    maxSurge: t.intOrString(
+      'The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Defaults to 25%.',
+    ),
   },
   'Spec to control the desired behavior of rolling update.',
 );
@@ -29,7 +33,9 @@ export const deploymentSpecSchema = object(
     selector: labelSelectorSchema,
     template: podTemplateSpecSchema,
     strategy: deploymentStrategySchema,
-    minReadySeconds: t.int32('Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0.'),
+    minReadySeconds: t.int32(
+      'Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0.',
+    ),
     revisionHistoryLimit: t.int32('The number of old ReplicaSets to retain to allow rollback. Defaults to 10.'),
     paused: t.boolean('Indicates that the deployment is paused.'),
     progressDeadlineSeconds: t.int32('The maximum time in seconds for a deployment to make progress before it is considered to be failed. Defaults to 600s.'),
@@ -61,7 +67,9 @@ export const deploymentStatusSchema = object(
     unavailableReplicas: t.int32('Total number of unavailable pods targeted by this deployment.'),
     terminatingReplicas: t.int32('Total number of terminating pods targeted by this deployment.'),
     conditions: t.array(deploymentConditionSchema, "Represents the latest available observations of a deployment's current state."),
-    collisionCount: t.int32('Count of hash collisions for the Deployment. The Deployment controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ReplicaSet.'),
+    collisionCount: t.int32(
+      'Count of hash collisions for the Deployment. The Deployment controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ReplicaSet.',
+    ),
   },
   'DeploymentStatus is the most recently observed status of the Deployment.',
 );
@@ -77,7 +85,9 @@ export const replicaSetSpecSchema = object(
   'ReplicaSetSpec',
   {
     replicas: t.int32('Replicas is the number of desired pods. Defaults to 1.'),
-    minReadySeconds: t.int32('Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0.'),
+    minReadySeconds: t.int32(
+      'Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0.',
+    ),
     selector: labelSelectorSchema,
     template: podTemplateSpecSchema,
   },

@@ -9,7 +9,11 @@ export const scaleSchema = object(
   {
     ...typeMetaFields,
     metadata: objectMetaSchema,
-    spec: object('ScaleSpec', { replicas: t.int32('replicas is the desired number of instances for the scaled object.') }, 'ScaleSpec describes the attributes of a scale subresource.'),
+    spec: object(
+      'ScaleSpec',
+      { replicas: t.int32('replicas is the desired number of instances for the scaled object.') },
+      'ScaleSpec describes the attributes of a scale subresource.',
+    ),
     status: object(
       'ScaleStatus',
       {

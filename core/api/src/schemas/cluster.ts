@@ -58,7 +58,7 @@ const nodeSpecSchema = object(
     providerID: t.string('ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>'),
     unschedulable: t.boolean('Unschedulable controls node schedulability of new pods. By default, node is schedulable.'),
     taints: t.array(taintSchema, "If specified, the node's taints."),
-    configSource: t.any('Deprecated: Previously used to specify the source of the node\'s configuration for the DynamicKubeletConfig feature.'),
+    configSource: t.any("Deprecated: Previously used to specify the source of the node's configuration for the DynamicKubeletConfig feature."),
     externalID: t.string('Deprecated. Not all kubelets will set this field.'),
   },
   'NodeSpec describes the attributes that a node is created with.',
@@ -99,7 +99,10 @@ const nodeStatusSchema = object(
   'NodeStatus',
   {
     capacity: { ...resourceListSchema, description: 'Capacity represents the total resources of a node.' },
-    allocatable: { ...resourceListSchema, description: 'Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.' },
+    allocatable: {
+      ...resourceListSchema,
+      description: 'Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.',
+    },
     phase: t.string('NodePhase is the recently observed lifecycle phase of the node. Deprecated.'),
     conditions: t.array(nodeConditionSchema, 'Conditions is an array of current observed node conditions.'),
     addresses: t.array(

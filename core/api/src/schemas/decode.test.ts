@@ -38,10 +38,7 @@ describe('decodeObject', () => {
       [deploymentSchema, kubectlCreateDeployment()],
       [namespaceSchema, { metadata: { name: 'test' }, spec: {}, status: {} }],
       [deleteOptionsSchema, { propagationPolicy: 'Background', gracePeriodSeconds: 1 }],
-      [
-        evictionSchema,
-        { kind: 'Eviction', apiVersion: 'policy/v1', metadata: { name: 'web-1', namespace: 'default' }, deleteOptions: {} },
-      ],
+      [evictionSchema, { kind: 'Eviction', apiVersion: 'policy/v1', metadata: { name: 'web-1', namespace: 'default' }, deleteOptions: {} }],
     ] as const) {
       expect(decodeObject(schema, body, { strict: true })).toEqual({ errors: [], unknownFields: [] });
     }
@@ -82,7 +79,10 @@ describe('decodeObject', () => {
     body.spec.template.spec.containers[0].ports = [{ containerPort: 80.5 }];
     const { errors } = decodeObject(deploymentSchema, body);
     expect(errors.map((e) => [e.field, e.message])).toEqual([
-      ['spec.template.spec.containers[0].image', 'json: cannot unmarshal number into Go struct field Container.spec.template.spec.containers.image of type string'],
+      [
+        'spec.template.spec.containers[0].image',
+        'json: cannot unmarshal number into Go struct field Container.spec.template.spec.containers.image of type string',
+      ],
       [
         'spec.template.spec.containers[0].ports[0].containerPort',
         'json: cannot unmarshal number 80.5 into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32',
@@ -189,7 +189,9 @@ describe('decodeObject', () => {
     const causes = decodeObject(podSchema, { spec: { containers: {} } }).errors;
     const status = decodeFailure('Pod', 'v1', causes).toStatus();
     expect(status).toMatchObject({ code: 400, reason: 'BadRequest' });
-    expect(status.message).toBe('Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container');
+    expect(status.message).toBe(
+      'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container',
+    );
   });
 
   it('decodes a large pod list quickly enough to run on every write', () => {

@@ -25,7 +25,10 @@ export const eventSchema = object(
     eventTime: t.time('Time when this Event was first observed.'),
     series: object(
       'EventSeries',
-      { count: t.int32('Number of occurrences in this series up to the last heartbeat time'), lastObservedTime: t.time('Time of the last occurrence observed') },
+      {
+        count: t.int32('Number of occurrences in this series up to the last heartbeat time'),
+        lastObservedTime: t.time('Time of the last occurrence observed'),
+      },
       'EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.',
     ),
     action: t.string('What action was taken/failed regarding to the Regarding object.'),

@@ -54,13 +54,15 @@ describe('toOpenApiSchema', () => {
 describe('toOpenApiComponents', () => {
   it('emits every reachable struct once, referencing the others, for kubectl explain', () => {
     const components = toOpenApiComponents([deploymentSchema, podSchema]);
-    expect(Object.keys(components)).toEqual(expect.arrayContaining([
-      'io.k8s.api.apps.v1.Deployment',
-      'io.k8s.api.apps.v1.DeploymentSpec',
-      'io.k8s.api.core.v1.PodTemplateSpec',
-      'io.k8s.api.core.v1.Container',
-      'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
-    ]));
+    expect(Object.keys(components)).toEqual(
+      expect.arrayContaining([
+        'io.k8s.api.apps.v1.Deployment',
+        'io.k8s.api.apps.v1.DeploymentSpec',
+        'io.k8s.api.core.v1.PodTemplateSpec',
+        'io.k8s.api.core.v1.Container',
+        'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+      ]),
+    );
     const deployment = components['io.k8s.api.apps.v1.Deployment']!;
     expect(deployment['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', version: 'v1', kind: 'Deployment' }]);
     expect(deployment.description).toBeTruthy();

@@ -23,7 +23,9 @@ const envVarSchema = object(
   'EnvVar',
   {
     name: t.string('Name of the environment variable.'),
-    value: t.string('Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables.'),
+    value: t.string(
+      'Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables.',
+    ),
     valueFrom: t.any("Source for the environment variable's value. Cannot be used if value is not empty."),
   },
   'EnvVar represents an environment variable present in a Container.',
@@ -45,7 +47,8 @@ const resourceRequirementsSchema = object(
     limits: { ...resourceListSchema, description: 'Limits describes the maximum amount of compute resources allowed.' },
     requests: {
       ...resourceListSchema,
-      description: 'Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified.',
+      description:
+        'Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified.',
     },
     claims: t.array(t.any(), 'Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.'),
   },
@@ -59,7 +62,7 @@ const volumeMountSchema = object(
     readOnly: t.boolean('Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false.'),
     recursiveReadOnly: t.string('RecursiveReadOnly specifies whether read-only mounts should be handled recursively.'),
     mountPath: t.string("Path within the container at which the volume should be mounted. Must not contain ':'."),
-    subPath: t.string("Path within the volume from which the container's volume should be mounted. Defaults to \"\" (volume's root)."),
+    subPath: t.string('Path within the volume from which the container\'s volume should be mounted. Defaults to "" (volume\'s root).'),
     mountPropagation: t.string('mountPropagation determines how mounts are propagated from the host to container and the other way around.'),
     subPathExpr: t.string("Expanded path within the volume from which the container's volume should be mounted."),
   },
@@ -86,7 +89,9 @@ export const containerSchema = object(
     readinessProbe: t.any('Periodic probe of container service readiness. Container will be removed from service endpoints if the probe fails.'),
     startupProbe: t.any('StartupProbe indicates that the Pod has successfully initialized.'),
     lifecycle: t.any('Actions that the management system should take in response to container lifecycle events.'),
-    terminationMessagePath: t.string("Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Defaults to /dev/termination-log."),
+    terminationMessagePath: t.string(
+      "Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Defaults to /dev/termination-log.",
+    ),
     terminationMessagePolicy: t.string({
       description: 'Indicate how the termination message should be populated. File will use the contents of terminationMessagePath. Defaults to File.',
       goType: 'v1.TerminationMessagePolicy',
@@ -106,16 +111,42 @@ export const containerSchema = object(
 // Every volume source is modelled as "any"; naming them keeps strict decoding able to spot typos.
 // The order is the one Kubernetes checks them in, so validation reports the same one as extra.
 export const VOLUME_SOURCE_FIELDS = [
-  'emptyDir', 'hostPath', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi', 'glusterfs',
-  'flocker', 'persistentVolumeClaim', 'rbd', 'cinder', 'cephfs', 'quobyte', 'downwardAPI', 'fc', 'flexVolume', 'configMap',
-  'azureFile', 'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'csi', 'projected', 'scaleIO',
-  'storageos', 'ephemeral', 'image',
+  'emptyDir',
+  'hostPath',
+  'gitRepo',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'flocker',
+  'persistentVolumeClaim',
+  'rbd',
+  'cinder',
+  'cephfs',
+  'quobyte',
+  'downwardAPI',
+  'fc',
+  'flexVolume',
+  'configMap',
+  'azureFile',
+  'vsphereVolume',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'azureDisk',
+  'csi',
+  'projected',
+  'scaleIO',
+  'storageos',
+  'ephemeral',
+  'image',
 ] as const;
 
 export const volumeSchema = object(
   'Volume',
   {
-    name: t.string("name of the volume. Must be a DNS_LABEL and unique within the pod."),
+    name: t.string('name of the volume. Must be a DNS_LABEL and unique within the pod.'),
     ...Object.fromEntries(VOLUME_SOURCE_FIELDS.map((source) => [source, t.any()])),
   },
   'Volume represents a named volume in a pod that may be accessed by any container in the pod.',
@@ -147,32 +178,47 @@ export const podSpecSchema = object(
       goType: 'v1.RestartPolicy',
     }),
     terminationGracePeriodSeconds: t.int64('Optional duration in seconds the pod needs to terminate gracefully. Defaults to 30 seconds.'),
-    activeDeadlineSeconds: t.int64('Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers.'),
+    activeDeadlineSeconds: t.int64(
+      'Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers.',
+    ),
     dnsPolicy: t.string({
       description: "Set DNS policy for the pod. Defaults to \"ClusterFirst\". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'.",
       goType: 'v1.DNSPolicy',
     }),
-    nodeSelector: t.map(t.string(), "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node."),
+    nodeSelector: t.map(
+      t.string(),
+      "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node.",
+    ),
     serviceAccountName: t.string('ServiceAccountName is the name of the ServiceAccount to use to run this pod.'),
     serviceAccount: t.string('DeprecatedServiceAccount is a deprecated alias for ServiceAccountName.'),
     automountServiceAccountToken: t.boolean('AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.'),
-    nodeName: t.string('NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName.'),
+    nodeName: t.string(
+      'NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName.',
+    ),
     hostNetwork: t.boolean("Host networking requested for this pod. Use the host's network namespace. Default to false."),
     hostPID: t.boolean("Use the host's pid namespace. Optional: Default to false."),
     hostIPC: t.boolean("Use the host's ipc namespace. Optional: Default to false."),
     shareProcessNamespace: t.boolean('Share a single process namespace between all of the containers in a pod.'),
     securityContext: t.any('SecurityContext holds pod-level security attributes and common container settings.'),
     imagePullSecrets: t.array(
-      nameOnly('LocalObjectReference', 'name', 'LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.'),
+      nameOnly(
+        'LocalObjectReference',
+        'name',
+        'LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.',
+      ),
       'ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec.',
     ),
     hostname: t.string("Specifies the hostname of the Pod. If not specified, the pod's hostname will be set to a system-defined value."),
     subdomain: t.string('If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>".'),
     affinity: t.any("If specified, the pod's scheduling constraints"),
-    schedulerName: t.string('If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler.'),
+    schedulerName: t.string(
+      'If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler.',
+    ),
     tolerations: t.array(tolerationSchema, "If specified, the pod's tolerations."),
     hostAliases: t.array(t.any(), "HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified."),
-    priorityClassName: t.string('If specified, indicates the pod\'s priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities.'),
+    priorityClassName: t.string(
+      'If specified, indicates the pod\'s priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities.',
+    ),
     priority: t.int32('The priority value. Various system components use this field to find the priority of the pod.'),
     dnsConfig: t.any('Specifies the DNS parameters of a pod.'),
     readinessGates: t.array(
@@ -180,7 +226,9 @@ export const podSpecSchema = object(
       'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True"',
     ),
     runtimeClassName: t.string('RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.'),
-    enableServiceLinks: t.boolean("EnableServiceLinks indicates whether information about services should be injected into pod's environment variables. Optional: Defaults to true."),
+    enableServiceLinks: t.boolean(
+      "EnableServiceLinks indicates whether information about services should be injected into pod's environment variables. Optional: Defaults to true.",
+    ),
     preemptionPolicy: t.string('PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority.'),
     overhead: { ...resourceListSchema, description: 'Overhead represents the resource overhead associated with running a pod for a given RuntimeClass.' },
     topologySpreadConstraints: t.array(t.any(), 'TopologySpreadConstraints describes how a group of pods ought to spread across topology domains.'),
@@ -212,7 +260,11 @@ const podConditionSchema = object(
 );
 
 const podIPSchema = object('PodIP', { ip: t.string('IP is the IP address assigned to the pod') }, 'PodIP represents a single IP address allocated to the pod.');
-const hostIPSchema = object('HostIP', { ip: t.string('IP is the IP address assigned to the host') }, 'HostIP represents a single IP address allocated to the host.');
+const hostIPSchema = object(
+  'HostIP',
+  { ip: t.string('IP is the IP address assigned to the host') },
+  'HostIP represents a single IP address allocated to the host.',
+);
 
 // Status is written by Skiff's own components; container statuses stay loosely typed so newer
 // kubelet fields pass through.
@@ -227,17 +279,21 @@ export const podStatusSchema = object(
     conditions: t.array(podConditionSchema, 'Current service state of pod.'),
     message: t.string('A human readable message indicating details about why the pod is in this condition.'),
     reason: t.string("A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'"),
-    nominatedNodeName: t.string('nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.'),
+    nominatedNodeName: t.string(
+      'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.',
+    ),
     hostIP: t.string('hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet.'),
     hostIPs: t.array(hostIPSchema, 'hostIPs holds the IP addresses allocated to the host.'),
     podIP: t.string('podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.'),
     podIPs: t.array(podIPSchema, 'podIPs holds the IP addresses allocated to the pod.'),
-    startTime: t.time('RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod.'),
+    startTime: t.time(
+      'RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod.',
+    ),
     initContainerStatuses: t.array(t.any(), 'Statuses of init containers in this pod.'),
     containerStatuses: t.array(t.any(), 'Statuses of containers in this pod. Each container in the pod should have at most one status in this list.'),
     qosClass: t.string('The Quality of Service (QOS) classification assigned to the pod based on resource requirements.'),
     ephemeralContainerStatuses: t.array(t.any(), 'Statuses for any ephemeral containers that have run in this pod.'),
-    resize: t.string('Status of resources resize desired for pod\'s containers.'),
+    resize: t.string("Status of resources resize desired for pod's containers."),
     resourceClaimStatuses: t.array(t.any(), 'Status of resource claims.'),
     extendedResourceClaimStatus: t.any('Status of extended resource claim backed by DRA.'),
   },

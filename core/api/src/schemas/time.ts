@@ -35,8 +35,7 @@ function daysIn(month: number, year: number): number {
 /** Checks an RFC 3339 timestamp; returns Go's error text, or undefined when the value parses. */
 export function rfc3339Error(value: string): string | undefined {
   const quoted = JSON.stringify(value);
-  const cannotParse = (rest: string, element: string) =>
-    `parsing time ${quoted} as "${LAYOUT}": cannot parse ${JSON.stringify(rest)} as "${element}"`;
+  const cannotParse = (rest: string, element: string) => `parsing time ${quoted} as "${LAYOUT}": cannot parse ${JSON.stringify(rest)} as "${element}"`;
   let pos = 0;
   const parsed: number[] = [];
   for (const field of FIELDS) {
@@ -69,8 +68,13 @@ export function rfc3339Error(value: string): string | undefined {
   } else {
     const zone = value.slice(pos, pos + 6);
     const validZone =
-      zone.length === 6 && (zone[0] === '+' || zone[0] === '-') && zone[3] === ':' &&
-      isDigit(zone[1]) && isDigit(zone[2]) && isDigit(zone[4]) && isDigit(zone[5]);
+      zone.length === 6 &&
+      (zone[0] === '+' || zone[0] === '-') &&
+      zone[3] === ':' &&
+      isDigit(zone[1]) &&
+      isDigit(zone[2]) &&
+      isDigit(zone[4]) &&
+      isDigit(zone[5]);
     if (!validZone) return cannotParse(value.slice(pos), 'Z07:00');
     if (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4, 6)) > 59) return `parsing time ${quoted}: time zone offset out of range`;
     pos += 6;

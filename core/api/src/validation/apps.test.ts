@@ -51,7 +51,13 @@ describe('validateDeployment', () => {
 
   it('checks selector expressions', () => {
     const d = deployment((x) => {
-      x.spec.selector = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In' as const }, { key: 'env', operator: 'Maybe' as never }] };
+      x.spec.selector = {
+        matchLabels: { app: 'web' },
+        matchExpressions: [
+          { key: 'tier', operator: 'In' as const },
+          { key: 'env', operator: 'Maybe' as never },
+        ],
+      };
     });
     expect(messages(d)).toEqual([
       "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",

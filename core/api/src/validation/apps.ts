@@ -103,7 +103,8 @@ function validateReplicaCounts(status: Record<string, number | undefined>, count
   for (const name of ['observedGeneration', 'replicas', ...counts, 'collisionCount']) causes.push(...validateNonnegative(status[name], child(field, name)));
   const replicas = status.replicas ?? 0;
   for (const name of counts) {
-    if (name !== 'unavailableReplicas' && (status[name] ?? 0) > replicas) causes.push(invalid(child(field, name), status[name], 'cannot be greater than status.replicas'));
+    if (name !== 'unavailableReplicas' && (status[name] ?? 0) > replicas)
+      causes.push(invalid(child(field, name), status[name], 'cannot be greater than status.replicas'));
   }
   if ((status.availableReplicas ?? 0) > (status.readyReplicas ?? 0)) {
     causes.push(invalid(child(field, 'availableReplicas'), status.availableReplicas, 'cannot be greater than readyReplicas'));

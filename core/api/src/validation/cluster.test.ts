@@ -33,7 +33,14 @@ describe('validateNode', () => {
   it('accepts a node and checks taints, CIDRs and quantities', () => {
     expect(validateNode(node())).toEqual([]);
     const bad = node();
-    bad.spec = { podCIDRs: ['10.244.1.0/33'], taints: [{ key: 'k', effect: 'Sometimes' }, { key: 'a', effect: 'NoSchedule' }, { key: 'a', effect: 'NoSchedule' }] };
+    bad.spec = {
+      podCIDRs: ['10.244.1.0/33'],
+      taints: [
+        { key: 'k', effect: 'Sometimes' },
+        { key: 'a', effect: 'NoSchedule' },
+        { key: 'a', effect: 'NoSchedule' },
+      ],
+    };
     bad.status!.capacity = { cpu: '-1' };
     expect(messages(validateNode(bad))).toEqual([
       'spec.taints[0].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',

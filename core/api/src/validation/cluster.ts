@@ -38,7 +38,9 @@ function validateTaints(taints: NonNullable<Node['spec']>['taints'], field: stri
     causes.push(...validateTaintEffect(taint.effect, false, child(path, 'effect')));
     const id = `${taint.effect}\u0000${taint.key}`;
     if (seen.has(id)) {
-      const printed = new GoLiteral(`core.Taint{Key:${goQuote(taint.key ?? '')}, Value:${goQuote(taint.value ?? '')}, Effect:${goQuote(taint.effect ?? '')}, TimeAdded:<nil>}`);
+      const printed = new GoLiteral(
+        `core.Taint{Key:${goQuote(taint.key ?? '')}, Value:${goQuote(taint.value ?? '')}, Effect:${goQuote(taint.effect ?? '')}, TimeAdded:<nil>}`,
+      );
       causes.push(duplicate(path, printed, 'taints must be unique by key and effect pair'));
     }
     seen.add(id);
@@ -73,7 +75,9 @@ function validateNodeUpdate(node: Node, old: Node): StatusCause[] {
   (node.status?.addresses ?? []).forEach((address, i) => {
     const id = `${address.type}\u0000${address.address}`;
     if (seen.has(id)) {
-      causes.push(duplicate(index('status.addresses', i), new GoLiteral(`core.NodeAddress{Type:${goQuote(address.type)}, Address:${goQuote(address.address)}}`)));
+      causes.push(
+        duplicate(index('status.addresses', i), new GoLiteral(`core.NodeAddress{Type:${goQuote(address.type)}, Address:${goQuote(address.address)}}`)),
+      );
     }
     seen.add(id);
   });

@@ -74,7 +74,8 @@ function validateContainer(container: Container, volumes: Set<string>, path: str
   if (!container.image) causes.push(required(child(path, 'image')));
   const policy = container.terminationMessagePolicy as string | undefined;
   if (!policy) causes.push(required(child(path, 'terminationMessagePolicy')));
-  else if (!TERMINATION_MESSAGE_POLICIES.includes(policy)) causes.push(notSupported(child(path, 'terminationMessagePolicy'), policy, TERMINATION_MESSAGE_POLICIES));
+  else if (!TERMINATION_MESSAGE_POLICIES.includes(policy))
+    causes.push(notSupported(child(path, 'terminationMessagePolicy'), policy, TERMINATION_MESSAGE_POLICIES));
   causes.push(...validatePorts(container.ports, child(path, 'ports')));
   causes.push(...validateEnv(container.env, child(path, 'env')));
   causes.push(...validateVolumeMounts(container.volumeMounts as VolumeMount[] | undefined, volumes, child(path, 'volumeMounts')));

@@ -70,7 +70,11 @@ export function validateOwnerReferences(references: OwnerReference[] | undefined
       const name = `${ref.kind}/${ref.name}`;
       if (firstController) {
         causes.push(
-          invalid(field, goOwnerReferences(references), `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${name}`),
+          invalid(
+            field,
+            goOwnerReferences(references),
+            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${name}`,
+          ),
         );
       } else {
         firstController = name;
@@ -134,7 +138,10 @@ export function validateObjectMetaUpdate(meta: ObjectMeta | undefined, old: Obje
     const added = (m.finalizers ?? []).filter((f) => !(o.finalizers ?? []).includes(f));
     if (added.length) {
       causes.push(
-        forbidden(child(field, 'finalizers'), `no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice([...new Set(added)].sort()).text}`),
+        forbidden(
+          child(field, 'finalizers'),
+          `no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice([...new Set(added)].sort()).text}`,
+        ),
       );
     }
   }

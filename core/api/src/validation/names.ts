@@ -26,8 +26,7 @@ const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FORMAT}$`);
 export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 
 const QUALIFIED_NAME_FORMAT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QUALIFIED_NAME_MESSAGE =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MESSAGE = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const QUALIFIED_NAME = new RegExp(`^${QUALIFIED_NAME_FORMAT}$`);
 const QUALIFIED_NAME_MAX_LENGTH = 63;
 

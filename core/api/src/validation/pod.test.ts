@@ -104,8 +104,14 @@ describe('validatePod (create)', () => {
 
   it('checks volumes and that mounts name one', () => {
     const p = pod((x) => {
-      x.spec.volumes = [{ name: 'data', emptyDir: {}, hostPath: { path: '/x' } }, { name: 'cfg', configMap: {} }];
-      x.spec.containers[0]!.volumeMounts = [{ name: 'data', mountPath: '/data' }, { name: 'logs', mountPath: '/data' }];
+      x.spec.volumes = [
+        { name: 'data', emptyDir: {}, hostPath: { path: '/x' } },
+        { name: 'cfg', configMap: {} },
+      ];
+      x.spec.containers[0]!.volumeMounts = [
+        { name: 'data', mountPath: '/data' },
+        { name: 'logs', mountPath: '/data' },
+      ];
     });
     expect(messages(p)).toEqual([
       'spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type',
@@ -125,9 +131,9 @@ describe('validatePod (create)', () => {
       ];
     });
     expect(messages(p)).toEqual([
-      "spec.tolerations[0].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'",
+      'spec.tolerations[0].operator: Invalid value: "v": value must be empty when `operator` is \'Exists\'',
       'spec.tolerations[1].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"',
-      "spec.tolerations[2].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set",
+      'spec.tolerations[2].effect: Invalid value: "NoSchedule": effect must be \'NoExecute\' when `tolerationSeconds` is set',
     ]);
   });
 
@@ -153,7 +159,9 @@ describe('validatePod (create)', () => {
     expect(messages(p)).toEqual([
       'metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty',
       'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
-      expect.stringMatching(/^metadata\.ownerReferences: Invalid value: \[\]v1\.OwnerReference\{.*\}: Only one reference can have Controller set to true\. Found "true" in references for ReplicaSet\/a and ReplicaSet\/b$/),
+      expect.stringMatching(
+        /^metadata\.ownerReferences: Invalid value: \[\]v1\.OwnerReference\{.*\}: Only one reference can have Controller set to true\. Found "true" in references for ReplicaSet\/a and ReplicaSet\/b$/,
+      ),
     ]);
   });
 
@@ -178,7 +186,10 @@ describe('validatePod (update)', () => {
     const next = structuredClone(old);
     next.spec.containers[0]!.image = 'nginx:1.26';
     next.spec.activeDeadlineSeconds = 60;
-    next.spec.tolerations = [{ key: 'a', operator: 'Exists' }, { key: 'b', operator: 'Exists' }];
+    next.spec.tolerations = [
+      { key: 'a', operator: 'Exists' },
+      { key: 'b', operator: 'Exists' },
+    ];
     next.metadata.labels = { app: 'web', tier: 'front' };
     expect(validatePod(next, old)).toEqual([]);
   });

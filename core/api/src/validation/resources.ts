@@ -6,9 +6,26 @@ import { isQualifiedName } from './names.js';
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
 const STANDARD_RESOURCES = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu',
-  'limits.memory', 'limits.ephemeral-storage', 'pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets',
-  'configmaps', 'persistentvolumeclaims', 'storage', 'requests.storage', 'services.nodeports', 'services.loadbalancers',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'pods',
+  'services',
+  'replicationcontrollers',
+  'resourcequotas',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'storage',
+  'requests.storage',
+  'services.nodeports',
+  'services.loadbalancers',
 ]);
 const HUGE_PAGES_PREFIX = 'hugepages-';
 const REQUESTS_PREFIX = 'requests.';
@@ -48,10 +65,7 @@ function validateQuantityValue(name: string, quantity: Quantity, field: string):
 const QOS_RESOURCES = ['cpu', 'memory'];
 
 /** ValidateResourceRequirements for one container's `resources`. */
-export function validateResourceRequirements(
-  resources: { requests?: ResourceList; limits?: ResourceList } | undefined,
-  field: string,
-): StatusCause[] {
+export function validateResourceRequirements(resources: { requests?: ResourceList; limits?: ResourceList } | undefined, field: string): StatusCause[] {
   const limits = resources?.limits ?? {};
   const requests = resources?.requests ?? {};
   const limitsPath = child(field, 'limits');

@@ -20,7 +20,9 @@ function validateSource(source: string, value: Record<string, unknown>, field: s
     case 'persistentVolumeClaim':
       return value.claimName ? [] : [required(child(field, 'claimName'))];
     case 'emptyDir':
-      return value.sizeLimit === undefined || isValidQuantity(value.sizeLimit) ? [] : [invalid(child(field, 'sizeLimit'), value.sizeLimit, 'must be a valid quantity')];
+      return value.sizeLimit === undefined || isValidQuantity(value.sizeLimit)
+        ? []
+        : [invalid(child(field, 'sizeLimit'), value.sizeLimit, 'must be a valid quantity')];
     default:
       return [];
   }

@@ -36,10 +36,18 @@ describe('version and health', () => {
 describe('legacy discovery', () => {
   it('serves /api and /apis', async () => {
     const api = (await server.request('GET', '/api?timeout=32s')).json;
-    expect(api).toEqual({ kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: server.info.url.slice(8) }] });
+    expect(api).toEqual({
+      kind: 'APIVersions',
+      versions: ['v1'],
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: server.info.url.slice(8) }],
+    });
     const apis = (await server.request('GET', '/apis')).json;
     expect(apis.kind).toBe('APIGroupList');
-    expect(apis.groups).toContainEqual({ name: 'apps', versions: [{ groupVersion: 'apps/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } });
+    expect(apis.groups).toContainEqual({
+      name: 'apps',
+      versions: [{ groupVersion: 'apps/v1', version: 'v1' }],
+      preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
+    });
     expect(apis.groups.map((group: any) => group.name)).toContain('authorization.k8s.io');
     expect((await server.request('GET', '/apis/apps')).json).toMatchObject({ kind: 'APIGroup', name: 'apps' });
   });
@@ -49,20 +57,42 @@ describe('legacy discovery', () => {
     expect(list).toMatchObject({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'v1' });
     const byName = new Map(list.resources.map((resource: any) => [resource.name, resource]));
     expect(byName.get('pods')).toEqual({
-      name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod',
-      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['po'], categories: ['all'],
+      name: 'pods',
+      singularName: 'pod',
+      namespaced: true,
+      kind: 'Pod',
+      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+      shortNames: ['po'],
+      categories: ['all'],
     });
-    expect(byName.get('pods/eviction')).toEqual({ name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
+    expect(byName.get('pods/eviction')).toEqual({
+      name: 'pods/eviction',
+      singularName: '',
+      namespaced: true,
+      group: 'policy',
+      version: 'v1',
+      kind: 'Eviction',
+      verbs: ['create'],
+    });
     expect(byName.get('pods/status')).toMatchObject({ kind: 'Pod', verbs: ['get', 'patch', 'update'] });
     expect(byName.get('pods/binding')).toMatchObject({ kind: 'Binding', verbs: ['create'] });
     const apps = (await server.request('GET', '/apis/apps/v1')).json;
-    expect(apps.resources).toContainEqual({ name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+    expect(apps.resources).toContainEqual({
+      name: 'deployments/scale',
+      singularName: '',
+      namespaced: true,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
     expect((await server.request('GET', '/apis/apps/v9')).status).toBe(404);
   });
 });
 
 describe('aggregated discovery', () => {
-  const accept130 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+  const accept130 =
+    'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
   const accept127 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
   it('answers v2 with the exact Content-Type kubectl checks', async () => {
@@ -74,9 +104,17 @@ describe('aggregated discovery', () => {
     expect(core.metadata).toEqual({ name: '' });
     const pods = core.versions[0].resources.find((resource: any) => resource.resource === 'pods');
     expect(pods).toMatchObject({
-      responseKind: { group: '', version: 'v1', kind: 'Pod' }, scope: 'Namespaced', singularResource: 'pod', shortNames: ['po'], categories: ['all'],
+      responseKind: { group: '', version: 'v1', kind: 'Pod' },
+      scope: 'Namespaced',
+      singularResource: 'pod',
+      shortNames: ['po'],
+      categories: ['all'],
     });
-    expect(pods.subresources).toContainEqual({ subresource: 'eviction', responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' }, verbs: ['create'] });
+    expect(pods.subresources).toContainEqual({
+      subresource: 'eviction',
+      responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' },
+      verbs: ['create'],
+    });
     expect(core.versions[0].freshness).toBe('Current');
   });
 
@@ -91,7 +129,9 @@ describe('aggregated discovery', () => {
 
 describe('OpenAPI', () => {
   it('answers /openapi/v2 with an empty protobuf document', async () => {
-    const response = await server.request('GET', '/openapi/v2?timeout=32s', { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    const response = await server.request('GET', '/openapi/v2?timeout=32s', {
+      headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
     expect(response.text).toBe('');
@@ -138,6 +178,8 @@ describe('self reviews', () => {
   it('includes a reason in 403s when the authorizer gave one', async () => {
     const response = await server.request('DELETE', '/api/v1/namespaces/default/pods/x', { token: 'alice-token' });
     expect(response.status).toBe(403);
-    expect(response.json.message).toBe('pods "x" is forbidden: User "alice" cannot delete resource "pods" in API group "" in the namespace "default": deletes are reviewed');
+    expect(response.json.message).toBe(
+      'pods "x" is forbidden: User "alice" cannot delete resource "pods" in API group "" in the namespace "default": deletes are reviewed',
+    );
   });
 });

@@ -27,7 +27,8 @@ export class Discovery {
 
   serve(request: ApiRequest): ApiResponse {
     const parts = request.path.split('/').filter(Boolean);
-    if (request.method !== 'GET') throw errors.methodNotAllowed(`the server does not allow this method on the requested path (${request.method} ${request.path})`);
+    if (request.method !== 'GET')
+      throw errors.methodNotAllowed(`the server does not allow this method on the requested path (${request.method} ${request.path})`);
     const [first, second, third] = parts;
     if (parts.length === 0) return json({ paths: this.paths() });
     if (first === 'version' && parts.length === 1) return json(versionInfo());

@@ -62,7 +62,12 @@ function groupVersionDocument(group: string, version: string, definitions: Resou
           queryParameter('dryRun', 'When present, indicates that modifications should not be persisted.'),
           queryParameter('fieldManager', 'A name associated with the actor or entity that is making these changes.'),
           queryParameter('fieldValidation', 'How the server handles unknown or duplicate fields: Ignore, Warn or Strict.'),
-          { name: 'force', in: 'query', description: 'Force apply requests to take ownership of conflicting fields.', schema: { type: 'boolean', uniqueItems: true } },
+          {
+            name: 'force',
+            in: 'query',
+            description: 'Force apply requests to take ownership of conflicting fields.',
+            schema: { type: 'boolean', uniqueItems: true },
+          },
         ],
         requestBody: {
           content: {

@@ -13,7 +13,14 @@ export interface HttpServerOptions {
 // Kubernetes's limit for request bodies.
 const BODY_LIMIT = 3 * 1024 * 1024;
 
-const REASONS: Record<number, string> = { 400: 'BadRequest', 414: 'BadRequest', 404: 'NotFound', 405: 'MethodNotAllowed', 413: 'RequestEntityTooLarge', 415: 'UnsupportedMediaType' };
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  414: 'BadRequest',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+};
 
 /**
  * The HTTPS front of the API server: fastify adapted to ApiRequest/ApiResponse. Bodies reach the pipeline

@@ -33,6 +33,10 @@ export async function authenticate(hooks: Hooks, request: ApiRequest): Promise<U
   const result = await hooks.authenticate.promise(authnRequest);
   if (result?.user) return result.user;
   const reasons = authnRequest.errors;
-  const unauthorized = new ApiError('SKIFF_ERR_API_UNAUTHORIZED', reasons.length ? `Unauthorized: ${reasons.join('; ')}` : 'Unauthorized', reasons.length ? { causes: reasons.map((message) => ({ reason: 'Unauthorized', message })) } : undefined);
+  const unauthorized = new ApiError(
+    'SKIFF_ERR_API_UNAUTHORIZED',
+    reasons.length ? `Unauthorized: ${reasons.join('; ')}` : 'Unauthorized',
+    reasons.length ? { causes: reasons.map((message) => ({ reason: 'Unauthorized', message })) } : undefined,
+  );
   throw withPluginFailures(unauthorized, failures.get(authnRequest));
 }

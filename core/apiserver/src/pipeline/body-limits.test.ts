@@ -41,7 +41,16 @@ describe('request body limits', () => {
   });
 
   it('ignores brackets in YAML scalars, block scalars and comments', () => {
-    const yaml = ['metadata:', '  name: x  # [[[[', '  annotations:', `    note: a${'['.repeat(500)}`, '    script: |', `      ${'['.repeat(500)}`, `      ${'{'.repeat(500)}`, 'spec: {a: [1, 2]}'].join('\n');
+    const yaml = [
+      'metadata:',
+      '  name: x  # [[[[',
+      '  annotations:',
+      `    note: a${'['.repeat(500)}`,
+      '    script: |',
+      `      ${'['.repeat(500)}`,
+      `      ${'{'.repeat(500)}`,
+      'spec: {a: [1, 2]}',
+    ].join('\n');
     expect(failure(yaml, 'application/yaml')).toBeUndefined();
   });
 
@@ -52,7 +61,10 @@ describe('request body limits', () => {
   });
 
   it('refuses invalid UTF-8 and lone surrogates, naming where', () => {
-    expect(failure(Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]))).toEqual({ status: 400, message: 'the request body is not valid UTF-8' });
+    expect(failure(Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]))).toEqual({
+      status: 400,
+      message: 'the request body is not valid UTF-8',
+    });
     expect(failure('{"metadata":{"labels":{"a":"x\\ud800"}}}')).toEqual({
       status: 400,
       message: 'the request body holds a string that is not valid Unicode (a lone surrogate) at metadata.labels.a',

@@ -52,7 +52,12 @@ describe('request pipeline', () => {
     const stages = audit.filter((event) => event.objectRef?.name === 'ordered' || event.requestURI.endsWith('/pods')).map((event) => event.stage);
     expect(stages).toEqual(['RequestReceived', 'ResponseComplete']);
     const complete = audit.find((event) => event.stage === 'ResponseComplete')!;
-    expect(complete).toMatchObject({ verb: 'create', user: { username: 'admin' }, responseStatus: { code: 201 }, objectRef: { resource: 'pods', namespace: 'default' } });
+    expect(complete).toMatchObject({
+      verb: 'create',
+      user: { username: 'admin' },
+      responseStatus: { code: 201 },
+      objectRef: { resource: 'pods', namespace: 'default' },
+    });
     expect(complete.requestObject?.metadata.name).toBe('ordered');
   });
 
@@ -88,7 +93,9 @@ describe('request pipeline', () => {
       'deployments.apps "web" is forbidden: User "alice" cannot update resource "deployments/scale" in API group "apps" in the namespace "prod"',
     );
     const cluster = await server.request('DELETE', '/api/v1/namespaces/kube-system', { token: 'alice-token' });
-    expect(cluster.json.message).toBe('namespaces "kube-system" is forbidden: User "alice" cannot delete resource "namespaces" in API group "" in the namespace "kube-system"');
+    expect(cluster.json.message).toBe(
+      'namespaces "kube-system" is forbidden: User "alice" cannot delete resource "namespaces" in API group "" in the namespace "kube-system"',
+    );
   });
 
   it('turns admission rejections into a Status with their code', async () => {
@@ -108,7 +115,11 @@ describe('request pipeline', () => {
     audit.length = 0;
     const crashed = await server.request('POST', '/api/v1/namespaces/default/pods', { body: pod('c', { metadata: { labels: { reject: 'crash' } } }) });
     expect(crashed.status).toBe(500);
-    expect(crashed.json).toMatchObject({ kind: 'Status', reason: 'InternalError', message: 'Internal error occurred: admission plugin "test-observer" failed: plugin bug' });
+    expect(crashed.json).toMatchObject({
+      kind: 'Status',
+      reason: 'InternalError',
+      message: 'Internal error occurred: admission plugin "test-observer" failed: plugin bug',
+    });
     expect(audit.map((event) => event.stage)).toEqual(['RequestReceived', 'Panic']);
   });
 
@@ -159,7 +170,10 @@ describe('request pipeline', () => {
     expect(wrongKind.status).toBe(400);
     const notJson = await server.request('POST', '/api/v1/namespaces/default/pods', { body: '{nope' });
     expect(notJson.status).toBe(400);
-    const protobuf = await server.request('POST', '/api/v1/namespaces/default/pods', { body: Buffer.from([0x6b, 0x38, 0x73, 0x00]), contentType: 'application/vnd.kubernetes.protobuf' });
+    const protobuf = await server.request('POST', '/api/v1/namespaces/default/pods', {
+      body: Buffer.from([0x6b, 0x38, 0x73, 0x00]),
+      contentType: 'application/vnd.kubernetes.protobuf',
+    });
     expect(protobuf.status).toBe(415);
     expect(protobuf.json.reason).toBe('UnsupportedMediaType');
     const noName = await server.request('POST', '/api/v1/namespaces/default/pods', { body: pod('') });
@@ -169,7 +183,10 @@ describe('request pipeline', () => {
 
   it('answers 404 for unknown objects, resources and paths, and 409 for duplicates', async () => {
     expect((await server.request('GET', '/api/v1/namespaces/default/pods/missing')).json).toMatchObject({
-      code: 404, reason: 'NotFound', message: 'pods "missing" not found', details: { name: 'missing', kind: 'pods' },
+      code: 404,
+      reason: 'NotFound',
+      message: 'pods "missing" not found',
+      details: { name: 'missing', kind: 'pods' },
     });
     expect((await server.request('GET', '/api/v1/namespaces/default/widgets')).status).toBe(404);
     expect((await server.request('GET', '/apis/apps/v2/namespaces/default/deployments')).status).toBe(404);
@@ -195,7 +212,12 @@ describe('request pipeline', () => {
   it('issues loopback tokens that authenticate in-process clients through the same pipeline', async () => {
     const handler = server.kernel.resolve('apiHandler');
     const token = handler.issueLoopbackToken({ username: 'system:kube-scheduler', groups: ['system:masters'] });
-    const response = await handler.handle({ method: 'GET', path: '/api/v1/namespaces/default/pods/ordered', query: {}, headers: { authorization: `Bearer ${token}` } });
+    const response = await handler.handle({
+      method: 'GET',
+      path: '/api/v1/namespaces/default/pods/ordered',
+      query: {},
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(response.status).toBe(200);
     expect((response.body as { metadata: { name: string } }).metadata.name).toBe('ordered');
     const created = await handler.handle({
@@ -206,7 +228,12 @@ describe('request pipeline', () => {
       body: { metadata: { name: 'from-loopback' }, data: { a: '1' } },
     });
     expect(created.status).toBe(201);
-    const stranger = await handler.handle({ method: 'GET', path: '/api/v1/namespaces/default/pods', query: {}, headers: { authorization: 'Bearer skiff-loopback.forged' } });
+    const stranger = await handler.handle({
+      method: 'GET',
+      path: '/api/v1/namespaces/default/pods',
+      query: {},
+      headers: { authorization: 'Bearer skiff-loopback.forged' },
+    });
     expect(stranger.status).toBe(401);
   });
 });

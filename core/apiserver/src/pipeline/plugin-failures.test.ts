@@ -79,7 +79,10 @@ describe('a plugin that fails', () => {
     expect((await server.request('GET', '/api/v1/namespaces/authz-bug/pods', { token: 'alice-token' })).status).toBe(200);
     const failed = await server.request('POST', '/api/v1/namespaces/authz-bug/pods', { token: 'alice-token', body: pod('x') });
     expect(failed.status).toBe(500);
-    expect(failed.json).toMatchObject({ reason: 'InternalError', message: 'Internal error occurred: authorizer "broken-webhook" failed: webhook returned 502' });
+    expect(failed.json).toMatchObject({
+      reason: 'InternalError',
+      message: 'Internal error occurred: authorizer "broken-webhook" failed: webhook returned 502',
+    });
     // Without the failure the same request is an ordinary 403.
     const forbidden = await server.request('POST', '/api/v1/namespaces/default/pods', { token: 'alice-token', body: pod('x') });
     expect(forbidden.status).toBe(403);
@@ -95,7 +98,11 @@ describe('errorResponse', () => {
     logged.length = 0;
     const bug = new TypeError("Cannot read properties of undefined (reading 'spec')");
     const failure = new PluginFailure('skiff-plugin-deny-latest', 'deny-latest', 'validate', bug);
-    const { response, unexpected } = errorResponse(withPluginFailures(errors.internal(`admission plugin "deny-latest" failed: ${failure.detail}`), [failure]), logger, context);
+    const { response, unexpected } = errorResponse(
+      withPluginFailures(errors.internal(`admission plugin "deny-latest" failed: ${failure.detail}`), [failure]),
+      logger,
+      context,
+    );
     expect(response.status).toBe(500);
     expect(unexpected).toBe(true);
     expect(logged).toEqual([

@@ -4,10 +4,22 @@ import { parseRequestInfo } from './request-info.js';
 describe('parseRequestInfo', () => {
   it('parses namespaced collections, objects and subresources', () => {
     expect(parseRequestInfo('GET', '/api/v1/namespaces/default/pods', {})).toMatchObject({
-      isResourceRequest: true, verb: 'list', apiGroup: '', apiVersion: 'v1', resource: 'pods', namespace: 'default', name: '', subresource: '',
+      isResourceRequest: true,
+      verb: 'list',
+      apiGroup: '',
+      apiVersion: 'v1',
+      resource: 'pods',
+      namespace: 'default',
+      name: '',
+      subresource: '',
     });
     expect(parseRequestInfo('GET', '/apis/apps/v1/namespaces/prod/deployments/web/scale', {})).toMatchObject({
-      verb: 'get', apiGroup: 'apps', resource: 'deployments', namespace: 'prod', name: 'web', subresource: 'scale',
+      verb: 'get',
+      apiGroup: 'apps',
+      resource: 'deployments',
+      namespace: 'prod',
+      name: 'web',
+      subresource: 'scale',
     });
     expect(parseRequestInfo('POST', '/api/v1/namespaces/default/pods/p/binding', {})).toMatchObject({ verb: 'create', name: 'p', subresource: 'binding' });
   });
@@ -30,7 +42,10 @@ describe('parseRequestInfo', () => {
   });
 
   it('authorizes a list narrowed by metadata.name as a request for that name', () => {
-    expect(parseRequestInfo('GET', '/api/v1/namespaces/d/pods', { fieldSelector: 'metadata.name=web', watch: 'true' })).toMatchObject({ verb: 'watch', name: 'web' });
+    expect(parseRequestInfo('GET', '/api/v1/namespaces/d/pods', { fieldSelector: 'metadata.name=web', watch: 'true' })).toMatchObject({
+      verb: 'watch',
+      name: 'web',
+    });
     expect(parseRequestInfo('GET', '/api/v1/namespaces/d/pods', { fieldSelector: 'metadata.name!=web' }).name).toBe('');
   });
 
@@ -59,7 +74,10 @@ describe('parseRequestInfo', () => {
     expect(refusal('/api/v1/namespaces/default/pods/a%2Fb')).toMatchObject({ status: 400, message: expect.stringContaining("may not contain '/' or '%'") });
     expect(refusal('/api/v1/namespaces/default/pods/a%2525')).toMatchObject({ status: 400 });
     expect(refusal('/api/v1/namespaces/default/pods/a%00b')).toMatchObject({ status: 400, message: expect.stringContaining('control characters') });
-    expect(refusal(`/api/v1/namespaces/default/pods/${'x'.repeat(10_000)}`)).toMatchObject({ status: 400, message: expect.stringContaining('longer than 253 characters (got 10000)') });
+    expect(refusal(`/api/v1/namespaces/default/pods/${'x'.repeat(10_000)}`)).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('longer than 253 characters (got 10000)'),
+    });
     expect(refusal('/api/v1/namespaces/default/pods/%E0%A4%A')).toMatchObject({ status: 400 });
     expect(refusal(`/api/v1/namespaces/default/pods/${'x'.repeat(253)}`)).toBeUndefined();
   });

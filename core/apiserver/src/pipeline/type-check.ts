@@ -27,8 +27,7 @@ export function withTypeMeta(object: KubeObject, definition: ResourceDefinition)
 
 /** A body that must be one object (create, update): not an array, not a scalar. */
 export function requireObject(value: unknown, definition: ResourceDefinition): KubeObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw errors.badRequest(`the request body must be a ${definition.kind} object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw errors.badRequest(`the request body must be a ${definition.kind} object`);
   const object = value as KubeObject;
   if (object.metadata === undefined || object.metadata === null) object.metadata = {};
   else if (typeof object.metadata !== 'object' || Array.isArray(object.metadata))

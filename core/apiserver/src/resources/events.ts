@@ -79,7 +79,11 @@ export const events: ResourceDefinition = {
       column('Type', 'Type of this event (Normal, Warning), new types could be added in the future'),
       column('Reason', "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
       column('Object', 'The object that this event is about.'),
-      column('Subobject', 'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].', 1),
+      column(
+        'Subobject',
+        'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].',
+        1,
+      ),
       column('Source', 'The component reporting this event. Should be a short machine understandable string.', 1),
       column('Message', 'A human-readable description of the status of this operation.'),
       column('First Seen', 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', 1),

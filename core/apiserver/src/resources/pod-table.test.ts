@@ -51,7 +51,12 @@ describe('pod table row', () => {
   });
 
   it('shows init container progress and failures', () => {
-    const spec = { initContainers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'x' }] };
+    const spec = {
+      initContainers: [
+        { name: 'a', image: 'x' },
+        { name: 'b', image: 'x' },
+      ],
+    };
     const done = { ...running('a'), state: { terminated: { exitCode: 0, reason: 'Completed' } } };
     const waiting = { ...running('b'), ready: false, state: { running: { startedAt: ago(1) } } };
     expect(podCells(pod({ phase: 'Pending', initContainerStatuses: [done, waiting] }, spec), NOW)[2]).toBe('Init:1/2');
@@ -64,12 +69,20 @@ describe('pod table row', () => {
   it('counts sidecar init containers in READY', () => {
     const spec = { initContainers: [{ name: 'proxy', image: 'envoy', restartPolicy: 'Always' }] };
     const sidecar = { ...running('proxy'), started: true };
-    const status = { phase: 'Running', initContainerStatuses: [sidecar], containerStatuses: [running('web')], conditions: [{ type: 'Initialized', status: 'True' }] };
+    const status = {
+      phase: 'Running',
+      initContainerStatuses: [sidecar],
+      containerStatuses: [running('web')],
+      conditions: [{ type: 'Initialized', status: 'True' }],
+    };
     expect(podCells(pod(status, spec), NOW).slice(1, 3)).toEqual(['2/2', 'Running']);
   });
 
   it('shows Completed, and Terminating for a pod being deleted', () => {
-    const completed = { phase: 'Succeeded', containerStatuses: [{ ...running('web'), ready: false, state: { terminated: { exitCode: 0, reason: 'Completed' } } }] };
+    const completed = {
+      phase: 'Succeeded',
+      containerStatuses: [{ ...running('web'), ready: false, state: { terminated: { exitCode: 0, reason: 'Completed' } } }],
+    };
     expect(podCells(pod(completed), NOW)[2]).toBe('Completed');
     const deleting = pod({ phase: 'Running', containerStatuses: [running('web')] }, {}, { deletionTimestamp: ago(0) });
     expect(podCells(deleting, NOW)[2]).toBe('Terminating');
@@ -84,8 +97,15 @@ describe('pod table row', () => {
 
   it('declares kubectl’s columns, the wide ones with priority 1', () => {
     expect(POD_COLUMNS.map((c) => [c.name, c.priority])).toEqual([
-      ['Name', 0], ['Ready', 0], ['Status', 0], ['Restarts', 0], ['Age', 0],
-      ['IP', 1], ['Node', 1], ['Nominated Node', 1], ['Readiness Gates', 1],
+      ['Name', 0],
+      ['Ready', 0],
+      ['Status', 0],
+      ['Restarts', 0],
+      ['Age', 0],
+      ['IP', 1],
+      ['Node', 1],
+      ['Nominated Node', 1],
+      ['Readiness Gates', 1],
     ]);
     expect(POD_COLUMNS[0]).toMatchObject({ format: 'name', type: 'string' });
     expect(POD_COLUMNS.every((c) => c.description)).toBe(true);

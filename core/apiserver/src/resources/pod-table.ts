@@ -12,9 +12,21 @@ export const POD_COLUMNS: TableColumn[] = [
   column('Restarts', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
   AGE_COLUMN,
   column('IP', 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1),
-  column('Node', 'NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName.', 1),
-  column('Nominated Node', 'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.', 1),
-  column('Readiness Gates', 'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True"', 1),
+  column(
+    'Node',
+    'NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName.',
+    1,
+  ),
+  column(
+    'Nominated Node',
+    'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.',
+    1,
+  ),
+  column(
+    'Readiness Gates',
+    'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True"',
+    1,
+  ),
 ];
 
 /** The pod reason the node lifecycle controller sets when a node stops reporting. */

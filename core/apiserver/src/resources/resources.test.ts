@@ -36,7 +36,10 @@ const deploymentBody = {
   spec: {
     replicas: 3,
     selector: { matchLabels: { app: 'nginx' } },
-    template: { metadata: { creationTimestamp: null, labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.25', resources: {} }] } },
+    template: {
+      metadata: { creationTimestamp: null, labels: { app: 'nginx' } },
+      spec: { containers: [{ name: 'nginx', image: 'nginx:1.25', resources: {} }] },
+    },
     strategy: {},
   },
   status: {},
@@ -172,10 +175,18 @@ describe('deployments and replicasets', () => {
       metadata: { name: 'nginx-7c5ddbdf54', namespace: 'default' },
       spec: {
         replicas: 2,
-        selector: { matchLabels: { app: 'nginx', 'pod-template-hash': '7c5ddbdf54' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'api'] }] },
+        selector: {
+          matchLabels: { app: 'nginx', 'pod-template-hash': '7c5ddbdf54' },
+          matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'api'] }],
+        },
         template: {
           metadata: { labels: { app: 'nginx', 'pod-template-hash': '7c5ddbdf54', tier: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.25' }, { name: 'log', image: 'busybox' }] },
+          spec: {
+            containers: [
+              { name: 'nginx', image: 'nginx:1.25' },
+              { name: 'log', image: 'busybox' },
+            ],
+          },
         },
       },
     };
@@ -184,7 +195,14 @@ describe('deployments and replicasets', () => {
     expect(definition('replicasets').fieldSelectors!['status.replicas']!(replicaSet)).toBe('0');
     replicaSet.status = { replicas: 2, readyReplicas: 1 };
     expect(cells('replicasets', replicaSet)).toEqual([
-      'nginx-7c5ddbdf54', 2, 2, 1, '3h5m', 'nginx,log', 'nginx:1.25,busybox', 'app=nginx,pod-template-hash=7c5ddbdf54,tier in (api,web)',
+      'nginx-7c5ddbdf54',
+      2,
+      2,
+      1,
+      '3h5m',
+      'nginx,log',
+      'nginx:1.25,busybox',
+      'app=nginx,pod-template-hash=7c5ddbdf54,tier in (api,web)',
     ]);
   });
 });
@@ -219,7 +237,10 @@ describe('nodes', () => {
     status: {
       capacity: { cpu: '4', memory: '8Gi', pods: '110' },
       conditions: [{ type: 'Ready', status: 'True' }],
-      addresses: [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'Hostname', address: 'node-1' }],
+      addresses: [
+        { type: 'InternalIP', address: '10.0.0.1' },
+        { type: 'Hostname', address: 'node-1' },
+      ],
       nodeInfo: { kubeletVersion: 'v1.30.0-skiff', osImage: 'Debian GNU/Linux 12', containerRuntimeVersion: 'simulated://0.1.0' },
     },
   };
@@ -228,7 +249,16 @@ describe('nodes', () => {
     const node = create('nodes', nodeBody) as Node;
     expect(node.status?.allocatable).toEqual({ cpu: '4', memory: '8Gi', pods: '110' });
     expect(cells('nodes', node)).toEqual([
-      'node-1', 'Ready,SchedulingDisabled', 'control-plane,worker', '3h5m', 'v1.30.0-skiff', '10.0.0.1', '<none>', 'Debian GNU/Linux 12', '<unknown>', 'simulated://0.1.0',
+      'node-1',
+      'Ready,SchedulingDisabled',
+      'control-plane,worker',
+      '3h5m',
+      'v1.30.0-skiff',
+      '10.0.0.1',
+      '<none>',
+      'Debian GNU/Linux 12',
+      '<unknown>',
+      'simulated://0.1.0',
     ]);
     expect(definition('nodes').fieldSelectors!['spec.unschedulable']!(node)).toBe('true');
   });
@@ -255,7 +285,16 @@ describe('events and leases', () => {
       count: 4,
     });
     expect(cells('events', event)).toEqual([
-      '30s', 'Normal', 'Pulled', 'pod/web-1', 'spec.containers{web}', 'kubelet, node-1', 'Container image "nginx" already present on machine', '10m', 4, 'web-1.17c8a',
+      '30s',
+      'Normal',
+      'Pulled',
+      'pod/web-1',
+      'spec.containers{web}',
+      'kubelet, node-1',
+      'Container image "nginx" already present on machine',
+      '10m',
+      4,
+      'web-1.17c8a',
     ]);
     const fields = definition('events').fieldSelectors!;
     expect(fields['involvedObject.uid']!(event)).toBe('u-1');
@@ -265,7 +304,10 @@ describe('events and leases', () => {
   });
 
   it('prints a lease with its holder', () => {
-    const lease = create('leases', { metadata: { name: 'kube-scheduler', namespace: 'kube-system' }, spec: { holderIdentity: 'scheduler-1', leaseDurationSeconds: 15 } });
+    const lease = create('leases', {
+      metadata: { name: 'kube-scheduler', namespace: 'kube-system' },
+      spec: { holderIdentity: 'scheduler-1', leaseDurationSeconds: 15 },
+    });
     expect(cells('leases', lease)).toEqual(['kube-scheduler', 'scheduler-1', '3h5m']);
   });
 });

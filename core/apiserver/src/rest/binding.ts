@@ -26,12 +26,15 @@ export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiRespo
   for (let attempt = 1; ; attempt++) {
     const current = await readObject(ctx, { includeUninitialized: true });
     const pod = structuredClone(current.object) as Pod;
-    if (pod.metadata.deletionTimestamp)
-      throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is being deleted, cannot be assigned to a host`);
-    if (pod.spec.nodeName)
-      throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
+    if (pod.metadata.deletionTimestamp) throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is being deleted, cannot be assigned to a host`);
+    if (pod.spec.nodeName) throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
     if (admitted.metadata.uid && admitted.metadata.uid !== pod.metadata.uid)
-      throw errors.conflict('pods/binding', '', info.name, `Precondition failed: UID in precondition: ${admitted.metadata.uid}, UID in object meta: ${pod.metadata.uid}`);
+      throw errors.conflict(
+        'pods/binding',
+        '',
+        info.name,
+        `Precondition failed: UID in precondition: ${admitted.metadata.uid}, UID in object meta: ${pod.metadata.uid}`,
+      );
     pod.spec.nodeName = admitted.target.name;
     if (admitted.metadata.annotations) pod.metadata.annotations = { ...pod.metadata.annotations, ...admitted.metadata.annotations };
     pod.status = { ...pod.status, conditions: withScheduledCondition(pod.status?.conditions ?? []) };
@@ -49,7 +52,8 @@ export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiRespo
 function checkBinding(ctx: RestContext, body: unknown): Binding {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be a Binding object');
   const binding = body as Binding;
-  if (binding.kind !== undefined && binding.kind !== 'Binding') throw errors.badRequest(`the kind in the data (${binding.kind}) does not match the expected kind (Binding)`);
+  if (binding.kind !== undefined && binding.kind !== 'Binding')
+    throw errors.badRequest(`the kind in the data (${binding.kind}) does not match the expected kind (Binding)`);
   binding.metadata ??= {};
   if (binding.metadata.name && binding.metadata.name !== ctx.info.name)
     throw errors.badRequest(`the name of the object (${binding.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
@@ -58,7 +62,9 @@ function checkBinding(ctx: RestContext, body: unknown): Binding {
   const target = binding.target;
   if (!target?.name) throw errors.invalid('Binding', '', ctx.info.name, [{ type: 'FieldValueRequired', field: 'target.name', message: 'Required value' }]);
   if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node')
-    throw errors.invalid('Binding', '', ctx.info.name, [{ type: 'FieldValueNotSupported', field: 'target.kind', message: `Unsupported value: "${target.kind}": supported values: "Node"` }]);
+    throw errors.invalid('Binding', '', ctx.info.name, [
+      { type: 'FieldValueNotSupported', field: 'target.kind', message: `Unsupported value: "${target.kind}": supported values: "Node"` },
+    ]);
   return binding;
 }
 

@@ -44,9 +44,15 @@ export async function commitUpdate(ctx: RestContext, current: StoredObject, requ
   const next = projectSubresource(info.subresource, old, requested);
   const metadata = next.metadata;
   const precondition = writePrecondition(metadata.resourceVersion);
-  if (precondition !== undefined && precondition !== current.revision) throw errors.conflict(definition.resource, definition.group, info.name, CONFLICT_MESSAGE);
+  if (precondition !== undefined && precondition !== current.revision)
+    throw errors.conflict(definition.resource, definition.group, info.name, CONFLICT_MESSAGE);
   if (metadata.uid && metadata.uid !== old.metadata.uid)
-    throw errors.conflict(definition.resource, definition.group, info.name, `Precondition failed: UID in precondition: ${metadata.uid}, UID in object meta: ${old.metadata.uid}`);
+    throw errors.conflict(
+      definition.resource,
+      definition.group,
+      info.name,
+      `Precondition failed: UID in precondition: ${metadata.uid}, UID in object meta: ${old.metadata.uid}`,
+    );
   metadata.name = old.metadata.name;
   if (definition.namespaced) metadata.namespace = old.metadata.namespace;
   metadata.uid = old.metadata.uid;

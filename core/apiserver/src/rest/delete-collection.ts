@@ -12,7 +12,10 @@ import { json } from './respond.js';
  */
 export async function deleteCollection(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const options = deleteOptionsOf(body, ctx.request.query);
-  const { items, metadata } = await listObjects({ ...ctx, request: { ...ctx.request, query: { ...ctx.request.query, limit: undefined, continue: undefined } } });
+  const { items, metadata } = await listObjects({
+    ...ctx,
+    request: { ...ctx.request, query: { ...ctx.request.query, limit: undefined, continue: undefined } },
+  });
   const deleted: KubeObject[] = [];
   for (const item of items) {
     const info = { ...ctx.info, name: item.metadata.name!, namespace: item.metadata.namespace ?? ctx.info.namespace, verb: 'delete' };

@@ -51,7 +51,12 @@ function checkPreconditions(ctx: RestContext, current: StoredObject, options: De
   const { definition, info } = ctx;
   const object = current.object;
   if (uid && uid !== object.metadata.uid)
-    throw errors.conflict(definition.resource, definition.group, info.name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${object.metadata.uid}`);
+    throw errors.conflict(
+      definition.resource,
+      definition.group,
+      info.name,
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${object.metadata.uid}`,
+    );
   const revision = parseResourceVersion(resourceVersion, 'preconditions.resourceVersion');
   if (revision !== undefined && revision !== current.revision)
     throw errors.conflict(

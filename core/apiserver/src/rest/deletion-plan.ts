@@ -72,7 +72,10 @@ function namespaceFinalizers(definition: ResourceDefinition, object: KubeObject)
   return isNamespace(definition) ? ((object as Namespace).spec?.finalizers ?? []) : [];
 }
 
-function mark(current: KubeObject, changes: { finalizers: string[]; deletionTimestamp: string; deletionGracePeriodSeconds: number }): { action: 'mark'; object: KubeObject } {
+function mark(
+  current: KubeObject,
+  changes: { finalizers: string[]; deletionTimestamp: string; deletionGracePeriodSeconds: number },
+): { action: 'mark'; object: KubeObject } {
   const metadata = { ...current.metadata, deletionTimestamp: changes.deletionTimestamp, deletionGracePeriodSeconds: changes.deletionGracePeriodSeconds };
   if (changes.finalizers.length > 0) metadata.finalizers = changes.finalizers;
   else delete metadata.finalizers;

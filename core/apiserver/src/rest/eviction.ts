@@ -17,8 +17,7 @@ export async function evictPod(ctx: RestContext, body: unknown): Promise<ApiResp
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be an Eviction object');
   const eviction = body as KubeObject & { deleteOptions?: DeleteOptions };
   eviction.metadata ??= {};
-  if (eviction.metadata.name && eviction.metadata.name !== ctx.info.name)
-    throw errors.badRequest(`name in URL does not match name in Eviction object`);
+  if (eviction.metadata.name && eviction.metadata.name !== ctx.info.name) throw errors.badRequest(`name in URL does not match name in Eviction object`);
   await readObject(ctx);
   const request = admissionRequest(ctx, { operation: 'CREATE', object: eviction, kind: EVICTION_KIND });
   request.object = (await mutate(ctx, request)) ?? eviction;

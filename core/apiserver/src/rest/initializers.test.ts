@@ -26,7 +26,12 @@ const initializerPlugin = definePlugin({
           object.metadata.labels = { ...object.metadata.labels, initialized: 'true' };
         },
       });
-      registry.register({ name: 'stamp.example.com', group: '', resource: 'configmaps', initialize: (object) => void ((object as { data?: object }).data = { stamped: 'yes' }) });
+      registry.register({
+        name: 'stamp.example.com',
+        group: '',
+        resource: 'configmaps',
+        initialize: (object) => void ((object as { data?: object }).data = { stamped: 'yes' }),
+      });
     });
   },
 });
@@ -79,7 +84,10 @@ describe('initializers', () => {
     const watch = server.watch(`${PODS}?watch=true&includeUninitialized=true&resourceVersion=${server.store.revision()}`);
     await watch.response;
     await server.request('POST', PODS, { body: pod('seen-early') });
-    expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'seen-early', initializers: { pending: [{ name: 'approval.example.com' }, { name: 'label.example.com' }] } } } });
+    expect(await watch.next()).toMatchObject({
+      type: 'ADDED',
+      object: { metadata: { name: 'seen-early', initializers: { pending: [{ name: 'approval.example.com' }, { name: 'label.example.com' }] } } },
+    });
     watch.close();
   });
 });

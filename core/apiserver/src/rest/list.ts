@@ -48,7 +48,9 @@ export async function listObjects(ctx: RestContext): Promise<ListedObjects> {
 
 /** An exact list of a revision the event log no longer reaches: 410 Expired, and clients list again. */
 function exactRevisionGone(ctx: RestContext, requested: number) {
-  return errors.gone(`The resourceVersion for the provided list is too old: revision ${requested} has been compacted (oldest: ${ctx.core.store.compactedRevision()}).`);
+  return errors.gone(
+    `The resourceVersion for the provided list is too old: revision ${requested} has been compacted (oldest: ${ctx.core.store.compactedRevision()}).`,
+  );
 }
 
 /** GET of a collection: a `<Kind>List`, or a Table when kubectl asks for one. */

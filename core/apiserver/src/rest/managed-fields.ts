@@ -3,7 +3,18 @@ import type { ResourceDefinition } from '@skiff/kernel';
 import { timestamp } from './metadata.js';
 
 // Metadata that no field manager owns (the server sets it).
-const SERVER_METADATA = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generateName']);
+const SERVER_METADATA = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'managedFields',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generateName',
+]);
 // The keys Kubernetes uses to identify list items in field sets (containers by name, ports by containerPort…).
 const ITEM_KEYS = ['name', 'containerPort', 'mountPath', 'devicePath', 'ip', 'type', 'key', 'port'];
 

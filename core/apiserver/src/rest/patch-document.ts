@@ -32,7 +32,12 @@ export function checkPatchShape(kind: PatchKind, patch: unknown): void {
  * which also records field ownership). A patch that cannot be applied (a failed JSON-patch test, a path
  * that does not exist) is the client's mistake: 422 naming the patch.
  */
-export function applyPatchDocument<T extends object>(kind: Exclude<PatchKind, 'apply'>, target: T, patch: unknown, describe: { kind: string; group: string; name: string }): T {
+export function applyPatchDocument<T extends object>(
+  kind: Exclude<PatchKind, 'apply'>,
+  target: T,
+  patch: unknown,
+  describe: { kind: string; group: string; name: string },
+): T {
   try {
     switch (kind) {
       case 'merge':

@@ -8,7 +8,6 @@ import { objectKey } from './keys.js';
 export async function readObject(ctx: RestContext, options: { includeUninitialized?: boolean } = {}): Promise<StoredObject> {
   const { definition, info } = ctx;
   const stored = await ctx.core.store.get(objectKey(definition, info.namespace, info.name));
-  if (!stored || (!options.includeUninitialized && !isInitialized(stored.object)))
-    throw errors.notFound(definition.resource, definition.group, info.name);
+  if (!stored || (!options.includeUninitialized && !isInitialized(stored.object))) throw errors.notFound(definition.resource, definition.group, info.name);
   return stored;
 }

@@ -16,7 +16,11 @@ const deployment = (name: string) => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, labels: { app: name } },
-  spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+  },
 });
 
 const names = (json: any) => json.items.map((item: any) => item.metadata.name).sort();
@@ -37,7 +41,12 @@ describe('over HTTPS', () => {
   };
   const expectInvalidOptions = (response: { status: number; json: any }, message: string) => {
     expect(response.status).toBe(422);
-    expect(response.json).toMatchObject({ reason: 'Invalid', code: 422, message: `ListOptions.meta.k8s.io "" is invalid: ${message}`, details: { kind: 'ListOptions', group: 'meta.k8s.io' } });
+    expect(response.json).toMatchObject({
+      reason: 'Invalid',
+      code: 422,
+      message: `ListOptions.meta.k8s.io "" is invalid: ${message}`,
+      details: { kind: 'ListOptions', group: 'meta.k8s.io' },
+    });
   };
 
   describe('an unparsable resourceVersion is a 400 naming the field and the value', () => {
@@ -54,25 +63,38 @@ describe('over HTTPS', () => {
         'resourceVersion: Invalid value: "18446744073709551616": must be at most 18446744073709551615',
       );
       const response = await server.request('GET', `${PODS}?resourceVersion=abc`);
-      expect(response.json.details.causes).toEqual([{ type: 'FieldValueInvalid', field: 'resourceVersion', message: `Invalid value: "abc": ${NOT_A_VERSION}` }]);
+      expect(response.json.details.causes).toEqual([
+        { type: 'FieldValueInvalid', field: 'resourceVersion', message: `Invalid value: "abc": ${NOT_A_VERSION}` },
+      ]);
     });
 
     it('in update and patch bodies, instead of a 409', async () => {
       const current = (await server.request('GET', `${PODS}/r1`)).json;
       const message = `metadata.resourceVersion: Invalid value: "abc": ${NOT_A_VERSION}`;
       expectBadRequest(await server.request('PUT', `${PODS}/r1`, { body: { ...current, metadata: { ...current.metadata, resourceVersion: 'abc' } } }), message);
-      expectBadRequest(await server.request('PUT', `${PODS}/r1/status`, { body: { ...current, metadata: { ...current.metadata, resourceVersion: 'abc' } } }), message);
       expectBadRequest(
-        await server.request('PATCH', `${PODS}/r1`, { body: { metadata: { resourceVersion: 'abc', labels: { x: 'y' } } }, contentType: 'application/merge-patch+json' }),
+        await server.request('PUT', `${PODS}/r1/status`, { body: { ...current, metadata: { ...current.metadata, resourceVersion: 'abc' } } }),
         message,
       );
       expectBadRequest(
-        await server.request('PATCH', `${PODS}/r1`, { body: [{ op: 'replace', path: '/metadata/resourceVersion', value: '-2' }], contentType: 'application/json-patch+json' }),
+        await server.request('PATCH', `${PODS}/r1`, {
+          body: { metadata: { resourceVersion: 'abc', labels: { x: 'y' } } },
+          contentType: 'application/merge-patch+json',
+        }),
+        message,
+      );
+      expectBadRequest(
+        await server.request('PATCH', `${PODS}/r1`, {
+          body: [{ op: 'replace', path: '/metadata/resourceVersion', value: '-2' }],
+          contentType: 'application/json-patch+json',
+        }),
         `metadata.resourceVersion: Invalid value: "-2": ${NOT_A_VERSION}`,
       );
       await server.request('POST', DEPLOYMENTS, { body: deployment('scaled') });
       expectBadRequest(
-        await server.request('PUT', `${DEPLOYMENTS}/scaled/scale`, { body: { kind: 'Scale', metadata: { name: 'scaled', resourceVersion: 'abc' }, spec: { replicas: 2 } } }),
+        await server.request('PUT', `${DEPLOYMENTS}/scaled/scale`, {
+          body: { kind: 'Scale', metadata: { name: 'scaled', resourceVersion: 'abc' }, spec: { replicas: 2 } },
+        }),
         message,
       );
       expect((await server.request('GET', `${PODS}/r1`)).json.metadata.resourceVersion).toBe(current.metadata.resourceVersion);
@@ -107,7 +129,10 @@ describe('over HTTPS', () => {
         await server.request('GET', `${PODS}?resourceVersionMatch=NotOlderThan&resourceVersion=1&continue=abc`),
         'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided',
       );
-      expectInvalidOptions(await server.request('GET', `${PODS}?sendInitialEvents=true`), 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
+      expectInvalidOptions(
+        await server.request('GET', `${PODS}?sendInitialEvents=true`),
+        'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list',
+      );
     });
 
     it('for watches: resourceVersionMatch only with sendInitialEvents, and then only NotOlderThan', async () => {
@@ -135,19 +160,26 @@ describe('over HTTPS', () => {
 
     it('serves a watch-list: the state not older than resourceVersion, then the initial-events-end bookmark', async () => {
       const revision = server.store.revision();
-      const watch = server.watch(`${PODS}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${revision}`);
+      const watch = server.watch(
+        `${PODS}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${revision}`,
+      );
       expect((await watch.response).statusCode).toBe(200);
       const bookmark = await watch.next((event) => event.type === 'BOOKMARK');
       expect(bookmark.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
       expect(Number(bookmark.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(revision);
-      expect(watch.events.filter((event) => event.type === 'ADDED').map((event) => event.object.metadata.name)).toEqual(expect.arrayContaining(['r1', 'r2', 'r3']));
+      expect(watch.events.filter((event) => event.type === 'ADDED').map((event) => event.object.metadata.name)).toEqual(
+        expect.arrayContaining(['r1', 'r2', 'r3']),
+      );
       watch.close();
     });
 
     it('refuses a resourceVersion next to a continue token (400), except "0"', async () => {
       const first = await server.request('GET', `${PODS}?limit=1`);
       const token = encodeURIComponent(first.json.metadata.continue);
-      expectBadRequest(await server.request('GET', `${PODS}?limit=1&continue=${token}&resourceVersion=${first.json.metadata.resourceVersion}`), 'specifying resource version is not allowed when using continue');
+      expectBadRequest(
+        await server.request('GET', `${PODS}?limit=1&continue=${token}&resourceVersion=${first.json.metadata.resourceVersion}`),
+        'specifying resource version is not allowed when using continue',
+      );
       expect((await server.request('GET', `${PODS}?limit=1&continue=${token}&resourceVersion=0`)).status).toBe(200);
     });
   });
@@ -155,7 +187,13 @@ describe('over HTTPS', () => {
   describe('lists', () => {
     it('serve "0" and revisions not newer than the store with the latest state (NotOlderThan)', async () => {
       const revision = server.store.revision();
-      for (const query of ['resourceVersion=0', 'resourceVersion=1', `resourceVersion=${revision}`, 'resourceVersion=1&resourceVersionMatch=NotOlderThan', 'resourceVersion=0&resourceVersionMatch=NotOlderThan']) {
+      for (const query of [
+        'resourceVersion=0',
+        'resourceVersion=1',
+        `resourceVersion=${revision}`,
+        'resourceVersion=1&resourceVersionMatch=NotOlderThan',
+        'resourceVersion=0&resourceVersionMatch=NotOlderThan',
+      ]) {
         const response = await server.request('GET', `${PODS}?${query}`);
         expect(response.status, query).toBe(200);
         expect(response.json.metadata.resourceVersion, query).toBe(String(server.store.revision()));
@@ -196,16 +234,23 @@ describe('over HTTPS', () => {
       const stale = await server.request('PUT', `${PODS}/r2`, { body: { ...current, metadata: { ...current.metadata, labels: { step: '2' } } } });
       expect(stale.status).toBe(409);
       expect(stale.json.reason).toBe('Conflict');
-      const unconditional = await server.request('PUT', `${PODS}/r2`, { body: { ...current, metadata: { ...current.metadata, resourceVersion: '0', labels: { step: '2' } } } });
+      const unconditional = await server.request('PUT', `${PODS}/r2`, {
+        body: { ...current, metadata: { ...current.metadata, resourceVersion: '0', labels: { step: '2' } } },
+      });
       expect(unconditional.status).toBe(200);
       expect(unconditional.json.metadata.labels).toEqual({ step: '2' });
-      const pinned = await server.request('PATCH', `${PODS}/r2`, { body: { metadata: { resourceVersion: current.metadata.resourceVersion } }, contentType: 'application/merge-patch+json' });
+      const pinned = await server.request('PATCH', `${PODS}/r2`, {
+        body: { metadata: { resourceVersion: current.metadata.resourceVersion } },
+        contentType: 'application/merge-patch+json',
+      });
       expect(pinned.status).toBe(409);
     });
 
     it('check delete preconditions on the resourceVersion: stale 409, current deletes', async () => {
       const current = (await server.request('GET', `${PODS}/r3`)).json;
-      const stale = await server.request('DELETE', `${PODS}/r3`, { body: { preconditions: { resourceVersion: String(Number(current.metadata.resourceVersion) - 1) } } });
+      const stale = await server.request('DELETE', `${PODS}/r3`, {
+        body: { preconditions: { resourceVersion: String(Number(current.metadata.resourceVersion) - 1) } },
+      });
       expect(stale.status).toBe(409);
       expect(stale.json.message).toContain('Precondition failed: ResourceVersion in precondition');
       const deleted = await server.request('DELETE', `${PODS}/r3`, { body: { preconditions: { resourceVersion: current.metadata.resourceVersion } } });
@@ -224,7 +269,10 @@ describe('over HTTPS', () => {
 
       const exact = await server.request('GET', `${PODS}?resourceVersion=${before}&resourceVersionMatch=Exact`);
       expect(exact.status).toBe(410);
-      expect(exact.json).toMatchObject({ reason: 'Expired', message: `The resourceVersion for the provided list is too old: revision ${before} has been compacted (oldest: ${compacted}).` });
+      expect(exact.json).toMatchObject({
+        reason: 'Expired',
+        message: `The resourceVersion for the provided list is too old: revision ${before} has been compacted (oldest: ${compacted}).`,
+      });
 
       const continued = await server.request('GET', `${PODS}?limit=1&continue=${encodeURIComponent(page.json.metadata.continue)}`);
       expect(continued.status).toBe(410);
@@ -273,7 +321,11 @@ describe('a resourceVersion newer than the store', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  function call(method: ApiRequest['method'], path: string, options: { query?: Record<string, string>; body?: unknown; signal?: AbortSignal } = {}): Promise<ApiResponse> {
+  function call(
+    method: ApiRequest['method'],
+    path: string,
+    options: { query?: Record<string, string>; body?: unknown; signal?: AbortSignal } = {},
+  ): Promise<ApiResponse> {
     return api.handle({
       method,
       path,
@@ -284,7 +336,8 @@ describe('a resourceVersion newer than the store', () => {
     });
   }
 
-  const createLater = (name: string, ms: number) => new Promise<void>((resolve) => setTimeout(() => void call('POST', PODS, { body: pod(name) }).then(() => resolve()), ms));
+  const createLater = (name: string, ms: number) =>
+    new Promise<void>((resolve) => setTimeout(() => void call('POST', PODS, { body: pod(name) }).then(() => resolve()), ms));
 
   const expectTooLarge = (response: ApiResponse, requested: number) => {
     expect(response.status).toBe(504);
@@ -327,7 +380,10 @@ describe('a resourceVersion newer than the store', () => {
 
   it('answers an Exact list and a get normally when the store reaches the revision', async () => {
     const future = store.revision() + 1;
-    const [exact] = await Promise.all([call('GET', PODS, { query: { resourceVersion: String(future), resourceVersionMatch: 'Exact' } }), createLater('during-exact', 50)]);
+    const [exact] = await Promise.all([
+      call('GET', PODS, { query: { resourceVersion: String(future), resourceVersionMatch: 'Exact' } }),
+      createLater('during-exact', 50),
+    ]);
     expect(exact.status).toBe(200);
     expect((exact.body as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe(String(future));
     const next = store.revision() + 1;
@@ -339,7 +395,10 @@ describe('a resourceVersion newer than the store', () => {
   it('starts a watch after the revision once the store reaches it', async () => {
     const future = store.revision() + 1;
     const controller = new AbortController();
-    const watching = call('GET', PODS, { query: { watch: 'true', resourceVersion: String(future) }, signal: controller.signal }).then((response) => ({ response, revision: store.revision() }));
+    const watching = call('GET', PODS, { query: { watch: 'true', resourceVersion: String(future) }, signal: controller.signal }).then((response) => ({
+      response,
+      revision: store.revision(),
+    }));
     const [{ response, revision }] = await Promise.all([watching, createLater('at-start', 50)]);
     expect(response.status).toBe(200);
     expect(revision).toBeGreaterThanOrEqual(future);
@@ -355,7 +414,13 @@ describe('a resourceVersion newer than the store', () => {
   it('stops waiting when the client goes away or the server stops', async () => {
     const slow = startApi(60_000);
     const slowList = (signal?: AbortSignal) =>
-      slow.api.handle({ method: 'GET', path: PODS, query: { resourceVersion: String(store.revision() + 1) }, headers: { authorization: `Bearer ${slow.token}` }, signal });
+      slow.api.handle({
+        method: 'GET',
+        path: PODS,
+        query: { resourceVersion: String(store.revision() + 1) },
+        headers: { authorization: `Bearer ${slow.token}` },
+        signal,
+      });
 
     const client = new AbortController();
     const started = Date.now();

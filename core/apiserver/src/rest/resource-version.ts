@@ -15,7 +15,8 @@ export const RESOURCE_VERSION_MATCH = Object.freeze({ NOT_OLDER_THAN: 'NotOlderT
  */
 export function parseResourceVersion(value: unknown, field: string): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' || !DIGITS.test(value)) throw invalidResourceVersion(field, value, 'must be an unsigned decimal integer, as returned by this server');
+  if (typeof value !== 'string' || !DIGITS.test(value))
+    throw invalidResourceVersion(field, value, 'must be an unsigned decimal integer, as returned by this server');
   if (BigInt(value) > MAX_RESOURCE_VERSION) throw invalidResourceVersion(field, value, `must be at most ${MAX_RESOURCE_VERSION}`);
   return Number(value);
 }
@@ -41,10 +42,7 @@ function invalidResourceVersion(field: string, value: unknown, detail: string) {
  * - `exact`: a revision and `resourceVersionMatch=Exact`, or no match and a limit;
  * - `continue`: the snapshot the continue token carries.
  */
-export type ListConsistency =
-  | { kind: 'latest' }
-  | { kind: 'continue' }
-  | { kind: 'notOlderThan' | 'exact'; revision: number };
+export type ListConsistency = { kind: 'latest' } | { kind: 'continue' } | { kind: 'notOlderThan' | 'exact'; revision: number };
 
 /** Checks a list's resourceVersion parameters (422 for a forbidden combination, 400 for a bad value). */
 export function listConsistencyOf(query: Record<string, string | undefined>, limit: number | undefined): ListConsistency {
@@ -85,7 +83,8 @@ function listOptionCauses(query: Record<string, string | undefined>): StatusCaus
   const causes: StatusCause[] = [];
   const match = query.resourceVersionMatch;
   if (match) {
-    if (!query.resourceVersion) causes.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (!query.resourceVersion)
+      causes.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
     if (query.continue) causes.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
     if (match !== RESOURCE_VERSION_MATCH.EXACT && match !== RESOURCE_VERSION_MATCH.NOT_OLDER_THAN)
       causes.push(fieldErrors.notSupported('resourceVersionMatch', match, [RESOURCE_VERSION_MATCH.EXACT, RESOURCE_VERSION_MATCH.NOT_OLDER_THAN, '']));
@@ -102,8 +101,10 @@ function watchOptionCauses(query: Record<string, string | undefined>, sendInitia
   if (sendInitialEvents !== undefined && match !== RESOURCE_VERSION_MATCH.NOT_OLDER_THAN)
     causes.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
   if (match) {
-    if (sendInitialEvents === undefined) causes.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
-    if (match !== RESOURCE_VERSION_MATCH.NOT_OLDER_THAN) causes.push(fieldErrors.notSupported('resourceVersionMatch', match, [RESOURCE_VERSION_MATCH.NOT_OLDER_THAN]));
+    if (sendInitialEvents === undefined)
+      causes.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (match !== RESOURCE_VERSION_MATCH.NOT_OLDER_THAN)
+      causes.push(fieldErrors.notSupported('resourceVersionMatch', match, [RESOURCE_VERSION_MATCH.NOT_OLDER_THAN]));
     if (query.continue) causes.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
   }
   return causes;

@@ -17,7 +17,11 @@ const deployment = (name: string, replicas = 2) => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, labels: { app: name } },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+  },
 });
 
 describe('bootstrap', () => {
@@ -31,7 +35,11 @@ describe('bootstrap', () => {
 describe('list', () => {
   beforeAll(async () => {
     await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'other' } } });
-    for (const [name, labels] of [['a1', { app: 'a', tier: 'web' }], ['a2', { app: 'a', tier: 'db' }], ['b1', { app: 'b' }]] as const)
+    for (const [name, labels] of [
+      ['a1', { app: 'a', tier: 'web' }],
+      ['a2', { app: 'a', tier: 'db' }],
+      ['b1', { app: 'b' }],
+    ] as const)
       await server.request('POST', PODS, { body: pod(name, { metadata: { labels } }) });
     await server.request('POST', '/api/v1/namespaces/other/pods', { body: pod('o1', { metadata: { labels: { app: 'a' } }, spec: { nodeName: 'node-1' } }) });
   });
@@ -84,7 +92,8 @@ describe('update', () => {
     expect(stale.status).toBe(409);
     expect(stale.json).toMatchObject({
       reason: 'Conflict',
-      message: 'Operation cannot be fulfilled on deployments.apps "gen": the object has been modified; please apply your changes to the latest version and try again',
+      message:
+        'Operation cannot be fulfilled on deployments.apps "gen": the object has been modified; please apply your changes to the latest version and try again',
     });
   });
 
@@ -109,7 +118,10 @@ describe('update', () => {
     expect(response.json.status.phase).toBe('Running');
     expect(response.json.metadata.labels).toEqual(current.metadata.labels);
     expect(response.json.spec).toEqual(current.spec);
-    const patched = await server.request('PATCH', `${PODS}/a1/status`, { body: { status: { podIP: '10.0.0.9' } }, contentType: 'application/merge-patch+json' });
+    const patched = await server.request('PATCH', `${PODS}/a1/status`, {
+      body: { status: { podIP: '10.0.0.9' } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(patched.json.status).toEqual({ phase: 'Running', podIP: '10.0.0.9' });
     expect((await server.request('GET', `${PODS}/a1/status`)).json.status.podIP).toBe('10.0.0.9');
   });
@@ -118,24 +130,48 @@ describe('update', () => {
 describe('patch', () => {
   it('applies merge, strategic merge and JSON patches', async () => {
     await server.request('POST', DEPLOYMENTS, { body: deployment('p') });
-    const merge = await server.request('PATCH', `${DEPLOYMENTS}/p`, { body: { metadata: { labels: { env: 'prod' } } }, contentType: 'application/merge-patch+json' });
+    const merge = await server.request('PATCH', `${DEPLOYMENTS}/p`, {
+      body: { metadata: { labels: { env: 'prod' } } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(merge.json.metadata.labels).toEqual({ app: 'p', env: 'prod' });
     expect(merge.json.metadata.generation).toBe(1);
     const strategic = await server.request('PATCH', `${DEPLOYMENTS}/p`, {
-      body: { spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'web' }, { name: 'side' }], containers: [{ name: 'web', image: 'nginx:1.25' }, { name: 'side', image: 'busybox' }] } } } },
+      body: {
+        spec: {
+          template: {
+            spec: {
+              '$setElementOrder/containers': [{ name: 'web' }, { name: 'side' }],
+              containers: [
+                { name: 'web', image: 'nginx:1.25' },
+                { name: 'side', image: 'busybox' },
+              ],
+            },
+          },
+        },
+      },
       contentType: 'application/strategic-merge-patch+json',
     });
     expect(strategic.status).toBe(200);
     expect(strategic.json.spec.template.spec.containers.map((c: any) => `${c.name}=${c.image}`)).toEqual(['web=nginx:1.25', 'side=busybox']);
     expect(strategic.json.metadata.generation).toBe(2);
-    const json = await server.request('PATCH', `${DEPLOYMENTS}/p`, { body: [{ op: 'replace', path: '/spec/replicas', value: 7 }], contentType: 'application/json-patch+json' });
+    const json = await server.request('PATCH', `${DEPLOYMENTS}/p`, {
+      body: [{ op: 'replace', path: '/spec/replicas', value: 7 }],
+      contentType: 'application/json-patch+json',
+    });
     expect(json.json.spec.replicas).toBe(7);
-    const failing = await server.request('PATCH', `${DEPLOYMENTS}/p`, { body: [{ op: 'test', path: '/spec/replicas', value: 1 }], contentType: 'application/json-patch+json' });
+    const failing = await server.request('PATCH', `${DEPLOYMENTS}/p`, {
+      body: [{ op: 'test', path: '/spec/replicas', value: 1 }],
+      contentType: 'application/json-patch+json',
+    });
     expect(failing.status).toBeGreaterThanOrEqual(400);
     expect(failing.json.kind).toBe('Status');
     const missing = await server.request('PATCH', `${DEPLOYMENTS}/nope`, { body: { spec: {} }, contentType: 'application/merge-patch+json' });
     expect(missing.status).toBe(404);
-    const pinned = await server.request('PATCH', `${DEPLOYMENTS}/p`, { body: { metadata: { resourceVersion: '1' }, spec: { replicas: 1 } }, contentType: 'application/merge-patch+json' });
+    const pinned = await server.request('PATCH', `${DEPLOYMENTS}/p`, {
+      body: { metadata: { resourceVersion: '1' }, spec: { replicas: 1 } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(pinned.status).toBe(409);
   });
 
@@ -147,14 +183,26 @@ describe('patch', () => {
     });
     expect(created.status).toBe(201);
     expect(created.json.metadata.managedFields).toEqual([
-      expect.objectContaining({ manager: 'kubectl', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:a': {} } }, 'f:data': { 'f:key': {} } } }),
+      expect.objectContaining({
+        manager: 'kubectl',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:labels': { 'f:a': {} } }, 'f:data': { 'f:key': {} } },
+      }),
     ]);
     const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  key: two\n';
-    const updated = await server.request('PATCH', '/api/v1/namespaces/default/configmaps/applied?fieldManager=kubectl', { body: yaml, contentType: 'application/apply-patch+yaml' });
+    const updated = await server.request('PATCH', '/api/v1/namespaces/default/configmaps/applied?fieldManager=kubectl', {
+      body: yaml,
+      contentType: 'application/apply-patch+yaml',
+    });
     expect(updated.status).toBe(200);
     expect(updated.json.data.key).toBe('two');
     expect(updated.json.metadata.managedFields).toHaveLength(1);
-    const anonymous = await server.request('PATCH', '/api/v1/namespaces/default/configmaps/applied', { body: yaml, contentType: 'application/apply-patch+yaml' });
+    const anonymous = await server.request('PATCH', '/api/v1/namespaces/default/configmaps/applied', {
+      body: yaml,
+      contentType: 'application/apply-patch+yaml',
+    });
     expect(anonymous.status).toBe(400);
   });
 
@@ -217,7 +265,10 @@ describe('delete', () => {
   });
 
   it('deletes a collection by selector', async () => {
-    for (const name of ['c1', 'c2', 'c3']) await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name, labels: { batch: name === 'c3' ? 'keep' : 'drop' } } } });
+    for (const name of ['c1', 'c2', 'c3'])
+      await server.request('POST', '/api/v1/namespaces/default/configmaps', {
+        body: { metadata: { name, labels: { batch: name === 'c3' ? 'keep' : 'drop' } } },
+      });
     const response = await server.request('DELETE', '/api/v1/namespaces/default/configmaps?labelSelector=batch%3Ddrop');
     expect(response.status).toBe(200);
     expect(response.json.items.map((item: any) => item.metadata.name).sort()).toEqual(['c1', 'c2']);
@@ -230,7 +281,13 @@ describe('subresources', () => {
   it('serves scale for deployments: GET, merge PATCH and PUT', async () => {
     await server.request('POST', DEPLOYMENTS, { body: deployment('sc', 3) });
     const scale = await server.request('GET', `${DEPLOYMENTS}/sc/scale`);
-    expect(scale.json).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'sc', namespace: 'default' }, spec: { replicas: 3 }, status: { replicas: 0, selector: 'app=sc' } });
+    expect(scale.json).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: 'sc', namespace: 'default' },
+      spec: { replicas: 3 },
+      status: { replicas: 0, selector: 'app=sc' },
+    });
     const patched = await server.request('PATCH', `${DEPLOYMENTS}/sc/scale`, { body: { spec: { replicas: 5 } }, contentType: 'application/merge-patch+json' });
     expect(patched.json.spec.replicas).toBe(5);
     const deploymentNow = (await server.request('GET', `${DEPLOYMENTS}/sc`)).json;

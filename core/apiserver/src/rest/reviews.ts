@@ -10,9 +10,33 @@ import { json } from './respond.js';
 const CREATE_ONLY = ['create'];
 
 export const REVIEW_DEFINITIONS: ResourceDefinition[] = [
-  { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', namespaced: false, verbs: CREATE_ONLY },
-  { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', singular: 'selfsubjectrulesreview', namespaced: false, verbs: CREATE_ONLY },
-  { group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', resource: 'selfsubjectreviews', singular: 'selfsubjectreview', namespaced: false, verbs: CREATE_ONLY },
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    kind: 'SelfSubjectAccessReview',
+    resource: 'selfsubjectaccessreviews',
+    singular: 'selfsubjectaccessreview',
+    namespaced: false,
+    verbs: CREATE_ONLY,
+  },
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    kind: 'SelfSubjectRulesReview',
+    resource: 'selfsubjectrulesreviews',
+    singular: 'selfsubjectrulesreview',
+    namespaced: false,
+    verbs: CREATE_ONLY,
+  },
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    kind: 'SelfSubjectReview',
+    resource: 'selfsubjectreviews',
+    singular: 'selfsubjectreview',
+    namespaced: false,
+    verbs: CREATE_ONLY,
+  },
 ];
 
 type ReviewHandler = (ctx: RestContext, body: unknown) => Promise<ApiResponse>;
@@ -34,9 +58,14 @@ async function selfSubjectAccessReview(ctx: RestContext, body: unknown): Promise
   const spec = reviewBody(body).spec as AccessReviewSpec | undefined;
   const resource = spec?.resourceAttributes;
   const nonResource = spec?.nonResourceAttributes;
-  if (!resource && !nonResource) throw errors.invalid('SelfSubjectAccessReview', 'authorization.k8s.io', '', [
-    { type: 'FieldValueRequired', field: 'spec.resourceAttributes', message: 'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified' },
-  ]);
+  if (!resource && !nonResource)
+    throw errors.invalid('SelfSubjectAccessReview', 'authorization.k8s.io', '', [
+      {
+        type: 'FieldValueRequired',
+        field: 'spec.resourceAttributes',
+        message: 'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      },
+    ]);
   const attributes: AuthzAttributes = resource
     ? {
         user: ctx.user,
@@ -50,7 +79,18 @@ async function selfSubjectAccessReview(ctx: RestContext, body: unknown): Promise
         name: resource.name ?? '',
         path: '',
       }
-    : { user: ctx.user, verb: nonResource!.verb ?? '', isResourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '', path: nonResource!.path ?? '' };
+    : {
+        user: ctx.user,
+        verb: nonResource!.verb ?? '',
+        isResourceRequest: false,
+        apiGroup: '',
+        apiVersion: '',
+        resource: '',
+        subresource: '',
+        namespace: '',
+        name: '',
+        path: nonResource!.path ?? '',
+      };
   const decision = await ctx.core.hooks.authorize.promise(attributes);
   const status = {
     allowed: decision?.decision === 'allow',
@@ -69,7 +109,12 @@ async function selfSubjectRulesReview(ctx: RestContext, body: unknown): Promise<
       apiVersion: 'authorization.k8s.io/v1',
       metadata: { creationTimestamp: null },
       spec: review.spec ?? {},
-      status: { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'the authorizers of this cluster decide per request and cannot list rules' },
+      status: {
+        resourceRules: [],
+        nonResourceRules: [],
+        incomplete: true,
+        evaluationError: 'the authorizers of this cluster decide per request and cannot list rules',
+      },
     },
     201,
   );

@@ -46,8 +46,9 @@ export async function patchScale(ctx: RestContext, body: DecodedBody): Promise<A
   if (kind === 'apply') throw errors.unsupportedMediaType(body.mediaType);
   checkPatchShape(kind, body.value);
   return json(
-    await writeReplicas(ctx, (current) =>
-      checkScale(ctx, applyPatchDocument(kind, toScale(current), body.value, { kind: 'Scale', group: 'autoscaling', name: ctx.info.name })),
+    await writeReplicas(
+      ctx,
+      (current) => checkScale(ctx, applyPatchDocument(kind, toScale(current), body.value, { kind: 'Scale', group: 'autoscaling', name: ctx.info.name })),
       pinsResourceVersion(kind, body.value),
     ),
   );
@@ -68,7 +69,8 @@ async function writeReplicas(ctx: RestContext, scaleOf: (current: KubeObject) =>
 function checkScale(ctx: RestContext, body: unknown): Scale {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be a Scale object');
   const scale = body as Scale;
-  if (scale.kind !== undefined && scale.kind !== 'Scale') throw errors.badRequest(`the kind in the data (${scale.kind}) does not match the expected kind (Scale)`);
+  if (scale.kind !== undefined && scale.kind !== 'Scale')
+    throw errors.badRequest(`the kind in the data (${scale.kind}) does not match the expected kind (Scale)`);
   scale.metadata ??= {};
   if (scale.metadata.name && scale.metadata.name !== ctx.info.name)
     throw errors.badRequest(`the name of the object (${scale.metadata.name}) does not match the name on the URL (${ctx.info.name})`);

@@ -12,7 +12,11 @@ export type ObjectFilter = (object: KubeObject) => boolean;
 export function listFilter(definition: ResourceDefinition, query: Record<string, string | undefined>, includeUninitialized: boolean): ObjectFilter | undefined {
   const labels = query.labelSelector ? parseSelector(() => parseLabelSelector(query.labelSelector!), 'labelSelector') : undefined;
   const fields = query.fieldSelector ? parseSelector(() => parseFieldSelector(query.fieldSelector!), 'fieldSelector') : undefined;
-  if (fields) checkFieldNames(definition, fields.terms.map((term) => term.field));
+  if (fields)
+    checkFieldNames(
+      definition,
+      fields.terms.map((term) => term.field),
+    );
   if (!labels && !fields && includeUninitialized) return undefined;
   const extraFields = definition.fieldSelectors;
   return (object) => {

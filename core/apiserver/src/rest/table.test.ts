@@ -7,7 +7,10 @@ const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/j
 describe('tableFormatOf', () => {
   it('honours the first acceptable media type', () => {
     expect(tableFormatOf(TABLE_ACCEPT, {})).toEqual({ apiVersion: 'meta.k8s.io/v1', includeObject: 'Metadata' });
-    expect(tableFormatOf('application/json;as=Table;v=v1beta1;g=meta.k8s.io', { includeObject: 'Object' })).toEqual({ apiVersion: 'meta.k8s.io/v1beta1', includeObject: 'Object' });
+    expect(tableFormatOf('application/json;as=Table;v=v1beta1;g=meta.k8s.io', { includeObject: 'Object' })).toEqual({
+      apiVersion: 'meta.k8s.io/v1beta1',
+      includeObject: 'Object',
+    });
     expect(tableFormatOf('application/json, application/json;as=Table;v=v1;g=meta.k8s.io', {})).toBeUndefined();
     expect(tableFormatOf('application/json, */*', {})).toBeUndefined();
     expect(() => tableFormatOf(TABLE_ACCEPT, { includeObject: 'All' })).toThrow(/includeObject/);
@@ -31,10 +34,18 @@ describe('Table responses', () => {
     expect(headers['content-type']).toContain('application/json');
     expect(json).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
     expect(Number(json.metadata.resourceVersion)).toBe(server.store.revision());
-    expect(json.columnDefinitions.map((column: any) => [column.name, column.priority])).toEqual([['Name', 0], ['Status', 0], ['Node', 1]]);
+    expect(json.columnDefinitions.map((column: any) => [column.name, column.priority])).toEqual([
+      ['Name', 0],
+      ['Status', 0],
+      ['Node', 1],
+    ]);
     expect(json.rows).toHaveLength(1);
     expect(json.rows[0].cells).toEqual(['t1', 'Pending', '<none>']);
-    expect(json.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 't1', namespace: 'default', labels: { app: 'x' } } });
+    expect(json.rows[0].object).toMatchObject({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { name: 't1', namespace: 'default', labels: { app: 'x' } },
+    });
   });
 
   it('honours includeObject=Object and None', async () => {

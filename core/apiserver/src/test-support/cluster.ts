@@ -52,7 +52,11 @@ export interface TestServer {
   info: ApiServerInfo;
   dataDir: string;
   store: Store;
-  request(method: string, path: string, options?: { body?: unknown; token?: string | null; headers?: Record<string, string>; contentType?: string }): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; token?: string | null; headers?: Record<string, string>; contentType?: string },
+  ): Promise<Response>;
   watch(path: string, options?: { token?: string; headers?: Record<string, string> }): WatchConnection;
   stop(): Promise<void>;
 }
@@ -132,7 +136,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const request: TestServer['request'] = (method, path, requestOptions = {}) =>
     new Promise((resolve, reject) => {
       const token = requestOptions.token === undefined ? 'admin-token' : requestOptions.token;
-      const body = requestOptions.body === undefined ? undefined : typeof requestOptions.body === 'string' || Buffer.isBuffer(requestOptions.body) ? requestOptions.body : JSON.stringify(requestOptions.body);
+      const body =
+        requestOptions.body === undefined
+          ? undefined
+          : typeof requestOptions.body === 'string' || Buffer.isBuffer(requestOptions.body)
+            ? requestOptions.body
+            : JSON.stringify(requestOptions.body);
       const headers: Record<string, string> = { accept: 'application/json', ...requestOptions.headers };
       if (token) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) {
@@ -202,7 +211,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
             const event = events[cursor++]!;
             if (match(event)) return event;
           }
-          if (Date.now() > deadline) throw new Error(`no matching watch event within ${timeoutMs} ms; saw ${JSON.stringify(events.map((e) => `${e.type} ${e.object?.metadata?.name ?? ''}`))}`);
+          if (Date.now() > deadline)
+            throw new Error(
+              `no matching watch event within ${timeoutMs} ms; saw ${JSON.stringify(events.map((e) => `${e.type} ${e.object?.metadata?.name ?? ''}`))}`,
+            );
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
       },

@@ -82,7 +82,11 @@ export const testPods: ResourceDefinition = {
       { name: 'Status', type: 'string', priority: 0 },
       { name: 'Node', type: 'string', priority: 1 },
     ],
-    cells: (object) => [object.metadata.name, (object.status as { phase?: string } | undefined)?.phase ?? '', (object.spec as { nodeName?: string }).nodeName ?? '<none>'],
+    cells: (object) => [
+      object.metadata.name,
+      (object.status as { phase?: string } | undefined)?.phase ?? '',
+      (object.spec as { nodeName?: string }).nodeName ?? '<none>',
+    ],
   },
 };
 

@@ -42,7 +42,10 @@ describe('watch', () => {
     await server.request('POST', PODS, { body: pod('existing') });
     const watch = server.watch(`${PODS}?watch=1`);
     expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'existing' } } });
-    const modified = await server.request('PATCH', `${PODS}/existing`, { body: { metadata: { labels: { x: 'y' } } }, contentType: 'application/merge-patch+json' });
+    const modified = await server.request('PATCH', `${PODS}/existing`, {
+      body: { metadata: { labels: { x: 'y' } } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(await watch.next()).toMatchObject({ type: 'MODIFIED', object: { metadata: { labels: { x: 'y' } } } });
     const deleted = await server.request('DELETE', `${PODS}/existing`);
     const event = await watch.next();
@@ -93,7 +96,9 @@ describe('watch', () => {
   it('watches one object by field selector, like kubectl get -w and informers', async () => {
     await server.request('POST', PODS, { body: pod('single') });
     const list = (await server.request('GET', `${PODS}?fieldSelector=metadata.name%3Dsingle&limit=500&resourceVersion=0`)).json;
-    const watch = server.watch(`${PODS}?allowWatchBookmarks=true&fieldSelector=metadata.name%3Dsingle&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=300&watch=true`);
+    const watch = server.watch(
+      `${PODS}?allowWatchBookmarks=true&fieldSelector=metadata.name%3Dsingle&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=300&watch=true`,
+    );
     await server.request('POST', PODS, { body: pod('other-one') });
     await server.request('PATCH', `${PODS}/single`, { body: { metadata: { labels: { seen: 'yes' } } }, contentType: 'application/merge-patch+json' });
     const event = await watch.next((candidate) => candidate.type !== 'BOOKMARK');
@@ -135,7 +140,11 @@ describe('watch', () => {
     });
     const event = await watch.next();
     expect(event.type).toBe('ADDED');
-    expect(event.object).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', columnDefinitions: [{ name: 'Name' }, { name: 'Status' }, { name: 'Node' }] });
+    expect(event.object).toMatchObject({
+      kind: 'Table',
+      apiVersion: 'meta.k8s.io/v1',
+      columnDefinitions: [{ name: 'Name' }, { name: 'Status' }, { name: 'Node' }],
+    });
     expect(event.object.rows).toEqual([{ cells: ['r1', 'Pending', '<none>'], object: expect.objectContaining({ kind: 'PartialObjectMetadata' }) }]);
     watch.close();
   });

@@ -41,7 +41,9 @@ describe('skiff new', () => {
     for (const kind of KINDS) {
       const { result, out } = await run(cwd, 'new', kind, `my-${kind}`);
       expect(result).toEqual({ exitCode: 0 });
-      expect(out.split('\n')[0]).toMatch(new RegExp(`^created skiff-plugin-my-${kind}/: skiff-plugin-my-${kind}, an? ${kind} plugin for Skiff \\d+\\.\\d+\\.\\d+`));
+      expect(out.split('\n')[0]).toMatch(
+        new RegExp(`^created skiff-plugin-my-${kind}/: skiff-plugin-my-${kind}, an? ${kind} plugin for Skiff \\d+\\.\\d+\\.\\d+`),
+      );
       const dir = join(cwd, `skiff-plugin-my-${kind}`);
       expect(readdirSync(dir).sort()).toEqual(['.gitignore', 'README.md', 'package.json', 'src', 'tsconfig.json', 'tsup.config.ts', 'vitest.config.ts']);
       expect(readdirSync(join(dir, 'src')).sort()).toEqual(['index.test.ts', 'index.ts']);
@@ -55,7 +57,7 @@ describe('skiff new', () => {
     }
   });
 
-  it('writes a package.json that stands alone: keywords, engines, exports, scripts, pinned dev dependencies at the CLI\'s version', async () => {
+  it("writes a package.json that stands alone: keywords, engines, exports, scripts, pinned dev dependencies at the CLI's version", async () => {
     const cwd = emptyDir();
     await run(cwd, 'new', 'scheduler', 'zone-spread');
     const { version } = readJson(join(CLI_ROOT, 'package.json'));
@@ -143,9 +145,7 @@ describe('skiff new', () => {
 
     mkdirSync(join(cwd, 'skiff-plugin-taken'));
     writeFileSync(join(cwd, 'skiff-plugin-taken/notes.txt'), 'mine');
-    await expect(run(cwd, 'new', 'admission', 'taken')).rejects.toThrow(
-      /^skiff-plugin-taken already exists and is not empty; choose another name or --dir$/,
-    );
+    await expect(run(cwd, 'new', 'admission', 'taken')).rejects.toThrow(/^skiff-plugin-taken already exists and is not empty; choose another name or --dir$/);
     expect(readdirSync(join(cwd, 'skiff-plugin-taken'))).toEqual(['notes.txt']);
 
     writeFileSync(join(cwd, 'skiff-plugin-file'), '');
@@ -179,7 +179,7 @@ describe('the scaffold', () => {
     for (const [name, version] of Object.entries(TOOL_VERSIONS)) expect(root.devDependencies[name], name).toBe(version);
   });
 
-  it('reads the CLI\'s version from its package.json at run time', () => {
+  it("reads the CLI's version from its package.json at run time", () => {
     expect(cliPackage()).toEqual({ root: CLI_ROOT, version: readJson(join(CLI_ROOT, 'package.json')).version });
   });
 
@@ -197,8 +197,12 @@ describe('the scaffold', () => {
         const source = file ?? `skiff new ${kind} ${name}: ${path}`;
         const actual = file
           ? readFileSync(join(REPO_ROOT, file), 'utf8')
-          : scaffoldFiles({ kind: kind as PluginKind, names: pluginNames(name!), skiffVersion: cliPackage().version, templatesDir: join(CLI_ROOT, 'templates') })
-              .find((generated) => generated.path === path)?.content;
+          : scaffoldFiles({
+              kind: kind as PluginKind,
+              names: pluginNames(name!),
+              skiffVersion: cliPackage().version,
+              templatesDir: join(CLI_ROOT, 'templates'),
+            }).find((generated) => generated.path === path)?.content;
         expect(actual, `${guide}: ${source} exists`).toBeDefined();
         if (excerpt) expect(actual, `${guide} shows a part of ${source}`).toContain(shown);
         else expect(shown, `${guide} shows ${source}`).toBe(actual);

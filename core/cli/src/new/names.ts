@@ -36,7 +36,8 @@ export function pluginNames(input: string): PluginNames {
   }
   const folder = `${PACKAGE_PREFIX}${name}`;
   const packageName = scope === undefined ? folder : `@${scope}/${folder}`;
-  if (packageName.length > MAX_PACKAGE_NAME) throw new Error(`plugin name "${input}" is too long: npm package names have at most ${MAX_PACKAGE_NAME} characters`);
+  if (packageName.length > MAX_PACKAGE_NAME)
+    throw new Error(`plugin name "${input}" is too long: npm package names have at most ${MAX_PACKAGE_NAME} characters`);
   return {
     name,
     packageName,

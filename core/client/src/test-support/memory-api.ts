@@ -176,9 +176,17 @@ export class MemoryApiHandler implements ApiHandler {
     const current = this.mustGet(type, namespace, name);
     const expected = object.metadata.resourceVersion;
     if (expected && expected !== current.metadata.resourceVersion) {
-      throw errors.conflict(type.resource, type.group, name ?? '', 'the object has been modified; please apply your changes to the latest version and try again');
+      throw errors.conflict(
+        type.resource,
+        type.group,
+        name ?? '',
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     }
-    const next = subresource === 'status' ? { ...current, status: object.status } : { ...object, status: current.status, metadata: { ...current.metadata, ...object.metadata } };
+    const next =
+      subresource === 'status'
+        ? { ...current, status: object.status }
+        : { ...object, status: current.status, metadata: { ...current.metadata, ...object.metadata } };
     return this.commit(type, 'MODIFIED', next);
   }
 
@@ -186,7 +194,12 @@ export class MemoryApiHandler implements ApiHandler {
     return this.commit(type, 'MODIFIED', mergePatch(this.mustGet(type, namespace, name), patch) as KubeObject);
   }
 
-  private delete(type: ResourceType, namespace: string | undefined, name: string | undefined, options?: { preconditions?: { resourceVersion?: string } }): Status {
+  private delete(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string | undefined,
+    options?: { preconditions?: { resourceVersion?: string } },
+  ): Status {
     const current = this.mustGet(type, namespace, name);
     const expected = options?.preconditions?.resourceVersion;
     if (expected && expected !== current.metadata.resourceVersion) throw errors.conflict(type.resource, type.group, name ?? '', 'precondition failed');
@@ -298,7 +311,7 @@ function filterFor(type: ResourceType, namespace: string | undefined, query: Rec
 }
 
 function storageKey(type: ResourceType, namespace: string | undefined, name: string): string {
-  return `${type.group}/${type.resource}/${type.namespaced ? namespace ?? '' : ''}/${name}`;
+  return `${type.group}/${type.resource}/${type.namespaced ? (namespace ?? '') : ''}/${name}`;
 }
 
 function sameType(a: ResourceType, b: ResourceType): boolean {

@@ -16,9 +16,18 @@ export interface TestPki {
 
 /** A throwaway CA with a server and a client certificate. Keys come from node:crypto (fast); forge signs. */
 export function createTestPki(): TestPki {
-  const ca = issue({ commonName: 'skiff-test-ca' }, undefined, [{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true }]);
+  const ca = issue({ commonName: 'skiff-test-ca' }, undefined, [
+    { name: 'basicConstraints', cA: true },
+    { name: 'keyUsage', keyCertSign: true },
+  ]);
   const server = issue({ commonName: '127.0.0.1' }, ca, [
-    { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 7, ip: '127.0.0.1' },
+        { type: 2, value: 'localhost' },
+      ],
+    },
     { name: 'extKeyUsage', serverAuth: true },
   ]);
   const client = issue({ commonName: 'alice', organizationName: 'devs' }, ca, [{ name: 'extKeyUsage', clientAuth: true }]);

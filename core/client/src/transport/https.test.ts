@@ -45,12 +45,12 @@ afterAll(async () => {
 describe('HttpsTransport', () => {
   it('verifies the server against the given CA, sends the token and JSON bodies', async () => {
     const client = connect();
-    const created = await client.create(RESOURCES.namespaces, { metadata: { name: 'over-tls', labels: { 'ünï': 'cødé' } } });
+    const created = await client.create(RESOURCES.namespaces, { metadata: { name: 'over-tls', labels: { ünï: 'cødé' } } });
     expect(created.metadata).toMatchObject({ name: 'over-tls', resourceVersion: expect.any(String) });
     const request = handler.requests.at(-1)!;
     expect(request.headers).toMatchObject({ authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' });
-    expect(JSON.parse(String(request.body))).toEqual({ metadata: { name: 'over-tls', labels: { 'ünï': 'cødé' } } });
-    expect((await client.get(RESOURCES.namespaces, 'over-tls')).metadata.labels).toEqual({ 'ünï': 'cødé' });
+    expect(JSON.parse(String(request.body))).toEqual({ metadata: { name: 'over-tls', labels: { ünï: 'cødé' } } });
+    expect((await client.get(RESOURCES.namespaces, 'over-tls')).metadata.labels).toEqual({ ünï: 'cødé' });
   });
 
   it('refuses a server its CAs do not vouch for, unless told to skip verification', async () => {
@@ -67,7 +67,9 @@ describe('HttpsTransport', () => {
   });
 
   it('turns a Status answer into an ApiError, and a bad token into 401', async () => {
-    const err = await connect().get(RESOURCES.pods, 'absent', 'default').catch((e: unknown) => e);
+    const err = await connect()
+      .get(RESOURCES.pods, 'absent', 'default')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 404, reason: 'NotFound', message: 'pods "absent" not found' });
     await expect(connect({ token: 'wrong' }).list(RESOURCES.pods)).rejects.toMatchObject({ status: 401, reason: 'Unauthorized' });
@@ -185,7 +187,13 @@ describe('HttpsTransport', () => {
 describe('watchEventsFromLines', () => {
   async function decode(chunks: (string | Buffer)[]): Promise<WatchEvent[]> {
     const events: WatchEvent[] = [];
-    for await (const event of watchEventsFromLines((async function* () { yield* chunks; })(), '/api/v1/pods')) events.push(event);
+    for await (const event of watchEventsFromLines(
+      (async function* () {
+        yield* chunks;
+      })(),
+      '/api/v1/pods',
+    ))
+      events.push(event);
     return events;
   }
 

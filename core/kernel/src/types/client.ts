@@ -79,7 +79,10 @@ export interface Informer<T extends KubeObject = KubeObject> {
 
 export interface InformerFactory {
   /** One informer per type (and per list options), shared by everyone who asks. */
-  informer<T extends KubeObject = KubeObject>(type: ResourceType, options?: { namespace?: string; fieldSelector?: string; labelSelector?: string }): Informer<T>;
+  informer<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options?: { namespace?: string; fieldSelector?: string; labelSelector?: string },
+  ): Informer<T>;
   start(signal: AbortSignal): void;
   waitForSync(signal?: AbortSignal): Promise<void>;
 }

@@ -70,7 +70,10 @@ describe('PodRuntimeManager', () => {
     expect(observed.initialized).toBe(true);
     expect(observed.initContainers[0]!.status).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 0 });
     expect(observed.containers[0]!.status).toMatchObject({ state: 'CONTAINER_RUNNING' });
-    expect(events.filter((e) => e.startsWith('Normal Started'))).toEqual(['Normal Started: Started container migrate', 'Normal Started: Started container web']);
+    expect(events.filter((e) => e.startsWith('Normal Started'))).toEqual([
+      'Normal Started: Started container migrate',
+      'Normal Started: Started container web',
+    ]);
     await manager.sync(pod, sink);
     expect(await runtime.listContainers()).toHaveLength(2);
   });
@@ -103,7 +106,15 @@ describe('PodRuntimeManager', () => {
     expect(await runtime.listPodSandbox()).toEqual([]);
     expect(await runtime.listContainers()).toEqual([]);
     expect(events).toContain('Normal Killing: Stopping container web');
-    const next = await network.add({ containerId: 'x', netnsPath: '', ifName: 'eth0', podName: 'x', podNamespace: 'default', podUid: 'x', preferredIP: '10.244.1.2' });
+    const next = await network.add({
+      containerId: 'x',
+      netnsPath: '',
+      ifName: 'eth0',
+      podName: 'x',
+      podNamespace: 'default',
+      podUid: 'x',
+      preferredIP: '10.244.1.2',
+    });
     expect(next.ips[0]!.address).toBe('10.244.1.2/24');
   });
 
@@ -115,7 +126,9 @@ describe('PodRuntimeManager', () => {
       ...pod,
       status: {
         podIP: observed.podIP,
-        containerStatuses: [{ name: 'web', image: 'nginx:1.27', imageID: 'x', containerID: 'simulated://old', ready: true, restartCount: 0, state: { running: {} } }],
+        containerStatuses: [
+          { name: 'web', image: 'nginx:1.27', imageID: 'x', containerID: 'simulated://old', ready: true, restartCount: 0, state: { running: {} } },
+        ],
       },
     };
     await before.runtime.close();

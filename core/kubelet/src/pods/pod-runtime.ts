@@ -64,7 +64,9 @@ export class PodRuntimeManager {
   async sync(pod: Pod, event: PodEventSink = noEvents): Promise<PodObservation> {
     const { runtime } = this.options;
     const uid = pod.metadata.uid!;
-    const named = await runtime.listPodSandbox({ labelSelector: { [CRI_LABELS.POD_NAMESPACE]: pod.metadata.namespace!, [CRI_LABELS.POD_NAME]: pod.metadata.name! } });
+    const named = await runtime.listPodSandbox({
+      labelSelector: { [CRI_LABELS.POD_NAMESPACE]: pod.metadata.namespace!, [CRI_LABELS.POD_NAME]: pod.metadata.name! },
+    });
     // An earlier pod of the same name (deleted and recreated before this worker ran) must not linger.
     for (const previous of named) if (previous.metadata.uid !== uid) await this.killSandbox(previous, 0, event);
     const sandboxes = named.filter((sandbox) => sandbox.metadata.uid === uid);

@@ -72,11 +72,24 @@ describe('buildPodStatus', () => {
   });
 
   it('shows a container that cannot pull as waiting, the pod Pending and not ready', () => {
-    const observed: PodObservation = { ...running(), containers: [{ name: 'web', restartCount: 0, waiting: { reason: 'ErrImagePull', message: 'not found' } }], incomplete: true };
+    const observed: PodObservation = {
+      ...running(),
+      containers: [{ name: 'web', restartCount: 0, waiting: { reason: 'ErrImagePull', message: 'not found' } }],
+      incomplete: true,
+    };
     const status = buildPodStatus(boundPod('web-1'), observed, context);
     expect(status.phase).toBe('Pending');
-    expect(status.containerStatuses![0]).toMatchObject({ ready: false, started: false, imageID: '', state: { waiting: { reason: 'ErrImagePull', message: 'not found' } } });
-    expect(status.conditions!.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [web]' });
+    expect(status.containerStatuses![0]).toMatchObject({
+      ready: false,
+      started: false,
+      imageID: '',
+      state: { waiting: { reason: 'ErrImagePull', message: 'not found' } },
+    });
+    expect(status.conditions!.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [web]',
+    });
   });
 
   it('reports finished pods as Succeeded or Failed by restart policy and exit codes', () => {
@@ -88,7 +101,12 @@ describe('buildPodStatus', () => {
     expect(buildPodStatus(job, exited(0), context).phase).toBe('Succeeded');
     const failed = buildPodStatus(job, exited(1), context);
     expect(failed.phase).toBe('Failed');
-    expect(failed.containerStatuses![0]!.state.terminated).toMatchObject({ exitCode: 1, reason: 'Error', finishedAt: '2026-01-01T00:00:09Z', containerID: 'simulated://abc123' });
+    expect(failed.containerStatuses![0]!.state.terminated).toMatchObject({
+      exitCode: 1,
+      reason: 'Error',
+      finishedAt: '2026-01-01T00:00:09Z',
+      containerID: 'simulated://abc123',
+    });
     expect(failed.conditions!.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
     expect(buildPodStatus(boundPod('web-1'), exited(0), context).phase).toBe('Running');
   });
@@ -104,7 +122,11 @@ describe('buildPodStatus', () => {
     const status = buildPodStatus(pod, observed, context);
     expect(status.phase).toBe('Pending');
     expect(status.initContainerStatuses![0]).toMatchObject({ name: 'migrate', ready: false, started: true });
-    expect(status.conditions!.find((c) => c.type === 'Initialized')).toMatchObject({ status: 'False', reason: 'ContainersNotInitialized', message: 'containers with incomplete status: [migrate]' });
+    expect(status.conditions!.find((c) => c.type === 'Initialized')).toMatchObject({
+      status: 'False',
+      reason: 'ContainersNotInitialized',
+      message: 'containers with incomplete status: [migrate]',
+    });
   });
 
   it('marks a pod turned away by admission as Failed with the reason', () => {

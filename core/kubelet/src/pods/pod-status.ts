@@ -77,7 +77,14 @@ function withTransitions(conditions: PodCondition[], previous: PodCondition[] | 
   return conditions.map((c) => {
     const before = previous?.find((p) => p.type === c.type);
     const lastTransitionTime = before && before.status === c.status && before.lastTransitionTime ? before.lastTransitionTime : now;
-    return { type: c.type, status: c.status, lastProbeTime: null, lastTransitionTime, ...(c.reason ? { reason: c.reason } : {}), ...(c.message ? { message: c.message } : {}) };
+    return {
+      type: c.type,
+      status: c.status,
+      lastProbeTime: null,
+      lastTransitionTime,
+      ...(c.reason ? { reason: c.reason } : {}),
+      ...(c.message ? { message: c.message } : {}),
+    };
   });
 }
 
@@ -89,7 +96,9 @@ export function buildPodStatus(pod: Pod, observed: PodObservation, context: Stat
   const phase = phaseOf(pod, observed, init, regular);
   const completed = phase === 'Succeeded' || phase === 'Failed';
   const unready = regular.filter((s) => !s.ready).map((s) => s.name);
-  const incompleteInit = init.filter((s) => !s.ready && !(initSpecs.find((c) => c.name === s.name)?.restartPolicy === 'Always' && s.started)).map((s) => s.name);
+  const incompleteInit = init
+    .filter((s) => !s.ready && !(initSpecs.find((c) => c.name === s.name)?.restartPolicy === 'Always' && s.started))
+    .map((s) => s.name);
   const readyReason = completed ? 'PodCompleted' : 'ContainersNotReady';
   const readyMessage = completed ? undefined : `containers with unready status: [${unready.join(' ')}]`;
   const conditions = withTransitions(

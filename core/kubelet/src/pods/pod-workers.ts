@@ -85,7 +85,9 @@ export class PodWorkers {
     if (context.reasons.length) status.message = context.reasons.join('; ');
     await this.writeStatus(pod, status);
     if (observed.incomplete) {
-      const reasons = [...observed.initContainers, ...observed.containers].flatMap((c) => (c.waiting && c.waiting.reason !== 'PodInitializing' ? [c.waiting.reason] : []));
+      const reasons = [...observed.initContainers, ...observed.containers].flatMap((c) =>
+        c.waiting && c.waiting.reason !== 'PodInitializing' ? [c.waiting.reason] : [],
+      );
       throw new SyncIncomplete(key, reasons);
     }
     this.queue.addAfter(key, this.options.resyncMs);

@@ -28,7 +28,9 @@ describe('NodeReady', () => {
   it('keeps pods off nodes that are not ready, in the taint’s words', () => {
     expect(nodeReady.filter!(new Map(), makePod('p'), withReady('True'))).toBeNull();
     expect(nodeReady.filter!(new Map(), makePod('p'), withReady('False'))?.reasons).toEqual(['node(s) had untolerated taint {node.kubernetes.io/not-ready: }']);
-    expect(nodeReady.filter!(new Map(), makePod('p'), withReady('Unknown'))?.reasons).toEqual(['node(s) had untolerated taint {node.kubernetes.io/unreachable: }']);
+    expect(nodeReady.filter!(new Map(), makePod('p'), withReady('Unknown'))?.reasons).toEqual([
+      'node(s) had untolerated taint {node.kubernetes.io/unreachable: }',
+    ]);
     expect(nodeReady.filter!(new Map(), makePod('p'), withReady())?.reasons).toEqual(['node(s) had untolerated taint {node.kubernetes.io/unreachable: }']);
   });
 

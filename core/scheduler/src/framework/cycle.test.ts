@@ -77,17 +77,25 @@ describe('schedulePod', () => {
     });
   });
 
-  describe('a plugin that throws is an error naming it and the extension point, in kube-scheduler\'s words', () => {
+  describe("a plugin that throws is an error naming it and the extension point, in kube-scheduler's words", () => {
     const boom = new TypeError("Cannot read properties of undefined (reading 'labels')");
     const thrower = () => {
       throw boom;
     };
     const cases: [string, SchedulerPlugin, string][] = [
       ['PreFilter', { name: 'Gate', preFilter: thrower }, `running PreFilter plugin "Gate": ${boom.message}`],
-      ['Filter', { name: 'Fit', filter: (_s, _p, node) => (node.node.metadata.name === 'node-2' ? thrower() : null) }, `running "Fit" filter plugin: ${boom.message}`],
+      [
+        'Filter',
+        { name: 'Fit', filter: (_s, _p, node) => (node.node.metadata.name === 'node-2' ? thrower() : null) },
+        `running "Fit" filter plugin: ${boom.message}`,
+      ],
       ['PreScore', { name: 'Spread', preScore: thrower, score: () => 1 }, `running PreScore plugin "Spread": ${boom.message}`],
       ['Score', { name: 'PreferLabel', score: thrower }, `running Score plugins: plugin "PreferLabel" failed with: ${boom.message}`],
-      ['NormalizeScore', { name: 'Balance', score: () => 1, normalizeScore: thrower }, `running Normalize on Score plugins: plugin "Balance" failed with: ${boom.message}`],
+      [
+        'NormalizeScore',
+        { name: 'Balance', score: () => 1, normalizeScore: thrower },
+        `running Normalize on Score plugins: plugin "Balance" failed with: ${boom.message}`,
+      ],
     ];
     it.each(cases)('%s', (extensionPoint, plugin, message) => {
       const result = schedulePod(profileOf(plugin), new Map(), makePod('p'), nodes('node-1', 'node-2'));
@@ -108,25 +116,42 @@ describe('schedulePod', () => {
     registry.register(tableScore('A', { 'node-1': 100, 'node-2': 0, 'node-3': 50 }));
     registry.register(tableScore('B', { 'node-1': 0, 'node-2': 100, 'node-3': 50 }));
     const info = nodes('node-1', 'node-2', 'node-3');
-    const even = buildProfile(registry, { score: [{ name: 'A', weight: 1 }, { name: 'B', weight: 1 }] });
-    const leanB = buildProfile(registry, { score: [{ name: 'A', weight: 1 }, { name: 'B', weight: 3 }] });
+    const even = buildProfile(registry, {
+      score: [
+        { name: 'A', weight: 1 },
+        { name: 'B', weight: 1 },
+      ],
+    });
+    const leanB = buildProfile(registry, {
+      score: [
+        { name: 'A', weight: 1 },
+        { name: 'B', weight: 3 },
+      ],
+    });
     expect(schedulePod(leanB, new Map(), makePod('p'), info)).toMatchObject({ nodeName: 'node-2', score: 300 });
     const picks = new Set(Array.from({ length: 30 }, (_, i) => schedulePod(even, new Map(), makePod('p'), info, seededRandom(i)).nodeName));
     expect(picks).toEqual(new Set(['node-1', 'node-2', 'node-3']));
   });
 
   it('applies normalizeScore before the weight', () => {
-    const inverted = tableScore('Inverted', { 'node-1': 10, 'node-2': 90 }, {
-      normalizeScore: (_state, _pod, scores) => {
-        for (const [name, score] of scores) scores.set(name, 100 - score);
+    const inverted = tableScore(
+      'Inverted',
+      { 'node-1': 10, 'node-2': 90 },
+      {
+        normalizeScore: (_state, _pod, scores) => {
+          for (const [name, score] of scores) scores.set(name, 100 - score);
+        },
       },
-    });
+    );
     expect(schedulePod(profileOf(inverted), new Map(), makePod('p'), nodes('node-1', 'node-2'))).toMatchObject({ nodeName: 'node-1', score: 90 });
   });
 
   it('skips scoring when only one node fits', () => {
     let scored = false;
-    const onlyTwo: SchedulerPlugin = { name: 'OnlyTwo', filter: (_s, _p, node) => (node.node.metadata.name === 'node-2' ? null : { code: 'Unschedulable', reasons: ['no'] }) };
+    const onlyTwo: SchedulerPlugin = {
+      name: 'OnlyTwo',
+      filter: (_s, _p, node) => (node.node.metadata.name === 'node-2' ? null : { code: 'Unschedulable', reasons: ['no'] }),
+    };
     const spy: SchedulerPlugin = { name: 'Spy', score: () => ((scored = true), 1) };
     expect(schedulePod(profileOf(onlyTwo, spy), new Map(), makePod('p'), nodes('node-1', 'node-2'))).toMatchObject({ nodeName: 'node-2', feasibleNodes: 1 });
     expect(scored).toBe(false);
@@ -148,6 +173,8 @@ describe('fitErrorMessage', () => {
       ['b', { code: 'Unschedulable' as const, reasons: ['Insufficient cpu'] }],
       ['c', { code: 'Unschedulable' as const, reasons: ['Insufficient cpu'] }],
     ]);
-    expect(fitErrorMessage(3, failures, 'preemption: not helpful.')).toBe('0/3 nodes are available: 1 Too many pods, 2 Insufficient cpu. preemption: not helpful.');
+    expect(fitErrorMessage(3, failures, 'preemption: not helpful.')).toBe(
+      '0/3 nodes are available: 1 Too many pods, 2 Insufficient cpu. preemption: not helpful.',
+    );
   });
 });

@@ -33,7 +33,11 @@ export interface ProfileConfig {
 function lookup(registry: SchedulerPluginRegistry, name: string, point: string): SchedulerPlugin {
   const plugin = registry.get(name);
   if (!plugin) {
-    const known = registry.list().map((p) => p.name).join(', ') || 'none';
+    const known =
+      registry
+        .list()
+        .map((p) => p.name)
+        .join(', ') || 'none';
     throw new SchedulerError('SKIFF_ERR_SCHEDULER_PROFILE_UNKNOWN_PLUGIN', { point, name, known });
   }
   return plugin;
@@ -44,7 +48,10 @@ function lookup(registry: SchedulerPluginRegistry, name: string, point: string):
  * other extension point (queueSort, postFilter, reserve, permit, preBind, bind, postBind) runs for every
  * registered plugin that implements it, in registration order.
  */
-export function buildProfile(registry: SchedulerPluginRegistry & { packageOf?(name: string): string | undefined }, config: ProfileConfig = {}): SchedulingProfile {
+export function buildProfile(
+  registry: SchedulerPluginRegistry & { packageOf?(name: string): string | undefined },
+  config: ProfileConfig = {},
+): SchedulingProfile {
   const all = registry.list();
   const packages = new Map<string, string>();
   for (const { name } of all) {

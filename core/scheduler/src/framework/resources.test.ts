@@ -25,10 +25,7 @@ describe('podRequests', () => {
 
   it('keeps sidecars (restartPolicy Always init containers) running alongside', () => {
     const pod = makePod('p', { cpu: '100m' });
-    pod.spec.initContainers = [
-      makeContainer('sidecar', { cpu: '200m' }, { restartPolicy: 'Always' }),
-      makeContainer('setup', { cpu: '500m' }),
-    ];
+    pod.spec.initContainers = [makeContainer('sidecar', { cpu: '200m' }, { restartPolicy: 'Always' }), makeContainer('setup', { cpu: '500m' })];
     // steady state: 100m + 200m; while setup runs: 500m + the sidecar's 200m
     expect(podRequests(pod).milliCPU).toBe(700);
   });
