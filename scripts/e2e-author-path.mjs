@@ -3,15 +3,16 @@
 //   1. every Skiff package is published to a throw-away local registry (each package's prepack builds it);
 //   2. in an empty folder outside the repo, `npm install --engine-strict @skiff/cli @skiff/preset-dev`
 //      from that registry, and every installed package accepts Node 20.19;
-//   3. `npx @skiff/cli version` with nothing installed, and a global install of @skiff/cli;
+//   3. `npx @skiff/cli up` in an empty folder (kubectl sees its node), `npx @skiff/cli version`, and a global install;
 //   4. two plugins written as docs/publishing-your-plugin.md says (with `skiff new` when the CLI has it):
 //      an admission plugin rejecting :latest images and a scheduler score plugin preferring a node label;
 //      each is installed, tested, packed, published to the local registry;
 //   5. they are installed into the cluster folder and enabled with one config line each; `skiff up
 //      --nodes 3`; the real kubectl prints the admission plugin's message, and pods land where the label is.
 //
-// usage: node scripts/e2e-author-path.mjs [--prebuilt] [--keep]
+// usage: node scripts/e2e-author-path.mjs [--prebuilt] [--by-hand] [--keep]
 //   --prebuilt  publish the dist/ already built instead of running each package's prepack build
+//   --by-hand   write the plugin packages from the guide's files instead of `skiff new`
 //   --keep      keep the temp folders and the registry's storage (their paths are printed at the end)
 // The reduced form CI runs is integration-tests/publish.test.ts (steps 1–2 and a cluster from the install).
 import { execFile, spawn } from 'node:child_process';
@@ -72,22 +73,38 @@ export function enginesProblems(dir, floor = NODE_FLOOR) {
   return problems;
 }
 
-/** Starts `skiff up` from the `skiff` bin installed in `dir` and waits for its ready line. */
-export function startInstalledSkiff(dir, args, { timeoutMs = 60_000 } = {}) {
-  const bin = join(dir, 'node_modules/.bin/skiff');
-  const child = spawn(process.execPath, [bin, 'up', '--port', '0', '--log-level', 'warn', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `skiff up` in `dir` and waits for its ready line: the `skiff` bin installed there, or `command`
+ * (e.g. `['npx', '--yes', '@skiff/cli']`) with `env`.
+ */
+export function startInstalledSkiff(dir, args, { timeoutMs = 60_000, command, env } = {}) {
+  const [file, ...prefix] = command ?? [process.execPath, join(dir, 'node_modules/.bin/skiff')];
+  // Its own process group, so stop() is a terminal's Ctrl-C: SIGINT to every process in it (npx does not
+  // pass a signal it gets alone on to skiff).
+  const child = spawn(file, [...prefix, 'up', '--port', '0', '--log-level', 'warn', ...args], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const signal = (name) => {
+    try {
+      process.kill(-child.pid, name);
+    } catch {
+      // the group is gone already
+    }
+  };
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  // 'close' comes once every process holding the output pipes has ended: under npx, skiff too.
+  const exited = new Promise((resolve) => child.once('close', resolve));
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
-    return exited;
+    if (child.exitCode === null && child.signalCode === null) signal('SIGINT');
+    const timer = setTimeout(() => signal('SIGKILL'), 20_000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
   };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signal('SIGKILL');
       reject(new Error(`skiff up not ready after ${timeoutMs} ms\n${out}${err}`));
     }, timeoutMs);
     const check = () => {
@@ -208,7 +225,9 @@ function dangling(dir, files) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { prebuilt: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { prebuilt: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false }, 'by-hand': { type: 'boolean', default: false } },
+  });
   const started = performance.now();
   const seconds = () => `${((performance.now() - started) / 1000).toFixed(1)}s`;
   const step = (line) => console.log(`[${seconds()}] ${line}`);
@@ -243,13 +262,19 @@ async function main() {
 
     const npxDir = folder('e2e-npx');
     const npx = await must('npx @skiff/cli version', run('npx', ['--yes', '@skiff/cli', 'version'], { cwd: npxDir, env: registryEnv(registry) }));
+    const npxCluster = await startInstalledSkiff(npxDir, ['--data-dir', join(npxDir, 'data')], { command: ['npx', '--yes', '@skiff/cli'], env: registryEnv(registry) });
+    const npxNodes = await must('kubectl get nodes (npx cluster)', kubectl(npxCluster.kubeconfig, join(npxDir, 'kubectl-cache'))('get', 'nodes', '-o', 'name'));
+    if (npxNodes.stdout.trim() !== 'node/node-1') throw new Error(`npx @skiff/cli up: kubectl get nodes printed ${npxNodes.stdout}`);
+    await npxCluster.stop(); // npm exec ends by the SIGINT itself; what counts is that skiff stopped cleanly
+    if (!/^skiff: stopped$/m.test(npxCluster.output())) throw new Error(`npx @skiff/cli up did not stop cleanly on Ctrl-C:\n${npxCluster.output()}`);
+    step('npx @skiff/cli up in an empty folder: kubectl get nodes → node/node-1; Ctrl-C stops it');
     const globalPrefix = folder('e2e-global');
     await must('npm install --global @skiff/cli', run('npm', ['install', '--global', '--engine-strict', '--prefix', globalPrefix, '@skiff/cli'], { env: registryEnv(registry) }));
     const globalVersion = await must('skiff version (global)', run(join(globalPrefix, 'bin/skiff'), ['version']));
     step(`npx @skiff/cli version → ${npx.stdout.trim()}; global install → ${globalVersion.stdout.trim()}`);
 
-    const useNew = await cliHasNew(appDir);
-    step(useNew ? 'scaffolding with skiff new' : 'skiff new is not in this CLI: writing the packages from docs/publishing-your-plugin.md');
+    const useNew = !values['by-hand'] && (await cliHasNew(appDir));
+    step(useNew ? 'scaffolding with skiff new' : 'writing the plugin packages by hand, from docs/publishing-your-plugin.md');
     const workDir = folder('e2e-plugins');
     const admissionDir = await makePlugin({
       registry, appDir, workDir, useNew, kind: 'admission', name: 'no-latest', area: 'admission', replaceSource: true,
