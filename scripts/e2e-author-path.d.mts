@@ -19,6 +19,10 @@ export function run(command: string, args: string[], options?: { cwd?: string; e
 export function emptyFolder(prefix: string): string;
 export function installFromRegistry(registry: LocalRegistry, dir: string, packages: string[]): Promise<CommandResult>;
 export function enginesProblems(dir: string, floor?: string): string[];
-export function startInstalledSkiff(dir: string, args: string[], options?: { timeoutMs?: number; command?: string[]; env?: NodeJS.ProcessEnv }): Promise<InstalledSkiff>;
+export function startInstalledSkiff(
+  dir: string,
+  args: string[],
+  options?: { timeoutMs?: number; command?: string[]; env?: NodeJS.ProcessEnv },
+): Promise<InstalledSkiff>;
 export function kubectl(kubeconfig: string, cacheDir: string): (...args: string[]) => Promise<CommandResult>;
 export function guideFiles(markdown?: string): Map<string, string>;

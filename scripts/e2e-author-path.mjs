@@ -81,7 +81,12 @@ export function startInstalledSkiff(dir, args, { timeoutMs = 60_000, command, en
   const [file, ...prefix] = command ?? [process.execPath, join(dir, 'node_modules/.bin/skiff')];
   // Its own process group, so stop() is a terminal's Ctrl-C: SIGINT to every process in it (npx does not
   // pass a signal it gets alone on to skiff).
-  const child = spawn(file, [...prefix, 'up', '--port', '0', '--log-level', 'warn', ...args], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, [...prefix, 'up', '--port', '0', '--log-level', 'warn', ...args], {
+    cwd: dir,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const signal = (name) => {
     try {
       process.kill(-child.pid, name);
@@ -173,7 +178,10 @@ export async function makePlugin({ registry, appDir, workDir, kind, name, area, 
   if (useNew) {
     const scratch = join(workDir, `new-${name}`);
     mkdirSync(scratch);
-    await must(`skiff new ${kind} ${name}`, run(process.execPath, [join(appDir, 'node_modules/.bin/skiff'), 'new', kind, name], { cwd: scratch, env: registryEnv(registry) }));
+    await must(
+      `skiff new ${kind} ${name}`,
+      run(process.execPath, [join(appDir, 'node_modules/.bin/skiff'), 'new', kind, name], { cwd: scratch, env: registryEnv(registry) }),
+    );
     dir = existsSync(join(scratch, 'package.json'))
       ? scratch
       : join(scratch, readdirSync(scratch).find((entry) => existsSync(join(scratch, entry, 'package.json'))) ?? '');
@@ -183,7 +191,10 @@ export async function makePlugin({ registry, appDir, workDir, kind, name, area, 
     if (replaceSource) {
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, description }, null, 2) + '\n');
       rmSync(join(dir, 'src'), { recursive: true, force: true });
-      writeFiles(dir, [...own].filter(([path]) => path.startsWith('src/')));
+      writeFiles(
+        dir,
+        [...own].filter(([path]) => path.startsWith('src/')),
+      );
     }
   } else {
     dir = join(workDir, packageName);
@@ -262,14 +273,20 @@ async function main() {
 
     const npxDir = folder('e2e-npx');
     const npx = await must('npx @skiff/cli version', run('npx', ['--yes', '@skiff/cli', 'version'], { cwd: npxDir, env: registryEnv(registry) }));
-    const npxCluster = await startInstalledSkiff(npxDir, ['--data-dir', join(npxDir, 'data')], { command: ['npx', '--yes', '@skiff/cli'], env: registryEnv(registry) });
+    const npxCluster = await startInstalledSkiff(npxDir, ['--data-dir', join(npxDir, 'data')], {
+      command: ['npx', '--yes', '@skiff/cli'],
+      env: registryEnv(registry),
+    });
     const npxNodes = await must('kubectl get nodes (npx cluster)', kubectl(npxCluster.kubeconfig, join(npxDir, 'kubectl-cache'))('get', 'nodes', '-o', 'name'));
     if (npxNodes.stdout.trim() !== 'node/node-1') throw new Error(`npx @skiff/cli up: kubectl get nodes printed ${npxNodes.stdout}`);
     await npxCluster.stop(); // npm exec ends by the SIGINT itself; what counts is that skiff stopped cleanly
     if (!/^skiff: stopped$/m.test(npxCluster.output())) throw new Error(`npx @skiff/cli up did not stop cleanly on Ctrl-C:\n${npxCluster.output()}`);
     step('npx @skiff/cli up in an empty folder: kubectl get nodes → node/node-1; Ctrl-C stops it');
     const globalPrefix = folder('e2e-global');
-    await must('npm install --global @skiff/cli', run('npm', ['install', '--global', '--engine-strict', '--prefix', globalPrefix, '@skiff/cli'], { env: registryEnv(registry) }));
+    await must(
+      'npm install --global @skiff/cli',
+      run('npm', ['install', '--global', '--engine-strict', '--prefix', globalPrefix, '@skiff/cli'], { env: registryEnv(registry) }),
+    );
     const globalVersion = await must('skiff version (global)', run(join(globalPrefix, 'bin/skiff'), ['version']));
     step(`npx @skiff/cli version → ${npx.stdout.trim()}; global install → ${globalVersion.stdout.trim()}`);
 
@@ -277,11 +294,25 @@ async function main() {
     step(useNew ? 'scaffolding with skiff new' : 'writing the plugin packages by hand, from docs/publishing-your-plugin.md');
     const workDir = folder('e2e-plugins');
     const admissionDir = await makePlugin({
-      registry, appDir, workDir, useNew, kind: 'admission', name: 'no-latest', area: 'admission', replaceSource: true,
+      registry,
+      appDir,
+      workDir,
+      useNew,
+      kind: 'admission',
+      name: 'no-latest',
+      area: 'admission',
+      replaceSource: true,
       description: 'Skiff admission plugin: rejects pods whose images use the :latest tag',
     });
     const schedulerDir = await makePlugin({
-      registry, appDir, workDir, useNew, kind: 'scheduler', name: 'prefer-label', area: 'scheduler', replaceSource: false,
+      registry,
+      appDir,
+      workDir,
+      useNew,
+      kind: 'scheduler',
+      name: 'prefer-label',
+      area: 'scheduler',
+      replaceSource: false,
       description: 'Skiff scheduler plugin: prefers nodes that carry a label',
     });
     for (const dir of [admissionDir, schedulerDir]) {
@@ -303,7 +334,8 @@ async function main() {
 
     const rejected = await k('run', 'bad', '--image=nginx:latest');
     const expected = `Error from server (Forbidden): pods "bad" is forbidden: container "bad" uses image "nginx:latest": ${ADMISSION_MESSAGE}`;
-    if (rejected.code === 0 || rejected.stderr.trim() !== expected) throw new Error(`kubectl run --image=nginx:latest: expected\n  ${expected}\ngot (exit ${rejected.code})\n  ${rejected.stderr.trim()}${rejected.stdout}`);
+    if (rejected.code === 0 || rejected.stderr.trim() !== expected)
+      throw new Error(`kubectl run --image=nginx:latest: expected\n  ${expected}\ngot (exit ${rejected.code})\n  ${rejected.stderr.trim()}${rejected.stdout}`);
     step(`kubectl run bad --image=nginx:latest → ${rejected.stderr.trim()}`);
     await must('kubectl run good --image=nginx:1.27', k('run', 'good', '--image=nginx:1.27'));
     step('kubectl run good --image=nginx:1.27 → pod/good created');
@@ -328,7 +360,8 @@ async function main() {
     const before = new Set(first.map(([pod]) => pod));
     await must('kubectl scale', k('scale', 'deployment', 'web', '--replicas=8'));
     const second = (await placements('app=web', 8)).filter(([pod]) => !before.has(pod));
-    if (second.some(([, node]) => node !== 'node-3')) throw new Error(`with the label moved to node-3, new pods went: ${second.map((p) => p.join(' → ')).join(', ')}`);
+    if (second.some(([, node]) => node !== 'node-3'))
+      throw new Error(`with the label moved to node-3, new pods went: ${second.map((p) => p.join(' → ')).join(', ')}`);
     step(`label moved to node-3: the 4 new pods → ${second.map(([, node]) => node).join(', ')}`);
 
     const wide = await k('get', 'pods', '-o', 'wide');
