@@ -1,11 +1,9 @@
-// Lint for the whole monorepo: `npm run lint`. typescript-eslint's recommended rules, import cycles,
-// and the layering the architecture promises (docs/contributing.md, "Layers"): the kernel and the
+// Lint for the whole monorepo: `npm run lint` (with scripts/check-cycles.mjs for import cycles).
+// typescript-eslint's recommended rules and the layering the architecture promises (docs/contributing.md, "Layers"): the kernel and the
 // object model depend on nothing of ours but each other, core packages never reach into plugins,
 // and no package imports another package's files by path — only its public entry.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { importX } from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 /** Packages a layer may not import, by the folder its files live in. */
 const LAYERS = [
@@ -66,7 +64,6 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { 'import-x': importX },
     languageOptions: {
       globals: {
         process: 'readonly',
@@ -88,14 +85,7 @@ export default tseslint.config(
         setImmediate: 'readonly',
       },
     },
-    // Resolves './x.js' to x.ts and '@skiff/x' to its sources, so cycles are found across files.
-    settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ conditionNames: ['source', 'types', 'import', 'default'] })],
-      'import-x/extensions': ['.ts', '.js', '.mjs'],
-    },
     rules: {
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      'import-x/no-self-import': 'error',
       'no-restricted-imports': ['error', { patterns: [deepImports] }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-explicit-any': 'off',
