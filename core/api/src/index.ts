@@ -10,3 +10,4 @@ export * from './schema.js';
 export * from './validation.js';
 export * from './defaults.js';
 export * from './limits.js';
+export * from './protobuf/index.js';

@@ -1,0 +1,2 @@
+export { WIRE_TYPE, WireError, WireReader, WireWriter } from './wire.js';
+export { PROTOBUF_MAGIC, PROTOBUF_MEDIA_TYPE, decodeEnvelope, encodeEnvelope, type ProtobufEnvelope } from './envelope.js';
