@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeMessage, goDuration, type ProtoMessageFacts } from './decode.js';
+import { encodeMessage } from './encode.js';
 import { WIRE_TYPE as W, WireWriter } from './wire.js';
 
 // A made-up schema in the shape of the API facts table, using the special apimachinery messages.
@@ -134,5 +135,34 @@ describe('decoding protobuf objects to their JSON form', () => {
       '1h2m3s',
       '-5s',
     ]);
+  });
+});
+
+describe('encoding JSON objects as protobuf', () => {
+  it('round-trips through decodeMessage, writing fields in number order and map keys sorted', () => {
+    const object = {
+      metadata: { name: 'web', labels: { tier: 'front', app: 'web' }, creationTimestamp: '2023-11-14T22:13:20Z', renewTime: '2023-11-14T22:13:20.123456Z' },
+      replicas: 0,
+      paused: false,
+      data: { key: 'AAH/' },
+      ports: [80, 443],
+      cpu: '500m',
+      port: 8080,
+      target: 'http',
+      timeout: '1m30.5s',
+      extension: { kind: 'Widget' },
+      children: [{ replicas: 2, offset: -3 }],
+      ratio: 0.25,
+      offset: -(2 ** 40),
+    };
+    const bytes = encodeMessage(lookup, 'test.Thing', object);
+    expect(decodeMessage(lookup, 'test.Thing', bytes)).toEqual({ ...object, metadata: { ...object.metadata, labels: { app: 'web', tier: 'front' } } });
+    expect(bytes[0]).toBe(0x0a); // field 1 (metadata) first
+  });
+
+  it('names the path of a value of the wrong type', () => {
+    expect(() => encodeMessage(lookup, 'test.Thing', { replicas: 'three' })).toThrow('expected an integer, got "three" (at replicas)');
+    expect(() => encodeMessage(lookup, 'test.Thing', { metadata: { labels: ['x'] } })).toThrow('expected an object (at metadata.labels)');
+    expect(() => encodeMessage(lookup, 'test.Thing', { timeout: 'soon' })).toThrow('expected a duration like "1m30s", got "soon" (at timeout)');
   });
 });
