@@ -11,3 +11,4 @@ export * from './validation.js';
 export * from './defaults.js';
 export * from './limits.js';
 export * from './protobuf/index.js';
+export * from './generated/facts.js';

@@ -11,11 +11,17 @@ export interface ProtoFieldFacts {
   repeated?: boolean;
   /** For map fields: the key and value types (on the wire, a repeated entry message with fields 1 and 2). */
   map?: { key: string; value: string };
+  /** Go's `json:",inline"`: the embedded message's fields sit directly in this object's JSON. */
+  inline?: boolean;
+  /** Go's `json:"-"`: carried in protobuf only. */
+  notInJson?: boolean;
 }
 
 export interface ProtoMessageFacts {
   name: string;
   fields: readonly ProtoFieldFacts[];
+  /** A named Go slice: its JSON form is the array in its `items` field. */
+  sliceWrapper?: boolean;
 }
 
 export type MessageLookup = (fullName: string) => ProtoMessageFacts | undefined;
@@ -40,10 +46,10 @@ const SPECIAL = Object.freeze({
  * field numbers are skipped, as protobuf allows. Throws a WireError naming the field path on bad input.
  */
 export function decodeMessage(lookup: MessageLookup, typeName: string, bytes: Uint8Array): Record<string, unknown> {
-  return decodeObject(lookup, typeName, bytes, '', 1);
+  return decodeObject(lookup, typeName, bytes, '', 1) as Record<string, unknown>;
 }
 
-function decodeObject(lookup: MessageLookup, typeName: string, bytes: Uint8Array, path: string, depth: number): Record<string, unknown> {
+function decodeObject(lookup: MessageLookup, typeName: string, bytes: Uint8Array, path: string, depth: number): Record<string, unknown> | unknown[] {
   if (depth > MAX_NESTING_DEPTH) throw new WireError(`the object nests more than ${MAX_NESTING_DEPTH} levels deep (at ${path})`);
   const facts = lookup(typeName);
   if (!facts) throw new WireError(`no protobuf definition for ${typeName}${path ? ` (at ${path})` : ''}`);
@@ -53,7 +59,7 @@ function decodeObject(lookup: MessageLookup, typeName: string, bytes: Uint8Array
   while (!reader.done) {
     const { field: number, wireType } = reader.tag();
     const field = byNumber.get(number);
-    if (!field) {
+    if (!field || field.notInJson) {
       reader.skip(wireType);
       continue;
     }
@@ -70,13 +76,16 @@ function decodeObject(lookup: MessageLookup, typeName: string, bytes: Uint8Array
           const packed = new WireReader(reader.bytesField());
           while (!packed.done) list.push(readScalar(packed, field.type));
         } else list.push(readValue(lookup, reader, field.type, wireType, `${where}[${list.length}]`, depth));
+      } else if (field.inline) {
+        const embedded = readValue(lookup, reader, field.type, wireType, path, depth);
+        if (embedded && typeof embedded === 'object') Object.assign(out, embedded);
       } else out[field.name] = readValue(lookup, reader, field.type, wireType, where, depth);
     } catch (err) {
       if (err instanceof WireError && !err.message.includes(' (at ')) throw new WireError(`${err.message} (at ${where})`);
       throw err;
     }
   }
-  return out;
+  return facts.sliceWrapper ? ((out.items as unknown[] | undefined) ?? []) : out;
 }
 
 function decodeMapEntry(lookup: MessageLookup, map: { key: string; value: string }, bytes: Uint8Array, path: string, depth: number): [unknown, unknown] {

@@ -25,7 +25,9 @@ function writeObject(lookup: MessageLookup, typeName: string, object: Record<str
   if (!facts) throw new WireError(`no protobuf definition for ${typeName}${path ? ` (at ${path})` : ''}`);
   const writer = new WireWriter();
   for (const field of [...facts.fields].sort((a, b) => a.number - b.number)) {
-    const value = object[field.name];
+    if (field.notInJson) continue;
+    // An inline message takes its fields from this same object.
+    const value = field.inline ? object : object[field.name];
     if (value === undefined || value === null) continue;
     const where = path ? `${path}.${field.name}` : field.name;
     if (field.map) writeMap(lookup, writer, field, value, where, depth);
@@ -72,6 +74,7 @@ function writeValue(lookup: MessageLookup, writer: WireWriter, number: number, t
 }
 
 function objectOf(lookup: MessageLookup, type: string, value: unknown, path: string, depth: number): WireWriter {
+  if (Array.isArray(value) && lookup(type)?.sliceWrapper) return writeObject(lookup, type, { items: value }, path, depth + 1);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new WireError(`expected an object (at ${path})`);
   return writeObject(lookup, type, value as Record<string, unknown>, path, depth + 1);
 }

@@ -1,4 +1,4 @@
-import { errors } from '@skiff/api';
+import { decodeProtobufObject, errors, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api';
 import { parse as parseYaml } from 'yaml';
 import { assertJsonNesting, assertWellFormedValue, assertYamlNesting, bodyText } from './body-limits.js';
 
@@ -32,8 +32,7 @@ export function mediaTypeOf(contentType: string | undefined): string {
  * Parses a request body by its Content-Type. Over HTTP the body is a Buffer: it must be UTF-8, nest at
  * most MAX_NESTING_DEPTH levels (checked on the text, before parsing) and hold well-formed strings.
  * The loopback transport hands over an object, which is cloned because the pipeline fills it in and
- * the caller may still hold it. Protobuf is answered 415 (kubectl then has no fallback, but every
- * other client sends JSON).
+ * the caller may still hold it. Protobuf bodies of built-in kinds are decoded to the same JSON form.
  */
 export function decodeBody(body: unknown, contentType: string | undefined): DecodedBody {
   const mediaType = mediaTypeOf(contentType);
@@ -42,6 +41,7 @@ export function decodeBody(body: unknown, contentType: string | undefined): Deco
     assertWellFormedValue(body);
     return { mediaType, value: structuredClone(body) };
   }
+  if (mediaType === PROTOBUF_MEDIA_TYPE) return { mediaType, value: parseProtobuf(body) };
   const isJson = JSON_TYPES.has(mediaType);
   if (!isJson && !YAML_TYPES.has(mediaType)) throw errors.unsupportedMediaType(contentType ?? '');
   const text = bodyText(body);
@@ -49,6 +49,23 @@ export function decodeBody(body: unknown, contentType: string | undefined): Deco
   const value = isJson ? parseJson(text) : parseYamlOrJson(text);
   assertWellFormedValue(value);
   return { mediaType, value };
+}
+
+/**
+ * kubectl 1.32 and later send built-in kinds as protobuf: the envelope names the kind, the facts table
+ * generated from upstream's .proto files says how to read it, and the result is the object's JSON form.
+ */
+function parseProtobuf(body: Buffer | string): unknown {
+  if (typeof body === 'string') throw errors.badRequest('a protobuf request body must be binary');
+  if (body.length === 0) return undefined;
+  try {
+    const value = decodeProtobufObject(body);
+    assertWellFormedValue(value);
+    return value;
+  } catch (err) {
+    if (err instanceof WireError) throw errors.badRequest(`the request body is not valid protobuf: ${err.message}`);
+    throw err;
+  }
 }
 
 function parseJson(text: string): unknown {

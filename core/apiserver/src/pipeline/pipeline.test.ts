@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeProtobufObject } from '@skiff/api';
 import { AdmissionError, definePlugin, type AuditEvent } from '@skiff/kernel';
 import { pod, startTestServer, type TestServer } from '../test-support/cluster.js';
 
@@ -162,6 +163,17 @@ describe('request pipeline', () => {
     });
   });
 
+  it('creates from a protobuf body, as kubectl 1.32 and later send one, and answers in JSON', async () => {
+    const body = Buffer.from(encodeProtobufObject(pod('from-protobuf', { metadata: { labels: { wire: 'protobuf' } } })));
+    const created = await server.request('POST', '/api/v1/namespaces/default/pods', { body, contentType: 'application/vnd.kubernetes.protobuf' });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({
+      kind: 'Pod',
+      metadata: { name: 'from-protobuf', labels: { wire: 'protobuf' } },
+      spec: { containers: [{ name: 'web', image: 'nginx' }] },
+    });
+  });
+
   it('answers 400 for bodies that do not fit the request', async () => {
     const mismatch = await server.request('POST', '/api/v1/namespaces/default/pods', { body: pod('n', { metadata: { namespace: 'other' } }) });
     expect(mismatch.status).toBe(400);
@@ -174,8 +186,11 @@ describe('request pipeline', () => {
       body: Buffer.from([0x6b, 0x38, 0x73, 0x00]),
       contentType: 'application/vnd.kubernetes.protobuf',
     });
-    expect(protobuf.status).toBe(415);
-    expect(protobuf.json.reason).toBe('UnsupportedMediaType');
+    expect(protobuf.status).toBe(400);
+    expect(protobuf.json.message).toBe('the request body is not valid protobuf: no protobuf definition for  in no group version');
+    const plainText = await server.request('POST', '/api/v1/namespaces/default/pods', { body: 'x', contentType: 'text/plain' });
+    expect(plainText.status).toBe(415);
+    expect(plainText.json.reason).toBe('UnsupportedMediaType');
     const noName = await server.request('POST', '/api/v1/namespaces/default/pods', { body: pod('') });
     expect(noName.status).toBe(422);
     expect(noName.json.message).toContain('metadata.name: Required value');

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { decodeProtobufObject, encodeProtobufObject, protobufMessageOf } from './objects.js';
+
+describe('built-in objects as protobuf bodies', () => {
+  it('finds the message of a kind by its apiVersion', () => {
+    expect(protobufMessageOf('v1', 'Namespace')).toBe('k8s.io.api.core.v1.Namespace');
+    expect(protobufMessageOf('apps/v1', 'Deployment')).toBe('k8s.io.api.apps.v1.Deployment');
+    expect(protobufMessageOf('v1', 'Deployment')).toBeUndefined();
+  });
+
+  it('round-trips a pod with volumes (an inline field), ports (a list map), resources (quantities) and probes (int-or-string)', () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: 'default', labels: { app: 'web' }, creationTimestamp: '2024-01-02T03:04:05Z' },
+      spec: {
+        containers: [
+          {
+            name: 'web',
+            image: 'nginx:1.27',
+            ports: [{ containerPort: 80, protocol: 'TCP' }],
+            resources: { requests: { cpu: '100m', memory: '64Mi' } },
+            readinessProbe: { httpGet: { path: '/', port: 'http' }, periodSeconds: 5 },
+          },
+        ],
+        volumes: [{ name: 'config', configMap: { name: 'web-config' } }],
+        terminationGracePeriodSeconds: 30,
+      },
+    };
+    const body = encodeProtobufObject(pod);
+    expect(Array.from(body.subarray(0, 4))).toEqual([0x6b, 0x38, 0x73, 0x00]);
+    expect(decodeProtobufObject(body)).toEqual(pod);
+  });
+
+  it('carries Secret data as bytes and back to base64', () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { token: Buffer.from('hunter2').toString('base64') }, type: 'Opaque' };
+    expect(decodeProtobufObject(encodeProtobufObject(secret))).toEqual(secret);
+  });
+
+  it('names what it cannot read', () => {
+    expect(() => decodeProtobufObject(Buffer.from('{}'))).toThrow('does not start with the protobuf magic');
+    const unknownKind = encodeProtobufObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } });
+    unknownKind[unknownKind.indexOf(0x4e)] = 0x58; // "Namespace" → "Xamespace"
+    expect(() => decodeProtobufObject(unknownKind)).toThrow('no protobuf definition for Xamespace in v1');
+  });
+});

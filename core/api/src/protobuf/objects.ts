@@ -1,0 +1,40 @@
+import { messageFacts, packageOfGroupVersion } from '../generated/facts.js';
+import type { KubeObject } from '../types.js';
+import { decodeMessage, type MessageLookup } from './decode.js';
+import { encodeMessage } from './encode.js';
+import { decodeEnvelope, encodeEnvelope } from './envelope.js';
+import { WireError } from './wire.js';
+
+const lookup: MessageLookup = messageFacts;
+
+/** The proto message of a built-in kind: `apps/v1` `Deployment` → `k8s.io.api.apps.v1.Deployment`. */
+export function protobufMessageOf(apiVersion: string, kind: string): string | undefined {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  const pkg = packageOfGroupVersion(group, version);
+  const name = pkg && `${pkg.name}.${kind}`;
+  return name && messageFacts(name) ? name : undefined;
+}
+
+/**
+ * A protobuf request body (`application/vnd.kubernetes.protobuf`) as the object it carries, in its JSON
+ * form with apiVersion and kind from the envelope. Throws a WireError saying what could not be read.
+ */
+export function decodeProtobufObject(body: Uint8Array): KubeObject {
+  const envelope = decodeEnvelope(body);
+  if (envelope.contentEncoding) throw new WireError(`content encoding "${envelope.contentEncoding}" is not supported`);
+  if (envelope.contentType && envelope.contentType !== 'application/vnd.kubernetes.protobuf')
+    throw new WireError(`the envelope's content type "${envelope.contentType}" is not protobuf`);
+  const message = protobufMessageOf(envelope.apiVersion, envelope.kind);
+  if (!message) throw new WireError(`no protobuf definition for ${envelope.kind} in ${envelope.apiVersion || 'no group version'}`);
+  return { apiVersion: envelope.apiVersion, kind: envelope.kind, ...decodeMessage(lookup, message, envelope.raw) } as KubeObject;
+}
+
+/** An object of a built-in kind as a protobuf body, envelope included. */
+export function encodeProtobufObject(object: KubeObject): Uint8Array {
+  const message = object.apiVersion && object.kind ? protobufMessageOf(object.apiVersion, object.kind) : undefined;
+  if (!message) throw new WireError(`no protobuf definition for ${object.kind} in ${object.apiVersion}`);
+  const { apiVersion, kind, ...fields } = object;
+  return encodeEnvelope(apiVersion!, kind!, encodeMessage(lookup, message, fields as Record<string, unknown>));
+}
