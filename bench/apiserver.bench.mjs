@@ -2,7 +2,8 @@
 // Requests per second of the Skiff API server over HTTPS keep-alive, next to a bare fastify HTTPS server
 // answering the same pod as a fixed JSON object in the same run (the baseline):
 //   - GET of one pod (authentication, authorization, LMDB read, JSON out);
-//   - create pod (decode, type check, defaults, admission, validation, LMDB write, watch fan-out).
+//   - create pod (decode, type check, defaults, admission, validation, LMDB write, watch fan-out);
+//   - create pod and create lease with JSON and with protobuf bodies (as kubectl 1.32+ send them), side by side.
 // The load runs in a worker thread so client and server do not share an event loop. Bounded in time:
 // BENCH_SECONDS (default 3) per scenario. Needs `npm run build` first.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import fastify from 'fastify';
 import { CHAIN_STAGE, definePlugin, Kernel } from '@skiff/kernel';
 import storePlugin from '@skiff/store';
 import apiServerPlugin, { ensurePki } from '@skiff/apiserver';
+import { encodeProtobufObject } from '@skiff/api';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -22,14 +24,15 @@ const TOKEN = 'bench-token';
 const LOAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const https = require('node:https');
-const { url, method, body, ca, token, concurrency, warmupMs, durationMs } = workerData;
+const { url, method, body, bodies, contentType, ca, token, concurrency, warmupMs, durationMs } = workerData;
 const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca });
 let counter = 0;
 function once() {
   return new Promise((resolve) => {
-    const payload = body === undefined ? undefined : body.replace('NAME', 'p' + (counter++).toString(36));
+    // Pre-encoded bodies (protobuf, one name each) or a JSON template whose NAME is replaced.
+    const payload = bodies ? Buffer.from(bodies[counter++ % bodies.length]) : body === undefined ? undefined : body.replace('NAME', 'p' + (counter++).toString(36));
     const headers = { authorization: 'Bearer ' + token, accept: 'application/json' };
-    if (payload !== undefined) { headers['content-type'] = 'application/json'; headers['content-length'] = Buffer.byteLength(payload); }
+    if (payload !== undefined) { headers['content-type'] = contentType ?? 'application/json'; headers['content-length'] = Buffer.byteLength(payload); }
     const started = process.hrtime.bigint();
     const req = https.request(url, { method, agent, headers }, (res) => {
       res.resume();
@@ -77,6 +80,13 @@ const pod = (name) => ({
   spec: { containers: [{ name: 'web', image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
 });
 
+const lease = (name) => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name },
+  spec: { holderIdentity: 'bench', leaseDurationSeconds: 40 },
+});
+
 const dataDir = mkdtempSync(join(tmpdir(), 'skiff-bench-apiserver-'));
 try {
   const benchAuth = definePlugin({
@@ -118,6 +128,29 @@ try {
   await measure('baseline: fastify GET fixed JSON', { url: baselineUrl, method: 'GET', ca: pki.caPem });
   await measure('skiff: GET pod', { url: `${url}/api/v1/namespaces/default/pods/bench-get`, method: 'GET', ca: caPem });
   await measure('skiff: create pod', { url: `${url}/api/v1/namespaces/default/pods`, method: 'POST', ca: caPem, body: JSON.stringify(pod('NAME')) });
+  // The same creates with protobuf bodies, as kubectl 1.32+ send them (encoded up front, one name each).
+  const protobufBodies = (make) => Array.from({ length: 40_000 }, (_, i) => encodeProtobufObject(make(`b${i.toString(36)}`)));
+  const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+  await measure('skiff: create pod (protobuf)', {
+    url: `${url}/api/v1/namespaces/default/pods`,
+    method: 'POST',
+    ca: caPem,
+    bodies: protobufBodies(pod),
+    contentType: PROTOBUF,
+  });
+  await measure('skiff: create lease', {
+    url: `${url}/apis/coordination.k8s.io/v1/namespaces/default/leases`,
+    method: 'POST',
+    ca: caPem,
+    body: JSON.stringify(lease('NAME')),
+  });
+  await measure('skiff: create lease (protobuf)', {
+    url: `${url}/apis/coordination.k8s.io/v1/namespaces/default/leases`,
+    method: 'POST',
+    ca: caPem,
+    bodies: protobufBodies(lease),
+    contentType: PROTOBUF,
+  });
 
   console.log(`HTTPS keep-alive, ${CONCURRENCY} concurrent requests, ${SECONDS} s per scenario (after 0.5 s warm-up)`);
   console.log('scenario'.padEnd(36), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7));
@@ -130,7 +163,11 @@ try {
       String(row.errors).padStart(7),
     );
   const base = rows[0].rps;
+  const rps = (name) => rows.find((row) => row.name === name).rps;
   console.log(`skiff GET pod at ${((rows[1].rps / base) * 100).toFixed(0)}% of the baseline; create at ${((rows[2].rps / base) * 100).toFixed(0)}%`);
+  console.log(
+    `protobuf bodies against JSON: pod creates ${((rps('skiff: create pod (protobuf)') / rps('skiff: create pod')) * 100).toFixed(0)}%, lease creates ${((rps('skiff: create lease (protobuf)') / rps('skiff: create lease')) * 100).toFixed(0)}%`,
+  );
 
   await kernel.stop();
   await baseline.close();
