@@ -53,7 +53,7 @@ function decodeObject(lookup: MessageLookup, typeName: string, bytes: Uint8Array
   if (depth > MAX_NESTING_DEPTH) throw new WireError(`the object nests more than ${MAX_NESTING_DEPTH} levels deep (at ${path})`);
   const facts = lookup(typeName);
   if (!facts) throw new WireError(`no protobuf definition for ${typeName}${path ? ` (at ${path})` : ''}`);
-  const byNumber = new Map(facts.fields.map((field) => [field.number, field]));
+  const byNumber = fieldsByNumber(facts);
   const out: Record<string, unknown> = {};
   const reader = new WireReader(bytes);
   while (!reader.done) {
@@ -86,6 +86,14 @@ function decodeObject(lookup: MessageLookup, typeName: string, bytes: Uint8Array
     }
   }
   return facts.sliceWrapper ? ((out.items as unknown[] | undefined) ?? []) : out;
+}
+
+/** Each message's fields by number, built once per message (facts are long-lived and frozen). */
+const indexes = new WeakMap<ProtoMessageFacts, Map<number, ProtoFieldFacts>>();
+function fieldsByNumber(facts: ProtoMessageFacts): Map<number, ProtoFieldFacts> {
+  let index = indexes.get(facts);
+  if (!index) indexes.set(facts, (index = new Map(facts.fields.map((field) => [field.number, field]))));
+  return index;
 }
 
 function decodeMapEntry(lookup: MessageLookup, map: { key: string; value: string }, bytes: Uint8Array, path: string, depth: number): [unknown, unknown] {
