@@ -5,51 +5,29 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Above the store and the client: the components, and what is built from them. */
+const COMPONENTS = ['@skiff/apiserver', '@skiff/controller-manager', '@skiff/scheduler', '@skiff/kubelet', '@skiff/cli'];
+const PLUGINS_AND_PRESETS = ['@skiff/plugin-*', '@skiff/preset-*'];
+const ABOVE_KERNEL = ['@skiff/store', '@skiff/client', ...COMPONENTS, '@skiff/testing', ...PLUGINS_AND_PRESETS];
+
 /** Packages a layer may not import, by the folder its files live in. */
 const LAYERS = [
   {
     files: ['core/*/src/**/*.ts'],
     ignores: ['core/*/src/**/*.test.ts', 'core/*/src/test-support/**', 'core/testing/src/**', 'core/cli/src/**'],
-    forbidden: ['@skiff/plugin-*', '@skiff/preset-*'],
+    forbidden: PLUGINS_AND_PRESETS,
     why: 'core packages never depend on plugins or presets; plugins hook into them',
   },
   // The more specific layers come later: the last matching entry sets the rule.
   {
     files: ['core/api/src/**/*.ts'],
-    forbidden: [
-      '@skiff/kernel',
-      '@skiff/store',
-      '@skiff/client',
-      '@skiff/apiserver',
-      '@skiff/controller-manager',
-      '@skiff/scheduler',
-      '@skiff/kubelet',
-      '@skiff/testing',
-      '@skiff/cli',
-      '@skiff/plugin-*',
-      '@skiff/preset-*',
-    ],
+    forbidden: ['@skiff/kernel', ...ABOVE_KERNEL],
     why: '@skiff/api is the object model: it depends on no other Skiff package',
   },
-  {
-    files: ['core/kernel/src/**/*.ts'],
-    forbidden: [
-      '@skiff/store',
-      '@skiff/client',
-      '@skiff/apiserver',
-      '@skiff/controller-manager',
-      '@skiff/scheduler',
-      '@skiff/kubelet',
-      '@skiff/testing',
-      '@skiff/cli',
-      '@skiff/plugin-*',
-      '@skiff/preset-*',
-    ],
-    why: 'the kernel knows no component: it depends on @skiff/api only',
-  },
+  { files: ['core/kernel/src/**/*.ts'], forbidden: ABOVE_KERNEL, why: 'the kernel knows no component: it depends on @skiff/api only' },
   {
     files: ['core/store/src/**/*.ts', 'core/client/src/**/*.ts'],
-    forbidden: ['@skiff/apiserver', '@skiff/controller-manager', '@skiff/scheduler', '@skiff/kubelet', '@skiff/cli', '@skiff/plugin-*', '@skiff/preset-*'],
+    forbidden: [...COMPONENTS, ...PLUGINS_AND_PRESETS],
     why: 'the store and the client sit below the components',
   },
 ];
