@@ -15,6 +15,9 @@ export interface ProtoFieldFacts {
   inline?: boolean;
   /** Go's `json:"-"`: carried in protobuf only. */
   notInJson?: boolean;
+  /** Go's `omitempty`: a zero value is left out of JSON (unless the field is a pointer, which was set). */
+  omitEmpty?: boolean;
+  pointer?: boolean;
 }
 
 export interface ProtoMessageFacts {
@@ -79,13 +82,22 @@ function decodeObject(lookup: MessageLookup, typeName: string, bytes: Uint8Array
       } else if (field.inline) {
         const embedded = readValue(lookup, reader, field.type, wireType, path, depth);
         if (embedded && typeof embedded === 'object') Object.assign(out, embedded);
-      } else out[field.name] = readValue(lookup, reader, field.type, wireType, where, depth);
+      } else {
+        const value = readValue(lookup, reader, field.type, wireType, where, depth);
+        // Go's protobuf writes non-pointer zero values; its JSON leaves them out where the tag says omitempty.
+        if (field.omitEmpty && !field.pointer && isZero(value)) delete out[field.name];
+        else out[field.name] = value;
+      }
     } catch (err) {
       if (err instanceof WireError && !err.message.includes(' (at ')) throw new WireError(`${err.message} (at ${where})`);
       throw err;
     }
   }
   return facts.sliceWrapper ? ((out.items as unknown[] | undefined) ?? []) : out;
+}
+
+function isZero(value: unknown): boolean {
+  return value === '' || value === 0 || value === false;
 }
 
 /** Each message's fields by number, built once per message (facts are long-lived and frozen). */

@@ -37,6 +37,21 @@ describe('built-in objects as protobuf bodies', () => {
     expect(decodeProtobufObject(encodeProtobufObject(secret))).toEqual(secret);
   });
 
+  it("leaves out the zero values Go's protobuf writes where its JSON says omitempty, keeping set pointers", () => {
+    const written = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', generateName: '', selfLink: '' },
+      spec: { replicas: 0, paused: false },
+    };
+    expect(decodeProtobufObject(encodeProtobufObject(written))).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { replicas: 0 },
+    });
+  });
+
   it('names what it cannot read', () => {
     expect(() => decodeProtobufObject(Buffer.from('{}'))).toThrow('does not start with the protobuf magic');
     const unknownKind = encodeProtobufObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } });

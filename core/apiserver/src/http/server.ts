@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ApiHandler, Logger } from '@skiff/kernel';
+import { negotiateProtobuf } from '../pipeline/negotiate.js';
 import { sendResponse } from './send-response.js';
 import { toApiRequest } from './to-api-request.js';
 
@@ -86,8 +87,9 @@ export class HttpServer {
   private async serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const controller = new AbortController();
     reply.raw.once('close', () => controller.abort());
-    const response = await this.options.handler.handle(toApiRequest(request, controller.signal));
-    await sendResponse(reply, response);
+    const apiRequest = toApiRequest(request, controller.signal);
+    const response = await this.options.handler.handle(apiRequest);
+    await sendResponse(reply, negotiateProtobuf(apiRequest, response));
   }
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProtobufObject } from '@skiff/api';
+import { decodeProtobufObject, encodeProtobufObject } from '@skiff/api';
 import { AdmissionError, definePlugin, type AuditEvent } from '@skiff/kernel';
 import { pod, startTestServer, type TestServer } from '../test-support/cluster.js';
 
@@ -172,6 +172,24 @@ describe('request pipeline', () => {
       metadata: { name: 'from-protobuf', labels: { wire: 'protobuf' } },
       spec: { containers: [{ name: 'web', image: 'nginx' }] },
     });
+  });
+
+  it('answers in protobuf when the client asks for it first (objects and lists), in JSON otherwise', async () => {
+    const accept = 'application/vnd.kubernetes.protobuf, application/json';
+    const got = await server.request('GET', '/api/v1/namespaces/default/pods/from-protobuf', { headers: { accept } });
+    expect(got.status).toBe(200);
+    expect(got.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
+    expect(decodeProtobufObject(got.raw)).toMatchObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'from-protobuf', labels: { wire: 'protobuf' } } });
+    const list = await server.request('GET', '/api/v1/namespaces/default/pods', { headers: { accept } });
+    expect(decodeProtobufObject(list.raw)).toMatchObject({
+      kind: 'PodList',
+      items: expect.arrayContaining([expect.objectContaining({ metadata: expect.objectContaining({ name: 'from-protobuf' }) })]),
+    });
+    const missing = await server.request('GET', '/api/v1/namespaces/default/pods/nope', { headers: { accept } });
+    expect(missing.headers['content-type']).toBe('application/json');
+    expect(missing.json.reason).toBe('NotFound');
+    const json = await server.request('GET', '/api/v1/namespaces/default/pods/from-protobuf');
+    expect(json.json.metadata.name).toBe('from-protobuf');
   });
 
   it('answers 400 for bodies that do not fit the request', async () => {

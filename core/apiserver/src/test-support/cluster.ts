@@ -35,6 +35,8 @@ export interface Response {
   status: number;
   headers: IncomingMessage['headers'];
   text: string;
+  /** The body's bytes, for binary (protobuf) answers. */
+  raw: Buffer;
   json: any;
 }
 
@@ -153,14 +155,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const raw = Buffer.concat(chunks);
+          const text = raw.toString('utf8');
           let json: unknown;
           try {
             json = text ? JSON.parse(text) : undefined;
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, raw, json });
         });
       });
       req.on('error', reject);
