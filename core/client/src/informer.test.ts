@@ -6,7 +6,7 @@ import { createLoopbackClient } from './connect.js';
 import { SharedInformerFactory, type SharedInformerFactoryOptions } from './factory.js';
 import { serveHttps, type TestHttpsServer } from './test-support/https-server.js';
 import { MemoryApiHandler } from './test-support/memory-api.js';
-import { recordingLogger } from './test-support/recording-logger.js';
+import { recordingLogger } from '@skiff/kernel';
 import { createTestPki, type TestPki } from './test-support/tls.js';
 import { HttpsTransport } from './transport/https.js';
 import { objectKey } from './workqueue.js';

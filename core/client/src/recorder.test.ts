@@ -4,7 +4,7 @@ import { createClient, type SkiffClient } from './client.js';
 import { createLoopbackClient } from './connect.js';
 import { EventRecorderImpl } from './recorder.js';
 import { MemoryApiHandler } from './test-support/memory-api.js';
-import { recordingLogger } from './test-support/recording-logger.js';
+import { recordingLogger } from '@skiff/kernel';
 import { LoopbackTransport } from './transport/loopback.js';
 
 let handler: MemoryApiHandler;

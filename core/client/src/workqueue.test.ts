@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from '@skiff/kernel';
-import { recordingLogger } from './test-support/recording-logger.js';
+import { recordingLogger } from '@skiff/kernel';
 import { objectKey, runWorkers, splitObjectKey, WorkQueue } from './workqueue.js';
 
 afterEach(() => {

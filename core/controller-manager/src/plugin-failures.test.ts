@@ -4,19 +4,11 @@ import { join } from 'node:path';
 import { RESOURCES, type Namespace } from '@skiff/api';
 import apiServer from '@skiff/apiserver';
 import { createLoopbackClient, runWorkers, WorkQueue } from '@skiff/client';
-import { definePlugin, Kernel, waitFor, type ControllerDefinition, type Logger } from '@skiff/kernel';
+import { definePlugin, Kernel, recordingLogger, waitFor, type ControllerDefinition, type LogRecord } from '@skiff/kernel';
 import alwaysAllow from '@skiff/plugin-authz-always-allow';
 import store from '@skiff/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import controllerManager from './plugin.js';
-
-/** Every line logged, with the bindings of the child logger it went through. */
-type Line = { level: string; fields: Record<string, unknown>; msg?: string };
-function recordingLogger(lines: Line[], bindings: Record<string, unknown> = {}): Logger {
-  const at = (level: string) => (obj: object | string, msg?: string) =>
-    void lines.push(typeof obj === 'string' ? { level, fields: bindings, msg: obj } : { level, fields: { ...bindings, ...obj }, msg });
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (more) => recordingLogger(lines, { ...bindings, ...more }) };
-}
 
 const PLUGIN = 'skiff-plugin-buggy-controllers';
 const controllersPlugin = (...controllers: ControllerDefinition[]) =>
@@ -34,7 +26,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function kernelWith(lines: Line[], ...controllers: ControllerDefinition[]): Kernel {
+function kernelWith(lines: LogRecord[], ...controllers: ControllerDefinition[]): Kernel {
   const dir = mkdtempSync(join(tmpdir(), 'skiff-cm-failures-'));
   dirs.push(dir);
   const kernel = new Kernel({ config: { dataDir: dir, rootDir: dir, port: 0 }, logger: recordingLogger(lines) });
@@ -48,7 +40,7 @@ function kernelWith(lines: Line[], ...controllers: ControllerDefinition[]): Kern
 
 describe('a controller that fails', () => {
   it('to start: the start fails naming the controller and its plugin, and the log says the same', async () => {
-    const lines: Line[] = [];
+    const lines: LogRecord[] = [];
     const kernel = kernelWith(lines, {
       name: 'exploding',
       start() {
@@ -58,13 +50,13 @@ describe('a controller that fails', () => {
     await expect(kernel.start()).rejects.toThrow(
       `component "@skiff/controller-manager" failed to start: controller "exploding" (plugin "${PLUGIN}") failed to start: Cannot read properties of undefined (reading 'informer')`,
     );
-    const logged = lines.find((line) => line.msg === 'controller failed to start');
+    const logged = lines.find((line) => line.message === 'controller failed to start');
     expect(logged).toMatchObject({ level: 'error', fields: { component: 'controller-manager', controller: 'exploding', plugin: PLUGIN } });
     expect((logged!.fields.err as Error).message).toBe("Cannot read properties of undefined (reading 'informer')");
   });
 
   it('in a sync, an informer handler or its workers: every log line names the controller and its plugin', async () => {
-    const lines: Line[] = [];
+    const lines: LogRecord[] = [];
     const kernel = kernelWith(
       lines,
       {
@@ -103,7 +95,7 @@ describe('a controller that fails', () => {
       await client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'handler-bug' } });
 
       const sync = await waitFor('the "work item failed; retrying with backoff" log line', () =>
-        lines.find((line) => line.msg === 'work item failed; retrying with backoff'),
+        lines.find((line) => line.message === 'work item failed; retrying with backoff'),
       );
       expect(sync).toMatchObject({
         level: 'warn',
@@ -111,11 +103,11 @@ describe('a controller that fails', () => {
       });
       expect((sync.fields.err as Error).message).toBe('cannot sync namespace sync-bug');
 
-      const handler = await waitFor('the "informer handler failed" log line', () => lines.find((line) => line.msg === 'informer handler failed'));
+      const handler = await waitFor('the "informer handler failed" log line', () => lines.find((line) => line.message === 'informer handler failed'));
       expect(handler).toMatchObject({ level: 'error', fields: { controller: 'namespace-syncer', plugin: PLUGIN, handler: 'add', key: 'handler-bug' } });
 
       const crashed = await waitFor('the "controller stopped with an error" log line', () =>
-        lines.find((line) => line.msg === 'controller stopped with an error'),
+        lines.find((line) => line.message === 'controller stopped with an error'),
       );
       expect(crashed).toMatchObject({ level: 'error', fields: { controller: 'short-lived', plugin: PLUGIN } });
       expect((crashed.fields.err as Error).message).toBe('worker crashed');

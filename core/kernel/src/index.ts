@@ -9,6 +9,7 @@ export { resolveModule } from './resolve.js';
 export { KernelError, KERNEL_ERRORS, type KernelErrorCode } from './errors.js';
 export { codedError, formatMessage } from './coded-error.js';
 export { waitFor, type WaitForOptions } from './wait.js';
+export { recordingLogger, type LogRecord } from './recording-logger.js';
 export { PluginFailure, isPluginFailure, pluginInCharge, skipFailingTaps, type PluginInCharge } from './tap-errors.js';
 export * from './types/transport.js';
 export * from './types/apiserver.js';

@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
-import { definePlugin, Kernel, type ApiClient, type ContainerConfig, type Logger, type PodNetwork, type PodSandboxConfig } from '@skiff/kernel';
+import {
+  definePlugin,
+  Kernel,
+  recordingLogger,
+  type ApiClient,
+  type ContainerConfig,
+  type LogRecord,
+  type PodNetwork,
+  type PodSandboxConfig,
+} from '@skiff/kernel';
 import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
 import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
@@ -11,14 +20,6 @@ import scheduler from '@skiff/scheduler';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import kubelet from './index.js';
 import { namingFailures } from './plugin-failures.js';
-
-/** Every line logged, with the bindings of the child logger it went through. */
-type Line = { level: string; fields: Record<string, unknown>; msg?: string };
-function recordingLogger(lines: Line[], bindings: Record<string, unknown> = {}): Logger {
-  const at = (level: string) => (obj: object | string, msg?: string) =>
-    void lines.push(typeof obj === 'string' ? { level, fields: bindings, msg: obj } : { level, fields: { ...bindings, ...obj }, msg });
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (more) => recordingLogger(lines, { ...bindings, ...more }) };
-}
 
 const MOUNTS_BUG = "Cannot read properties of undefined (reading 'mounts')";
 
@@ -58,7 +59,7 @@ const brokenRuntime = definePlugin({
 });
 
 describe('a runtime plugin that fails', () => {
-  const lines: Line[] = [];
+  const lines: LogRecord[] = [];
   let controlPlane: ControlPlane;
   let client: ApiClient;
   beforeAll(async () => {
@@ -88,7 +89,7 @@ describe('a runtime plugin that fails', () => {
       (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.find((e) => e.involvedObject.name === 'crashing' && e.reason === 'Failed'),
     );
     expect(events).toMatchObject({ type: 'Warning', reason: 'Failed', message: `Error: ${message}`, source: { component: 'kubelet' } });
-    const logged = lines.find((line) => line.msg === message);
+    const logged = lines.find((line) => line.message === message);
     expect(logged).toMatchObject({
       level: 'error',
       fields: { component: 'kubelet', node: 'node-1', runtime: 'buggy', plugin: 'skiff-plugin-buggy-runtime', method: 'createContainer' },
@@ -120,7 +121,7 @@ describe('namingFailures', () => {
   const attachment = { containerId: 'c1', netnsPath: '', ifName: 'eth0', podName: 'p', podNamespace: 'default', podUid: 'u' };
 
   it('names the network and its plugin in an unexpected failure, and logs it', async () => {
-    const lines: Line[] = [];
+    const lines: LogRecord[] = [];
     const named = namingFailures(
       network(async () => {
         throw new RangeError('Invalid array length');
@@ -134,7 +135,7 @@ describe('namingFailures', () => {
   });
 
   it('lets deliberate answers through unchanged: CRI statuses and coded errors', async () => {
-    const lines: Line[] = [];
+    const lines: LogRecord[] = [];
     const exhausted = Object.assign(new Error('no IP addresses available in range set: 10.244.1.1-10.244.1.254'), { code: 'SKIFF_ERR_IPAM_EXHAUSTED' });
     const notFound = new Error('rpc error: code = NotFound desc = sandbox "x" not found');
     const identity = { kind: 'pod network' as const, name: 'flaky-net' };

@@ -1,18 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
-import { definePlugin, type ApiClient, type Logger, type SchedulerPlugin } from '@skiff/kernel';
+import { definePlugin, recordingLogger, type ApiClient, type LogRecord, type SchedulerPlugin } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import schedulerPlugin, { buildProfile, PluginRegistry, Scheduler } from './index.js';
 import type { ExtensionPoint } from './framework/extension-points.js';
 import { makeNode, makePod } from './test-support/objects.js';
 
 /** Every line logged, with the bindings of the child logger it went through. */
-const lines: { level: string; fields: Record<string, unknown>; msg?: string }[] = [];
-function recordingLogger(bindings: Record<string, unknown> = {}): Logger {
-  const at = (level: string) => (obj: object | string, msg?: string) =>
-    void lines.push(typeof obj === 'string' ? { level, fields: bindings, msg: obj } : { level, fields: { ...bindings, ...obj }, msg });
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (more) => recordingLogger({ ...bindings, ...more }) };
-}
+const lines: LogRecord[] = [];
 
 /** Extension points that throw for pods labelled fail=<point>, until healed. */
 const failing = new Set<string>();
@@ -52,7 +47,7 @@ const flakyPlugin = definePlugin({
 let controlPlane: ControlPlane;
 let client: ApiClient;
 beforeAll(async () => {
-  controlPlane = await startControlPlane([schedulerPlugin, flakyPlugin], { logger: recordingLogger() });
+  controlPlane = await startControlPlane([schedulerPlugin, flakyPlugin], { logger: recordingLogger(lines) });
   client = controlPlane.client;
   // Two nodes, so that scoring runs.
   await client.create(RESOURCES.nodes, makeNode('node-a'));
@@ -111,7 +106,7 @@ describe('a scheduler plugin that throws', () => {
         RETRY_WAIT,
       );
       expect(event).toMatchObject({ type: 'Warning', reason: 'FailedScheduling', message, source: { component: 'default-scheduler' } });
-      const logged = lines.find((line) => line.msg === 'Error scheduling pod; retrying' && line.fields.pod === `default/${name}`);
+      const logged = lines.find((line) => line.message === 'Error scheduling pod; retrying' && line.fields.pod === `default/${name}`);
       expect(logged?.level).toBe('error');
       expect(logged?.fields).toMatchObject({ component: 'scheduler', message, schedulerPlugin: 'Flaky', plugin: 'skiff-plugin-flaky', extensionPoint: point });
       expect((logged?.fields.err as Error).message).toBe(`boom in ${point}`);
@@ -131,7 +126,7 @@ describe('a scheduler plugin that throws', () => {
     const logged = await waitFor('the PostBind failure in the log', async () => lines.find((line) => line.fields.extensionPoint === 'PostBind'), RETRY_WAIT);
     expect(logged).toMatchObject({
       level: 'warn',
-      msg: 'running PostBind plugin "Flaky": boom in PostBind',
+      message: 'running PostBind plugin "Flaky": boom in PostBind',
       fields: { pod: 'default/fails-in-postbind', schedulerPlugin: 'Flaky', plugin: 'skiff-plugin-flaky' },
     });
   });
@@ -149,7 +144,7 @@ describe('a queueSort plugin that throws', () => {
     lines.length = 0;
     const scheduler = new Scheduler({
       profile: buildProfile(registry),
-      logger: recordingLogger(),
+      logger: recordingLogger(lines),
       client: {} as never,
       informers: {} as never,
       recorder: {} as never,
@@ -162,7 +157,7 @@ describe('a queueSort plugin that throws', () => {
     expect(lines.filter((line) => line.fields.extensionPoint === 'QueueSort')).toMatchObject([
       {
         level: 'error',
-        msg: 'running QueueSort plugin "BrokenSort": no priority class',
+        message: 'running QueueSort plugin "BrokenSort": no priority class',
         fields: { schedulerPlugin: 'BrokenSort', plugin: '@skiff/scheduler' },
       },
     ]);

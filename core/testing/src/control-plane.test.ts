@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RESOURCES } from '@skiff/api';
-import { definePlugin, type Logger } from '@skiff/kernel';
+import { definePlugin, recordingLogger, type LogRecord } from '@skiff/kernel';
 import { startControlPlane } from './control-plane.js';
 
 /** Logs the options it was given and the node count from the config when the kernel applies it. */
@@ -18,17 +18,12 @@ const greeter = definePlugin({
   },
 });
 
-function recordingLogger(lines: { msg?: string; fields: object }[]): Logger {
-  const at = () => (obj: object | string, msg?: string) => void lines.push(typeof obj === 'string' ? { msg: obj, fields: {} } : { msg, fields: obj });
-  return { debug: at(), info: at(), warn: at(), error: at(), child: () => recordingLogger(lines) };
-}
-
 describe('startControlPlane', () => {
   it('loads plugins alone or with options, with the config and logger given, and removes its temporary folder on stop', async () => {
-    const lines: { msg?: string; fields: object }[] = [];
+    const lines: LogRecord[] = [];
     const plane = await startControlPlane([[greeter, { greeting: 'ahoy' }]], { config: { nodes: 3 }, logger: recordingLogger(lines) });
     try {
-      expect(lines.find((line) => line.msg === 'greeter applied')?.fields).toEqual({ greeting: 'ahoy', nodes: 3 });
+      expect(lines.find((line) => line.message === 'greeter applied')?.fields).toEqual({ greeting: 'ahoy', nodes: 3 });
       expect(plane.kernel.config).toMatchObject({ nodes: 3, port: 0, dataDir: plane.dataDir });
       await plane.client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'reachable' } });
     } finally {

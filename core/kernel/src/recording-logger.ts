@@ -1,4 +1,4 @@
-import type { Logger } from '@skiff/kernel';
+import type { Logger } from './types/logger.js';
 
 export interface LogRecord {
   level: 'debug' | 'info' | 'warn' | 'error';
