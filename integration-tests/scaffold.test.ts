@@ -124,9 +124,7 @@ let skiff = '';
 beforeAll(async () => {
   root = tempDir('scaffold');
   const all = workspaces();
-  // The CLI by its folder: its package name is being settled (skiff → @skiff/cli).
-  const cliName = [...all].find(([, workspace]) => workspace.dir === 'core/cli')![0];
-  const packages = closure([cliName, ...NEEDED], all);
+  const packages = closure(['@skiff/cli', ...NEEDED], all);
   for (const name of packages) {
     const { dir } = all.get(name)!;
     if (!existsSync(join(REPO_ROOT, dir, 'dist/index.js'))) throw new Error(`${name} is not built (no ${dir}/dist): run \`npm run build\` first`);
@@ -142,7 +140,7 @@ beforeAll(async () => {
   mkdirSync(cliDir);
   writeFileSync(
     join(cliDir, 'package.json'),
-    `${JSON.stringify({ name: 'my-cluster', private: true, type: 'module', dependencies: { [cliName]: '*' } }, null, 2)}\n`,
+    `${JSON.stringify({ name: 'my-cluster', private: true, type: 'module', dependencies: { '@skiff/cli': '*' } }, null, 2)}\n`,
   );
   useTarballs(cliDir, ['dependencies']);
   await ok('npm', INSTALL, cliDir);

@@ -16,7 +16,7 @@ import { routeResource } from './rest/route.js';
 
 export const APISERVER_NAME = '@skiff/apiserver';
 /** Members may do anything (Kubernetes' system:masters). */
-export const PRIVILEGED_GROUP = 'system:masters';
+const PRIVILEGED_GROUP = 'system:masters';
 
 export interface ApiServerOptions {
   hooks: Hooks;

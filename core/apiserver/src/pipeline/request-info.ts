@@ -75,7 +75,7 @@ export function parseRequestInfo(method: string, path: string, query: Record<str
 }
 
 /** Longest name or namespace a URL may carry: the longest name any kind accepts (a DNS subdomain). */
-export const MAX_PATH_NAME_LENGTH = 253;
+const MAX_PATH_NAME_LENGTH = 253;
 
 /**
  * A name in a URL must be one an object could have: Kubernetes refuses '.', '..', and names with '/'

@@ -25,8 +25,8 @@ export function parseResourceVersion(value: unknown, field: string): number | un
  * The revision an update or patch is conditional on (`metadata.resourceVersion` of the body): `undefined`
  * for an unconditional write, which Kubernetes also makes of "0".
  */
-export function writePrecondition(value: unknown, field = 'metadata.resourceVersion'): number | undefined {
-  const revision = parseResourceVersion(value, field);
+export function writePrecondition(value: unknown): number | undefined {
+  const revision = parseResourceVersion(value, 'metadata.resourceVersion');
   return revision === 0 ? undefined : revision;
 }
 
