@@ -1,3 +1,4 @@
+import { workspacePackages } from '../scripts/workspace-packages.mjs';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,20 +21,9 @@ interface Workspace {
   manifest: { name: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
 }
 
-/** Every workspace package by name, from the root package.json's workspace globs (`dir/*` only). */
+/** Every workspace package by name (the scripts' one reading of the root package.json's workspaces). */
 function workspaces(): Map<string, Workspace> {
-  const { workspaces: globs } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
-  const found = new Map<string, Workspace>();
-  for (const glob of globs) {
-    const parents = glob.endsWith('/*') ? readdirSync(join(REPO_ROOT, glob.slice(0, -2))).map((d) => join(glob.slice(0, -2), d)) : [glob];
-    for (const dir of parents) {
-      const file = join(REPO_ROOT, dir, 'package.json');
-      if (!existsSync(file)) continue;
-      const manifest = JSON.parse(readFileSync(file, 'utf8')) as Workspace['manifest'];
-      found.set(manifest.name, { dir, manifest });
-    }
-  }
-  return found;
+  return new Map(workspacePackages().map(({ dir, pkg }) => [pkg.name, { dir, manifest: pkg }]));
 }
 
 /** `roots` and the workspace packages they depend on (dependencies and peer dependencies), transitively. */
