@@ -8,21 +8,18 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { workspacePackages } from './workspace-packages.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIRS = ['core', 'plugins', 'presets'];
 const SKIP = new Set(['node_modules', 'dist', 'templates']);
 
-/** '@skiff/x' → the package's src/index.ts, from every workspace package.json. */
-const packageEntries = new Map();
-for (const area of SOURCE_DIRS) {
-  for (const name of readdirSync(join(root, area))) {
-    const manifest = join(root, area, name, 'package.json');
-    if (!existsSync(manifest)) continue;
-    const entry = join(root, area, name, 'src/index.ts');
-    if (existsSync(entry)) packageEntries.set(JSON.parse(readFileSync(manifest, 'utf8')).name, entry);
-  }
-}
+/** '@skiff/x' → the package's src/index.ts, for every workspace package. */
+const packageEntries = new Map(
+  workspacePackages(root)
+    .map(({ dir, pkg }) => [pkg.name, join(root, dir, 'src/index.ts')])
+    .filter(([, entry]) => existsSync(entry)),
+);
 
 function sourceFiles(dir, out = []) {
   for (const name of readdirSync(dir)) {
