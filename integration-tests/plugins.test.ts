@@ -79,7 +79,7 @@ describe('plugins from the cluster config', () => {
     const result = await runSkiffExpectingFailure(['--log-level', 'error'], dir);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
-      'skiff: component "@skiff/controller-manager" failed to start: the authorizers do not let system:kube-controller-manager create pods; the cluster cannot work without it: add an authorizer that allows it, such as @skiff/plugin-authz-always-allow',
+      'skiff: component "@skiff/controller-manager" failed to start: the authorizers do not let system:kube-controller-manager create pods (selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:kube-controller-manager" cannot create resource "selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope); the cluster cannot work without it: add an authorizer that allows it, such as @skiff/plugin-authz-always-allow',
     );
   });
 

@@ -1,4 +1,4 @@
-import type { KubeObject, ResourceType } from '@skiff/api';
+import { isApiError, type KubeObject, type ResourceType } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { ClientError } from './errors.js';
 
@@ -46,7 +46,7 @@ export async function canI(client: Pick<ApiClient, 'create'>, question: AccessQu
     } as AccessReview);
   } catch (err) {
     // Not even allowed to ask (Kubernetes grants every authenticated user the review; an authorizer may not).
-    if ((err as { status?: number }).status === 403) return { allowed: false, reason: (err as Error).message };
+    if (isApiError(err, 'Forbidden')) return { allowed: false, reason: err.message };
     throw err;
   }
   return { allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
@@ -58,8 +58,8 @@ export async function canI(client: Pick<ApiClient, 'create'>, question: AccessQu
  * authorizer otherwise looks like a silent hang).
  */
 export async function assertCanI(client: Pick<ApiClient, 'create'>, who: string, question: AccessQuestion): Promise<void> {
-  const { allowed } = await canI(client, question);
+  const { allowed, reason } = await canI(client, question);
   if (allowed) return;
   const what = `${question.verb} ${question.subresource ? `${question.resource}/${question.subresource}` : question.resource}${question.group ? ` in API group "${question.group}"` : ''}`;
-  throw new ClientError('SKIFF_ERR_CLIENT_NOT_AUTHORIZED', { who, what });
+  throw new ClientError('SKIFF_ERR_CLIENT_NOT_AUTHORIZED', { who, what, why: reason ? ` (${reason})` : '' });
 }

@@ -10,7 +10,7 @@ export const CLIENT_ERRORS = Object.freeze({
   SKIFF_ERR_CLIENT_SERVER_URL: 'invalid server URL "{server}": {detail}',
   SKIFF_ERR_CLIENT_WATCH_DECODE: 'cannot decode a watch event from {path}: {detail}',
   SKIFF_ERR_CLIENT_NOT_AUTHORIZED:
-    'the authorizers do not let {who} {what}; the cluster cannot work without it: add an authorizer that allows it, such as @skiff/plugin-authz-always-allow',
+    'the authorizers do not let {who} {what}{why}; the cluster cannot work without it: add an authorizer that allows it, such as @skiff/plugin-authz-always-allow',
 } as const);
 
 export type ClientErrorCode = keyof typeof CLIENT_ERRORS;

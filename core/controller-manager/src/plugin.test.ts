@@ -89,7 +89,7 @@ describe('@skiff/controller-manager', () => {
 
   it('refuses to start, in one line, when the authorizers would not let it work', async () => {
     await expect(startKernel({}, [], false)).rejects.toThrow(
-      'component "@skiff/controller-manager" failed to start: the authorizers do not let system:kube-controller-manager create pods; the cluster cannot work without it: add an authorizer that allows it, such as @skiff/plugin-authz-always-allow',
+      'component "@skiff/controller-manager" failed to start: the authorizers do not let system:kube-controller-manager create pods (selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:kube-controller-manager" cannot create resource "selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope); the cluster cannot work without it: add an authorizer that allows it, such as @skiff/plugin-authz-always-allow',
     );
   });
 

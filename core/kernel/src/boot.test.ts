@@ -94,7 +94,7 @@ describe('createCluster', () => {
       `invalid config ${file}: "logLevel" must be one of trace, debug, info, warn, error, fatal, silent (got "verbose")`,
     );
     await expect(createCluster({ cwd: dir, config: { preset: 'base', datadir: 'x' } as never })).rejects.toThrow(
-      'invalid config config: unknown key "datadir" (did you mean "dataDir"?)',
+      'invalid config passed to createCluster: unknown key "datadir" (did you mean "dataDir"?)',
     );
     installPackage('skiff-preset-typo', `export default { name: 'typo', plugins: [], config: { node: 2 } };`);
     await expect(createCluster({ cwd: dir, config: { preset: 'typo' } })).rejects.toThrow(

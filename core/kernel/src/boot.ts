@@ -128,7 +128,7 @@ export async function createCluster(options: BootOptions = {}): Promise<Kernel> 
   const cwd = resolve(options.cwd ?? process.cwd());
   const loaded = options.config ? { config: options.config, file: undefined, rootDir: cwd } : await loadConfig({ cwd, file: options.configFile });
   const fileConfig = loaded.config;
-  if (options.config) checkConfig(options.config as Record<string, unknown>, 'config');
+  if (options.config) checkConfig(options.config as Record<string, unknown>, 'passed to createCluster');
   const overrides = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([, v]) => v !== undefined)) as SkiffConfig;
   checkConfig(overrides as Record<string, unknown>, 'flags');
   const presetName = (overrides.preset as string | undefined) ?? fileConfig.preset ?? CONFIG_DEFAULTS.preset;

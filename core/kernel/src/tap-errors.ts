@@ -44,7 +44,7 @@ export class PluginFailure extends KernelError {
   }
 }
 
-export function messageOf(err: unknown): string {
+function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -114,7 +114,7 @@ export function applyPlugin<O>(plugin: { name: string; apply(kernel: any, option
  * callback goes through `handle` first. `handle` throws the error to pass on, or returns the value the tap
  * should answer instead (a bail chain then goes on to the next tap).
  */
-export function guardTap<T extends RegisteredTap>(tap: T, handle: (err: unknown, args: unknown[]) => unknown): T {
+function guardTap<T extends RegisteredTap>(tap: T, handle: (err: unknown, args: unknown[]) => unknown): T {
   const { fn } = tap;
   switch (tap.type) {
     case 'sync':

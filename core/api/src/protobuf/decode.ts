@@ -31,7 +31,7 @@ export type MessageLookup = (fullName: string) => ProtoMessageFacts | undefined;
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 /** Messages whose JSON form is not an object of their fields. */
-const SPECIAL = Object.freeze({
+export const SPECIAL = Object.freeze({
   QUANTITY: 'k8s.io.apimachinery.pkg.api.resource.Quantity',
   INT_OR_STRING: 'k8s.io.apimachinery.pkg.util.intstr.IntOrString',
   TIME: `${META}.Time`,

@@ -1,11 +1,8 @@
 import { MAX_NESTING_DEPTH } from '../limits.js';
-import type { MessageLookup, ProtoFieldFacts } from './decode.js';
+import { SPECIAL, type MessageLookup, type ProtoFieldFacts } from './decode.js';
 import { WIRE_TYPE, WireError, WireWriter } from './wire.js';
 
-const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
-const QUANTITY = 'k8s.io.apimachinery.pkg.api.resource.Quantity';
-const INT_OR_STRING = 'k8s.io.apimachinery.pkg.util.intstr.IntOrString';
-const RAW_JSON = new Set([`${META}.FieldsV1`, 'k8s.io.apimachinery.pkg.runtime.RawExtension', 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSON']);
+const RAW_JSON = new Set<string>([SPECIAL.FIELDS_V1, SPECIAL.RAW_EXTENSION, SPECIAL.JSON]);
 
 const VARINT = new Set(['int32', 'int64', 'uint32', 'uint64', 'enum', 'bool']);
 
@@ -82,20 +79,20 @@ function objectOf(lookup: MessageLookup, type: string, value: unknown, path: str
 /** The special apimachinery messages, from their JSON values. */
 function special(type: string, value: unknown, path: string): WireWriter | undefined {
   const writer = new WireWriter();
-  if (type === QUANTITY) return writer.tag(1, WIRE_TYPE.LENGTH_DELIMITED).string(String(value));
-  if (type === INT_OR_STRING) {
+  if (type === SPECIAL.QUANTITY) return writer.tag(1, WIRE_TYPE.LENGTH_DELIMITED).string(String(value));
+  if (type === SPECIAL.INT_OR_STRING) {
     if (typeof value === 'number') return writer.tag(1, WIRE_TYPE.VARINT).varint(0).tag(2, WIRE_TYPE.VARINT).varint(value);
     return writer.tag(1, WIRE_TYPE.VARINT).varint(1).tag(3, WIRE_TYPE.LENGTH_DELIMITED).string(String(value));
   }
-  if (type === `${META}.Time` || type === `${META}.MicroTime`) {
+  if (type === SPECIAL.TIME || type === SPECIAL.MICRO_TIME) {
     const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
     if (Number.isNaN(ms)) throw new WireError(`expected an RFC 3339 time, got ${JSON.stringify(value)} (at ${path})`);
     const seconds = Math.floor(ms / 1000);
-    const micros = type.endsWith('MicroTime') ? Number(/\.(\d{1,9})/.exec(value as string)?.[1]?.padEnd(9, '0') ?? 0) : 0;
+    const micros = type === SPECIAL.MICRO_TIME ? Number(/\.(\d{1,9})/.exec(value as string)?.[1]?.padEnd(9, '0') ?? 0) : 0;
     writer.tag(1, WIRE_TYPE.VARINT).varint(seconds);
     return micros ? writer.tag(2, WIRE_TYPE.VARINT).varint(micros) : writer;
   }
-  if (type === `${META}.Duration`) return writer.tag(1, WIRE_TYPE.VARINT).varint(parseGoDuration(value, path));
+  if (type === SPECIAL.DURATION) return writer.tag(1, WIRE_TYPE.VARINT).varint(parseGoDuration(value, path));
   if (RAW_JSON.has(type)) return writer.tag(1, WIRE_TYPE.LENGTH_DELIMITED).string(JSON.stringify(value));
   return undefined;
 }

@@ -2,7 +2,7 @@ import { messageFacts, packageOfGroupVersion } from '../generated/facts.js';
 import type { KubeObject } from '../types.js';
 import { decodeMessage, type MessageLookup } from './decode.js';
 import { encodeMessage } from './encode.js';
-import { decodeEnvelope, encodeEnvelope } from './envelope.js';
+import { decodeEnvelope, encodeEnvelope, PROTOBUF_MEDIA_TYPE } from './envelope.js';
 import { WireError } from './wire.js';
 
 const lookup: MessageLookup = messageFacts;
@@ -24,7 +24,7 @@ export function protobufMessageOf(apiVersion: string, kind: string): string | un
 export function decodeProtobufObject(body: Uint8Array): KubeObject {
   const envelope = decodeEnvelope(body);
   if (envelope.contentEncoding) throw new WireError(`content encoding "${envelope.contentEncoding}" is not supported`);
-  if (envelope.contentType && envelope.contentType !== 'application/vnd.kubernetes.protobuf')
+  if (envelope.contentType && envelope.contentType !== PROTOBUF_MEDIA_TYPE)
     throw new WireError(`the envelope's content type "${envelope.contentType}" is not protobuf`);
   const message = protobufMessageOf(envelope.apiVersion, envelope.kind);
   if (!message) throw new WireError(`no protobuf definition for ${envelope.kind} in ${envelope.apiVersion || 'no group version'}`);
