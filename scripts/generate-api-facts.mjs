@@ -3,7 +3,7 @@
 // from upstream's own definitions (docs/api-facts.md). Inputs are git snapshots of k8s.io/api and
 // k8s.io/apimachinery read at one release tag; nothing of them is committed but the facts:
 //
-//   node scripts/generate-api-facts.mjs --api <git dir> --apimachinery <git dir> --tag v0.36.3
+//   node scripts/generate-api-facts.mjs --api <dir> --apimachinery <dir> --apiextensions <dir> --aggregator <dir> --tag v0.36.3
 //
 // (or SKIFF_K8S_API_GIT / SKIFF_K8S_APIMACHINERY_GIT / SKIFF_K8S_API_TAG in the environment).
 //
@@ -26,6 +26,9 @@ export const MODULES = Object.freeze([
   { module: 'k8s.io/api', flag: '--api', env: 'SKIFF_K8S_API_GIT' },
   // testapigroup is apimachinery's own test fixture, not an API anybody serves.
   { module: 'k8s.io/apimachinery', flag: '--apimachinery', env: 'SKIFF_K8S_APIMACHINERY_GIT', exclude: /(^|\/)testapigroup\// },
+  // CustomResourceDefinition and APIService live in their servers' own modules.
+  { module: 'k8s.io/apiextensions-apiserver', flag: '--apiextensions', env: 'SKIFF_K8S_APIEXTENSIONS_GIT', exclude: /(^|\/)(test|examples)\// },
+  { module: 'k8s.io/kube-aggregator', flag: '--aggregator', env: 'SKIFF_K8S_AGGREGATOR_GIT' },
 ]);
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -466,7 +469,7 @@ function parseArgs(argv) {
     const arg = argv[i];
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     if (flag === '--help' || flag === '-h') options.help = true;
-    else if ([...MODULES.map((source) => source.flag), '--tag', '--out'].includes(flag)) {
+    else if ([...MODULES.flatMap((source) => [source.flag, `${source.flag}-tag`]), '--tag', '--out'].includes(flag)) {
       const value = inline ?? argv[++i];
       if (!value) throw new FactsError(`${flag} needs a value`);
       options[flag.slice(2)] = value;
@@ -475,10 +478,13 @@ function parseArgs(argv) {
   return options;
 }
 
-const USAGE = `usage: node scripts/generate-api-facts.mjs --api <git dir> --apimachinery <git dir> --tag <v0.X.Y> [--out <file>]
-  --api, --apimachinery  git directories (bare, or a clone) of kubernetes/api and kubernetes/apimachinery;
-                         or SKIFF_K8S_API_GIT and SKIFF_K8S_APIMACHINERY_GIT
-  --tag                  the release tag to read in both, e.g. v0.36.3; or SKIFF_K8S_API_TAG
+const USAGE = `usage: node scripts/generate-api-facts.mjs --api <dir> --apimachinery <dir> --apiextensions <dir> --aggregator <dir> --tag <v0.X.Y> [--out <file>]
+  --api, --apimachinery, --apiextensions, --aggregator
+                         git directories (bare, or a clone) of kubernetes/api, kubernetes/apimachinery,
+                         kubernetes/apiextensions-apiserver and kubernetes/kube-aggregator; or SKIFF_K8S_API_GIT,
+                         SKIFF_K8S_APIMACHINERY_GIT, SKIFF_K8S_APIEXTENSIONS_GIT and SKIFF_K8S_AGGREGATOR_GIT
+  --tag                  the release tag to read in each, e.g. v0.36.3; or SKIFF_K8S_API_TAG
+  --<module>-tag         another tag for one module (--aggregator-tag v0.36.2) when its snapshot lacks --tag
   --out                  where to write (default core/api/src/generated/api-facts.json)`;
 
 async function main() {
@@ -496,7 +502,7 @@ async function main() {
   });
   if (!tag) missing.push('--tag (or SKIFF_K8S_API_TAG)');
   if (missing.length) throw new FactsError(`missing ${missing.join(', ')}\n${USAGE}`);
-  const modules = inputs.map(({ source, dir }) => readModuleAtTag(source, gitDirOf(resolve(dir)), tag));
+  const modules = inputs.map(({ source, dir }) => readModuleAtTag(source, gitDirOf(resolve(dir)), options[`${source.flag.slice(2)}-tag`] ?? tag));
   const { facts, stats } = buildFacts(modules);
   const out = resolve(options.out ?? DEFAULT_OUTPUT);
   const text = await formatFacts(facts);

@@ -12,3 +12,4 @@ export * from './defaults.js';
 export * from './limits.js';
 export * from './protobuf/index.js';
 export * from './generated/facts.js';
+export * from './kinds/index.js';

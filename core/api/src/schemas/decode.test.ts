@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { deploymentSchema } from './apps.js';
-import { namespaceSchema } from './cluster.js';
 import { DECODE_CAUSE, decodeFailure, decodeFailureMessage, decodeObject } from './decode.js';
-import { t } from './language.js';
-import { deleteOptionsSchema } from './meta.js';
-import { evictionSchema, podSchema } from './pod.js';
+import { kindSchema, messageSchema } from './from-facts.js';
+import { t, type ObjectSchema } from './language.js';
+
+const deploymentSchema = kindSchema('apps', 'v1', 'Deployment') as ObjectSchema;
+const namespaceSchema = kindSchema('', 'v1', 'Namespace') as ObjectSchema;
+const podSchema = kindSchema('', 'v1', 'Pod') as ObjectSchema;
+const evictionSchema = kindSchema('policy', 'v1', 'Eviction') as ObjectSchema;
+const deleteOptionsSchema = messageSchema('k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions');
 
 // Bodies as kubectl sends them (KUBECTL_SURFACE.md §3).
 const kubectlRunPod = () => ({
@@ -181,8 +184,8 @@ describe('decodeObject', () => {
     expect('nodeName' in body.spec).toBe(false);
     expect(body.spec.containers[0].resources.limits).toEqual({ cpu: '2', memory: '1Gi' });
     expect(body.spec.containers[0].args).toEqual(['a', '']);
-    // Subtrees Skiff does not model are left exactly as sent.
-    expect(body.spec.containers[0].securityContext).toEqual({ unknownToSkiff: null });
+    // Every struct is modelled from the API facts, nested ones too.
+    expect(body.spec.containers[0].securityContext).toEqual({});
   });
 
   it('builds the 400 BadRequest for a failed decode', () => {

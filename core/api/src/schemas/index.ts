@@ -1,11 +1,4 @@
 export * from './language.js';
 export { DECODE_CAUSE, decodeFailure, decodeFailureMessage, decodeObject, type DecodeOptions, type DecodeResult } from './decode.js';
 export { openApiComponentName, toOpenApiComponents, toOpenApiSchema, type OpenApiOptions, type OpenApiSchema } from './openapi.js';
-export * from './meta.js';
-export * from './object-reference.js';
-export * from './pod.js';
-export * from './apps.js';
-export * from './cluster.js';
-export * from './events.js';
-export * from './coordination.js';
-export * from './autoscaling.js';
+export { kindSchema, messageSchema } from './from-facts.js';

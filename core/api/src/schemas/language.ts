@@ -2,12 +2,20 @@
 // which Go type Kubernetes declares for it, so decoding errors read exactly like the API server's
 // ("cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32").
 
+import type { ApiFieldFacts } from '../generated/facts.js';
+
 export type ScalarKind = 'string' | 'int32' | 'int64' | 'number' | 'boolean' | 'quantity' | 'intOrString' | 'time' | 'any';
 
 interface SchemaBase {
   description?: string;
   /** The Go type named in decoding errors, when it differs from the kind's default ("v1.RestartPolicy"). */
   goType?: string;
+  /** The values an `+enum` string type allows. */
+  enum?: readonly string[];
+  /** The OpenAPI `format` where it is not the kind's default (`byte` for []byte). */
+  format?: string;
+  /** Replaces the OpenAPI form this kind of schema would have (`{type: object}` for RawExtension). */
+  openapi?: Record<string, unknown>;
 }
 
 export interface ScalarSchema extends SchemaBase {
@@ -39,6 +47,11 @@ export interface ObjectSchema extends SchemaBase {
   fields: Readonly<Record<string, Schema>>;
   /** For top-level kinds: the group/version/kind OpenAPI tags the schema with. */
   gvk?: GroupVersionKind;
+  /** Fields upstream marks `+required`. */
+  required?: readonly string[];
+  /** The generated facts of each field (list type and keys, patch strategy, map type…), where the schema came from them. */
+  fieldFacts?: Readonly<Record<string, ApiFieldFacts>>;
+  structType?: 'atomic' | 'granular';
 }
 
 export type Schema = ScalarSchema | ArraySchema | MapSchema | ObjectSchema;

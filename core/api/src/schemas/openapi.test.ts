@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { deploymentSchema } from './apps.js';
-import { t } from './language.js';
+import { kindSchema, messageSchema } from './from-facts.js';
+import { t, type ObjectSchema } from './language.js';
 import { openApiComponentName, toOpenApiComponents, toOpenApiSchema } from './openapi.js';
-import { containerSchema, podSchema } from './pod.js';
+
+const deploymentSchema = kindSchema('apps', 'v1', 'Deployment') as ObjectSchema;
+const podSchema = kindSchema('', 'v1', 'Pod') as ObjectSchema;
+const containerSchema = messageSchema('k8s.io.api.core.v1.Container') as ObjectSchema;
 
 describe('toOpenApiSchema', () => {
   it('converts scalars with their OpenAPI types and formats', () => {
@@ -44,7 +47,8 @@ describe('toOpenApiSchema', () => {
 
   it('inlines nested structs unless asked to reference them', () => {
     const inline = toOpenApiSchema(podSchema);
-    expect(inline.properties?.spec?.properties?.containers?.items?.properties?.image).toEqual({ type: 'string', description: 'Container image name.' });
+    // Descriptions stay empty: upstream's prose is not copied (docs/api-facts.md).
+    expect(inline.properties?.spec?.properties?.containers?.items?.properties?.image).toEqual({ type: 'string' });
     const referenced = toOpenApiSchema(podSchema, { ref: (o) => `#/components/schemas/${openApiComponentName(o)}` });
     expect(referenced.properties?.spec?.allOf).toEqual([{ $ref: '#/components/schemas/io.k8s.api.core.v1.PodSpec' }]);
     expect(referenced['x-kubernetes-group-version-kind']).toEqual([{ group: '', version: 'v1', kind: 'Pod' }]);
@@ -65,11 +69,20 @@ describe('toOpenApiComponents', () => {
     );
     const deployment = components['io.k8s.api.apps.v1.Deployment']!;
     expect(deployment['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', version: 'v1', kind: 'Deployment' }]);
-    expect(deployment.description).toBeTruthy();
+    expect(deployment.description).toBeUndefined();
     expect(components['io.k8s.api.core.v1.PodSpec']!.properties!.containers).toEqual({
       type: 'array',
-      description: expect.any(String),
-      items: { allOf: [{ $ref: '#/components/schemas/io.k8s.api.core.v1.Container' }], description: containerSchema.description },
+      items: { allOf: [{ $ref: '#/components/schemas/io.k8s.api.core.v1.Container' }] },
+      'x-kubernetes-list-map-keys': ['name'],
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-patch-merge-key': 'name',
+      'x-kubernetes-patch-strategy': 'merge',
     });
+    expect(components['io.k8s.api.core.v1.Container']!.required).toEqual(['name']);
+    expect(components['io.k8s.api.core.v1.PodSpec']!.properties!.restartPolicy).toEqual({
+      type: 'string',
+      enum: ['Always', 'Never', 'OnFailure'],
+    });
+    expect(containerSchema.name).toBe('Container');
   });
 });

@@ -1,3 +1,4 @@
+import type { ApiFieldFacts } from '../generated/facts.js';
 import type { ObjectSchema, Schema } from './language.js';
 
 /** The subset of an OpenAPI v3 schema object that Skiff's schemas produce. */
@@ -11,6 +12,13 @@ export interface OpenApiSchema {
   allOf?: OpenApiSchema[];
   $ref?: string;
   default?: unknown;
+  enum?: readonly string[];
+  required?: readonly string[];
+  'x-kubernetes-list-type'?: string;
+  'x-kubernetes-list-map-keys'?: readonly string[];
+  'x-kubernetes-map-type'?: string;
+  'x-kubernetes-patch-merge-key'?: string;
+  'x-kubernetes-patch-strategy'?: string;
   'x-kubernetes-int-or-string'?: true;
   'x-kubernetes-preserve-unknown-fields'?: true;
   'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string }[];
@@ -33,22 +41,40 @@ function withDescription(schema: OpenApiSchema, description: string | undefined)
   return description ? { ...schema, description } : schema;
 }
 
+/** What a field's generated facts add to its schema: list and map types, merge keys, the patch strategy, a default. */
+function fieldExtensions(facts: ApiFieldFacts | undefined): OpenApiSchema {
+  if (!facts) return {};
+  const out: OpenApiSchema = {};
+  if (facts.default !== undefined) out.default = facts.default;
+  if (facts.listType) out['x-kubernetes-list-type'] = facts.listType;
+  if (facts.listMapKeys) out['x-kubernetes-list-map-keys'] = facts.listMapKeys;
+  if (facts.mapType) out['x-kubernetes-map-type'] = facts.mapType;
+  if (facts.patchMergeKey) out['x-kubernetes-patch-merge-key'] = facts.patchMergeKey;
+  if (facts.patchStrategy) out['x-kubernetes-patch-strategy'] = facts.patchStrategy;
+  return out;
+}
+
 function objectSchema(object: ObjectSchema, options: OpenApiOptions): OpenApiSchema {
   const properties: Record<string, OpenApiSchema> = {};
-  for (const [name, field] of Object.entries(object.fields)) properties[name] = convert(field, options, true);
+  for (const [name, field] of Object.entries(object.fields)) {
+    properties[name] = { ...convert(field, options, true), ...fieldExtensions(object.fieldFacts?.[name]) };
+  }
   return {
     type: 'object',
     ...(object.description ? { description: object.description } : {}),
     properties,
+    ...(object.required?.length ? { required: object.required } : {}),
+    ...(object.structType ? { 'x-kubernetes-map-type': object.structType } : {}),
     ...(object.gvk ? { 'x-kubernetes-group-version-kind': [{ ...object.gvk }] } : {}),
   };
 }
 
 function convert(schema: Schema, options: OpenApiOptions, nested: boolean): OpenApiSchema {
+  if (schema.openapi) return withDescription({ ...(schema.openapi as OpenApiSchema) }, schema.description);
   const d = schema.description;
   switch (schema.kind) {
     case 'string':
-      return withDescription({ type: 'string' }, d);
+      return withDescription({ type: 'string', ...(schema.format ? { format: schema.format } : {}), ...(schema.enum ? { enum: schema.enum } : {}) }, d);
     case 'int32':
       return withDescription({ type: 'integer', format: 'int32' }, d);
     case 'int64':

@@ -1,8 +1,15 @@
 import { isValidQuantity } from '../quantity.js';
-import { VOLUME_SOURCE_FIELDS } from '../schemas/pod.js';
 import type { StatusCause } from '../types.js';
 import { child, duplicate, forbidden, index, invalid, required } from './field.js';
 import { isDNS1123Label } from './names.js';
+
+// The volume sources in the order Kubernetes' validation checks them (not the struct order), so the one
+// reported as a second volume type is the one it reports.
+const VOLUME_SOURCE_FIELDS = [
+  'emptyDir', 'hostPath', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi', 'glusterfs', 'flocker',
+  'persistentVolumeClaim', 'rbd', 'cinder', 'cephfs', 'quobyte', 'downwardAPI', 'fc', 'flexVolume', 'configMap', 'azureFile',
+  'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'csi', 'projected', 'scaleIO', 'storageos', 'ephemeral', 'image',
+] as const;
 
 export type Volume = { name?: string } & Record<string, unknown>;
 

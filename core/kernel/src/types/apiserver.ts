@@ -1,4 +1,4 @@
-import type { KubeObject, ResourceName, ResourceTypes, StatusCause, UserInfo } from '@skiff/api';
+import type { KubeObject, ResourceDefinition, ResourceName, ResourceTypes, StatusCause, UserInfo } from '@skiff/api';
 import type { ApiRequest } from './transport.js';
 
 /** What an authenticator sees. Push a message to `errors` to explain a rejection; return nothing to pass. */
@@ -92,50 +92,8 @@ export interface AuditEvent {
   requestObject?: KubeObject;
 }
 
-export interface TableColumn {
-  name: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  format?: string;
-  description?: string;
-  /** 0 prints by default; 1 only with `-o wide`. */
-  priority: number;
-}
-
-/**
- * Everything the API server needs to serve one kind. Built-ins are registered by the API server;
- * plugins add kinds with the `resources` hook.
- */
-export interface ResourceDefinition {
-  group: string;
-  version: string;
-  kind: string;
-  listKind?: string;
-  /** Plural: "pods". */
-  resource: string;
-  singular: string;
-  namespaced: boolean;
-  shortNames?: string[];
-  categories?: string[];
-  /** Subresources served: status, scale, binding, log, eviction… */
-  subresources?: string[];
-  verbs?: string[];
-  /** Type check of a decoded body; returns errors naming the field ("spec.replicas"). */
-  decode?(object: unknown, strict: boolean): { errors: StatusCause[]; unknownFields: string[] };
-  /** Fills in defaults on create and update, like the Kubernetes defaulting functions. */
-  defaults?(object: KubeObject): void;
-  /** Semantic validation: 422 Invalid causes. */
-  validate?(object: KubeObject, old?: KubeObject): StatusCause[];
-  /** Which fields count as spec for `metadata.generation` and as status for the status subresource. */
-  hasStatus?: boolean;
-  /** Table columns for `kubectl get`, and a function building one row's cells. */
-  table?: { columns: TableColumn[]; cells(object: KubeObject, now: number): unknown[] };
-  /** Field selectors beyond metadata.name and metadata.namespace: "spec.nodeName" → value. */
-  fieldSelectors?: Record<string, (object: KubeObject) => string | undefined>;
-  /** Called on create before admission: reset status, set phase, etc. */
-  prepareForCreate?(object: KubeObject): void;
-  /** Called on update: keep status from old on main-resource updates, spec on status updates. */
-  prepareForUpdate?(object: KubeObject, old: KubeObject, subresource: string): void;
-}
+// A kind's definition is data about API objects, so it lives in @skiff/api (written with its defineKind).
+export type { ResourceDefinition, TableColumn } from '@skiff/api';
 
 export interface ResourceRegistry {
   register(definition: ResourceDefinition): void;

@@ -1,0 +1,219 @@
+// One declaration per kind. Everything the API server serves about a kind — its schema and decoding,
+// discovery names, table columns, generic validation, status and scale handling — comes from this and
+// from the generated API facts; kinds with real upstream behaviour add a strategy.
+import { humanAge } from '../duration.js';
+import { labelSelectorFromObject } from '../labels.js';
+import { decodeObject } from '../schemas/decode.js';
+import { kindSchema } from '../schemas/from-facts.js';
+import type { ObjectSchema } from '../schemas/language.js';
+import type { KubeObject, LabelSelector, ObjectMeta, StatusCause } from '../types.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/meta.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.js';
+import type { ResourceDefinition, ScaleDefinition, TableColumn } from './definition.js';
+import { readJsonPath } from './json-path.js';
+import { validateAgainstSchema } from './schema-validation.js';
+
+/** How a kind's object names are checked. */
+export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
+
+/** A table column: a JSON path into the object, or a function of it. */
+export interface ColumnSpec {
+  name: string;
+  /** `.spec.replicas`; several values (through `[*]`) are joined with commas. */
+  jsonPath?: string;
+  cell?(object: KubeObject, now: number): unknown;
+  type?: TableColumn['type'];
+  format?: string;
+  /** 1: only with `-o wide`. */
+  priority?: 0 | 1;
+}
+
+/** The Age column (`kubectl get`'s AGE): place it among a kind's columns where kubectl prints it. */
+export const AGE_COLUMN: ColumnSpec = Object.freeze({ name: 'Age', cell: (object: KubeObject, now: number) => humanAge(object.metadata.creationTimestamp, now) });
+
+/** Behaviour beyond Kubernetes' defaults, written once per kind. */
+export interface KindStrategy {
+  defaults?(object: KubeObject): void;
+  /** Kind-specific validation on create (old undefined) and update; metadata, enum and required-field checks run as well. */
+  validate?(object: KubeObject, old?: KubeObject): StatusCause[];
+  /** Replaces the whole generic validation (metadata included), for kinds whose upstream validation differs there. */
+  validateAll?(object: KubeObject, old?: KubeObject): StatusCause[];
+  prepareForCreate?(object: KubeObject): void;
+  prepareForUpdate?(object: KubeObject, old: KubeObject, subresource: string): void;
+  fieldSelectors?: Record<string, (object: KubeObject) => string | undefined>;
+  deletionGracePeriod?: ResourceDefinition['deletionGracePeriod'];
+  deletionFinalizers?: ResourceDefinition['deletionFinalizers'];
+  onDeletionMarked?: ResourceDefinition['onDeletionMarked'];
+}
+
+export interface KindSpec {
+  group: string;
+  version: string;
+  kind: string;
+  /** The plural resource name: `deployments`. */
+  plural: string;
+  namespaced: boolean;
+  singular?: string;
+  shortNames?: string[];
+  categories?: string[];
+  /** status, scale, and any others the API server serves for the kind. */
+  subresources?: string[];
+  /** Defaults to all eight (create, delete, deletecollection, get, list, patch, update, watch). */
+  verbs?: string[];
+  /** Columns after Name (which is always first); without any: Name and Age. */
+  columns?: ColumnSpec[];
+  /** Defaults to the kind's schema in the generated API facts; give one for a kind upstream does not define. */
+  schema?: ObjectSchema;
+  names?: NameRule;
+  scale?: ScaleDefinition;
+  strategy?: KindStrategy;
+  /** Metadata fields a status update may not change (labels for deployments). */
+  keptOnStatusUpdate?: (keyof ObjectMeta)[];
+}
+
+export const ALL_VERBS = Object.freeze(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+
+const NAME_COLUMN: TableColumn = { name: 'Name', type: 'string', format: 'name', priority: 0 };
+
+const NAME_RULES: Record<NameRule, (name: string, prefix: boolean) => string[]> = {
+  'dns-subdomain': (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name),
+  'dns-label': (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name),
+  'path-segment': (name) => pathSegmentErrors(name),
+};
+
+/** generateName may end in a dash: check it as if a generated suffix followed. */
+function maskTrailingDash(name: string): string {
+  return name.endsWith('-') && name.length > 1 ? `${name.slice(0, -1)}a` : name;
+}
+
+/** ValidatePathSegmentName: RBAC objects and a few others may use any name that is a valid URL path segment. */
+export function pathSegmentErrors(name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  for (const bad of ['/', '%']) if (name.includes(bad)) return [`may not contain '${bad}'`];
+  return [];
+}
+
+/** Puts back `source[field]` (a copy, since the stored object may be shared), or removes the field. */
+export function restoreField<T extends object>(target: T, source: T, field: keyof T): void {
+  if (source[field] === undefined) delete target[field];
+  else target[field] = structuredClone(source[field]);
+}
+
+/**
+ * prepareForUpdate for kinds with a status subresource: a main-resource update keeps the stored status;
+ * a `status` update keeps the stored spec and the metadata fields listed.
+ */
+export function splitSpecAndStatus(keptOnStatusUpdate: readonly (keyof ObjectMeta)[] = []) {
+  return (object: KubeObject, old: KubeObject, subresource: string): void => {
+    if (subresource !== 'status') {
+      restoreField(object, old, 'status');
+      return;
+    }
+    for (const key of Object.keys(object)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') delete (object as unknown as Record<string, unknown>)[key];
+    for (const key of Object.keys(old)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') restoreField(object as unknown as Record<string, unknown>, old as unknown as Record<string, unknown>, key);
+    for (const field of keptOnStatusUpdate) restoreField(object.metadata, old.metadata, field);
+  };
+}
+
+function formatCell(values: unknown[], type: TableColumn['type']): unknown {
+  if (values.length === 0) return type === 'string' ? '<none>' : null;
+  if (values.length === 1) {
+    const [value] = values;
+    if (value !== null && typeof value === 'object') return JSON.stringify(value);
+    return value;
+  }
+  return values.map((value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value))).join(',');
+}
+
+function tableOf(columns: ColumnSpec[] | undefined): ResourceDefinition['table'] {
+  const specs = columns ?? [AGE_COLUMN];
+  const cells = specs.map((spec) => {
+    const type = spec.type ?? 'string';
+    if (spec.cell) return spec.cell;
+    const path = spec.jsonPath!;
+    return (object: KubeObject) => formatCell(readJsonPath(object, path), type);
+  });
+  return {
+    columns: [NAME_COLUMN, ...specs.map((spec) => ({ name: spec.name, type: spec.type ?? 'string', ...(spec.format ? { format: spec.format } : {}), priority: spec.priority ?? 0 }))],
+    cells: (object, now) => [object.metadata.name, ...cells.map((cell) => cell(object, now))],
+  };
+}
+
+/** Causes not already reported for the same field: the schema's checks only add what the kind's own did not say. */
+function merged(own: StatusCause[], generic: StatusCause[]): StatusCause[] {
+  const fields = new Set(own.map((cause) => cause.field));
+  return [...own, ...generic.filter((cause) => !fields.has(cause.field))];
+}
+
+/** A selector's string form, for Scale's status.selector; objects are LabelSelectors. */
+export function selectorString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (!value || typeof value !== 'object') return '';
+  try {
+    return labelSelectorFromObject(value as LabelSelector).toString();
+  } catch {
+    return '';
+  }
+}
+
+/** Builds a kind's ResourceDefinition from its declaration and the generated API facts. */
+export function defineKind(spec: KindSpec): ResourceDefinition {
+  const schema = spec.schema ?? kindSchema(spec.group, spec.version, spec.kind);
+  if (!schema) throw new Error(`defineKind: upstream defines no ${spec.group || 'core'}/${spec.version} ${spec.kind}; give its schema`);
+  const subresources = spec.subresources ?? [];
+  const hasStatus = subresources.includes('status');
+  const strategy = spec.strategy ?? {};
+  const nameRule = NAME_RULES[spec.names ?? 'dns-subdomain'];
+  const metaRules = { namespaced: spec.namespaced, name: nameRule };
+
+  const validate = (object: KubeObject, old?: KubeObject): StatusCause[] => {
+    const own = strategy.validateAll
+      ? strategy.validateAll(object, old)
+      : [
+          ...validateObjectMeta(object.metadata, metaRules),
+          ...(old ? validateObjectMetaUpdate(object.metadata, old.metadata) : []),
+          ...(strategy.validate?.(object, old) ?? []),
+        ];
+    return merged(own, validateAgainstSchema(schema, object));
+  };
+
+  const statusPrepareForUpdate = hasStatus ? splitSpecAndStatus(spec.keptOnStatusUpdate) : undefined;
+  return {
+    group: spec.group,
+    version: spec.version,
+    kind: spec.kind,
+    listKind: `${spec.kind}List`,
+    resource: spec.plural,
+    singular: spec.singular ?? spec.kind.toLowerCase(),
+    namespaced: spec.namespaced,
+    ...(spec.shortNames ? { shortNames: spec.shortNames } : {}),
+    ...(spec.categories ? { categories: spec.categories } : {}),
+    ...(subresources.length ? { subresources } : {}),
+    verbs: [...(spec.verbs ?? ALL_VERBS)],
+    schema,
+    decode: (object) => decodeObject(schema, object, { normalize: true }),
+    ...(strategy.defaults ? { defaults: strategy.defaults } : {}),
+    validate,
+    hasStatus,
+    table: tableOf(spec.columns),
+    ...(strategy.fieldSelectors ? { fieldSelectors: strategy.fieldSelectors } : {}),
+    prepareForCreate:
+      strategy.prepareForCreate ??
+      (hasStatus
+        ? (object) => {
+            object.status = {};
+          }
+        : undefined),
+    prepareForUpdate:
+      strategy.prepareForUpdate || statusPrepareForUpdate
+        ? (object, old, subresource) => {
+            statusPrepareForUpdate?.(object, old, subresource);
+            strategy.prepareForUpdate?.(object, old, subresource);
+          }
+        : undefined,
+    ...(spec.scale ? { scale: spec.scale } : {}),
+    ...(strategy.deletionGracePeriod ? { deletionGracePeriod: strategy.deletionGracePeriod } : {}),
+    ...(strategy.deletionFinalizers ? { deletionFinalizers: strategy.deletionFinalizers } : {}),
+    ...(strategy.onDeletionMarked ? { onDeletionMarked: strategy.onDeletionMarked } : {}),
+  };
+}

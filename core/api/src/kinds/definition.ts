@@ -1,0 +1,66 @@
+// What the API server needs to serve one kind. Written with `defineKind` (define-kind.ts), which derives
+// most of it from the generated API facts; the kernel's `resources` hook takes these.
+import type { ObjectSchema } from '../schemas/language.js';
+import type { KubeObject, StatusCause } from '../types.js';
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description?: string;
+  /** 0 prints by default; 1 only with `-o wide`. */
+  priority: number;
+}
+
+/** Where a kind's Scale subresource reads and writes, as JSON paths (`.spec.replicas`), like a CRD's scale subresource. */
+export interface ScaleDefinition {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  /** A label selector (object or string form); its string form becomes Scale's `status.selector`. */
+  labelSelectorPath?: string;
+}
+
+export interface ResourceDefinition {
+  group: string;
+  version: string;
+  kind: string;
+  listKind?: string;
+  /** Plural: "pods". */
+  resource: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  /** Subresources served: status, scale, binding, log, eviction… */
+  subresources?: string[];
+  verbs?: string[];
+  /** The kind's schema, for OpenAPI documents (`kubectl explain`) and field sets; absent for schemaless kinds. */
+  schema?: ObjectSchema;
+  /** Type check of a decoded body; returns errors naming the field ("spec.replicas"). */
+  decode?(object: unknown, strict: boolean): { errors: StatusCause[]; unknownFields: string[] };
+  /** Fills in defaults on create and update, like the Kubernetes defaulting functions. */
+  defaults?(object: KubeObject): void;
+  /** Semantic validation: 422 Invalid causes. */
+  validate?(object: KubeObject, old?: KubeObject): StatusCause[];
+  /** Which fields count as spec for `metadata.generation` and as status for the status subresource. */
+  hasStatus?: boolean;
+  /** Table columns for `kubectl get`, and a function building one row's cells. */
+  table?: { columns: TableColumn[]; cells(object: KubeObject, now: number): unknown[] };
+  /** Field selectors beyond metadata.name and metadata.namespace: "spec.nodeName" → value. */
+  fieldSelectors?: Record<string, (object: KubeObject) => string | undefined>;
+  /** Called on create before admission: reset status, set phase, etc. */
+  prepareForCreate?(object: KubeObject): void;
+  /** Called on update: keep status from old on main-resource updates, spec on status updates. */
+  prepareForUpdate?(object: KubeObject, old: KubeObject, subresource: string): void;
+  /** The Scale subresource's view of the kind. */
+  scale?: ScaleDefinition;
+  /**
+   * How long a DELETE lets the object wind down before it goes (a running pod's grace period), given the
+   * grace the request asked for; 0 or absent deletes at once.
+   */
+  deletionGracePeriod?(object: KubeObject, requested: number | undefined): number;
+  /** Finalizers the kind keeps outside metadata.finalizers (a namespace's spec.finalizers): a delete waits for them too. */
+  deletionFinalizers?(object: KubeObject): string[];
+  /** Called on the copy a DELETE marks for deletion without removing it (a namespace turns Terminating). */
+  onDeletionMarked?(object: KubeObject): void;
+}

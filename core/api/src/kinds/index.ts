@@ -1,0 +1,16 @@
+export type { ResourceDefinition, ScaleDefinition, TableColumn } from './definition.js';
+export {
+  AGE_COLUMN,
+  ALL_VERBS,
+  defineKind,
+  pathSegmentErrors,
+  restoreField,
+  selectorString,
+  splitSpecAndStatus,
+  type ColumnSpec,
+  type KindSpec,
+  type KindStrategy,
+  type NameRule,
+} from './define-kind.js';
+export { readJsonPath, writeJsonPath } from './json-path.js';
+export { validateAgainstSchema } from './schema-validation.js';
