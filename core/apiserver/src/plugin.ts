@@ -6,8 +6,7 @@ import { HttpServer } from './http/server.js';
 import { writeKubeconfig } from '@skiff/client';
 import { serverUrl } from './kubeconfig.js';
 import { ensurePki } from './pki.js';
-import { builtinResources } from './resources/index.js';
-import { REVIEW_DEFINITIONS } from './rest/reviews.js';
+import { builtinResources, registerBuiltinHandlers } from './kinds/index.js';
 import { ApiServer, APISERVER_NAME } from './server.js';
 
 const PLUGIN_NAME = APISERVER_NAME;
@@ -63,8 +62,8 @@ const plugin = definePlugin({
       async start() {
         const api = server!;
         for (const definition of builtinResources()) api.registry.register(definition);
+        registerBuiltinHandlers(api.handlers);
         kernel.hooks.resources.call(api.registry);
-        for (const review of REVIEW_DEFINITIONS) if (!api.registry.get(review.group, review.resource)) api.registry.register(review);
         kernel.hooks.initializers.call(api.initializers);
         api.start(kernel.resolve('store'));
 

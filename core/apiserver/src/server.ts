@@ -1,3 +1,4 @@
+import { KindHandlers } from './rest/handlers.js';
 import { errors, type UserInfo } from '@skiff/api';
 import { AUTHORIZE_STAGE, CHAIN_STAGE, type ApiHandler, type ApiRequest, type ApiResponse, type Hooks, type Logger } from '@skiff/kernel';
 import type { Store } from '@skiff/store';
@@ -42,6 +43,7 @@ const NO_BODY: DecodedBody = Object.freeze({ mediaType: 'application/json', valu
 export class ApiServer implements ApiHandler {
   readonly registry: ResourceRegistryImpl;
   readonly initializers: InitializerRegistryImpl;
+  readonly handlers = new KindHandlers();
   private readonly tokens = new LoopbackTokens();
   private stopping = new AbortController();
   private readonly discovery: Discovery;
@@ -71,6 +73,7 @@ export class ApiServer implements ApiHandler {
       store,
       registry: this.registry,
       initializers: this.initializers,
+      handlers: this.handlers,
       logger,
       bookmarkIntervalMs,
       resourceVersionWaitMs,

@@ -29,7 +29,10 @@ export interface ColumnSpec {
 }
 
 /** The Age column (`kubectl get`'s AGE): place it among a kind's columns where kubectl prints it. */
-export const AGE_COLUMN: ColumnSpec = Object.freeze({ name: 'Age', cell: (object: KubeObject, now: number) => humanAge(object.metadata.creationTimestamp, now) });
+export const AGE_COLUMN: ColumnSpec = Object.freeze({
+  name: 'Age',
+  cell: (object: KubeObject, now: number) => humanAge(object.metadata.creationTimestamp, now),
+});
 
 /** Behaviour beyond Kubernetes' defaults, written once per kind. */
 export interface KindStrategy {
@@ -60,8 +63,10 @@ export interface KindSpec {
   subresources?: string[];
   /** Defaults to all eight (create, delete, deletecollection, get, list, patch, update, watch). */
   verbs?: string[];
-  /** Columns after Name (which is always first); without any: Name and Age. */
+  /** Columns after Name (first unless the list places a column named Name itself); without any: Name and Age. */
   columns?: ColumnSpec[];
+  /** A whole table instead of columns, for rows computed together (pods). */
+  table?: ResourceDefinition['table'];
   /** Defaults to the kind's schema in the generated API facts; give one for a kind upstream does not define. */
   schema?: ObjectSchema;
   names?: NameRule;
@@ -72,8 +77,6 @@ export interface KindSpec {
 }
 
 export const ALL_VERBS = Object.freeze(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
-
-const NAME_COLUMN: TableColumn = { name: 'Name', type: 'string', format: 'name', priority: 0 };
 
 const NAME_RULES: Record<NameRule, (name: string, prefix: boolean) => string[]> = {
   'dns-subdomain': (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name),
@@ -109,8 +112,11 @@ export function splitSpecAndStatus(keptOnStatusUpdate: readonly (keyof ObjectMet
       restoreField(object, old, 'status');
       return;
     }
-    for (const key of Object.keys(object)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') delete (object as unknown as Record<string, unknown>)[key];
-    for (const key of Object.keys(old)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') restoreField(object as unknown as Record<string, unknown>, old as unknown as Record<string, unknown>, key);
+    for (const key of Object.keys(object))
+      if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') delete (object as unknown as Record<string, unknown>)[key];
+    for (const key of Object.keys(old))
+      if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind')
+        restoreField(object as unknown as Record<string, unknown>, old as unknown as Record<string, unknown>, key);
     for (const field of keptOnStatusUpdate) restoreField(object.metadata, old.metadata, field);
   };
 }
@@ -125,8 +131,11 @@ function formatCell(values: unknown[], type: TableColumn['type']): unknown {
   return values.map((value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value))).join(',');
 }
 
+const NAME_SPEC: ColumnSpec = { name: 'Name', format: 'name', cell: (object: KubeObject) => object.metadata.name };
+
 function tableOf(columns: ColumnSpec[] | undefined): ResourceDefinition['table'] {
-  const specs = columns ?? [AGE_COLUMN];
+  const given = columns ?? [AGE_COLUMN];
+  const specs = given.some((spec) => spec.name === 'Name') ? given : [NAME_SPEC, ...given];
   const cells = specs.map((spec) => {
     const type = spec.type ?? 'string';
     if (spec.cell) return spec.cell;
@@ -134,8 +143,13 @@ function tableOf(columns: ColumnSpec[] | undefined): ResourceDefinition['table']
     return (object: KubeObject) => formatCell(readJsonPath(object, path), type);
   });
   return {
-    columns: [NAME_COLUMN, ...specs.map((spec) => ({ name: spec.name, type: spec.type ?? 'string', ...(spec.format ? { format: spec.format } : {}), priority: spec.priority ?? 0 }))],
-    cells: (object, now) => [object.metadata.name, ...cells.map((cell) => cell(object, now))],
+    columns: specs.map((spec) => ({
+      name: spec.name,
+      type: spec.type ?? 'string',
+      ...(spec.format ? { format: spec.format } : {}),
+      priority: spec.priority ?? 0,
+    })),
+    cells: (object, now) => cells.map((cell) => cell(object, now)),
   };
 }
 
@@ -195,7 +209,7 @@ export function defineKind(spec: KindSpec): ResourceDefinition {
     ...(strategy.defaults ? { defaults: strategy.defaults } : {}),
     validate,
     hasStatus,
-    table: tableOf(spec.columns),
+    table: spec.table ?? tableOf(spec.columns),
     ...(strategy.fieldSelectors ? { fieldSelectors: strategy.fieldSelectors } : {}),
     prepareForCreate:
       strategy.prepareForCreate ??

@@ -78,7 +78,7 @@ describe('toOpenApiComponents', () => {
       'x-kubernetes-patch-merge-key': 'name',
       'x-kubernetes-patch-strategy': 'merge',
     });
-    expect(components['io.k8s.api.core.v1.Container']!.required).toEqual(['name']);
+    expect(components['io.k8s.api.core.v1.HostAlias']!.required).toEqual(['ip']);
     expect(components['io.k8s.api.core.v1.PodSpec']!.properties!.restartPolicy).toEqual({
       type: 'string',
       enum: ['Always', 'Never', 'OnFailure'],

@@ -14,6 +14,8 @@ export interface RequestInfo {
   subresource: string;
   namespace: string;
   name: string;
+  /** The URL names a namespace object itself (/api/v1/namespaces/x[/status]): its namespace is its own name, as in Kubernetes. */
+  namesNamespace?: boolean;
 }
 
 /** Subresources of a namespace, as opposed to resources inside it (/namespaces/x/status vs /namespaces/x/pods). */
@@ -56,6 +58,7 @@ export function parseRequestInfo(method: string, path: string, query: Record<str
   if (rest[0] === 'namespaces' && rest.length > 1) {
     info.namespace = rest[1]!;
     if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
+    else info.namesNamespace = true;
   }
   info.resource = rest[0] ?? '';
   info.name = rest[1] ?? '';

@@ -2,6 +2,7 @@ import type { UserInfo } from '@skiff/api';
 import type { ApiRequest, Hooks, Logger, ResourceDefinition } from '@skiff/kernel';
 import type { Store } from '@skiff/store';
 import type { RequestInfo } from '../pipeline/request-info.js';
+import type { KindHandlers } from './handlers.js';
 import type { InitializerRegistryImpl } from '../registry/initializer-registry.js';
 import type { ResourceRegistryImpl } from '../registry/resource-registry.js';
 
@@ -11,6 +12,8 @@ export interface ServerCore {
   store: Store;
   registry: ResourceRegistryImpl;
   initializers: InitializerRegistryImpl;
+  /** Kinds' own handlers for some of their verbs and subresources. */
+  handlers: KindHandlers;
   logger: Logger;
   /** How often watches that allow bookmarks get one. */
   bookmarkIntervalMs: number;

@@ -1,4 +1,4 @@
-import type { KubeObject, Namespace, Pod } from '@skiff/api';
+import type { KubeObject } from '@skiff/api';
 import type { DeleteOptions, ResourceDefinition } from '@skiff/kernel';
 import { timestamp } from './metadata.js';
 
@@ -6,17 +6,16 @@ export type DeletionPlan = { action: 'remove' } | { action: 'mark'; object: Kube
 
 const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';
-const DEFAULT_POD_GRACE_SECONDS = 30;
 
 /**
  * What a DELETE does to an object, following Kubernetes:
  * - `Foreground` adds the `foregroundDeletion` finalizer and `Orphan` the `orphan` finalizer; the garbage
  *   collector controller deletes or orphans the dependents and then removes the finalizer. `Background`
  *   (the default) deletes at once and leaves the dependents to the collector.
- * - A pod bound to a node with a grace period is only marked (deletionTimestamp = now + grace); its kubelet
- *   stops it and finishes with a grace-0 delete. Unbound and finished pods go at once.
- * - An object with finalizers (or a namespace with spec.finalizers) is marked and stays until an update
- *   empties them.
+ * - A kind with a deletion grace period (a pod bound to a node) is only marked (deletionTimestamp = now +
+ *   grace); whoever runs it (the kubelet) finishes with a grace-0 delete.
+ * - An object with finalizers (or kind-held ones, a namespace's spec.finalizers) is marked and stays until
+ *   an update empties them.
  */
 export function planDeletion(definition: ResourceDefinition, current: KubeObject, options: DeleteOptions, now = Date.now()): DeletionPlan {
   const metadata = current.metadata;
@@ -33,10 +32,10 @@ export function planDeletion(definition: ResourceDefinition, current: KubeObject
       deletionGracePeriodSeconds: running ? Math.min(grace, metadata.deletionGracePeriodSeconds!) : grace,
     });
   }
-  if (finalizers.length > 0 || namespaceFinalizers(definition, current).length > 0) {
+  if (finalizers.length > 0 || kindFinalizers(definition, current).length > 0) {
     if (metadata.deletionTimestamp && metadata.deletionGracePeriodSeconds === 0 && !finalizersChanged) return { action: 'unchanged' };
     const marked = mark(current, { finalizers, deletionTimestamp: metadata.deletionTimestamp ?? timestamp(now), deletionGracePeriodSeconds: 0 });
-    if (isNamespace(definition)) (marked.object as Namespace).status = { ...(current as Namespace).status, phase: 'Terminating' };
+    definition.onDeletionMarked?.(marked.object);
     return { action: 'mark', object: marked.object };
   }
   return { action: 'remove' };
@@ -45,15 +44,11 @@ export function planDeletion(definition: ResourceDefinition, current: KubeObject
 /** Whether an object marked for deletion may now go: no finalizer holds it and no grace period runs. */
 export function deletionComplete(definition: ResourceDefinition, object: KubeObject): boolean {
   const { deletionTimestamp, deletionGracePeriodSeconds, finalizers } = object.metadata;
-  return Boolean(deletionTimestamp) && !finalizers?.length && !deletionGracePeriodSeconds && namespaceFinalizers(definition, object).length === 0;
+  return Boolean(deletionTimestamp) && !finalizers?.length && !deletionGracePeriodSeconds && kindFinalizers(definition, object).length === 0;
 }
 
 function gracePeriod(definition: ResourceDefinition, object: KubeObject, options: DeleteOptions): number {
-  if (definition.group !== '' || definition.resource !== 'pods') return 0;
-  const pod = object as Pod;
-  if (!pod.spec?.nodeName) return 0;
-  if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return 0;
-  return options.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? DEFAULT_POD_GRACE_SECONDS;
+  return definition.deletionGracePeriod?.(object, options.gracePeriodSeconds) ?? 0;
 }
 
 function withPolicyFinalizers(finalizers: string[], policy: DeleteOptions['propagationPolicy']): string[] {
@@ -64,12 +59,8 @@ function withPolicyFinalizers(finalizers: string[], policy: DeleteOptions['propa
   return rest;
 }
 
-function isNamespace(definition: ResourceDefinition): boolean {
-  return definition.group === '' && definition.resource === 'namespaces';
-}
-
-function namespaceFinalizers(definition: ResourceDefinition, object: KubeObject): string[] {
-  return isNamespace(definition) ? ((object as Namespace).spec?.finalizers ?? []) : [];
+function kindFinalizers(definition: ResourceDefinition, object: KubeObject): string[] {
+  return definition.deletionFinalizers?.(object) ?? [];
 }
 
 function mark(

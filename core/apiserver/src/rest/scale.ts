@@ -1,4 +1,4 @@
-import { errors, labelSelectorToString, type KubeObject, type LabelSelector, type Scale } from '@skiff/api';
+import { errors, readJsonPath, selectorString, writeJsonPath, type KubeObject, type ResourceDefinition, type Scale } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 import type { DecodedBody } from '../pipeline/decode-body.js';
 import { guardedUpdate } from './commit-update.js';
@@ -11,27 +11,31 @@ import { waitForRequestedRevision } from './wait-for-revision.js';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 
-interface Scalable extends KubeObject {
-  spec?: { replicas?: number; selector?: LabelSelector };
-  status?: { replicas?: number };
-}
+const DEFAULT_SCALE = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' };
 
-/** The autoscaling/v1 Scale view of a deployment, replicaset or any kind with spec.replicas and spec.selector. */
-export function toScale(object: KubeObject): Scale {
-  const scalable = object as Scalable;
+/** The autoscaling/v1 Scale view of an object, read where its kind's scale definition says. */
+export function toScale(object: KubeObject, definition?: Pick<ResourceDefinition, 'scale'>): Scale {
+  const paths = definition?.scale ?? DEFAULT_SCALE;
   const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
+  const integer = (path: string) => {
+    const value = readJsonPath(object, path)[0];
+    return typeof value === 'number' ? value : 0;
+  };
   return {
     kind: 'Scale',
     apiVersion: SCALE_API_VERSION,
     metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
-    spec: { replicas: scalable.spec?.replicas ?? 0 },
-    status: { replicas: scalable.status?.replicas ?? 0, selector: scalable.spec?.selector ? labelSelectorToString(scalable.spec.selector) : '' },
+    spec: { replicas: integer(paths.specReplicasPath) },
+    status: {
+      replicas: integer(paths.statusReplicasPath),
+      selector: paths.labelSelectorPath ? selectorString(readJsonPath(object, paths.labelSelectorPath)[0]) : '',
+    },
   };
 }
 
 export async function getScale(ctx: RestContext): Promise<ApiResponse> {
   await waitForRequestedRevision(ctx);
-  return json(toScale((await readObject(ctx)).object));
+  return json(toScale((await readObject(ctx)).object, ctx.definition));
 }
 
 /** PUT of a Scale: its spec.replicas goes to the parent (guarded by the Scale's resourceVersion). */
@@ -48,7 +52,8 @@ export async function patchScale(ctx: RestContext, body: DecodedBody): Promise<A
   return json(
     await writeReplicas(
       ctx,
-      (current) => checkScale(ctx, applyPatchDocument(kind, toScale(current), body.value, { kind: 'Scale', group: 'autoscaling', name: ctx.info.name })),
+      (current) =>
+        checkScale(ctx, applyPatchDocument(kind, toScale(current, ctx.definition), body.value, { kind: 'Scale', group: 'autoscaling', name: ctx.info.name })),
       pinsResourceVersion(kind, body.value),
     ),
   );
@@ -58,12 +63,12 @@ export async function patchScale(ctx: RestContext, body: DecodedBody): Promise<A
 async function writeReplicas(ctx: RestContext, scaleOf: (current: KubeObject) => Scale, pinned: boolean): Promise<Scale> {
   const updated = await guardedUpdate(ctx, (current) => {
     const scale = scaleOf(current.object);
-    const next = structuredClone(current.object) as Scalable;
-    next.spec = { ...next.spec, replicas: scale.spec.replicas };
+    const next = structuredClone(current.object);
+    writeJsonPath(next as unknown as Record<string, unknown>, (ctx.definition.scale ?? DEFAULT_SCALE).specReplicasPath, scale.spec.replicas);
     next.metadata.resourceVersion = scale.metadata.resourceVersion || current.object.metadata.resourceVersion;
     return { object: next, conditional: pinned };
   });
-  return toScale(updated);
+  return toScale(updated, ctx.definition);
 }
 
 function checkScale(ctx: RestContext, body: unknown): Scale {

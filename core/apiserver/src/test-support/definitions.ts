@@ -36,6 +36,10 @@ export const testNamespaces: ResourceDefinition = {
   prepareForCreate(object) {
     object.status = { phase: 'Active' };
   },
+  deletionFinalizers: (object) => (object.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [],
+  onDeletionMarked(object) {
+    object.status = { ...(object.status as object), phase: 'Terminating' };
+  },
   table: {
     columns: [
       { name: 'Name', type: 'string', format: 'name', priority: 0 },
@@ -67,6 +71,10 @@ export const testPods: ResourceDefinition = {
   },
   prepareForCreate(object) {
     object.status = { phase: 'Pending' };
+  },
+  deletionGracePeriod(object, requested) {
+    const spec = object.spec as { nodeName?: string; terminationGracePeriodSeconds?: number } | undefined;
+    return spec?.nodeName ? (requested ?? spec.terminationGracePeriodSeconds ?? 30) : 0;
   },
   validate(object) {
     const containers = (object.spec as { containers?: unknown[] } | undefined)?.containers;

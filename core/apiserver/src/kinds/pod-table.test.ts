@@ -108,6 +108,6 @@ describe('pod table row', () => {
       ['Readiness Gates', 1],
     ]);
     expect(POD_COLUMNS[0]).toMatchObject({ format: 'name', type: 'string' });
-    expect(POD_COLUMNS.every((c) => c.description)).toBe(true);
+    expect(POD_COLUMNS.every((c) => c.description === undefined)).toBe(true);
   });
 });

@@ -1,32 +1,22 @@
 // The pod row of `kubectl get pods`, computed as kubectl's printer computes it: READY counts ready
 // running containers, STATUS is the most telling reason (init progress, a waiting or terminated
 // container's reason, Terminating), RESTARTS adds how long ago the last restart was.
-import { humanDuration, type Container, type ContainerStatus, type KubeObject, type Pod } from '@skiff/api';
+import { humanAge, humanDuration, type Container, type ContainerStatus, type KubeObject, type Pod } from '@skiff/api';
 import type { TableColumn } from '@skiff/kernel';
-import { age, AGE_COLUMN, column, NAME_COLUMN } from './columns.js';
 
+const columnOf = (name: string, priority = 0): TableColumn => ({ name, type: 'string', priority });
+
+// Descriptions stay empty: upstream's printer prose is not copied.
 export const POD_COLUMNS: TableColumn[] = [
-  NAME_COLUMN,
-  column('Ready', 'The aggregate readiness state of this pod for accepting traffic.'),
-  column('Status', 'The aggregate status of the containers in this pod.'),
-  column('Restarts', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
-  AGE_COLUMN,
-  column('IP', 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1),
-  column(
-    'Node',
-    'NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName.',
-    1,
-  ),
-  column(
-    'Nominated Node',
-    'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.',
-    1,
-  ),
-  column(
-    'Readiness Gates',
-    'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True"',
-    1,
-  ),
+  { name: 'Name', type: 'string', format: 'name', priority: 0 },
+  columnOf('Ready'),
+  columnOf('Status'),
+  columnOf('Restarts'),
+  columnOf('Age'),
+  columnOf('IP', 1),
+  columnOf('Node', 1),
+  columnOf('Nominated Node', 1),
+  columnOf('Readiness Gates', 1),
 ];
 
 /** The pod reason the node lifecycle controller sets when a node stops reporting. */
@@ -140,7 +130,7 @@ export function podCells(object: KubeObject, now: number): unknown[] {
     `${progress.ready}/${total}`,
     progress.reason,
     restarts,
-    age(object, now),
+    humanAge(object.metadata.creationTimestamp, now),
     pod.status.podIPs?.[0]?.ip || pod.status.podIP || '<none>',
     pod.spec.nodeName || '<none>',
     pod.status.nominatedNodeName || '<none>',

@@ -1,0 +1,33 @@
+// The kinds every Skiff API server serves — each declared once with defineKind, one file per API group —
+// and the handlers some of them register for their own verbs and subresources.
+import { errors, type KubeObject, type ResourceDefinition } from '@skiff/api';
+import type { KindHandlers } from '../rest/handlers.js';
+import { bindPod } from '../rest/binding.js';
+import { evictPod } from '../rest/eviction.js';
+import { APPS_KINDS } from './apps.js';
+import { bindings, CORE_KINDS, pods } from './core.js';
+import { COORDINATION_KINDS } from './coordination.js';
+import { registerReviewHandlers, REVIEW_KINDS } from './reviews.js';
+
+export { podQOSClass, type QOSClass } from './pod-qos.js';
+export { NAMESPACE_FINALIZER } from './core.js';
+
+/** Every built-in kind, grouped by API group. */
+export function builtinResources(): ResourceDefinition[] {
+  return [...CORE_KINDS, ...APPS_KINDS, ...COORDINATION_KINDS, ...REVIEW_KINDS];
+}
+
+/** The handlers of the built-in kinds' own verbs and subresources. */
+export function registerBuiltinHandlers(handlers: KindHandlers): void {
+  handlers
+    .register({ group: '', resource: pods.resource, subresource: 'binding', verb: 'create' }, (ctx, body) => bindPod(ctx, body.value))
+    .register({ group: '', resource: pods.resource, subresource: 'eviction', verb: 'create' }, (ctx, body) => evictPod(ctx, body.value))
+    // The older form of pods/binding: POST …/namespaces/<ns>/bindings, naming the pod in the Binding.
+    .register({ group: '', resource: bindings.resource, verb: 'create' }, (ctx, body) => {
+      const name = (body.value as KubeObject | undefined)?.metadata?.name;
+      if (!name) throw errors.badRequest('the Binding must name the pod in metadata.name');
+      const podDefinition = ctx.core.registry.get('', pods.resource) ?? pods;
+      return bindPod({ ...ctx, definition: podDefinition, info: { ...ctx.info, resource: pods.resource, name, subresource: 'binding' } }, body.value);
+    });
+  registerReviewHandlers(handlers);
+}
