@@ -1,5 +1,14 @@
 // Table columns shared by the built-in kinds. Descriptions stay empty: upstream's printer prose is not copied.
-import { AGE_COLUMN, labelSelectorFromObject, readJsonPath, type ColumnSpec, type Container, type KubeObject, type LabelSelector, type TableColumn } from '@skiff/api';
+import {
+  AGE_COLUMN,
+  labelSelectorFromObject,
+  readJsonPath,
+  type ColumnSpec,
+  type Container,
+  type KubeObject,
+  type LabelSelector,
+  type TableColumn,
+} from '@skiff/api';
 
 export { AGE_COLUMN };
 
@@ -12,7 +21,11 @@ export function column(name: string, jsonPath: string, options: { type?: TableCo
 }
 
 /** A column computed from the object. */
-export function computed<T extends KubeObject>(name: string, cell: (object: T, now: number) => unknown, options: { type?: TableColumn['type']; priority?: 0 | 1 } = {}): ColumnSpec {
+export function computed<T extends KubeObject>(
+  name: string,
+  cell: (object: T, now: number) => unknown,
+  options: { type?: TableColumn['type']; priority?: 0 | 1 } = {},
+): ColumnSpec {
   return { name, cell: (object, now) => cell(object as T, now), ...options };
 }
 
@@ -29,8 +42,24 @@ export function selectorCell(selector: LabelSelector | undefined): string {
 export function templateColumns(templatePath: string, selectorPath?: string): ColumnSpec[] {
   const containers = (object: KubeObject) => (readJsonPath(object, `${templatePath}.spec.containers`)[0] as Container[] | undefined) ?? [];
   return [
-    computed('Containers', (object) => containers(object).map((c) => c.name).join(','), { priority: 1 }),
-    computed('Images', (object) => containers(object).map((c) => c.image ?? '').join(','), { priority: 1 }),
-    ...(selectorPath ? [computed('Selector', (object) => selectorCell(readJsonPath(object, selectorPath)[0] as LabelSelector | undefined), { priority: 1 })] : []),
+    computed(
+      'Containers',
+      (object) =>
+        containers(object)
+          .map((c) => c.name)
+          .join(','),
+      { priority: 1 },
+    ),
+    computed(
+      'Images',
+      (object) =>
+        containers(object)
+          .map((c) => c.image ?? '')
+          .join(','),
+      { priority: 1 },
+    ),
+    ...(selectorPath
+      ? [computed('Selector', (object) => selectorCell(readJsonPath(object, selectorPath)[0] as LabelSelector | undefined), { priority: 1 })]
+      : []),
   ];
 }

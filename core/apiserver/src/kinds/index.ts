@@ -5,6 +5,22 @@ import type { KindHandlers } from '../rest/handlers.js';
 import { bindPod } from '../rest/binding.js';
 import { evictPod } from '../rest/eviction.js';
 import { APPS_KINDS } from './apps.js';
+import { BATCH_KINDS } from './batch.js';
+import { AUTOSCALING_KINDS } from './autoscaling.js';
+import { POLICY_KINDS } from './policy.js';
+import { NETWORKING_KINDS } from './networking.js';
+import { SCHEDULING_KINDS } from './scheduling.js';
+import { NODE_KINDS } from './node.js';
+import { DISCOVERY_KINDS } from './discovery.js';
+import { EVENTS_KINDS } from './events.js';
+import { RBAC_KINDS } from './rbac.js';
+import { STORAGE_KINDS } from './storage.js';
+import { CERTIFICATES_KINDS } from './certificates.js';
+import { ADMISSIONREGISTRATION_KINDS } from './admissionregistration.js';
+import { FLOWCONTROL_KINDS } from './flowcontrol.js';
+import { RESOURCE_KINDS } from './resource.js';
+import { APIEXTENSIONS_KINDS } from './apiextensions.js';
+import { APIREGISTRATION_KINDS } from './apiregistration.js';
 import { bindings, CORE_KINDS, pods } from './core.js';
 import { COORDINATION_KINDS } from './coordination.js';
 import { registerReviewHandlers, REVIEW_KINDS } from './reviews.js';
@@ -14,7 +30,28 @@ export { NAMESPACE_FINALIZER } from './core.js';
 
 /** Every built-in kind, grouped by API group. */
 export function builtinResources(): ResourceDefinition[] {
-  return [...CORE_KINDS, ...APPS_KINDS, ...COORDINATION_KINDS, ...REVIEW_KINDS];
+  return [
+    ...CORE_KINDS,
+    ...APPS_KINDS,
+    ...COORDINATION_KINDS,
+    ...REVIEW_KINDS,
+    ...BATCH_KINDS,
+    ...AUTOSCALING_KINDS,
+    ...POLICY_KINDS,
+    ...NETWORKING_KINDS,
+    ...SCHEDULING_KINDS,
+    ...NODE_KINDS,
+    ...DISCOVERY_KINDS,
+    ...EVENTS_KINDS,
+    ...RBAC_KINDS,
+    ...STORAGE_KINDS,
+    ...CERTIFICATES_KINDS,
+    ...ADMISSIONREGISTRATION_KINDS,
+    ...FLOWCONTROL_KINDS,
+    ...RESOURCE_KINDS,
+    ...APIEXTENSIONS_KINDS,
+    ...APIREGISTRATION_KINDS,
+  ];
 }
 
 /** The handlers of the built-in kinds' own verbs and subresources. */

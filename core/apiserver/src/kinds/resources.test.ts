@@ -47,7 +47,18 @@ const deploymentBody = {
 
 describe('builtinResources', () => {
   it('serves the built-in kinds with kubectl’s names, scopes and subresources', () => {
-    const rows = builtinResources().map((d) => [d.group, d.version, d.resource, d.kind, d.listKind, d.singular, d.namespaced, d.shortNames, d.categories, d.subresources]);
+    const rows = builtinResources().map((d) => [
+      d.group,
+      d.version,
+      d.resource,
+      d.kind,
+      d.listKind,
+      d.singular,
+      d.namespaced,
+      d.shortNames,
+      d.categories,
+      d.subresources,
+    ]);
     expect(rows).toEqual(
       expect.arrayContaining([
         ['', 'v1', 'namespaces', 'Namespace', 'NamespaceList', 'namespace', false, ['ns'], undefined, ['status', 'finalize']],

@@ -23,7 +23,14 @@ export const localSubjectAccessReviews = review(AUTHORIZATION, 'LocalSubjectAcce
 export const selfSubjectReviews = review(AUTHENTICATION, 'SelfSubjectReview');
 export const tokenReviews = review(AUTHENTICATION, 'TokenReview');
 
-export const REVIEW_KINDS: ResourceDefinition[] = [selfSubjectReviews, tokenReviews, localSubjectAccessReviews, selfSubjectAccessReviews, selfSubjectRulesReviews, subjectAccessReviews];
+export const REVIEW_KINDS: ResourceDefinition[] = [
+  selfSubjectReviews,
+  tokenReviews,
+  localSubjectAccessReviews,
+  selfSubjectAccessReviews,
+  selfSubjectRulesReviews,
+  subjectAccessReviews,
+];
 
 type ReviewHandler = (ctx: RestContext, body: unknown) => Promise<ApiResponse>;
 
@@ -32,7 +39,8 @@ export function registerReviewHandlers(handlers: KindHandlers): void {
   const handle =
     (fn: ReviewHandler): KindHandler =>
     (ctx, body) => {
-      if (ctx.info.name) throw errors.methodNotAllowed(`the server does not allow this method on the requested resource (${ctx.request.method} ${ctx.info.path})`);
+      if (ctx.info.name)
+        throw errors.methodNotAllowed(`the server does not allow this method on the requested resource (${ctx.request.method} ${ctx.info.path})`);
       return fn(ctx, body.value);
     };
   const at = (definition: ResourceDefinition) => ({ group: definition.group, resource: definition.resource, verb: 'create' });
@@ -40,8 +48,14 @@ export function registerReviewHandlers(handlers: KindHandlers): void {
     .register(at(selfSubjectAccessReviews), handle(selfSubjectAccessReview))
     .register(at(selfSubjectRulesReviews), handle(selfSubjectRulesReview))
     .register(at(selfSubjectReviews), handle(selfSubjectReview))
-    .register(at(subjectAccessReviews), handle((ctx, body) => subjectAccessReview(ctx, body, 'SubjectAccessReview')))
-    .register(at(localSubjectAccessReviews), handle((ctx, body) => subjectAccessReview(ctx, body, 'LocalSubjectAccessReview')))
+    .register(
+      at(subjectAccessReviews),
+      handle((ctx, body) => subjectAccessReview(ctx, body, 'SubjectAccessReview')),
+    )
+    .register(
+      at(localSubjectAccessReviews),
+      handle((ctx, body) => subjectAccessReview(ctx, body, 'LocalSubjectAccessReview')),
+    )
     .register(at(tokenReviews), handle(tokenReview));
 }
 
@@ -61,15 +75,26 @@ function subjectAccessReview(ctx: RestContext, body: unknown, kind: 'SubjectAcce
   const object = reviewBody(body);
   const spec = object.spec as (AccessReviewSpec & { user?: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> }) | undefined;
   const causes = [];
-  if (!spec?.user && !spec?.groups?.length) causes.push({ type: 'FieldValueRequired', field: 'spec.user', message: 'Required value: at least one of user or group must be specified' });
+  if (!spec?.user && !spec?.groups?.length)
+    causes.push({ type: 'FieldValueRequired', field: 'spec.user', message: 'Required value: at least one of user or group must be specified' });
   if (kind === 'LocalSubjectAccessReview') {
-    if (spec?.nonResourceAttributes) causes.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', message: 'Invalid value: disallowed on this kind of request' });
+    if (spec?.nonResourceAttributes)
+      causes.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', message: 'Invalid value: disallowed on this kind of request' });
     if (spec?.resourceAttributes && spec.resourceAttributes.namespace !== ctx.info.namespace) {
-      causes.push({ type: 'FieldValueInvalid', field: 'metadata.namespace', message: `Invalid value: ${JSON.stringify(ctx.info.namespace)}: must match the namespace of the resource attributes` });
+      causes.push({
+        type: 'FieldValueInvalid',
+        field: 'metadata.namespace',
+        message: `Invalid value: ${JSON.stringify(ctx.info.namespace)}: must match the namespace of the resource attributes`,
+      });
     }
   }
   if (causes.length) throw errors.invalid(kind, AUTHORIZATION, object.metadata?.name ?? '', causes);
-  const user: UserInfo = { username: spec!.user ?? '', groups: spec!.groups ?? [], ...(spec!.uid ? { uid: spec!.uid } : {}), ...(spec!.extra ? { extra: spec!.extra } : {}) };
+  const user: UserInfo = {
+    username: spec!.user ?? '',
+    groups: spec!.groups ?? [],
+    ...(spec!.uid ? { uid: spec!.uid } : {}),
+    ...(spec!.extra ? { extra: spec!.extra } : {}),
+  };
   return accessReview(ctx, kind, spec, user, object.metadata?.namespace ?? ctx.info.namespace);
 }
 
@@ -161,7 +186,11 @@ async function tokenReview(ctx: RestContext, body: unknown): Promise<ApiResponse
   const result = await ctx.core.hooks.authenticate.promise(request);
   const user = result?.user;
   const status = user
-    ? { authenticated: true, user: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) }, ...(spec.audiences ? { audiences: spec.audiences } : {}) }
+    ? {
+        authenticated: true,
+        user: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) },
+        ...(spec.audiences ? { audiences: spec.audiences } : {}),
+      }
     : { user: {}, ...(request.errors.length ? { error: request.errors.join('; ') } : {}) };
   return json({ kind: 'TokenReview', apiVersion: `${AUTHENTICATION}/v1`, metadata: { creationTimestamp: null }, spec, status }, 201);
 }

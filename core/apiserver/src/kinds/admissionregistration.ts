@@ -1,0 +1,4 @@
+// admissionregistration: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const ADMISSIONREGISTRATION_KINDS: ResourceDefinition[] = [];

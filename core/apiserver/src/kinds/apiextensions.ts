@@ -1,0 +1,4 @@
+// apiextensions: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const APIEXTENSIONS_KINDS: ResourceDefinition[] = [];

@@ -1,0 +1,4 @@
+// apiregistration: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const APIREGISTRATION_KINDS: ResourceDefinition[] = [];

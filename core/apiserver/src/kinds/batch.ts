@@ -1,0 +1,4 @@
+// batch: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const BATCH_KINDS: ResourceDefinition[] = [];

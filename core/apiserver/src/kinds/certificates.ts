@@ -1,0 +1,4 @@
+// certificates: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const CERTIFICATES_KINDS: ResourceDefinition[] = [];

@@ -1,0 +1,4 @@
+// discovery: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const DISCOVERY_KINDS: ResourceDefinition[] = [];

@@ -1,0 +1,4 @@
+// events: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const EVENTS_KINDS: ResourceDefinition[] = [];

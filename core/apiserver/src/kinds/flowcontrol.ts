@@ -1,0 +1,4 @@
+// flowcontrol: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const FLOWCONTROL_KINDS: ResourceDefinition[] = [];

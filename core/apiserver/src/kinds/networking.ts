@@ -1,0 +1,4 @@
+// networking: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const NETWORKING_KINDS: ResourceDefinition[] = [];

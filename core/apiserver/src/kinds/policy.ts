@@ -1,0 +1,4 @@
+// policy: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const POLICY_KINDS: ResourceDefinition[] = [];

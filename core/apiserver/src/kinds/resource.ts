@@ -1,0 +1,4 @@
+// resource: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const RESOURCE_KINDS: ResourceDefinition[] = [];

@@ -1,0 +1,4 @@
+// scheduling: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const SCHEDULING_KINDS: ResourceDefinition[] = [];

@@ -1,0 +1,4 @@
+// storage: filled in by the kind declarations of this API group.
+import type { ResourceDefinition } from '@skiff/api';
+
+export const STORAGE_KINDS: ResourceDefinition[] = [];
