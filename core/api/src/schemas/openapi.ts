@@ -32,6 +32,15 @@ export interface OpenApiOptions {
   ref?: (object: ObjectSchema) => string | undefined;
 }
 
+const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+
+/** Scalars Kubernetes publishes as named components, so `kubectl explain` prints `<Quantity>` and `<IntOrString>`. */
+const NAMED_SCALARS: Record<string, OpenApiSchema> = {
+  [QUANTITY]: { type: 'string' },
+  [INT_OR_STRING]: { type: 'string', format: 'int-or-string', 'x-kubernetes-int-or-string': true },
+};
+
 /** The name Kubernetes gives a struct's schema in `components.schemas`: "io.k8s.api.core.v1.PodSpec". */
 export function openApiComponentName(object: ObjectSchema): string {
   return `${object.package}.${object.name}`;
@@ -84,9 +93,11 @@ function convert(schema: Schema, options: OpenApiOptions, nested: boolean): Open
     case 'boolean':
       return withDescription({ type: 'boolean' }, d);
     case 'quantity':
-      return withDescription({ type: 'string' }, d);
+      if (options.ref && nested) return withDescription({ $ref: `#/components/schemas/${QUANTITY}` }, d);
+      return withDescription({ ...NAMED_SCALARS[QUANTITY] }, d);
     case 'intOrString':
-      return withDescription({ type: 'string', format: 'int-or-string', 'x-kubernetes-int-or-string': true }, d);
+      if (options.ref && nested) return withDescription({ $ref: `#/components/schemas/${INT_OR_STRING}` }, d);
+      return withDescription({ ...NAMED_SCALARS[INT_OR_STRING] }, d);
     case 'time':
       return withDescription({ type: 'string', format: 'date-time' }, d);
     case 'any':
@@ -141,5 +152,7 @@ export function toOpenApiComponents(roots: Schema[]): Record<string, OpenApiSche
   for (const [name, object] of [...objects].sort(([a], [b]) => a.localeCompare(b))) {
     components[name] = toOpenApiSchema(object, { ref });
   }
+  const text = JSON.stringify(components);
+  for (const [name, schema] of Object.entries(NAMED_SCALARS)) if (text.includes(`"#/components/schemas/${name}"`)) components[name] = { ...schema };
   return components;
 }

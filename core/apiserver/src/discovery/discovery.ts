@@ -5,11 +5,20 @@ import { json } from '../rest/respond.js';
 import { aggregatedContentType, aggregatedDiscovery, aggregatedVersionOf } from './aggregated.js';
 import { servedGroups, type GroupVersions } from './groups.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './legacy.js';
-import { OPENAPI_V2_CONTENT_TYPE, OpenApiV3 } from './openapi.js';
+import { OPENAPI_V2_CONTENT_TYPE, openApiV2, OpenApiV3 } from './openapi.js';
 import { versionInfo } from './version.js';
 
 const HEALTH_PATHS = new Set(['healthz', 'livez', 'readyz']);
 const TEXT = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
+const JSON_TYPE = Object.freeze({ 'content-type': 'application/json' });
+
+/** Whether an Accept header lists JSON before any protobuf type. */
+function wantsJson(accept: string | undefined): boolean {
+  const types = (accept ?? '').split(',').map((part) => part.split(';')[0]!.trim());
+  const json = types.findIndex((type) => type === 'application/json');
+  const protobuf = types.findIndex((type) => type.includes('protobuf'));
+  return json >= 0 && (protobuf < 0 || json < protobuf);
+}
 
 /**
  * The non-resource paths: /version, health checks, discovery (legacy and aggregated) and OpenAPI. The
@@ -19,6 +28,7 @@ export class Discovery {
   private built = -1;
   private groups: GroupVersions[] = [];
   private openapi = new OpenApiV3([]);
+  private openapiV2?: string;
 
   constructor(
     private readonly registry: ResourceRegistryImpl,
@@ -52,6 +62,7 @@ export class Discovery {
     if (this.built === this.registry.generation) return;
     this.groups = servedGroups(this.registry.list());
     this.openapi = new OpenApiV3(this.groups);
+    this.openapiV2 = undefined;
     this.built = this.registry.generation;
   }
 
@@ -69,12 +80,18 @@ export class Discovery {
   }
 
   private serveOpenApi(parts: string[], request: ApiRequest): ApiResponse {
-    if (parts[0] === 'v2' && parts.length === 1) return { status: 200, headers: { 'content-type': OPENAPI_V2_CONTENT_TYPE }, body: Buffer.alloc(0) };
+    if (parts[0] === 'v2' && parts.length === 1) {
+      // JSON for clients that ask for it first; otherwise the protobuf form kubectl 1.27/1.28 require, left empty.
+      if (!wantsJson(request.headers.accept)) return { status: 200, headers: { 'content-type': OPENAPI_V2_CONTENT_TYPE }, body: Buffer.alloc(0) };
+      this.refresh();
+      this.openapiV2 ??= openApiV2(this.groups);
+      return { status: 200, headers: JSON_TYPE, body: this.openapiV2 };
+    }
     if (parts[0] === 'v3') {
       this.refresh();
       if (parts.length === 1) return json(this.openapi.root());
       const document = this.openapi.document(parts.slice(1).join('/'));
-      if (document) return json(document);
+      if (document) return { status: 200, headers: JSON_TYPE, body: document };
     }
     throw errors.pathNotFound(request.path);
   }

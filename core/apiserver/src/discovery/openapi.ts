@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { toOpenApiComponents, type ObjectSchema, type OpenApiSchema } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import type { GroupVersions } from './groups.js';
 import { verbsOf } from './subresources.js';
@@ -10,23 +11,35 @@ import { GIT_VERSION } from './version.js';
  */
 export const OPENAPI_V2_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
-const PATCH_SCHEMA_REF = { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' };
+const PATCH_COMPONENT = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
+const PATCH_CONTENT_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+
+interface Document {
+  /** Identifies the document's content: the kinds it covers and the build serving them. */
+  hash: string;
+  definitions: ResourceDefinition[];
+  group: string;
+  version: string;
+  text?: string;
+}
 
 /**
- * The OpenAPI v3 documents kubectl reads to decide on server-side field validation: for each kind a
- * `patch` operation with `x-kubernetes-group-version-kind` and a `fieldValidation` query parameter. The
- * strategic-merge content type is deliberately not advertised: kubectl would then compute client-side
- * apply patches from these (schema-less) documents instead of its built-in types.
+ * The OpenAPI v3 documents, one per group-version, built from the kinds' schemas (the generated API facts):
+ * `components.schemas` hold every struct reachable from the kinds, referencing each other, which is what
+ * `kubectl explain` walks and what kubectl computes strategic merge patches from; each kind's `patch`
+ * operation carries its group-version-kind and the `fieldValidation` parameter kubectl looks for.
+ * Documents are built on first request and kept as text.
  */
 export class OpenApiV3 {
-  private readonly documents = new Map<string, { body: unknown; hash: string }>();
+  private readonly documents = new Map<string, Document>();
 
   constructor(groups: GroupVersions[]) {
     for (const entry of groups) {
       for (const version of entry.versions) {
+        const definitions = entry.resources.get(version) ?? [];
         const path = entry.group ? `apis/${entry.group}/${version}` : `api/${version}`;
-        const body = groupVersionDocument(entry.group, version, entry.resources.get(version) ?? []);
-        this.documents.set(path, { body, hash: createHash('sha512').update(JSON.stringify(body)).digest('hex').toUpperCase() });
+        const identity = JSON.stringify([GIT_VERSION, ...definitions.map((d) => [d.group, d.version, d.kind, d.resource, d.namespaced, d.verbs])]);
+        this.documents.set(path, { hash: createHash('sha512').update(identity).digest('hex').toUpperCase(), definitions, group: entry.group, version });
       }
     }
   }
@@ -38,70 +51,68 @@ export class OpenApiV3 {
     return { paths };
   }
 
-  /** GET /openapi/v3/api/v1, /openapi/v3/apis/<group>/<version> */
-  document(path: string): unknown {
-    return this.documents.get(path)?.body;
+  /** GET /openapi/v3/api/v1, /openapi/v3/apis/<group>/<version>: the document's JSON text. */
+  document(path: string): string | undefined {
+    const document = this.documents.get(path);
+    if (!document) return undefined;
+    document.text ??= JSON.stringify(groupVersionDocument(document));
+    return document.text;
   }
 }
 
-function groupVersionDocument(group: string, version: string, definitions: ResourceDefinition[]) {
+function schemasOf(definitions: ResourceDefinition[]): ObjectSchema[] {
+  return definitions.flatMap((definition) => (definition.schema ? [definition.schema] : []));
+}
+
+function groupVersionDocument({ group, version, definitions }: Document) {
   const paths: Record<string, unknown> = {};
   for (const definition of definitions) {
     if (!verbsOf(definition).includes('patch')) continue;
     const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
     const path = definition.namespaced ? `${base}/namespaces/{namespace}/${definition.resource}/{name}` : `${base}/${definition.resource}/{name}`;
     paths[path] = {
-      parameters: [
-        pathParameter('name', `name of the ${definition.kind}`),
-        ...(definition.namespaced ? [pathParameter('namespace', 'object name and auth scope, such as for teams and projects')] : []),
-      ],
+      parameters: [pathParameter('name'), ...(definition.namespaced ? [pathParameter('namespace')] : [])],
       patch: {
-        description: `partially update the specified ${definition.kind}`,
         operationId: `patch${definition.kind}`,
         parameters: [
-          queryParameter('dryRun', 'When present, indicates that modifications should not be persisted.'),
-          queryParameter('fieldManager', 'A name associated with the actor or entity that is making these changes.'),
-          queryParameter('fieldValidation', 'How the server handles unknown or duplicate fields: Ignore, Warn or Strict.'),
-          {
-            name: 'force',
-            in: 'query',
-            description: 'Force apply requests to take ownership of conflicting fields.',
-            schema: { type: 'boolean', uniqueItems: true },
-          },
+          queryParameter('dryRun'),
+          queryParameter('fieldManager'),
+          queryParameter('fieldValidation'),
+          { name: 'force', in: 'query', schema: { type: 'boolean', uniqueItems: true } },
         ],
         requestBody: {
-          content: {
-            'application/apply-patch+yaml': { schema: PATCH_SCHEMA_REF },
-            'application/json-patch+json': { schema: PATCH_SCHEMA_REF },
-            'application/merge-patch+json': { schema: PATCH_SCHEMA_REF },
-          },
+          content: Object.fromEntries(PATCH_CONTENT_TYPES.map((type) => [type, { schema: { $ref: `#/components/schemas/${PATCH_COMPONENT}` } }])),
           required: true,
         },
-        responses: { '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } } },
+        responses: { '200': { description: 'OK', content: { 'application/json': { schema: schemaRef(definition) } } } },
         'x-kubernetes-action': 'patch',
         'x-kubernetes-group-version-kind': { group, version, kind: definition.kind },
       },
     };
   }
-  return {
-    openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: GIT_VERSION },
-    paths,
-    components: {
-      schemas: {
-        'io.k8s.apimachinery.pkg.apis.meta.v1.Patch': {
-          description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.',
-          type: 'object',
-        },
-      },
-    },
-  };
+  const schemas: Record<string, OpenApiSchema> = { ...toOpenApiComponents(schemasOf(definitions)), [PATCH_COMPONENT]: { type: 'object' } };
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: GIT_VERSION }, paths, components: { schemas } };
 }
 
-function pathParameter(name: string, description: string) {
-  return { name, in: 'path', description, required: true, schema: { type: 'string', uniqueItems: true } };
+function schemaRef(definition: ResourceDefinition) {
+  return definition.schema ? { $ref: `#/components/schemas/${definition.schema.package}.${definition.schema.name}` } : { type: 'object' };
 }
 
-function queryParameter(name: string, description: string) {
-  return { name, in: 'query', description, schema: { type: 'string', uniqueItems: true } };
+function pathParameter(name: string) {
+  return { name, in: 'path', required: true, schema: { type: 'string', uniqueItems: true } };
+}
+
+function queryParameter(name: string) {
+  return { name, in: 'query', schema: { type: 'string', uniqueItems: true } };
+}
+
+/**
+ * GET /openapi/v2 as JSON: a Swagger 2.0 document of every served kind's schema (`definitions`), for
+ * clients that read v2 (the Python client's tooling, older kubectl plugins). Built on first request.
+ */
+export function openApiV2(groups: GroupVersions[]): string {
+  const definitions = groups.flatMap((entry) => [...entry.resources.values()].flat());
+  const components = toOpenApiComponents(schemasOf(definitions));
+  const text = JSON.stringify(components).replaceAll('"#/components/schemas/', '"#/definitions/');
+  return JSON.stringify({ swagger: '2.0', info: { title: 'Kubernetes', version: GIT_VERSION }, paths: {}, definitions: JSON.parse(text) as unknown });
 }

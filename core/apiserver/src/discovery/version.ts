@@ -3,7 +3,7 @@
  * the minor reported here, so this decides which kubectl users get: 1.31 sends JSON bodies everywhere.
  */
 export const KUBERNETES_MAJOR = '1';
-export const KUBERNETES_MINOR = '31';
+export const KUBERNETES_MINOR = '36';
 export const SKIFF_VERSION = '0.1.0';
 export const GIT_VERSION = `v${KUBERNETES_MAJOR}.${KUBERNETES_MINOR}.0-skiff.${SKIFF_VERSION}`;
 
