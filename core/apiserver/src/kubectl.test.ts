@@ -65,7 +65,7 @@ describe('the real kubectl', () => {
   });
 
   it('reports the server version the dispatcher chose by', async () => {
-    expect(await ok(['version'])).toContain('Server Version: v1.31.0-skiff.0.1.0');
+    expect(await ok(['version'])).toContain('Server Version: v1.36.0-skiff.0.1.0');
   });
 
   it('creates and reads a namespace, and reports a duplicate and a missing one as kubectl users know', async () => {

@@ -2,7 +2,7 @@
 export const PLUGIN_NAME = '@skiff/kubelet';
 
 /** What nodes report as their kubelet version (kubectl get nodes: VERSION). */
-export const KUBELET_VERSION = 'v1.31.0-skiff';
+export const KUBELET_VERSION = 'v1.36.0-skiff';
 
 /** The event source component (kubectl describe: "From kubelet"). */
 export const KUBELET_COMPONENT = 'kubelet';

@@ -19,9 +19,9 @@ afterAll(async () => {
 });
 
 describe('version and health', () => {
-  it('reports Kubernetes 1.31 so the kubectl dispatcher picks kubectl 1.31', async () => {
+  it('reports Kubernetes 1.36, the release its API facts come from', async () => {
     const { json } = await server.request('GET', '/version?timeout=32s');
-    expect(json).toMatchObject({ major: '1', minor: '31', gitVersion: 'v1.31.0-skiff.0.1.0' });
+    expect(json).toMatchObject({ major: '1', minor: '36', gitVersion: 'v1.36.0-skiff.0.1.0' });
   });
 
   it('answers ok on /healthz, /livez and /readyz', async () => {

@@ -1,6 +1,7 @@
 /**
- * The Kubernetes version Skiff speaks. The kubectl on PATH is a dispatcher that runs `kubectl.1.<minor>` for
- * the minor reported here, so this decides which kubectl users get: 1.31 sends JSON bodies everywhere.
+ * The Kubernetes version Skiff speaks: 1.36, whose API definitions the generated facts come from. The
+ * kubectl on PATH here is a dispatcher that runs `kubectl.1.<minor>` for the minor reported, falling back to
+ * its own default (1.32) for minors it does not carry.
  */
 export const KUBERNETES_MAJOR = '1';
 export const KUBERNETES_MINOR = '36';
