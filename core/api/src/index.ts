@@ -13,3 +13,4 @@ export * from './limits.js';
 export * from './protobuf/index.js';
 export * from './generated/facts.js';
 export * from './kinds/index.js';
+export * from './managed-fields/index.js';

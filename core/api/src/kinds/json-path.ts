@@ -50,7 +50,8 @@ export function readJsonPath(object: unknown, path: string): unknown[] {
     const next: unknown[] = [];
     for (const value of current) {
       if ('key' in step) {
-        if (value && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, step.key)) next.push((value as Record<string, unknown>)[step.key]);
+        if (value && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, step.key))
+          next.push((value as Record<string, unknown>)[step.key]);
       } else if ('index' in step) {
         if (Array.isArray(value) && step.index < value.length) next.push(value[step.index]);
       } else if (Array.isArray(value)) next.push(...value);

@@ -4,3 +4,4 @@ export { applyJsonPatch, type JsonPatchOperation } from './json-patch.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';
 export { applyApplyPatch } from './apply-patch.js';
 export { DEFAULT_MERGE_KEYS, compileMergeKeys, type CompiledMergeKeys, type ListMergeRule, type MergeKeyTable } from './merge-keys.js';
+export { schemaMergeKeys } from './schema-merge-keys.js';

@@ -272,8 +272,9 @@ class StrategicMerge {
  * (default: {@link DEFAULT_MERGE_KEYS}). Returns a new object that shares nothing with the inputs;
  * neither input is modified. A malformed patch is a 400 BadRequest.
  */
-export function applyStrategicMergePatch<T extends object>(target: T, patch: unknown, mergeKeys: MergeKeyTable = DEFAULT_MERGE_KEYS): T {
+export function applyStrategicMergePatch<T extends object>(target: T, patch: unknown, mergeKeys: MergeKeyTable | CompiledMergeKeys = DEFAULT_MERGE_KEYS): T {
   if (!isJsonObject(patch)) invalid('the patch must be a JSON object');
-  const merged = new StrategicMerge(compileMergeKeys(mergeKeys)).mergeMap(isJsonObject(target) ? target : undefined, patch, []);
+  const rules = typeof mergeKeys.ruleFor === 'function' ? (mergeKeys as CompiledMergeKeys) : compileMergeKeys(mergeKeys as MergeKeyTable);
+  const merged = new StrategicMerge(rules).mergeMap(isJsonObject(target) ? target : undefined, patch, []);
   return (merged === DELETED ? {} : merged) as T;
 }

@@ -2,7 +2,15 @@
 // definitions becomes an ObjectSchema with its JSON field names, Go types and markers — nothing about a
 // kind's shape is written by hand. Built lazily and cached; recursive types (JSONSchemaProps) share
 // one object.
-import { enumValues, fieldByJsonName, messageFacts, packageFacts, packageOfGroupVersion, type ApiFieldFacts, type ApiMessageFacts } from '../generated/facts.js';
+import {
+  enumValues,
+  fieldByJsonName,
+  messageFacts,
+  packageFacts,
+  packageOfGroupVersion,
+  type ApiFieldFacts,
+  type ApiMessageFacts,
+} from '../generated/facts.js';
 import { t, type ObjectSchema, type Schema } from './language.js';
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -19,7 +27,8 @@ const SPECIAL: Record<string, () => Schema> = {
 };
 
 /** apiextensions' free-form JSON types: any JSON value (schemas of schemas). */
-const FREE_FORM = /^k8s\.io\.apiextensions_apiserver\.pkg\.apis\.apiextensions\.v1(beta1)?\.(JSON|JSONSchemaPropsOrArray|JSONSchemaPropsOrBool|JSONSchemaPropsOrStringArray)$/;
+const FREE_FORM =
+  /^k8s\.io\.apiextensions_apiserver\.pkg\.apis\.apiextensions\.v1(beta1)?\.(JSON|JSONSchemaPropsOrArray|JSONSchemaPropsOrBool|JSONSchemaPropsOrStringArray)$/;
 
 const cache = new Map<string, Schema>();
 
@@ -104,7 +113,13 @@ export function messageSchema(fullName: string): Schema {
   }
   const fields: Record<string, Schema> = Object.create(null) as Record<string, Schema>;
   const required: string[] = [];
-  const schema: ObjectSchema = { kind: 'object', name: shortName, package: openApiPackageOf(message), fields, fieldFacts: Object.create(null) as Record<string, ApiFieldFacts> };
+  const schema: ObjectSchema = {
+    kind: 'object',
+    name: shortName,
+    package: openApiPackageOf(message),
+    fields,
+    fieldFacts: Object.create(null) as Record<string, ApiFieldFacts>,
+  };
   if (message.structType) schema.structType = message.structType;
   remember(fullName, schema);
   if (carriesTypeMeta(message)) {

@@ -12,7 +12,12 @@ import { GIT_VERSION } from './version.js';
 export const OPENAPI_V2_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 const PATCH_COMPONENT = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
-const PATCH_CONTENT_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const PATCH_CONTENT_TYPES = [
+  'application/apply-patch+yaml',
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+];
 
 interface Document {
   /** Identifies the document's content: the kinds it covers and the build serving them. */

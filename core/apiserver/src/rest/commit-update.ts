@@ -4,6 +4,7 @@ import { admitWrite } from '../pipeline/admission.js';
 import { jsonEqual, specChanged, withWritableMetadata } from '../util/objects.js';
 import type { RestContext } from './context.js';
 import { deletionComplete } from './deletion-plan.js';
+import { recordWrite } from './field-managers.js';
 import { runInitializers } from './initializers.js';
 import { objectKey } from './keys.js';
 import { readObject } from './read.js';
@@ -70,6 +71,7 @@ export async function commitUpdate(ctx: RestContext, current: StoredObject, requ
 
   const admitted = await admitWrite(ctx, 'UPDATE', next, old);
   const object = await runInitializers(withWritableMetadata(admitted), definition, ctx.core.initializers, 'UPDATE');
+  recordWrite(ctx, object, old);
   const key = objectKey(definition, info.namespace, info.name);
   if (deletionComplete(definition, object)) {
     if (ctx.dryRun) return object;

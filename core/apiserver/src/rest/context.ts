@@ -34,4 +34,6 @@ export interface RestContext {
   dryRun: boolean;
   /** Warnings for the response's Warning header (unknown fields with fieldValidation=Warn). */
   warnings: string[];
+  /** A server-side apply already recorded its manager's fields: the write path must not record an update too. */
+  managedFieldsRecorded?: boolean;
 }

@@ -4,6 +4,7 @@ import { admitWrite } from '../pipeline/admission.js';
 import { fieldValidationOf, requireObject, typeCheck, withTypeMeta } from '../pipeline/type-check.js';
 import { withWritableMetadata } from '../util/objects.js';
 import type { RestContext } from './context.js';
+import { recordWrite } from './field-managers.js';
 import { runInitializers } from './initializers.js';
 import { objectKey } from './keys.js';
 import { prepareCreateMetadata } from './metadata.js';
@@ -29,6 +30,7 @@ export async function createChecked(ctx: RestContext, object: KubeObject): Promi
   definition.prepareForCreate?.(object);
   const admitted = await admitWrite(ctx, 'CREATE', object);
   const toStore = await runInitializers(withWritableMetadata(admitted), definition, ctx.core.initializers, 'CREATE');
+  recordWrite(ctx, toStore, undefined);
   if (ctx.dryRun) return toStore;
   const name = toStore.metadata.name!;
   try {

@@ -1,4 +1,13 @@
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, ApiError, DEFAULT_MERGE_KEYS, errors } from '@skiff/api';
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  ApiError,
+  DEFAULT_MERGE_KEYS,
+  errors,
+  schemaMergeKeys,
+  type ObjectSchema,
+} from '@skiff/api';
 import { MEDIA_TYPE } from '../pipeline/decode-body.js';
 import { writePrecondition } from './resource-version.js';
 
@@ -36,14 +45,15 @@ export function applyPatchDocument<T extends object>(
   kind: Exclude<PatchKind, 'apply'>,
   target: T,
   patch: unknown,
-  describe: { kind: string; group: string; name: string },
+  describe: { kind: string; group: string; name: string; schema?: ObjectSchema },
 ): T {
   try {
     switch (kind) {
       case 'merge':
         return applyMergePatch(target, patch) as T;
       case 'strategic':
-        return applyStrategicMergePatch(target, patch, DEFAULT_MERGE_KEYS) as T;
+        // Lists merge as the kind's schema says (its patch strategies and merge keys).
+        return applyStrategicMergePatch(target, patch, describe.schema ? schemaMergeKeys(describe.schema) : DEFAULT_MERGE_KEYS) as T;
       case 'json':
         return applyJsonPatch(target, patch) as T;
     }

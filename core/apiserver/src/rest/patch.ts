@@ -1,4 +1,15 @@
-import { applyApplyPatch, ApiError, errors, type KubeObject } from '@skiff/api';
+import {
+  applyApplyPatch,
+  applyWithManagedFields,
+  ApiError,
+  DEFAULT_MERGE_KEYS,
+  errors,
+  fieldSetOf,
+  schemaMergeKeys,
+  type FieldSet,
+  type KubeObject,
+  type ObjectSchema,
+} from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 import type { DecodedBody } from '../pipeline/decode-body.js';
 import { fieldValidationOf, requireObject, typeCheck, withTypeMeta, type FieldValidation } from '../pipeline/type-check.js';
@@ -6,7 +17,7 @@ import { guardedUpdate } from './commit-update.js';
 import type { RestContext } from './context.js';
 import { createChecked } from './create.js';
 import { objectKey } from './keys.js';
-import { recordApply } from './managed-fields.js';
+import { managedWrite } from './field-managers.js';
 import { applyPatchDocument, checkPatchShape, patchKindOf, pinsResourceVersion, type PatchKind } from './patch-document.js';
 import { json } from './respond.js';
 import { checkIdentity } from './update.js';
@@ -42,25 +53,66 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
 async function createByApply(ctx: RestContext, applied: KubeObject, manager: string, validation: FieldValidation): Promise<ApiResponse> {
   const { definition, info } = ctx;
   if (!applied.apiVersion || !applied.kind) throw errors.badRequest('an apply patch must carry apiVersion and kind');
-  const object = withTypeMeta(requireObject(structuredClone(applied), definition), definition);
-  ctx.warnings.push(...typeCheck(object, definition, validation));
-  checkIdentity(ctx, object);
+  const config = withTypeMeta(requireObject(structuredClone(applied), definition), definition);
+  ctx.warnings.push(...typeCheck(config, definition, validation));
+  checkIdentity(ctx, config);
+  const object = applyByManager(ctx, undefined, config, manager);
   object.metadata.name = info.name;
-  recordApply(object, applied, manager, definition, '');
   return json(await createChecked(ctx, object), 201, ctx.warnings);
+}
+
+/** Server-side apply with field ownership: conflicts (409 unless `force=true`), fields no longer applied removed. */
+function applyByManager(ctx: RestContext, current: KubeObject | undefined, config: KubeObject, manager: string): KubeObject {
+  const { definition, info } = ctx;
+  const rules = definition.schema ? schemaMergeKeys(definition.schema, true) : DEFAULT_MERGE_KEYS;
+  const force = ctx.request.query.force === 'true';
+  ctx.managedFieldsRecorded = true;
+  // kubectl moving an object from client-side to server-side apply: the fields of its last client-side
+  // configuration may change hands without a conflict, and that configuration follows the server-side one.
+  const lastApplied = manager === KUBECTL_MANAGER ? current?.metadata.annotations?.[LAST_APPLIED] : undefined;
+  const allowed = lastApplied === undefined ? undefined : lastAppliedFields(definition.schema, lastApplied);
+  try {
+    const result = applyWithManagedFields(
+      current,
+      config,
+      manager,
+      force,
+      { ...managedWrite(ctx), kind: definition.kind, group: definition.group, name: info.name },
+      (live, applied) => applyApplyPatch(live, applied, rules),
+      allowed,
+    );
+    if (lastApplied !== undefined) result.metadata.annotations = { ...result.metadata.annotations, [LAST_APPLIED]: JSON.stringify(withoutLastApplied(config)) };
+    return result;
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw errors.invalid(definition.kind, definition.group, info.name, [{ type: 'FieldValueInvalid', field: 'patch', message: (err as Error).message }]);
+  }
+}
+
+const KUBECTL_MANAGER = 'kubectl';
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+function lastAppliedFields(schema: ObjectSchema | undefined, text: string): FieldSet | undefined {
+  try {
+    return fieldSetOf(schema, JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutLastApplied(config: KubeObject): KubeObject {
+  const copy = structuredClone(config);
+  if (copy.metadata?.annotations) {
+    delete copy.metadata.annotations[LAST_APPLIED];
+    if (Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
+  }
+  return copy;
 }
 
 function patchOnce(ctx: RestContext, kind: PatchKind, current: KubeObject, patch: unknown, manager: string | undefined): KubeObject {
   const { definition, info } = ctx;
   // The patch functions build a new document and never modify their inputs, so the stored object is safe.
-  if (kind !== 'apply') return applyPatchDocument(kind, current, patch, { kind: definition.kind, group: definition.group, name: info.name });
-  let merged: KubeObject;
-  try {
-    merged = applyApplyPatch(current, patch);
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw errors.invalid(definition.kind, definition.group, info.name, [{ type: 'FieldValueInvalid', field: 'patch', message: (err as Error).message }]);
-  }
-  recordApply(merged, patch as KubeObject, manager!, definition, info.subresource);
-  return merged;
+  if (kind !== 'apply')
+    return applyPatchDocument(kind, current, patch, { kind: definition.kind, group: definition.group, name: info.name, schema: definition.schema });
+  return applyByManager(ctx, current, patch as KubeObject, manager!);
 }
