@@ -175,6 +175,22 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect((await ok('get', 'deployment', 'applied', '-o', 'jsonpath={.spec.template.spec.containers[0].image}')).trim()).toBe('nginx:1.28');
   });
 
+  it('reports a server-side apply conflict with another manager, and resolves it with --force-conflicts', async () => {
+    const manifest = ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: owned}', 'data: {color: blue, size: small}'].join('\n');
+    expect((await withInput(manifest, 'apply', '--server-side', '-f', '-')).trim()).toBe('configmap/owned serverside-applied');
+    await ok('patch', 'configmap', 'owned', '--type=merge', '-p', '{"data":{"color":"red"}}', '--field-manager=painter');
+    const conflict = await kubectl(['-n', ns, 'apply', '--server-side', '-f', '-'], { input: manifest });
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toMatch(/Apply failed with 1 conflict: conflict with "painter"( using v1)?: \.data\.color/);
+    expect((await withInput(manifest, 'apply', '--server-side', '--force-conflicts', '-f', '-')).trim()).toBe('configmap/owned serverside-applied');
+    const owned = JSON.parse(await ok('get', 'configmap', 'owned', '-o', 'json', '--show-managed-fields'));
+    expect(owned.data).toEqual({ color: 'blue', size: 'small' });
+    const managers = owned.metadata.managedFields.map((entry: { manager: string; operation: string }) => `${entry.manager}/${entry.operation}`);
+    expect(managers).toContain('kubectl/Apply');
+    // The painter lost .data.color and holds nothing else, so its entry is gone.
+    expect(managers).not.toContain('painter/Update');
+  });
+
   it('gets in every output: table, wide, yaml, json, name, jsonpath; across namespaces and by label', async () => {
     expect(await ok('get', 'configmaps')).toMatch(/^NAME\s+DATA\s+AGE\n(.*\n)*settings\s+2\s+/m);
     expect(await ok('get', 'deployment', 'web', '-o', 'wide')).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nweb\s+/);

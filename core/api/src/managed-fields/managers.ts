@@ -68,10 +68,6 @@ function store(entries: Entry[], write: ManagedWrite): ManagedFieldsEntry[] {
     );
 }
 
-function sameSubresource(entry: ManagedFieldsEntry, write: ManagedWrite): boolean {
-  return (entry.subresource ?? '') === write.subresource;
-}
-
 /**
  * The managed fields the stored object should carry. A write that sets metadata.managedFields itself (kubectl
  * moving client-side-apply ownership to server-side apply) has them taken as given; an empty list clears them.
@@ -109,8 +105,9 @@ export function recordUpdate(next: KubeObject, old: KubeObject | undefined, mana
     own = { entry: { ...mine }, set: new FieldSet(), touched: true };
     entries.push(own);
   }
+  // Ownership is per object: a field changed through any endpoint (the main resource, status, scale) leaves
+  // whoever held it before.
   for (const item of entries) {
-    if (!sameSubresource(item.entry, write)) continue;
     const lost = item === own ? removed : [...removed, ...changed];
     for (const path of lost) {
       if (!item.set.has(path)) continue;
@@ -170,7 +167,7 @@ export function applyWithManagedFields(
   const liveScoped = scoped(live, write);
   const configSet = fieldSetOf(write.schema, configScoped);
   const mine = { manager, operation: 'Apply' as const, ...(write.subresource ? { subresource: write.subresource } : {}) };
-  const others = entries.filter(({ entry }) => sameSubresource(entry, write) && entryKey(entry) !== entryKey(mine));
+  const others = entries.filter(({ entry }) => entryKey(entry) !== entryKey(mine));
   const conflicts: (ApplyConflict & { owner: Entry })[] = [];
   for (const path of configSet.leafPaths()) {
     for (const owner of others) {
