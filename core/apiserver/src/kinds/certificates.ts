@@ -1,4 +1,163 @@
-// certificates: filled in by the kind declarations of this API group.
-import type { ResourceDefinition } from '@skiff/api';
+// certificates.k8s.io/v1: certificate signing requests.
+//
+// Upstream records the requesting user (spec.username, uid, groups, extra) on create; a kind's strategy
+// never sees the request's user, so those fields stay as the client sent them.
+import {
+  defineKind,
+  fieldErrors,
+  GoLiteral,
+  humanDuration,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  restoreField,
+  type KubeObject,
+  type ResourceDefinition,
+  type StatusCause,
+} from '@skiff/api';
+import { AGE_COLUMN, computed } from './columns.js';
 
-export const CERTIFICATES_KINDS: ResourceDefinition[] = [];
+const MIN_EXPIRATION_SECONDS = 600;
+const LEGACY_UNKNOWN_SIGNER = 'kubernetes.io/legacy-unknown';
+/** Conditions only the approval subresource may set. */
+const APPROVAL_CONDITIONS = ['Approved', 'Denied'];
+
+interface Condition {
+  type?: string;
+  status?: string;
+}
+
+type CertificateSigningRequest = KubeObject & {
+  spec?: { request?: string; signerName?: string; expirationSeconds?: number; usages?: string[]; username?: string };
+  status?: { conditions?: Condition[]; certificate?: string };
+};
+
+/** The types of the well-formed PEM blocks in a base64-encoded (JSON []byte) field. */
+function pemBlockTypes(encoded: string | undefined): string[] {
+  if (!encoded) return [];
+  const text = Buffer.from(encoded, 'base64').toString('latin1');
+  const types: string[] = [];
+  for (const match of text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/g)) {
+    const der = Buffer.from(match[2]!.replace(/\s+/g, ''), 'base64');
+    // Every X.509 structure is a DER SEQUENCE.
+    if (der.length > 0 && der[0] === 0x30) types.push(match[1]!);
+  }
+  return types;
+}
+
+const BYTES = new GoLiteral('[]byte{...}');
+
+/** A signer name is `<domain with a dot>/<path of DNS subdomains>`. */
+function validateSignerName(name: string | undefined, path: string): StatusCause[] {
+  if (!name) return [fieldErrors.required(path)];
+  const segments = name.split('/');
+  if (segments.length !== 2) return [fieldErrors.invalid(path, name, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
+  const [domain, signer] = segments as [string, string];
+  const causes: StatusCause[] = [];
+  if (domain.length > 253) causes.push(fieldErrors.tooLong(path, 253));
+  const labels = domain.split('.');
+  for (const label of labels) {
+    const problems = isDNS1123Label(label);
+    if (problems.length) {
+      causes.push(...problems.map((message) => fieldErrors.invalid(path, domain, `validating label "${label}": ${message}`)));
+      break;
+    }
+  }
+  if (labels.length < 2) causes.push(fieldErrors.invalid(path, domain, 'should be a domain with at least two segments separated by dots'));
+  for (const component of signer.split('.')) {
+    const problems = isDNS1123Subdomain(component);
+    if (problems.length) {
+      causes.push(...problems.map((message) => fieldErrors.invalid(path, signer, `validating component "${component}": ${message}`)));
+      break;
+    }
+  }
+  return causes;
+}
+
+function validateCSR(object: KubeObject): StatusCause[] {
+  const csr = object as CertificateSigningRequest;
+  const spec = csr.spec ?? {};
+  const causes: StatusCause[] = [];
+  if (!pemBlockTypes(spec.request).includes('CERTIFICATE REQUEST'))
+    causes.push(fieldErrors.invalid('spec.request', BYTES, 'PEM block type must be CERTIFICATE REQUEST'));
+  const usages = spec.usages ?? [];
+  if (usages.length === 0) causes.push(fieldErrors.required('spec.usages'));
+  const seen = new Set<string>();
+  usages.forEach((usage, i) => {
+    if (seen.has(usage)) causes.push(fieldErrors.duplicate(`spec.usages[${i}]`, usage));
+    seen.add(usage);
+  });
+  if (spec.signerName === LEGACY_UNKNOWN_SIGNER)
+    causes.push(fieldErrors.invalid('spec.signerName', spec.signerName, 'the legacy signerName is not allowed via this API version'));
+  else causes.push(...validateSignerName(spec.signerName, 'spec.signerName'));
+  if (spec.expirationSeconds !== undefined && spec.expirationSeconds < MIN_EXPIRATION_SECONDS) {
+    causes.push(fieldErrors.invalid('spec.expirationSeconds', spec.expirationSeconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
+  }
+  const conditions = csr.status?.conditions ?? [];
+  const types = new Set<string>();
+  conditions.forEach((condition, i) => {
+    const path = `status.conditions[${i}]`;
+    if (!condition.type) causes.push(fieldErrors.required(`${path}.type`));
+    else if (APPROVAL_CONDITIONS.includes(condition.type) || condition.type === 'Failed') {
+      if (types.has(condition.type)) causes.push(fieldErrors.duplicate(`${path}.type`, condition.type));
+      if (APPROVAL_CONDITIONS.includes(condition.type) && condition.status !== 'True')
+        causes.push(fieldErrors.notSupported(`${path}.status`, condition.status ?? '', ['True']));
+    }
+    types.add(condition.type ?? '');
+  });
+  if (types.has('Approved') && types.has('Denied'))
+    causes.push(
+      fieldErrors.invalid(
+        'status.conditions',
+        new GoLiteral('[]certificates.CertificateSigningRequestCondition{...}'),
+        'Approved and Denied conditions are mutually exclusive',
+      ),
+    );
+  if (csr.status?.certificate && !pemBlockTypes(csr.status.certificate).every((type) => type === 'CERTIFICATE'))
+    causes.push(fieldErrors.invalid('status.certificate', '<certificate data>', 'only CERTIFICATE PEM blocks are allowed'));
+  return causes;
+}
+
+/** Condition, as kubectl prints it: Denied, Approved or Pending, then Failed and Issued. */
+function csrCondition(csr: CertificateSigningRequest): string {
+  const types = new Set((csr.status?.conditions ?? []).map((condition) => condition.type));
+  const parts = [types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending'];
+  if (types.has('Failed')) parts.push('Failed');
+  if (csr.status?.certificate) parts.push('Issued');
+  return parts.join(',');
+}
+
+export const certificateSigningRequests = defineKind({
+  group: 'certificates.k8s.io',
+  version: 'v1',
+  kind: 'CertificateSigningRequest',
+  plural: 'certificatesigningrequests',
+  namespaced: false,
+  shortNames: ['csr'],
+  subresources: ['approval', 'status'],
+  columns: [
+    AGE_COLUMN,
+    computed<CertificateSigningRequest>('SignerName', (csr) => csr.spec?.signerName || '<none>'),
+    computed<CertificateSigningRequest>('Requestor', (csr) => csr.spec?.username ?? ''),
+    computed<CertificateSigningRequest>('RequestedDuration', (csr) =>
+      csr.spec?.expirationSeconds === undefined ? '<none>' : humanDuration(csr.spec.expirationSeconds * 1000),
+    ),
+    computed<CertificateSigningRequest>('Condition', csrCondition),
+  ],
+  strategy: {
+    validate: (object) => validateCSR(object),
+    prepareForUpdate(object, old, subresource) {
+      const csr = object as CertificateSigningRequest;
+      const was = old as CertificateSigningRequest;
+      // The spec is fixed once requested; a status write may not approve or deny.
+      restoreField(csr, was, 'spec');
+      if (subresource === 'status' && csr.status) {
+        const kept = (was.status?.conditions ?? []).filter((condition) => APPROVAL_CONDITIONS.includes(condition.type ?? ''));
+        const others = (csr.status.conditions ?? []).filter((condition) => !APPROVAL_CONDITIONS.includes(condition.type ?? ''));
+        if (kept.length || others.length) csr.status.conditions = [...kept, ...others];
+        else delete csr.status.conditions;
+      }
+    },
+  },
+});
+
+export const CERTIFICATES_KINDS: ResourceDefinition[] = [certificateSigningRequests];

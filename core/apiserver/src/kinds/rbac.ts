@@ -1,4 +1,194 @@
-// rbac: filled in by the kind declarations of this API group.
-import type { ResourceDefinition } from '@skiff/api';
+// rbac.authorization.k8s.io/v1: roles, cluster roles and their bindings.
+import {
+  defineKind,
+  fieldErrors,
+  GoLiteral,
+  isDNS1123Subdomain,
+  pathSegmentErrors,
+  validateLabelSelector,
+  type KubeObject,
+  type LabelSelector,
+  type ResourceDefinition,
+  type StatusCause,
+} from '@skiff/api';
+import { AGE_COLUMN, column, computed } from './columns.js';
 
-export const RBAC_KINDS: ResourceDefinition[] = [];
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+interface PolicyRule {
+  verbs?: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+interface Subject {
+  kind?: string;
+  apiGroup?: string;
+  name?: string;
+  namespace?: string;
+}
+
+interface RoleRef {
+  apiGroup?: string;
+  kind?: string;
+  name?: string;
+}
+
+type Role = KubeObject & { rules?: PolicyRule[]; aggregationRule?: { clusterRoleSelectors?: LabelSelector[] } };
+type Binding = KubeObject & { roleRef?: RoleRef; subjects?: Subject[] };
+
+const nonEmpty = (values: unknown[] | undefined): boolean => (values?.length ?? 0) > 0;
+
+function validateRules(rules: PolicyRule[] | undefined, namespaced: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  (rules ?? []).forEach((rule, i) => {
+    const path = `rules[${i}]`;
+    if (!nonEmpty(rule.verbs)) causes.push(fieldErrors.required(`${path}.verbs`, 'verbs must contain at least one value'));
+    if (nonEmpty(rule.nonResourceURLs)) {
+      if (namespaced) causes.push(fieldErrors.invalid(`${path}.nonResourceURLs`, rule.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
+      if (nonEmpty(rule.apiGroups) || nonEmpty(rule.resources) || nonEmpty(rule.resourceNames)) {
+        causes.push(fieldErrors.invalid(`${path}.nonResourceURLs`, rule.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
+      }
+      return;
+    }
+    if (!nonEmpty(rule.apiGroups)) causes.push(fieldErrors.required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
+    if (!nonEmpty(rule.resources)) causes.push(fieldErrors.required(`${path}.resources`, 'resource rules must supply at least one resource'));
+  });
+  return causes;
+}
+
+/** Subjects and the role reference name the API group their kind lives in when the manifest leaves it out. */
+function defaultBinding(object: KubeObject): void {
+  const binding = object as Binding;
+  if (binding.roleRef && !binding.roleRef.apiGroup) binding.roleRef.apiGroup = RBAC_GROUP;
+  for (const subject of binding.subjects ?? []) {
+    if (subject.apiGroup) continue;
+    if (subject.kind === 'ServiceAccount') subject.apiGroup = '';
+    else if (subject.kind === 'User' || subject.kind === 'Group') subject.apiGroup = RBAC_GROUP;
+  }
+}
+
+function validateSubject(subject: Subject, path: string, namespaced: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!subject.name) causes.push(fieldErrors.required(`${path}.name`));
+  switch (subject.kind) {
+    case 'ServiceAccount':
+      if (subject.name) causes.push(...isDNS1123Subdomain(subject.name).map((message) => fieldErrors.invalid(`${path}.name`, subject.name, message)));
+      if (subject.apiGroup) causes.push(fieldErrors.notSupported(`${path}.apiGroup`, subject.apiGroup, ['']));
+      if (!namespaced && !subject.namespace) causes.push(fieldErrors.required(`${path}.namespace`));
+      break;
+    case 'User':
+    case 'Group':
+      if (subject.apiGroup !== RBAC_GROUP) causes.push(fieldErrors.notSupported(`${path}.apiGroup`, subject.apiGroup ?? '', [RBAC_GROUP]));
+      break;
+    default:
+      causes.push(fieldErrors.notSupported(`${path}.kind`, subject.kind ?? '', ['ServiceAccount', 'User', 'Group']));
+  }
+  return causes;
+}
+
+function validateBinding(binding: Binding, old: Binding | undefined, roleKinds: string[], namespaced: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const ref = binding.roleRef ?? {};
+  if (ref.apiGroup !== RBAC_GROUP) causes.push(fieldErrors.notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
+  if (!roleKinds.includes(ref.kind ?? '')) causes.push(fieldErrors.notSupported('roleRef.kind', ref.kind ?? '', roleKinds));
+  if (!ref.name) causes.push(fieldErrors.required('roleRef.name'));
+  else causes.push(...pathSegmentErrors(ref.name).map((message) => fieldErrors.invalid('roleRef.name', ref.name, message)));
+  (binding.subjects ?? []).forEach((subject, i) => causes.push(...validateSubject(subject, `subjects[${i}]`, namespaced)));
+  if (old) {
+    const was = old.roleRef ?? {};
+    if (ref.apiGroup !== was.apiGroup || ref.kind !== was.kind || ref.name !== was.name) {
+      const printed = new GoLiteral(
+        `rbac.RoleRef{APIGroup:${JSON.stringify(ref.apiGroup ?? '')}, Kind:${JSON.stringify(ref.kind ?? '')}, Name:${JSON.stringify(ref.name ?? '')}}`,
+      );
+      causes.push(fieldErrors.invalid('roleRef', printed, 'cannot change roleRef'));
+    }
+  }
+  return causes;
+}
+
+/** Users, Groups and ServiceAccounts (`namespace/name`) among a binding's subjects, as `-o wide` lists them. */
+function subjectNames(binding: Binding, kind: 'User' | 'Group' | 'ServiceAccount'): string {
+  return (binding.subjects ?? [])
+    .filter((subject) => subject.kind === kind)
+    .map((subject) => (kind === 'ServiceAccount' ? `${subject.namespace ?? ''}/${subject.name ?? ''}` : (subject.name ?? '')))
+    .join(', ');
+}
+
+const CREATED_AT = column('Created At', '.metadata.creationTimestamp', { type: 'date' });
+
+// Cluster role bindings print their ClusterRole in the same Role column.
+const BINDING_COLUMNS = [
+  computed<Binding>('Role', (binding) => `${binding.roleRef?.kind ?? ''}/${binding.roleRef?.name ?? ''}`),
+  AGE_COLUMN,
+  computed<Binding>('Users', (binding) => subjectNames(binding, 'User'), { priority: 1 }),
+  computed<Binding>('Groups', (binding) => subjectNames(binding, 'Group'), { priority: 1 }),
+  computed<Binding>('ServiceAccounts', (binding) => subjectNames(binding, 'ServiceAccount'), { priority: 1 }),
+];
+
+export const roles = defineKind({
+  group: RBAC_GROUP,
+  version: 'v1',
+  kind: 'Role',
+  plural: 'roles',
+  namespaced: true,
+  names: 'path-segment',
+  columns: [CREATED_AT],
+  strategy: { validate: (object) => validateRules((object as Role).rules, true) },
+});
+
+export const clusterRoles = defineKind({
+  group: RBAC_GROUP,
+  version: 'v1',
+  kind: 'ClusterRole',
+  plural: 'clusterroles',
+  namespaced: false,
+  names: 'path-segment',
+  columns: [CREATED_AT],
+  strategy: {
+    validate(object) {
+      const role = object as Role;
+      const causes = validateRules(role.rules, false);
+      if (role.aggregationRule) {
+        const selectors = role.aggregationRule.clusterRoleSelectors ?? [];
+        if (selectors.length === 0) {
+          causes.push(fieldErrors.required('aggregationRule.clusterRoleSelectors', 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
+        }
+        selectors.forEach((selector, i) => causes.push(...validateLabelSelector(selector, `aggregationRule.clusterRoleSelectors[${i}]`)));
+      }
+      return causes;
+    },
+  },
+});
+
+export const roleBindings = defineKind({
+  group: RBAC_GROUP,
+  version: 'v1',
+  kind: 'RoleBinding',
+  plural: 'rolebindings',
+  namespaced: true,
+  names: 'path-segment',
+  columns: BINDING_COLUMNS,
+  strategy: {
+    defaults: defaultBinding,
+    validate: (object, old) => validateBinding(object as Binding, old as Binding | undefined, ['Role', 'ClusterRole'], true),
+  },
+});
+
+export const clusterRoleBindings = defineKind({
+  group: RBAC_GROUP,
+  version: 'v1',
+  kind: 'ClusterRoleBinding',
+  plural: 'clusterrolebindings',
+  namespaced: false,
+  names: 'path-segment',
+  columns: BINDING_COLUMNS,
+  strategy: {
+    defaults: defaultBinding,
+    validate: (object, old) => validateBinding(object as Binding, old as Binding | undefined, ['ClusterRole'], false),
+  },
+});
+
+export const RBAC_KINDS: ResourceDefinition[] = [clusterRoleBindings, clusterRoles, roleBindings, roles];

@@ -1,4 +1,215 @@
-// resource: filled in by the kind declarations of this API group.
-import type { ResourceDefinition } from '@skiff/api';
+// resource.k8s.io/v1: dynamic resource allocation — device classes, resource claims and their
+// templates, resource slices. CEL selectors are checked for presence only; they are not compiled.
+import {
+  defineKind,
+  fieldErrors,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  CAUSE_TYPE,
+  validateImmutable,
+  type KubeObject,
+  type ResourceDefinition,
+  type StatusCause,
+} from '@skiff/api';
+import { AGE_COLUMN, computed } from './columns.js';
 
-export const RESOURCE_KINDS: ResourceDefinition[] = [];
+const GROUP = 'resource.k8s.io';
+const MAX_REQUESTS = 32;
+const MAX_DEVICES_PER_SLICE = 128;
+
+const tooMany = (field: string, count: number, max: number): StatusCause => ({
+  type: CAUSE_TYPE.tooMany,
+  field,
+  message: `Too many: ${count}: must have at most ${max} items`,
+});
+
+interface DeviceSelection {
+  deviceClassName?: string;
+  allocationMode?: string;
+  count?: number;
+  tolerations?: { operator?: string }[];
+}
+
+interface DeviceRequest {
+  name?: string;
+  exactly?: DeviceSelection;
+  firstAvailable?: (DeviceSelection & { name?: string })[];
+}
+
+interface ClaimSpec {
+  devices?: { requests?: DeviceRequest[] };
+}
+
+type ResourceClaim = KubeObject & { spec?: ClaimSpec; status?: { allocation?: unknown; reservedFor?: unknown[] } };
+type ResourceClaimTemplate = KubeObject & { spec?: { spec?: ClaimSpec } };
+type ResourceSlice = KubeObject & {
+  spec?: {
+    driver?: string;
+    pool?: { name?: string };
+    nodeName?: string;
+    nodeSelector?: unknown;
+    allNodes?: boolean;
+    perDeviceNodeSelection?: boolean;
+    devices?: { name?: string }[];
+  };
+};
+
+function defaultSelection(selection: DeviceSelection): void {
+  selection.allocationMode ??= 'ExactCount';
+  if (selection.allocationMode === 'ExactCount') selection.count ??= 1;
+  for (const toleration of selection.tolerations ?? []) toleration.operator ??= 'Equal';
+}
+
+function defaultClaimSpec(spec: ClaimSpec | undefined): void {
+  for (const request of spec?.devices?.requests ?? []) {
+    if (request.exactly) defaultSelection(request.exactly);
+    for (const sub of request.firstAvailable ?? []) defaultSelection(sub);
+  }
+}
+
+const labelErrors = (value: string | undefined, path: string): StatusCause[] =>
+  value ? isDNS1123Label(value).map((message) => fieldErrors.invalid(path, value, message)) : [fieldErrors.required(path)];
+
+function validateSelection(selection: DeviceSelection, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (selection.deviceClassName)
+    causes.push(...isDNS1123Subdomain(selection.deviceClassName).map((m) => fieldErrors.invalid(`${path}.deviceClassName`, selection.deviceClassName, m)));
+  if (selection.allocationMode === 'ExactCount' && (selection.count ?? 0) <= 0)
+    causes.push(fieldErrors.invalid(`${path}.count`, selection.count ?? 0, 'must be greater than zero'));
+  if (selection.allocationMode === 'All' && selection.count)
+    causes.push(fieldErrors.invalid(`${path}.count`, selection.count, 'must not be specified when allocationMode is All'));
+  return causes;
+}
+
+function validateClaimSpec(spec: ClaimSpec | undefined, path: string): StatusCause[] {
+  const requests = spec?.devices?.requests ?? [];
+  const causes: StatusCause[] = [];
+  if (requests.length > MAX_REQUESTS) causes.push(tooMany(`${path}.devices.requests`, requests.length, MAX_REQUESTS));
+  const names = new Set<string>();
+  requests.forEach((request, i) => {
+    const at = `${path}.devices.requests[${i}]`;
+    causes.push(...labelErrors(request.name, `${at}.name`));
+    if (request.name && names.has(request.name)) causes.push(fieldErrors.duplicate(`${at}.name`, request.name));
+    names.add(request.name ?? '');
+    const hasFirstAvailable = (request.firstAvailable?.length ?? 0) > 0;
+    if (request.exactly && hasFirstAvailable)
+      causes.push(fieldErrors.invalid(at, request.name ?? '', 'exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set'));
+    else if (!request.exactly && !hasFirstAvailable) causes.push(fieldErrors.required(at, 'exactly one of `exactly` or `firstAvailable` is required'));
+    if (request.exactly) causes.push(...validateSelection(request.exactly, `${at}.exactly`));
+    const subNames = new Set<string>();
+    (request.firstAvailable ?? []).forEach((sub, j) => {
+      const subPath = `${at}.firstAvailable[${j}]`;
+      causes.push(...labelErrors(sub.name, `${subPath}.name`));
+      if (sub.name && subNames.has(sub.name)) causes.push(fieldErrors.duplicate(`${subPath}.name`, sub.name));
+      subNames.add(sub.name ?? '');
+      causes.push(...validateSelection(sub, subPath));
+    });
+  });
+  return causes;
+}
+
+/** State as kubectl prints it: deleted, pending, allocated, reserved, deallocating. */
+function claimState(claim: ResourceClaim): string {
+  const deleting = Boolean(claim.metadata.deletionTimestamp);
+  const states = deleting ? ['deleted'] : [];
+  if (!claim.status?.allocation) {
+    if (!deleting) states.push('pending');
+  } else {
+    states.push('allocated');
+    if (claim.status.reservedFor?.length) states.push('reserved');
+    else if (deleting) states.push('deallocating');
+  }
+  return states.join(',');
+}
+
+export const deviceClasses = defineKind({
+  group: GROUP,
+  version: 'v1',
+  kind: 'DeviceClass',
+  plural: 'deviceclasses',
+  namespaced: false,
+});
+
+export const resourceClaims = defineKind({
+  group: GROUP,
+  version: 'v1',
+  kind: 'ResourceClaim',
+  plural: 'resourceclaims',
+  namespaced: true,
+  subresources: ['status'],
+  columns: [computed<ResourceClaim>('State', claimState), AGE_COLUMN],
+  strategy: {
+    defaults: (object) => defaultClaimSpec((object as ResourceClaim).spec),
+    validate(object, old) {
+      const claim = object as ResourceClaim;
+      const causes = validateClaimSpec(claim.spec, 'spec');
+      if (old) causes.push(...validateImmutable(claim.spec, (old as ResourceClaim).spec, 'spec'));
+      return causes;
+    },
+  },
+});
+
+export const resourceClaimTemplates = defineKind({
+  group: GROUP,
+  version: 'v1',
+  kind: 'ResourceClaimTemplate',
+  plural: 'resourceclaimtemplates',
+  namespaced: true,
+  strategy: {
+    defaults: (object) => defaultClaimSpec((object as ResourceClaimTemplate).spec?.spec),
+    validate(object, old) {
+      const template = object as ResourceClaimTemplate;
+      const causes = validateClaimSpec(template.spec?.spec, 'spec.spec');
+      if (old) causes.push(...validateImmutable(template.spec, (old as ResourceClaimTemplate).spec, 'spec'));
+      return causes;
+    },
+  },
+});
+
+export const resourceSlices = defineKind({
+  group: GROUP,
+  version: 'v1',
+  kind: 'ResourceSlice',
+  plural: 'resourceslices',
+  namespaced: false,
+  columns: [
+    computed<ResourceSlice>('Node', (slice) => slice.spec?.nodeName ?? ''),
+    computed<ResourceSlice>('Driver', (slice) => slice.spec?.driver ?? ''),
+    computed<ResourceSlice>('Pool', (slice) => slice.spec?.pool?.name ?? ''),
+    AGE_COLUMN,
+  ],
+  strategy: {
+    validate(object, old) {
+      const spec = (object as ResourceSlice).spec ?? {};
+      const causes: StatusCause[] = [];
+      if (spec.driver) causes.push(...isDNS1123Subdomain(spec.driver).map((message) => fieldErrors.invalid('spec.driver', spec.driver, message)));
+      const selections = [spec.nodeName, spec.nodeSelector, spec.allNodes || undefined, spec.perDeviceNodeSelection || undefined].filter(
+        (value) => value !== undefined && value !== null && value !== '',
+      ).length;
+      if (selections !== 1)
+        causes.push(
+          fieldErrors.invalid(
+            'spec',
+            '{`nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection`}',
+            'exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required',
+          ),
+        );
+      const devices = spec.devices ?? [];
+      if (devices.length > MAX_DEVICES_PER_SLICE) causes.push(tooMany('spec.devices', devices.length, MAX_DEVICES_PER_SLICE));
+      const names = new Set<string>();
+      devices.forEach((device, i) => {
+        causes.push(...labelErrors(device.name, `spec.devices[${i}].name`));
+        if (device.name && names.has(device.name)) causes.push(fieldErrors.duplicate(`spec.devices[${i}].name`, device.name));
+        names.add(device.name ?? '');
+      });
+      if (old) {
+        const was = (old as ResourceSlice).spec ?? {};
+        causes.push(...validateImmutable(spec.driver, was.driver, 'spec.driver'));
+        causes.push(...validateImmutable(spec.nodeName, was.nodeName, 'spec.nodeName'));
+      }
+      return causes;
+    },
+  },
+});
+
+export const RESOURCE_KINDS: ResourceDefinition[] = [deviceClasses, resourceClaims, resourceClaimTemplates, resourceSlices];
