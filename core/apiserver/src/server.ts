@@ -123,6 +123,7 @@ export class ApiServer implements ApiHandler {
     if (!definition || definition.version !== info.apiVersion) throw errors.pathNotFound(request.path);
     const body = request.method === 'GET' ? NO_BODY : decodeBody(request.body, request.headers['content-type']);
     const ctx: RestContext = { core, request, info, user, definition, dryRun: dryRunOf(request.query), warnings: [] };
+    if (body.duplicateFields) ctx.duplicateFields = body.duplicateFields;
     return routeResource(ctx, body);
   }
 }

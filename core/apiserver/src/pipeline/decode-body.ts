@@ -1,5 +1,6 @@
 import { decodeProtobufObject, errors, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api';
-import { parse as parseYaml } from 'yaml';
+import { isMap, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { duplicateJsonFields } from './duplicate-fields.js';
 import { assertJsonNesting, assertWellFormedValue, assertYamlNesting, bodyText } from './body-limits.js';
 
 export const MEDIA_TYPE = Object.freeze({
@@ -19,6 +20,8 @@ export interface DecodedBody {
   mediaType: string;
   /** The parsed body; undefined for an empty body. */
   value: unknown;
+  /** Fields a JSON or YAML body repeats within one object (computed when asked: only field validation needs them). */
+  duplicateFields?: () => string[];
 }
 
 /** The media type of a Content-Type header, lower-case and without parameters. */
@@ -46,9 +49,10 @@ export function decodeBody(body: unknown, contentType: string | undefined): Deco
   if (!isJson && !YAML_TYPES.has(mediaType)) throw errors.unsupportedMediaType(contentType ?? '');
   const text = bodyText(body);
   if (text.trim() === '') return { mediaType, value: undefined };
-  const value = isJson ? parseJson(text) : parseYamlOrJson(text);
+  const duplicates: string[] = [];
+  const value = isJson ? parseJson(text) : parseYamlOrJson(text, duplicates);
   assertWellFormedValue(value);
-  return { mediaType, value };
+  return { mediaType, value, duplicateFields: () => (isJson || text.trimStart().startsWith('{') ? duplicateJsonFields(text) : duplicates) };
 }
 
 /**
@@ -78,7 +82,7 @@ function parseJson(text: string): unknown {
 }
 
 /** kubectl sends apply patches as JSON (which is YAML too); JSON.parse is much faster, so try it first. */
-function parseYamlOrJson(text: string): unknown {
+function parseYamlOrJson(text: string, duplicates: string[]): unknown {
   const first = text.trimStart()[0];
   if (first === '{' || first === '[') {
     assertJsonNesting(text);
@@ -90,8 +94,30 @@ function parseYamlOrJson(text: string): unknown {
   }
   assertYamlNesting(text);
   try {
-    return parseYaml(text);
+    const document = parseDocument(text, { uniqueKeys: false });
+    for (const warning of duplicateYamlKeys(document.contents)) duplicates.push(warning);
+    if (document.errors.length > 0) throw document.errors[0];
+    return document.toJS();
   } catch (err) {
     throw errors.badRequest(`the request body is not valid YAML: ${(err as Error).message}`);
   }
+}
+
+/** Keys repeated within one YAML mapping (the parser is told to keep the last, as JSON does). */
+function duplicateYamlKeys(root: unknown): string[] {
+  const out: string[] = [];
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const key = String((pair.key as YamlNode | null)?.toJSON?.() ?? pair.key);
+        if (seen.has(key)) out.push(key);
+        seen.add(key);
+        pending.push(pair.value);
+      }
+    } else if (isSeq(node)) pending.push(...node.items);
+  }
+  return out;
 }

@@ -151,6 +151,29 @@ describe('request pipeline', () => {
     expect(ignored.headers.warning).toBeUndefined();
   });
 
+  it('names fields a JSON or YAML body repeats: an error with Strict, a warning with Warn', async () => {
+    const json = '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"dup"},"spec":{"replicas":1,"replicas":2}}';
+    const strict = await server.request('POST', '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict', {
+      body: json,
+      contentType: 'application/json',
+    });
+    expect(strict.status).toBe(400);
+    expect(strict.json.message).toContain('strict decoding error: duplicate field "replicas"');
+    const warned = await server.request('POST', '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Warn', {
+      body: json,
+      contentType: 'application/json',
+    });
+    expect(warned.status).toBe(201);
+    expect(warned.headers.warning).toBe('299 - "duplicate field \\"replicas\\""');
+    const yaml = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: dup\n  labels: {a: b}\n  labels: {c: d}\n';
+    const patched = await server.request('PATCH', '/apis/apps/v1/namespaces/default/deployments/dup?fieldManager=t&fieldValidation=Strict', {
+      body: yaml,
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.json.message).toContain('duplicate field "labels"');
+  });
+
   it('answers 422 Invalid from semantic validation', async () => {
     const invalid = await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', {
       body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'neg' }, spec: { replicas: -1 } },

@@ -39,19 +39,23 @@ export function requireObject(value: unknown, definition: ResourceDefinition): K
  * The type check: the definition's decoder reports wrong types (always a 400 naming the field) and unknown
  * fields (a 400 with Strict, warnings with Warn, nothing with Ignore). Returns the warnings to send.
  */
-export function typeCheck(object: KubeObject, definition: ResourceDefinition, validation: FieldValidation): string[] {
+export function typeCheck(object: KubeObject, definition: ResourceDefinition, validation: FieldValidation, duplicateFields?: () => string[]): string[] {
   if (!definition.decode) return [];
   const result = definition.decode(object, validation !== 'Ignore');
+  const duplicates = validation === 'Ignore' || !duplicateFields ? [] : duplicateFields();
   if (result.errors.length > 0) {
     const detail = result.errors.map((cause) => (cause.field ? `${cause.field}: ${cause.message}` : cause.message)).join(', ');
     throw errors.badRequest(`${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: ${detail}`, result.errors);
   }
-  if (validation === 'Ignore' || result.unknownFields.length === 0) return [];
-  const messages = result.unknownFields.map((field) => `unknown field "${field}"`);
+  if (validation === 'Ignore' || (result.unknownFields.length === 0 && duplicates.length === 0)) return [];
+  const messages = [...result.unknownFields.map((field) => `unknown field "${field}"`), ...duplicates.map((field) => `duplicate field "${field}"`)];
   if (validation === 'Strict')
     throw errors.badRequest(
       `${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: strict decoding error: ${messages.join(', ')}`,
-      result.unknownFields.map((field) => ({ type: 'FieldValueInvalid', field, message: 'unknown field' })),
+      [
+        ...result.unknownFields.map((field) => ({ type: 'FieldValueInvalid', field, message: 'unknown field' })),
+        ...duplicates.map((field) => ({ type: 'FieldValueDuplicate', field, message: 'duplicate field' })),
+      ],
     );
   return messages;
 }

@@ -34,6 +34,8 @@ export interface RestContext {
   dryRun: boolean;
   /** Warnings for the response's Warning header (unknown fields with fieldValidation=Warn). */
   warnings: string[];
+  /** Fields the request body repeats within one object, for field validation. */
+  duplicateFields?: () => string[];
   /** A server-side apply already recorded its manager's fields: the write path must not record an update too. */
   managedFieldsRecorded?: boolean;
 }

@@ -15,7 +15,7 @@ import { translateStoreError } from './store-errors.js';
 export async function createObject(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const object = withTypeMeta(requireObject(body, ctx.definition), ctx.definition);
   if (object.metadata?.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
-  ctx.warnings.push(...typeCheck(object, ctx.definition, fieldValidationOf(ctx.request.query)));
+  ctx.warnings.push(...typeCheck(object, ctx.definition, fieldValidationOf(ctx.request.query), ctx.duplicateFields));
   return json(await createChecked(ctx, object), 201, ctx.warnings);
 }
 

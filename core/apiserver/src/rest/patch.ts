@@ -42,7 +42,7 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
   const conditional = pinsResourceVersion(kind, patch);
   const updated = await guardedUpdate(ctx, (current) => {
     const patched = withTypeMeta(requireObject(patchOnce(ctx, kind, current.object, patch, manager), definition), definition);
-    ctx.warnings = typeCheck(patched, definition, validation);
+    ctx.warnings = typeCheck(patched, definition, validation, ctx.duplicateFields);
     checkIdentity(ctx, patched);
     return { object: patched, conditional };
   });
@@ -54,7 +54,7 @@ async function createByApply(ctx: RestContext, applied: KubeObject, manager: str
   const { definition, info } = ctx;
   if (!applied.apiVersion || !applied.kind) throw errors.badRequest('an apply patch must carry apiVersion and kind');
   const config = withTypeMeta(requireObject(structuredClone(applied), definition), definition);
-  ctx.warnings.push(...typeCheck(config, definition, validation));
+  ctx.warnings.push(...typeCheck(config, definition, validation, ctx.duplicateFields));
   checkIdentity(ctx, config);
   const object = applyByManager(ctx, undefined, config, manager);
   object.metadata.name = info.name;
