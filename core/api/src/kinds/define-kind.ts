@@ -104,14 +104,16 @@ export function restoreField<T extends object>(target: T, source: T, field: keyo
 
 /**
  * prepareForUpdate for kinds with a status subresource: a main-resource update keeps the stored status;
- * a `status` update keeps the stored spec and the metadata fields listed.
+ * a `status` update keeps everything but status, and the metadata fields listed.
  */
 export function splitSpecAndStatus(keptOnStatusUpdate: readonly (keyof ObjectMeta)[] = []) {
   return (object: KubeObject, old: KubeObject, subresource: string): void => {
-    if (subresource !== 'status') {
+    if (subresource === '') {
       restoreField(object, old, 'status');
       return;
     }
+    // Other subresources (scale, approval) change what their handlers build from the stored object.
+    if (subresource !== 'status') return;
     for (const key of Object.keys(object))
       if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') delete (object as unknown as Record<string, unknown>)[key];
     for (const key of Object.keys(old))

@@ -3,7 +3,12 @@
 import { errors, type KubeObject, type ResourceDefinition } from '@skiff/api';
 import type { KindHandlers } from '../rest/handlers.js';
 import { bindPod } from '../rest/binding.js';
+import { guardedUpdate } from '../rest/commit-update.js';
 import { evictPod } from '../rest/eviction.js';
+import { getObject } from '../rest/get.js';
+import { json } from '../rest/respond.js';
+import { checkIdentity } from '../rest/update.js';
+import { requireObject } from '../pipeline/type-check.js';
 import { APPS_KINDS } from './apps.js';
 import { BATCH_KINDS } from './batch.js';
 import { AUTOSCALING_KINDS } from './autoscaling.js';
@@ -65,6 +70,22 @@ export function registerBuiltinHandlers(handlers: KindHandlers): void {
       if (!name) throw errors.badRequest('the Binding must name the pod in metadata.name');
       const podDefinition = ctx.core.registry.get('', pods.resource) ?? pods;
       return bindPod({ ...ctx, definition: podDefinition, info: { ...ctx.info, resource: pods.resource, name, subresource: 'binding' } }, body.value);
+    });
+  // certificatesigningrequests/approval: only the Approved/Denied conditions change (kubectl certificate approve|deny).
+  const approval = { group: 'certificates.k8s.io', resource: 'certificatesigningrequests', subresource: 'approval' };
+  handlers
+    .register({ ...approval, verb: 'get' }, (ctx) => getObject(ctx))
+    .register({ ...approval, verb: 'update' }, async (ctx, body) => {
+      const requested = requireObject(body.value, ctx.definition);
+      checkIdentity(ctx, requested);
+      const conditions = (requested.status as { conditions?: unknown[] } | undefined)?.conditions;
+      const updated = await guardedUpdate(ctx, (current) => {
+        const next = structuredClone(current.object);
+        next.metadata.resourceVersion = requested.metadata.resourceVersion ?? next.metadata.resourceVersion;
+        next.status = { ...(next.status as object), ...(conditions ? { conditions } : {}) };
+        return { object: next, conditional: requested.metadata.resourceVersion !== undefined };
+      });
+      return json(updated);
     });
   registerReviewHandlers(handlers);
 }

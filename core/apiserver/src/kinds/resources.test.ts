@@ -173,15 +173,18 @@ describe('deployments and replicasets', () => {
     expect(next.status).toEqual({ observedGeneration: 1, replicas: 3 });
   });
 
-  it('keeps the status when scaled', () => {
+  it('leaves a scale write as its handler built it from the stored object, and keeps status on main updates', () => {
     const old = create('deployments', deploymentBody) as Deployment;
     old.status = { replicas: 3 };
     const scaled = structuredClone(old);
     scaled.spec.replicas = 5;
-    delete scaled.status;
     definition('deployments').prepareForUpdate!(scaled, old, 'scale');
     expect(scaled.spec.replicas).toBe(5);
     expect(scaled.status).toEqual({ replicas: 3 });
+    const updated = structuredClone(old);
+    updated.status = { replicas: 9 };
+    definition('deployments').prepareForUpdate!(updated, old, '');
+    expect(updated.status).toEqual({ replicas: 3 });
   });
 
   it('prints a replica set and selects it by status.replicas', () => {

@@ -62,7 +62,8 @@ export async function commitUpdate(ctx: RestContext, current: StoredObject, requ
   copyOrDelete(metadata, old.metadata, 'deletionTimestamp');
   copyOrDelete(metadata, old.metadata, 'deletionGracePeriodSeconds');
   if (metadata.managedFields === undefined && old.metadata.managedFields) metadata.managedFields = old.metadata.managedFields;
-  if (definition.hasStatus && info.subresource !== 'status') {
+  // The main resource cannot write status; subresource handlers (scale, finalize, approval) build on the stored object.
+  if (definition.hasStatus && info.subresource === '') {
     if (old.status === undefined) delete next.status;
     else next.status = old.status;
   }
