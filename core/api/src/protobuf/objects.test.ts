@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeProtobufObject, encodeProtobufObject, protobufMessageOf } from './objects.js';
+import { decodeEnvelope } from './envelope.js';
+import { decodeProtobufObject, encodeProtobufObject, encodeProtobufWatchEvent, protobufMessageOf } from './objects.js';
+import { WireReader } from './wire.js';
 
 describe('built-in objects as protobuf bodies', () => {
   it('finds the message of a kind by its apiVersion', () => {
@@ -57,5 +59,42 @@ describe('built-in objects as protobuf bodies', () => {
     const unknownKind = encodeProtobufObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } });
     unknownKind[unknownKind.indexOf(0x4e)] = 0x58; // "Namespace" → "Xamespace"
     expect(() => decodeProtobufObject(unknownKind)).toThrow('no protobuf definition for Xamespace in v1');
+  });
+});
+
+describe('protobuf watch frames', () => {
+  it('frame a WatchEvent (typed in the watched group version) holding the enveloped object, behind a 4-byte length', () => {
+    const object = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', resourceVersion: '7' }, spec: { replicas: 2 } };
+    const frame = encodeProtobufWatchEvent('apps/v1', 'MODIFIED', object);
+    const length = new DataView(frame.buffer, frame.byteOffset).getUint32(0);
+    expect(length).toBe(frame.length - 4);
+    const envelope = decodeEnvelope(frame.subarray(4));
+    expect([envelope.apiVersion, envelope.kind]).toEqual(['apps/v1', 'WatchEvent']);
+    const reader = new WireReader(envelope.raw);
+    const event: { type?: string; raw?: Uint8Array } = {};
+    while (!reader.done) {
+      const { field, wireType } = reader.tag();
+      if (field === 1) event.type = reader.string();
+      else if (field === 2) {
+        const extension = new WireReader(reader.bytesField());
+        extension.tag();
+        event.raw = extension.bytesField();
+      } else reader.skip(wireType);
+    }
+    expect(event.type).toBe('MODIFIED');
+    expect(decodeProtobufObject(event.raw!)).toEqual(object);
+  });
+
+  it('carry an ERROR event’s Status, a meta/v1 kind in every group version', () => {
+    expect(protobufMessageOf('apps/v1', 'Status')).toBe('k8s.io.apimachinery.pkg.apis.meta.v1.Status');
+    const frame = encodeProtobufWatchEvent('v1', 'ERROR', {
+      apiVersion: 'v1',
+      kind: 'Status',
+      metadata: {},
+      status: 'Failure',
+      code: 410,
+      reason: 'Expired',
+    } as never);
+    expect(frame.length).toBeGreaterThan(20);
   });
 });

@@ -3,12 +3,17 @@ import type { KubeObject } from '../types.js';
 import { decodeMessage, type MessageLookup } from './decode.js';
 import { encodeMessage } from './encode.js';
 import { decodeEnvelope, encodeEnvelope, PROTOBUF_MEDIA_TYPE } from './envelope.js';
-import { WireError } from './wire.js';
+import { WIRE_TYPE, WireError, WireWriter } from './wire.js';
 
 const lookup: MessageLookup = messageFacts;
 
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+/** Kinds every group version carries that live in meta/v1 (a Status in a watch ERROR event, say). */
+const META_KINDS = new Set(['Status', 'WatchEvent', 'DeleteOptions', 'ListOptions', 'Table', 'PartialObjectMetadata', 'PartialObjectMetadataList']);
+
 /** The proto message of a built-in kind: `apps/v1` `Deployment` → `k8s.io.api.apps.v1.Deployment`. */
 export function protobufMessageOf(apiVersion: string, kind: string): string | undefined {
+  if (META_KINDS.has(kind) && messageFacts(`${META}.${kind}`)) return `${META}.${kind}`;
   const slash = apiVersion.indexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
@@ -37,4 +42,20 @@ export function encodeProtobufObject(object: KubeObject): Uint8Array {
   if (!message) throw new WireError(`no protobuf definition for ${object.kind} in ${object.apiVersion}`);
   const { apiVersion, kind, ...fields } = object;
   return encodeEnvelope(apiVersion!, kind!, encodeMessage(lookup, message, fields as Record<string, unknown>));
+}
+
+/**
+ * One event of a protobuf watch stream (`application/vnd.kubernetes.protobuf;stream=watch`): a 4-byte
+ * big-endian length, then a WatchEvent in its envelope (typed in the watched group version) whose `object`
+ * holds the object's own enveloped protobuf.
+ */
+export function encodeProtobufWatchEvent(groupVersion: string, type: string, object: KubeObject): Uint8Array {
+  const event = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).string(type);
+  const raw = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).bytesField(encodeProtobufObject(object)).finish();
+  event.tag(2, WIRE_TYPE.LENGTH_DELIMITED).bytesField(raw);
+  const framed = encodeEnvelope(groupVersion, 'WatchEvent', event.finish());
+  const out = new Uint8Array(4 + framed.length);
+  new DataView(out.buffer).setUint32(0, framed.length);
+  out.set(framed, 4);
+  return out;
 }

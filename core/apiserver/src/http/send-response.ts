@@ -23,7 +23,7 @@ export async function sendResponse(reply: FastifyReply, response: ApiResponse): 
   reply.raw.end(payload);
 }
 
-async function streamLines<T>(reply: FastifyReply, response: ApiResponse, stream: AsyncIterable<T>, line: (item: T) => string): Promise<void> {
+async function streamLines<T>(reply: FastifyReply, response: ApiResponse, stream: AsyncIterable<T>, line: (item: T) => string | Uint8Array): Promise<void> {
   reply.hijack();
   const raw: ServerResponse = reply.raw;
   raw.writeHead(response.status, { 'cache-control': 'no-cache, private', ...response.headers });

@@ -2,7 +2,7 @@ import { encodeProtobufObject, PROTOBUF_MEDIA_TYPE, protobufMessageOf, type Kube
 import type { ApiRequest, ApiResponse } from '@skiff/kernel';
 
 /** Whether the client lists protobuf first in Accept (client-go's protobuf clients: `protobuf, json`). */
-function prefersProtobuf(accept: string | undefined): boolean {
+export function prefersProtobuf(accept: string | undefined): boolean {
   if (!accept) return false;
   const first = accept.split(',')[0]!.trim();
   const [type, ...parameters] = first.split(';').map((part) => part.trim());

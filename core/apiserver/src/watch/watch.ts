@@ -1,5 +1,6 @@
-import { apiVersionOf, type KubeObject } from '@skiff/api';
-import type { ApiResponse } from '@skiff/kernel';
+import { apiVersionOf, encodeProtobufWatchEvent, PROTOBUF_MEDIA_TYPE, protobufMessageOf, type KubeObject } from '@skiff/api';
+import type { ApiResponse, WatchEvent } from '@skiff/kernel';
+import { prefersProtobuf } from '../pipeline/negotiate.js';
 import type { RestContext } from '../rest/context.js';
 import { collectionPrefix } from '../rest/keys.js';
 import { watchStartOf } from '../rest/resource-version.js';
@@ -10,6 +11,7 @@ import { queryBool, queryInt } from '../util/query.js';
 import { watchStream } from './watch-stream.js';
 
 const WATCH_HEADERS = Object.freeze({ 'content-type': 'application/json' });
+const PROTOBUF_WATCH_HEADERS = Object.freeze({ 'content-type': `${PROTOBUF_MEDIA_TYPE};stream=watch` });
 
 /**
  * `?watch=true` on a collection (or on one object by path or `fieldSelector=metadata.name=x`). Parameters
@@ -41,7 +43,16 @@ export async function watchCollection(ctx: RestContext): Promise<ApiResponse> {
     timeoutMs: timeoutSeconds ? timeoutSeconds * 1000 : undefined,
     signals: [request.signal, core.stopping],
   });
+  const groupVersion = apiVersionOf(definition);
+  if (!table && prefersProtobuf(request.headers.accept) && protobufMessageOf(groupVersion, definition.kind)) {
+    return { status: 200, headers: PROTOBUF_WATCH_HEADERS, textStream: protobufFrames(stream, groupVersion) };
+  }
   return { status: 200, headers: WATCH_HEADERS, stream };
+}
+
+/** Each event as a length-prefixed protobuf frame. */
+async function* protobufFrames(stream: AsyncIterable<WatchEvent>, groupVersion: string): AsyncIterable<Uint8Array> {
+  for await (const event of stream) yield encodeProtobufWatchEvent(groupVersion, event.type, event.object as KubeObject);
 }
 
 function nameFilter(name: string) {

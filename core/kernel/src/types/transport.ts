@@ -33,8 +33,8 @@ export interface ApiResponse {
   body?: unknown;
   /** For watch responses: events until the request's signal aborts or the watch ends. */
   stream?: AsyncIterable<WatchEvent>;
-  /** For log-like responses: text chunks. */
-  textStream?: AsyncIterable<string>;
+  /** For log-like responses: text chunks; for protobuf watches, length-prefixed frames. */
+  textStream?: AsyncIterable<string | Uint8Array>;
 }
 
 /**
