@@ -46,6 +46,12 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+function isLeaf(set: FieldSet, path: readonly string[]): boolean {
+  let node: FieldSet | undefined = set;
+  for (const element of path) node = node?.children.get(element);
+  return node !== undefined && node.children.size === 0;
+}
+
 function entryKey(entry: ManagedFieldsEntry): string {
   return `${entry.manager ?? ''}\u0000${entry.operation ?? ''}\u0000${entry.subresource ?? ''}`;
 }
@@ -69,24 +75,45 @@ function store(entries: Entry[], write: ManagedWrite): ManagedFieldsEntry[] {
 }
 
 /**
- * The managed fields the stored object should carry. A write that sets metadata.managedFields itself (kubectl
- * moving client-side-apply ownership to server-side apply) has them taken as given; an empty list clears them.
+ * The managed fields the stored object should carry, and whether the write set them itself. A write that sets
+ * metadata.managedFields (kubectl moving client-side-apply ownership to server-side apply) has them taken as
+ * given; an empty list clears them.
  */
-function startingEntries(next: KubeObject, old: KubeObject | undefined): ManagedFieldsEntry[] {
+function startingEntries(next: KubeObject, old: KubeObject | undefined): { entries: ManagedFieldsEntry[]; given: boolean } {
   const given = next.metadata.managedFields;
-  if (given !== undefined && !sameValue(given, old?.metadata.managedFields)) return given;
-  return old?.metadata.managedFields ?? [];
+  if (given !== undefined && !sameValue(given, old?.metadata.managedFields)) return { entries: given, given: true };
+  return { entries: old?.metadata.managedFields ?? [], given: false };
 }
 
 /** Records a create, update or non-apply patch by `manager` in `next.metadata.managedFields`. */
 export function recordUpdate(next: KubeObject, old: KubeObject | undefined, manager: string, write: ManagedWrite): void {
-  const starting = startingEntries(next, old);
-  const userSet = starting !== (old?.metadata.managedFields ?? []);
+  const { entries: starting, given: userSet } = startingEntries(next, old);
   const after = scoped(next, write);
-  const before = scoped(old, write);
   const nextSet = fieldSetOf(write.schema, after);
+  // A create owns every field it sets: nothing to compare against.
+  if (!old && !userSet) {
+    if (nextSet.empty) delete next.metadata.managedFields;
+    else
+      next.metadata.managedFields = [
+        {
+          manager,
+          operation: 'Update',
+          apiVersion: write.apiVersion,
+          time: write.now,
+          fieldsType: 'FieldsV1',
+          fieldsV1: nextSet.toJSON(),
+          ...(write.subresource ? { subresource: write.subresource } : {}),
+        },
+      ];
+    return;
+  }
+  const before = scoped(old, write);
+  // Values are compared at the leaves; a structural member (a list item held by its key) changes when it is new.
   const changed: string[][] = [];
-  for (const path of nextSet.paths()) if (!sameValue(valueAtPath(after, path), valueAtPath(before, path))) changed.push(path);
+  for (const path of nextSet.paths()) {
+    const leaf = isLeaf(nextSet, path);
+    if (leaf ? !sameValue(valueAtPath(after, path), valueAtPath(before, path)) : valueAtPath(before, path) === undefined) changed.push(path);
+  }
   const removed = old
     ? fieldSetOf(write.schema, before)
         .paths()

@@ -7,7 +7,8 @@ import { podQOSClass } from './pod-qos.js';
 const NOW = Date.parse('2024-05-01T12:00:00Z');
 const CREATED = new Date(NOW - 3 * 3600_000 - 5 * 60_000).toISOString();
 
-const definitions = new Map(builtinResources().map((d) => [d.resource, d]));
+// By plural; the first group wins (core v1 events before events.k8s.io's).
+const definitions = new Map([...builtinResources()].reverse().map((d) => [d.resource, d]));
 const definition = (resource: string): ResourceDefinition => definitions.get(resource)!;
 
 /** Runs what the API server runs on a create: decode, prepareForCreate, defaults, validate. */

@@ -17,6 +17,7 @@ export function prefersProtobuf(accept: string | undefined): boolean {
 export function negotiateProtobuf(request: ApiRequest, response: ApiResponse): ApiResponse {
   const body = response.body as KubeObject | undefined;
   if (response.stream || response.textStream || !body || typeof body !== 'object' || Buffer.isBuffer(body)) return response;
-  if (!prefersProtobuf(request.headers.accept) || !body.apiVersion || !body.kind || !protobufMessageOf(body.apiVersion, body.kind)) return response;
+  if (!prefersProtobuf(request.headers.accept) || !body.apiVersion || !body.kind || body.kind === 'Status' || !protobufMessageOf(body.apiVersion, body.kind))
+    return response;
   return { ...response, headers: { ...response.headers, 'content-type': PROTOBUF_MEDIA_TYPE }, body: Buffer.from(encodeProtobufObject(body)) };
 }

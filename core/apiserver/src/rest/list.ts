@@ -5,7 +5,9 @@ import { queryBool, queryInt } from '../util/query.js';
 import type { RestContext } from './context.js';
 import { collectionPrefix } from './keys.js';
 import { listConsistencyOf } from './resource-version.js';
+import { cachedJson } from './json-cache.js';
 import { json } from './respond.js';
+import { prefersProtobuf } from '../pipeline/negotiate.js';
 import { listFilter } from './selectors.js';
 import { translateStoreError } from './store-errors.js';
 import { tableFormatOf, toTable } from './table.js';
@@ -14,6 +16,8 @@ import { waitForRevision } from './wait-for-revision.js';
 export interface ListedObjects {
   items: KubeObject[];
   metadata: ListMeta;
+  /** The items as the store returned them (keys and revisions). */
+  stored: ListResult['items'];
 }
 
 /**
@@ -43,7 +47,7 @@ export async function listObjects(ctx: RestContext): Promise<ListedObjects> {
   const metadata: ListMeta = { resourceVersion: String(result.revision) };
   if (result.continue) metadata.continue = result.continue;
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
-  return { items: result.items.map((stored) => stored.object), metadata };
+  return { items: result.items.map((stored) => stored.object), metadata, stored: result.items };
 }
 
 /** An exact list of a revision the event log no longer reaches: 410 Expired, and clients list again. */
@@ -56,9 +60,14 @@ function exactRevisionGone(ctx: RestContext, requested: number) {
 /** GET of a collection: a `<Kind>List`, or a Table when kubectl asks for one. */
 export async function listCollection(ctx: RestContext): Promise<ApiResponse> {
   const { definition } = ctx;
-  const { items, metadata } = await listObjects(ctx);
+  const { items, metadata, stored } = await listObjects(ctx);
   const table = tableFormatOf(ctx.request.headers.accept, ctx.request.query);
   if (table) return json(toTable(definition, items, table, metadata));
   const list: KubeList = { kind: definition.listKind ?? `${definition.kind}List`, apiVersion: apiVersionOf(definition), metadata, items };
-  return json(list);
+  // JSON clients over a socket get the list assembled from each item's cached text; in-process callers (no
+  // remote address) and protobuf clients get the list itself.
+  if (ctx.request.remoteAddress === undefined || prefersProtobuf(ctx.request.headers.accept)) return json(list);
+  const head = JSON.stringify({ ...list, items: [] }).slice(0, -2);
+  const text = `${head}${stored.map((item) => cachedJson(item.key, item.revision, item.object)).join(',')}]}`;
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: text };
 }

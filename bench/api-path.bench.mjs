@@ -1,0 +1,233 @@
+#!/usr/bin/env node
+// The request path now against an earlier one, in the same run: an API server (store + apiserver, all kinds
+// registered) started from this checkout and from a checkout of an earlier commit, each in a child process
+// of its own, measured the same way:
+//   - idle memory after start (RSS and heap after a forced GC), and after every OpenAPI v3 document was served;
+//   - creates/s of leases, configmaps and pods with JSON and with protobuf bodies (as kubectl 1.32+ send them);
+//   - GET/s of one pod;
+//   - LIST of 2,000 leases: p50 and p99 latency.
+// The earlier commit (BENCH_BASELINE_REF, default below: main before the kinds work) is checked out under the
+// system temp folder with `git archive`, given a hard-linked copy of node_modules and built once; later runs
+// reuse it. Bounded in time: BENCH_SECONDS (default 3) per scenario. Needs `npm run build` first.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BASELINE_REF = process.env.BENCH_BASELINE_REF ?? '8c0a45d';
+
+// The measuring script, written into each checkout so its bare imports resolve to that checkout's packages.
+const MEASURE =
+  String.raw`
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { CHAIN_STAGE, definePlugin, Kernel } from '@skiff/kernel';
+import storePlugin from '@skiff/store';
+import apiServerPlugin from '@skiff/apiserver';
+import * as api from '@skiff/api';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const CONCURRENCY = 16;
+const TOKEN = 'bench-token';
+const LOAD = ` +
+  '`' +
+  String.raw`
+const { parentPort, workerData } = require('node:worker_threads');
+const https = require('node:https');
+const { url, method, body, bodies, contentType, ca, token, concurrency, warmupMs, durationMs, count } = workerData;
+const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca });
+let counter = 0;
+function once() {
+  return new Promise((resolve) => {
+    const payload = bodies ? Buffer.from(bodies[counter++ % bodies.length]) : body === undefined ? undefined : body.replace('NAME', 'p' + (counter++).toString(36));
+    const headers = { authorization: 'Bearer ' + token, accept: 'application/json' };
+    if (payload !== undefined) { headers['content-type'] = contentType ?? 'application/json'; headers['content-length'] = Buffer.byteLength(payload); }
+    const started = process.hrtime.bigint();
+    const req = https.request(url, { method, agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ ok: res.statusCode < 300, ns: Number(process.hrtime.bigint() - started) }));
+    });
+    req.on('error', () => resolve({ ok: false, ns: 0 }));
+    req.end(payload);
+  });
+}
+async function run() {
+  const latencies = [];
+  let errors = 0;
+  if (count) {
+    for (let i = 0; i < count; i++) { const r = await once(); if (r.ok) latencies.push(r.ns); else errors++; }
+  } else {
+    const warmupEnd = Date.now() + warmupMs;
+    const end = warmupEnd + durationMs;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        const result = await once();
+        if (Date.now() < warmupEnd) continue;
+        if (result.ok) latencies.push(result.ns); else errors++;
+      }
+    }));
+  }
+  latencies.sort((a, b) => a - b);
+  const pick = (q) => (latencies[Math.floor(latencies.length * q)] ?? 0) / 1e6;
+  parentPort.postMessage({ requests: latencies.length, errors, rps: count ? 0 : latencies.length / (durationMs / 1000), p50: pick(0.5), p99: pick(0.99) });
+  agent.destroy();
+}
+run();
+` +
+  '`' +
+  String.raw`;
+
+function load(options) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(LOAD, { eval: true, workerData: { token: TOKEN, concurrency: CONCURRENCY, warmupMs: 500, durationMs: SECONDS * 1000, ...options } });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+}
+
+function memory() {
+  globalThis.gc();
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss: rss / 1048576, heap: heapUsed / 1048576 };
+}
+
+const pod = (name) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'bench' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] } });
+const lease = (name) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'bench', leaseDurationSeconds: 40 } });
+const configMap = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'bench' } }, data: { mode: 'fast', level: '3' } });
+
+const dataDir = mkdtempSync(join(tmpdir(), 'skiff-bench-path-'));
+const out = { memory: {}, rows: {} };
+try {
+  const benchAuth = definePlugin({
+    name: 'bench-auth', version: '0.1.0', kernel: '^0.1.0',
+    apply(kernel) {
+      const user = { username: 'bench', groups: ['system:masters', 'system:authenticated'] };
+      kernel.hooks.authenticate.tap({ name: 'bench-auth', stage: CHAIN_STAGE.TOKEN }, (request) => (request.headers.authorization === 'Bearer ' + TOKEN ? { user } : undefined));
+      kernel.hooks.authorize.tap('bench-auth', () => ({ decision: 'allow' }));
+    },
+  });
+  const kernel = new Kernel({ config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent' } });
+  kernel.use(storePlugin).use(apiServerPlugin).use(benchAuth);
+  await kernel.start();
+  const { url, caPem } = kernel.resolve('apiServerInfo');
+  const handler = kernel.resolve('apiHandler');
+  const call = (method, path, body, headers = {}) => handler.handle({ method, path, query: {}, headers: { authorization: 'Bearer ' + TOKEN, ...headers }, body });
+  out.kinds = kernel.resolve('resourceRegistry').list().length;
+  out.memory.idle = memory();
+  const root = (await call('GET', '/openapi/v3')).body;
+  for (const path of Object.keys(root.paths)) await call('GET', '/openapi/v3/' + path);
+  out.memory.openapi = memory();
+
+  const created = await call('POST', '/api/v1/namespaces/default/pods', pod('bench-get'));
+  if (created.status !== 201) throw new Error('could not create the pod to read: ' + JSON.stringify(created.body));
+  const measure = async (name, options) => (out.rows[name] = await load({ ca: caPem, ...options }));
+  const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+  const protobufBodies = (make) => Array.from({ length: 30000 }, (_, i) => api.encodeProtobufObject(make('b' + i.toString(36))));
+  const kinds = [
+    ['lease', '/apis/coordination.k8s.io/v1/namespaces/default/leases', lease],
+    ['configmap', '/api/v1/namespaces/default/configmaps', configMap],
+    ['pod', '/api/v1/namespaces/default/pods', pod],
+  ];
+  for (const [name, path, make] of kinds) {
+    await measure('create ' + name + ' (JSON)', { url: url + path, method: 'POST', body: JSON.stringify(make('NAME')) });
+    await measure('create ' + name + ' (protobuf)', { url: url + path, method: 'POST', bodies: protobufBodies(make), contentType: PROTOBUF });
+  }
+  await measure('GET pod', { url: url + '/api/v1/namespaces/default/pods/bench-get', method: 'GET' });
+  for (let i = 0; i < 2000; i++) await call('POST', '/apis/coordination.k8s.io/v1/namespaces/list/leases', lease('l' + i));
+  await measure('LIST 2,000 leases', { url: url + '/apis/coordination.k8s.io/v1/namespaces/list/leases', method: 'GET', count: 30 });
+  await kernel.stop();
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
+process.stdout.write(JSON.stringify(out) + '\n');
+`;
+
+function run(command, args, cwd) {
+  execFileSync(command, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** A built checkout of `ref`, made once and kept in the temp folder. */
+function baselineCheckout(ref) {
+  const sha = execFileSync('git', ['rev-parse', '--short=12', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = join(tmpdir(), `skiff-bench-baseline-${sha}`);
+  if (existsSync(join(dir, '.built'))) return { dir, sha };
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  console.error(`preparing the baseline ${sha} in ${dir} (once)…`);
+  const archive = execFileSync('git', ['archive', '--format=tar', sha], { cwd: ROOT, maxBuffer: 1 << 30 });
+  execFileSync('tar', ['-x', '-C', dir], { input: archive });
+  // Hard links: no copying of package contents; the workspace links are relative, so they point into the copy.
+  run('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')], ROOT);
+  run('npx', ['lerna', 'run', 'build', '--loglevel=error'], dir);
+  writeFileSync(join(dir, '.built'), sha);
+  return { dir, sha };
+}
+
+function measure(root) {
+  const script = join(root, 'bench', '.api-path-measure.mjs');
+  mkdirSync(dirname(script), { recursive: true });
+  writeFileSync(script, MEASURE);
+  try {
+    const result = spawnSync(process.execPath, ['--expose-gc', script], { cwd: root, encoding: 'utf8', env: process.env, maxBuffer: 1 << 26 });
+    if (result.status !== 0) throw new Error(`measuring in ${root} failed:\n${result.stderr}`);
+    return JSON.parse(result.stdout.trim().split('\n').pop());
+  } finally {
+    rmSync(script, { force: true });
+  }
+}
+
+const baseline = baselineCheckout(BASELINE_REF);
+const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+const before = measure(baseline.dir);
+const after = measure(ROOT);
+
+const cell = (value, digits = 0) => (value === undefined ? '—' : value.toFixed(digits));
+console.log(`earlier path: ${baseline.sha} (${before.kinds} resources); now: ${head} (${after.kinds} resources)`);
+console.log(`HTTPS keep-alive, 16 concurrent requests, ${process.env.BENCH_SECONDS ?? 3} s per scenario; LIST: 30 sequential requests`);
+console.log('memory (MB, after GC)'.padEnd(34), 'earlier'.padStart(16), 'now'.padStart(16));
+for (const [name, key] of [
+  ['idle after start', 'idle'],
+  ['after every OpenAPI v3 document', 'openapi'],
+]) {
+  const a = before.memory[key];
+  const b = after.memory[key];
+  console.log(name.padEnd(34), `${cell(a.rss, 1)} / ${cell(a.heap, 1)}`.padStart(16), `${cell(b.rss, 1)} / ${cell(b.heap, 1)}`.padStart(16), '  (rss / heap)');
+}
+console.log(
+  'scenario'.padEnd(34),
+  'earlier req/s'.padStart(14),
+  'now req/s'.padStart(10),
+  'now/earlier'.padStart(12),
+  'p50 ms'.padStart(8),
+  'p99 ms'.padStart(8),
+  'errors'.padStart(7),
+);
+for (const [name, row] of Object.entries(after.rows)) {
+  const old = before.rows[name];
+  const served = old && old.errors === 0 && old.requests > 0;
+  if (name.startsWith('LIST')) {
+    console.log(
+      name.padEnd(34),
+      `${cell(old?.p50, 1)} ms`.padStart(14),
+      `${cell(row.p50, 1)} ms`.padStart(10),
+      (served ? `${((row.p50 / old.p50) * 100).toFixed(0)}%` : '—').padStart(12),
+      cell(row.p50, 2).padStart(8),
+      cell(row.p99, 2).padStart(8),
+      String(row.errors).padStart(7),
+    );
+    continue;
+  }
+  console.log(
+    name.padEnd(34),
+    (served ? cell(old.rps) : 'not served').padStart(14),
+    cell(row.rps).padStart(10),
+    (served ? `${((row.rps / old.rps) * 100).toFixed(0)}%` : '—').padStart(12),
+    cell(row.p50, 2).padStart(8),
+    cell(row.p99, 2).padStart(8),
+    String(row.errors).padStart(7),
+  );
+}
