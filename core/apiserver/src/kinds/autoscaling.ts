@@ -1,4 +1,238 @@
-// autoscaling: filled in by the kind declarations of this API group.
-import type { ResourceDefinition } from '@skiff/api';
+// autoscaling/v2: horizontal pod autoscalers (served in upstream's preferred version only).
+import { defineKind, fieldErrors, pathSegmentErrors, type KubeObject, type LabelSelector, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { AGE_COLUMN, computed } from './columns.js';
 
-export const AUTOSCALING_KINDS: ResourceDefinition[] = [];
+/** The CPU utilization an autoscaler without metrics aims for. */
+const DEFAULT_CPU_UTILIZATION = 80;
+const MAX_PERIOD_SECONDS = 1800;
+const MAX_STABILIZATION_SECONDS = 3600;
+
+interface MetricTarget {
+  type?: string;
+  value?: string;
+  averageValue?: string;
+  averageUtilization?: number;
+}
+
+interface MetricIdentifier {
+  name?: string;
+  selector?: LabelSelector;
+}
+
+interface MetricSpec {
+  type?: string;
+  object?: { describedObject?: { kind?: string; name?: string }; target?: MetricTarget; metric?: MetricIdentifier };
+  pods?: { metric?: MetricIdentifier; target?: MetricTarget };
+  resource?: { name?: string; target?: MetricTarget };
+  containerResource?: { name?: string; container?: string; target?: MetricTarget };
+  external?: { metric?: MetricIdentifier; target?: MetricTarget };
+}
+
+interface MetricStatus {
+  type?: string;
+  object?: { current?: MetricValue };
+  pods?: { current?: MetricValue };
+  resource?: { current?: MetricValue };
+  containerResource?: { current?: MetricValue };
+  external?: { current?: MetricValue };
+}
+
+interface MetricValue {
+  value?: string;
+  averageValue?: string;
+  averageUtilization?: number;
+}
+
+interface ScalingRules {
+  stabilizationWindowSeconds?: number;
+  selectPolicy?: string;
+  policies?: { type?: string; value?: number; periodSeconds?: number }[];
+}
+
+type HPA = KubeObject & {
+  spec?: {
+    scaleTargetRef?: { kind?: string; name?: string; apiVersion?: string };
+    minReplicas?: number;
+    maxReplicas?: number;
+    metrics?: MetricSpec[];
+    behavior?: { scaleUp?: ScalingRules; scaleDown?: ScalingRules };
+  };
+  status?: { currentReplicas?: number; currentMetrics?: MetricStatus[] };
+};
+
+const SOURCES = { Object: 'object', Pods: 'pods', Resource: 'resource', ContainerResource: 'containerResource', External: 'external' } as const;
+type SourceField = (typeof SOURCES)[keyof typeof SOURCES];
+
+/** Fills what a behavior section leaves out with the controller's defaults. */
+function defaultRules(rules: ScalingRules | undefined, defaults: Required<Pick<ScalingRules, 'selectPolicy' | 'policies'>> & ScalingRules): ScalingRules {
+  const result = { ...rules };
+  if (result.stabilizationWindowSeconds === undefined && defaults.stabilizationWindowSeconds !== undefined)
+    result.stabilizationWindowSeconds = defaults.stabilizationWindowSeconds;
+  result.selectPolicy ??= defaults.selectPolicy;
+  result.policies ??= defaults.policies;
+  return result;
+}
+
+function defaultHPA(hpa: HPA): void {
+  const spec = (hpa.spec ??= {});
+  spec.minReplicas ??= 1;
+  if (!spec.metrics?.length)
+    spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } } }];
+  if (spec.behavior) {
+    spec.behavior.scaleUp = defaultRules(spec.behavior.scaleUp, {
+      stabilizationWindowSeconds: 0,
+      selectPolicy: 'Max',
+      policies: [
+        { type: 'Pods', value: 4, periodSeconds: 15 },
+        { type: 'Percent', value: 100, periodSeconds: 15 },
+      ],
+    });
+    spec.behavior.scaleDown = defaultRules(spec.behavior.scaleDown, { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] });
+  }
+}
+
+const isPositiveQuantity = (value: string | undefined) => value === undefined || /^\+?0*[1-9]|^\+?0*\.0*[1-9]/.test(String(value));
+
+function validateTarget(target: MetricTarget | undefined, at: string): StatusCause[] {
+  const t = target ?? {};
+  const causes: StatusCause[] = [];
+  if (!t.type) causes.push(fieldErrors.required(`${at}.type`, 'must specify a metric target type'));
+  else if (!['Utilization', 'Value', 'AverageValue'].includes(t.type))
+    causes.push(fieldErrors.invalid(`${at}.type`, t.type, 'must be either Utilization, Value, or AverageValue'));
+  if (!isPositiveQuantity(t.value)) causes.push(fieldErrors.invalid(`${at}.value`, t.value, 'must be positive'));
+  if (!isPositiveQuantity(t.averageValue)) causes.push(fieldErrors.invalid(`${at}.averageValue`, t.averageValue, 'must be positive'));
+  if (t.averageUtilization !== undefined && t.averageUtilization < 1)
+    causes.push(fieldErrors.invalid(`${at}.averageUtilization`, t.averageUtilization, 'must be greater than 0'));
+  return causes;
+}
+
+function validateMetric(metric: MetricSpec, at: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const given = Object.values(SOURCES).filter((field) => metric[field] !== undefined);
+  const expected: SourceField | undefined = metric.type ? SOURCES[metric.type as keyof typeof SOURCES] : undefined;
+  if (!metric.type) causes.push(fieldErrors.required(`${at}.type`, 'must specify a metric source type'));
+  else if (!expected) causes.push(fieldErrors.notSupported(`${at}.type`, metric.type, ['ContainerResource', 'External', 'Object', 'Pods', 'Resource']));
+  if (given.length !== 1) causes.push(fieldErrors.forbidden(at, 'must populate the given metric source only'));
+  if (!expected) return causes;
+  const source = metric[expected];
+  if (!source) return [...causes, fieldErrors.required(`${at}.${expected}`, 'must populate information for the given metric source')];
+  const sourceAt = `${at}.${expected}`;
+  if (expected === 'pods' || expected === 'external' || expected === 'object') {
+    const name = (source as { metric?: MetricIdentifier }).metric?.name;
+    if (!name) causes.push(fieldErrors.required(`${sourceAt}.metric.name`, 'must specify a metric name'));
+  }
+  if (expected === 'resource' || expected === 'containerResource') {
+    if (!(source as { name?: string }).name) causes.push(fieldErrors.required(`${sourceAt}.name`, 'must specify a resource name'));
+    if (expected === 'containerResource' && !(source as { container?: string }).container)
+      causes.push(fieldErrors.required(`${sourceAt}.container`, 'must specify a container'));
+  }
+  if (expected === 'object') {
+    const described = (source as NonNullable<MetricSpec['object']>).describedObject ?? {};
+    causes.push(...validateReference(described, `${sourceAt}.describedObject`));
+  }
+  causes.push(...validateTarget((source as { target?: MetricTarget }).target, `${sourceAt}.target`));
+  return causes;
+}
+
+function validateReference(ref: { kind?: string; name?: string }, at: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const field of ['kind', 'name'] as const) {
+    const value = ref[field] ?? '';
+    if (!value) causes.push(fieldErrors.required(`${at}.${field}`));
+    else causes.push(...pathSegmentErrors(value).map((message) => fieldErrors.invalid(`${at}.${field}`, value, message)));
+  }
+  return causes;
+}
+
+function validateRules(rules: ScalingRules | undefined, at: string): StatusCause[] {
+  if (!rules) return [];
+  const causes: StatusCause[] = [];
+  const window = rules.stabilizationWindowSeconds;
+  if (window !== undefined && (window < 0 || window > MAX_STABILIZATION_SECONDS))
+    causes.push(fieldErrors.invalid(`${at}.stabilizationWindowSeconds`, window, `must be less than or equal to ${MAX_STABILIZATION_SECONDS}`));
+  if (rules.selectPolicy !== undefined && !['Max', 'Min', 'Disabled'].includes(rules.selectPolicy))
+    causes.push(fieldErrors.notSupported(`${at}.selectPolicy`, rules.selectPolicy, ['Disabled', 'Max', 'Min']));
+  const policies = rules.policies ?? [];
+  if (policies.length === 0 && rules.selectPolicy !== 'Disabled') causes.push(fieldErrors.required(`${at}.policies`, 'must specify at least one Policy'));
+  policies.forEach((policy, i) => {
+    const policyAt = `${at}.policies[${i}]`;
+    if (policy.type !== 'Pods' && policy.type !== 'Percent') causes.push(fieldErrors.notSupported(`${policyAt}.type`, policy.type ?? '', ['Percent', 'Pods']));
+    if ((policy.value ?? 0) <= 0) causes.push(fieldErrors.invalid(`${policyAt}.value`, policy.value ?? 0, 'must be greater than zero'));
+    const period = policy.periodSeconds ?? 0;
+    if (period <= 0) causes.push(fieldErrors.invalid(`${policyAt}.periodSeconds`, period, 'must be greater than zero'));
+    else if (period > MAX_PERIOD_SECONDS)
+      causes.push(fieldErrors.invalid(`${policyAt}.periodSeconds`, period, `must be less than or equal to ${MAX_PERIOD_SECONDS}`));
+  });
+  return causes;
+}
+
+function validateHPA(object: KubeObject): StatusCause[] {
+  const spec = (object as HPA).spec ?? {};
+  const causes: StatusCause[] = [];
+  if (spec.minReplicas !== undefined && spec.minReplicas < 1)
+    causes.push(fieldErrors.invalid('spec.minReplicas', spec.minReplicas, 'must be greater than or equal to 1'));
+  const max = spec.maxReplicas ?? 0;
+  if (spec.maxReplicas !== undefined && max < 1) causes.push(fieldErrors.invalid('spec.maxReplicas', max, 'must be greater than 0'));
+  if (spec.minReplicas !== undefined && spec.maxReplicas !== undefined && max < spec.minReplicas)
+    causes.push(fieldErrors.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
+  // As upstream, later sections are only checked once the earlier ones are valid.
+  const reference = validateReference(spec.scaleTargetRef ?? {}, 'spec.scaleTargetRef');
+  if (reference.length > 0) return [...causes, ...reference];
+  const metrics = (spec.metrics ?? []).flatMap((metric, i) => validateMetric(metric, `spec.metrics[${i}]`));
+  if (metrics.length > 0) return [...causes, ...metrics];
+  return [...causes, ...validateRules(spec.behavior?.scaleUp, 'spec.behavior.scaleUp'), ...validateRules(spec.behavior?.scaleDown, 'spec.behavior.scaleDown')];
+}
+
+/** kubectl's Targets cell: "cpu: 40%/80%", "<unknown>" for metrics not yet measured, two metrics then a count. */
+function formatMetrics(specs: MetricSpec[] | undefined, statuses: MetricStatus[] | undefined): string {
+  if (!specs?.length) return '<none>';
+  const cells = specs.map((spec, i) => {
+    const status = statuses?.[i];
+    switch (spec.type) {
+      case 'External':
+      case 'Object': {
+        const source = spec.type === 'External' ? spec.external : spec.object;
+        const current = spec.type === 'External' ? status?.external?.current : status?.object?.current;
+        if (source?.target?.averageValue !== undefined) return `${current?.averageValue ?? '<unknown>'}/${source.target.averageValue} (avg)`;
+        return `${current?.value ?? '<unknown>'}/${source?.target?.value ?? ''}`;
+      }
+      case 'Pods':
+        return `${status?.pods?.current?.averageValue ?? '<unknown>'}/${spec.pods?.target?.averageValue ?? ''}`;
+      case 'Resource':
+      case 'ContainerResource': {
+        const source = spec.type === 'Resource' ? spec.resource : spec.containerResource;
+        const current = spec.type === 'Resource' ? status?.resource?.current : status?.containerResource?.current;
+        const name = source?.name ?? '';
+        if (source?.target?.averageValue !== undefined) return `${name}: ${current?.averageValue ?? '<unknown>'}/${source.target.averageValue}`;
+        const now = current?.averageUtilization !== undefined ? `${current.averageUtilization}%` : '<unknown>';
+        const target = source?.target?.averageUtilization !== undefined ? `${source.target.averageUtilization}%` : '<auto>';
+        return `${name}: ${now}/${target}`;
+      }
+      default:
+        return '<unknown type>';
+    }
+  });
+  return cells.length > 2 ? `${cells.slice(0, 2).join(', ')} + ${cells.length - 2} more...` : cells.join(', ');
+}
+
+export const horizontalPodAutoscalers = defineKind({
+  group: 'autoscaling',
+  version: 'v2',
+  kind: 'HorizontalPodAutoscaler',
+  plural: 'horizontalpodautoscalers',
+  namespaced: true,
+  shortNames: ['hpa'],
+  categories: ['all'],
+  subresources: ['status'],
+  columns: [
+    computed<HPA>('Reference', (hpa) => `${hpa.spec?.scaleTargetRef?.kind ?? ''}/${hpa.spec?.scaleTargetRef?.name ?? ''}`),
+    computed<HPA>('Targets', (hpa) => formatMetrics(hpa.spec?.metrics, hpa.status?.currentMetrics)),
+    computed<HPA>('MinPods', (hpa) => (hpa.spec?.minReplicas !== undefined ? String(hpa.spec.minReplicas) : '<unset>')),
+    computed<HPA>('MaxPods', (hpa) => hpa.spec?.maxReplicas ?? 0),
+    computed<HPA>('Replicas', (hpa) => hpa.status?.currentReplicas ?? 0),
+    AGE_COLUMN,
+  ],
+  strategy: { defaults: (object) => defaultHPA(object as HPA), validate: validateHPA },
+});
+
+export const AUTOSCALING_KINDS: ResourceDefinition[] = [horizontalPodAutoscalers];

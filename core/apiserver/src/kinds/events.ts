@@ -1,4 +1,158 @@
-// events: filled in by the kind declarations of this API group.
-import type { ResourceDefinition } from '@skiff/api';
+// events.k8s.io/v1: events in their newer shape — who reported what, when, about which object. Stored
+// apart from core v1 events (docs/kinds.md); printed with the same columns.
+import {
+  defineKind,
+  fieldErrors,
+  humanAge,
+  isDNS1123Subdomain,
+  validateImmutable,
+  validateQualifiedName,
+  type KubeObject,
+  type ResourceDefinition,
+  type StatusCause,
+} from '@skiff/api';
+import { column, computed, NAME_COLUMN } from './columns.js';
+import { selectorField } from './field-selectors.js';
 
-export const EVENTS_KINDS: ResourceDefinition[] = [];
+const REPORTING_INSTANCE_LIMIT = 128;
+const ACTION_LIMIT = 128;
+const REASON_LIMIT = 128;
+const NOTE_LIMIT = 1024;
+const EVENT_TYPES = ['Normal', 'Warning'];
+
+interface ObjectReference {
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  fieldPath?: string;
+}
+
+type Event = KubeObject & {
+  eventTime?: string;
+  series?: { count?: number; lastObservedTime?: string };
+  reportingController?: string;
+  reportingInstance?: string;
+  action?: string;
+  reason?: string;
+  regarding?: ObjectReference;
+  related?: ObjectReference;
+  note?: string;
+  type?: string;
+  deprecatedSource?: { component?: string; host?: string };
+  deprecatedFirstTimestamp?: string;
+  deprecatedLastTimestamp?: string;
+  deprecatedCount?: number;
+};
+
+/** What an events.k8s.io client may never change once the event is recorded. */
+const IMMUTABLE_FIELDS = [
+  'regarding',
+  'reason',
+  'note',
+  'deprecatedSource',
+  'deprecatedFirstTimestamp',
+  'deprecatedLastTimestamp',
+  'deprecatedCount',
+  'type',
+  'eventTime',
+  'action',
+  'related',
+  'reportingController',
+  'reportingInstance',
+] as const;
+
+const atMost = (value: string | undefined, max: number, field: string): StatusCause[] =>
+  (value ?? '').length > max ? [fieldErrors.invalid(field, '', `can have at most ${max} characters`)] : [];
+
+function validateEvent(object: KubeObject, old?: KubeObject): StatusCause[] {
+  const event = object as Event;
+  const causes: StatusCause[] = [];
+  const namespace = event.metadata.namespace ?? '';
+  const regardingNamespace = event.regarding?.namespace ?? '';
+  if (!regardingNamespace && namespace !== 'default' && namespace !== 'kube-system')
+    causes.push(fieldErrors.invalid('regarding.namespace', regardingNamespace, 'does not match event.namespace'));
+  if (!event.eventTime) causes.push(fieldErrors.required('eventTime'));
+  if (!event.reportingController) causes.push(fieldErrors.required('reportingController'));
+  else causes.push(...validateQualifiedName(event.reportingController, 'reportingController'));
+  if (!event.reportingInstance) causes.push(fieldErrors.required('reportingInstance'));
+  causes.push(...atMost(event.reportingInstance, REPORTING_INSTANCE_LIMIT, 'reportingInstance'));
+  if (!event.action) causes.push(fieldErrors.required('action'));
+  causes.push(...atMost(event.action, ACTION_LIMIT, 'action'));
+  if (!event.reason) causes.push(fieldErrors.required('reason'));
+  causes.push(...atMost(event.reason, REASON_LIMIT, 'reason'));
+  causes.push(...atMost(event.note, NOTE_LIMIT, 'note'));
+  causes.push(...isDNS1123Subdomain(namespace).map((message) => fieldErrors.invalid('metadata.namespace', namespace, message)));
+  if (event.series) {
+    if ((event.series.count ?? 0) < 2) causes.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
+    if (!event.series.lastObservedTime) causes.push(fieldErrors.required('series.lastObservedTime'));
+  }
+  if (!EVENT_TYPES.includes(event.type ?? '')) causes.push(fieldErrors.invalid('type', '', `has invalid value: ${event.type ?? ''}`));
+  // The deprecated fields are for events written through the core API; new writers leave them alone.
+  if (event.deprecatedFirstTimestamp) causes.push(fieldErrors.invalid('deprecatedFirstTimestamp', '', 'needs to be unset'));
+  if (event.deprecatedLastTimestamp) causes.push(fieldErrors.invalid('deprecatedLastTimestamp', '', 'needs to be unset'));
+  if (event.deprecatedCount) causes.push(fieldErrors.invalid('deprecatedCount', '', 'needs to be unset'));
+  if (event.deprecatedSource?.component || event.deprecatedSource?.host) causes.push(fieldErrors.invalid('deprecatedSource', '', 'needs to be unset'));
+  if (old) for (const field of IMMUTABLE_FIELDS) causes.push(...validateImmutable(event[field], (old as Event)[field], field));
+  return causes;
+}
+
+function regardingCell(event: Event): string {
+  const kind = (event.regarding?.kind ?? '').toLowerCase();
+  return event.regarding?.name ? `${kind}/${event.regarding.name}` : kind;
+}
+
+function sourceCell(event: Event): string {
+  const component = event.deprecatedSource?.component || event.reportingController || '';
+  const instance = event.deprecatedSource?.host || event.reportingInstance || '';
+  return instance ? `${component}, ${instance}` : component;
+}
+
+const firstSeen = (event: Event, now: number) => humanAge(event.deprecatedFirstTimestamp || event.eventTime, now);
+
+function lastSeen(event: Event, now: number): string {
+  if (event.series) return humanAge(event.series.lastObservedTime, now);
+  return event.deprecatedLastTimestamp ? humanAge(event.deprecatedLastTimestamp, now) : firstSeen(event, now);
+}
+
+const regarding = (field: keyof ObjectReference) => selectorField<Event>((event) => event.regarding?.[field]);
+
+export const events = defineKind({
+  group: 'events.k8s.io',
+  version: 'v1',
+  kind: 'Event',
+  plural: 'events',
+  namespaced: true,
+  shortNames: ['ev'],
+  columns: [
+    computed<Event>('Last Seen', lastSeen),
+    column('Type', '.type'),
+    column('Reason', '.reason'),
+    computed<Event>('Object', regardingCell),
+    computed<Event>('Subobject', (event) => event.regarding?.fieldPath ?? '', { priority: 1 }),
+    computed<Event>('Source', sourceCell, { priority: 1 }),
+    computed<Event>('Message', (event) => (event.note ?? '').trim()),
+    computed<Event>('First Seen', firstSeen, { priority: 1 }),
+    computed<Event>('Count', (event) => (event.series ? (event.series.count ?? 0) : event.deprecatedCount || 1), { priority: 1 }),
+    { ...NAME_COLUMN, priority: 1 },
+  ],
+  strategy: {
+    validate: validateEvent,
+    fieldSelectors: {
+      'regarding.kind': regarding('kind'),
+      'regarding.namespace': regarding('namespace'),
+      'regarding.name': regarding('name'),
+      'regarding.uid': regarding('uid'),
+      'regarding.apiVersion': regarding('apiVersion'),
+      'regarding.resourceVersion': regarding('resourceVersion'),
+      'regarding.fieldPath': regarding('fieldPath'),
+      reason: selectorField<Event>((event) => event.reason),
+      reportingController: selectorField<Event>((event) => event.reportingController),
+      type: selectorField<Event>((event) => event.type),
+    },
+  },
+});
+
+export const EVENTS_KINDS: ResourceDefinition[] = [events];

@@ -1,4 +1,52 @@
-// node: filled in by the kind declarations of this API group.
-import type { ResourceDefinition } from '@skiff/api';
+// node.k8s.io/v1: runtime classes.
+import {
+  defineKind,
+  fieldErrors,
+  isDNS1123Label,
+  validateImmutable,
+  validateLabels,
+  validateTolerations,
+  type KubeObject,
+  type ResourceDefinition,
+  type StatusCause,
+  type Toleration,
+} from '@skiff/api';
+import { AGE_COLUMN, column } from './columns.js';
 
-export const NODE_KINDS: ResourceDefinition[] = [];
+type RuntimeClass = KubeObject & {
+  handler?: string;
+  overhead?: { podFixed?: Record<string, string | number> };
+  scheduling?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] };
+};
+
+const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
+
+function validateRuntimeClass(object: KubeObject, old?: KubeObject): StatusCause[] {
+  const rc = object as RuntimeClass;
+  const causes: StatusCause[] = [];
+  // The handler names a CRI configuration on the nodes; the generic check reports it missing.
+  if (rc.handler) causes.push(...isDNS1123Label(rc.handler).map((message) => fieldErrors.invalid('handler', rc.handler, message)));
+  for (const [name, quantity] of Object.entries(rc.overhead?.podFixed ?? {})) {
+    const text = String(quantity);
+    if (!QUANTITY.test(text) || text.startsWith('-'))
+      causes.push(fieldErrors.invalid(`overhead.podFixed[${name}]`, text, 'must be greater than or equal to 0'));
+  }
+  if (rc.scheduling) {
+    causes.push(...validateLabels(rc.scheduling.nodeSelector, 'scheduling.nodeSelector'));
+    causes.push(...validateTolerations(rc.scheduling.tolerations, 'scheduling.tolerations'));
+  }
+  if (old) causes.push(...validateImmutable(rc.handler, (old as RuntimeClass).handler, 'handler'));
+  return causes;
+}
+
+export const runtimeClasses = defineKind({
+  group: 'node.k8s.io',
+  version: 'v1',
+  kind: 'RuntimeClass',
+  plural: 'runtimeclasses',
+  namespaced: false,
+  columns: [column('Handler', '.handler'), AGE_COLUMN],
+  strategy: { validate: validateRuntimeClass },
+});
+
+export const NODE_KINDS: ResourceDefinition[] = [runtimeClasses];

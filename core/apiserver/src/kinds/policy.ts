@@ -1,4 +1,65 @@
-// policy: filled in by the kind declarations of this API group.
-import type { ResourceDefinition } from '@skiff/api';
+// policy/v1: pod disruption budgets.
+import {
+  defineKind,
+  fieldErrors,
+  isValidPercent,
+  validateLabelSelector,
+  type KubeObject,
+  type LabelSelector,
+  type ResourceDefinition,
+  type StatusCause,
+} from '@skiff/api';
+import { AGE_COLUMN, computed } from './columns.js';
 
-export const POLICY_KINDS: ResourceDefinition[] = [];
+type IntOrString = number | string;
+
+type PodDisruptionBudget = KubeObject & {
+  spec?: { minAvailable?: IntOrString; maxUnavailable?: IntOrString; selector?: LabelSelector; unhealthyPodEvictionPolicy?: string };
+  status?: { disruptionsAllowed?: number };
+};
+
+/** A count (at least 0) or a percentage (at most 100%). */
+function validateIntOrPercent(value: IntOrString, field: string): StatusCause[] {
+  if (typeof value === 'number') return value < 0 ? [fieldErrors.invalid(field, value, 'must be greater than or equal to 0')] : [];
+  const problems = isValidPercent(value);
+  if (problems.length > 0) return problems.map((message) => fieldErrors.invalid(field, value, message));
+  return Number(value.slice(0, -1)) > 100 ? [fieldErrors.invalid(field, value, 'must not be greater than 100%')] : [];
+}
+
+function validatePDB(object: KubeObject): StatusCause[] {
+  const spec = (object as PodDisruptionBudget).spec ?? {};
+  const causes: StatusCause[] = [];
+  if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined)
+    causes.push(fieldErrors.invalid('spec', spec, 'minAvailable and maxUnavailable cannot be both set'));
+  if (spec.minAvailable !== undefined) causes.push(...validateIntOrPercent(spec.minAvailable, 'spec.minAvailable'));
+  if (spec.maxUnavailable !== undefined) causes.push(...validateIntOrPercent(spec.maxUnavailable, 'spec.maxUnavailable'));
+  causes.push(...validateLabelSelector(spec.selector, 'spec.selector'));
+  return causes;
+}
+
+const budgetCell = (value: IntOrString | undefined) => (value === undefined ? 'N/A' : String(value));
+
+export const podDisruptionBudgets = defineKind({
+  group: 'policy',
+  version: 'v1',
+  kind: 'PodDisruptionBudget',
+  plural: 'poddisruptionbudgets',
+  namespaced: true,
+  shortNames: ['pdb'],
+  subresources: ['status'],
+  columns: [
+    computed<PodDisruptionBudget>('Min Available', (pdb) => budgetCell(pdb.spec?.minAvailable)),
+    computed<PodDisruptionBudget>('Max Unavailable', (pdb) => budgetCell(pdb.spec?.maxUnavailable)),
+    computed<PodDisruptionBudget>('Allowed Disruptions', (pdb) => pdb.status?.disruptionsAllowed ?? 0, { type: 'integer' }),
+    AGE_COLUMN,
+  ],
+  strategy: {
+    // The disruption controller fills the status in; until then nothing may be disrupted.
+    prepareForCreate(object) {
+      object.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
+    },
+    validate: validatePDB,
+  },
+});
+
+export const POLICY_KINDS: ResourceDefinition[] = [podDisruptionBudgets];

@@ -1,0 +1,72 @@
+import type { KubeObject, ResourceDefinition } from '@skiff/api';
+import { describe, expect, it } from 'vitest';
+import { AUTOSCALING_KINDS } from './autoscaling.js';
+
+const NOW = Date.parse('2024-05-01T12:00:00Z');
+const CREATED = new Date(NOW - 3 * 3600_000 - 5 * 60_000).toISOString();
+
+function admit(d: ResourceDefinition, body: Record<string, unknown>, old?: KubeObject) {
+  const object = structuredClone(body) as KubeObject;
+  expect(d.decode!(object, true)).toEqual({ errors: [], unknownFields: [] });
+  if (!old) d.prepareForCreate?.(object);
+  d.defaults?.(object);
+  const causes = d.validate!(object, old).map((c) => `${c.field}: ${c.message}`);
+  object.metadata.creationTimestamp ??= CREATED;
+  return { object, causes };
+}
+
+function create(d: ResourceDefinition, body: Record<string, unknown>): KubeObject {
+  const { object, causes } = admit(d, body);
+  expect(causes).toEqual([]);
+  return object;
+}
+
+const fields = (d: ResourceDefinition, body: Record<string, unknown>, old?: KubeObject) => admit(d, body, old).causes;
+const cells = (d: ResourceDefinition, object: KubeObject) => d.table!.cells(object, NOW);
+const hpas = AUTOSCALING_KINDS[0]!;
+const body = {
+  metadata: { name: 'web', namespace: 'default' },
+  spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 5 },
+};
+
+describe('horizontal pod autoscalers', () => {
+  it('defaults one replica and an 80% CPU target, and prints like kubectl', () => {
+    const hpa = create(hpas, body) as any;
+    expect(hpa.spec.minReplicas).toBe(1);
+    expect(hpa.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }]);
+    expect(hpa.status).toEqual({});
+    expect(cells(hpas, hpa)).toEqual(['web', 'Deployment/web', 'cpu: <unknown>/80%', '1', 5, 0, '3h5m']);
+    hpa.status = { currentReplicas: 2, currentMetrics: [{ type: 'Resource', resource: { current: { averageUtilization: 41 } } }] };
+    expect(cells(hpas, hpa).slice(2, 6)).toEqual(['cpu: 41%/80%', '1', 5, 2]);
+  });
+
+  it('fills in the rest of a behavior section', () => {
+    const hpa = create(hpas, { ...body, spec: { ...body.spec, behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } } }) as any;
+    expect(hpa.spec.behavior).toEqual({
+      scaleUp: {
+        stabilizationWindowSeconds: 0,
+        selectPolicy: 'Max',
+        policies: [
+          { type: 'Pods', value: 4, periodSeconds: 15 },
+          { type: 'Percent', value: 100, periodSeconds: 15 },
+        ],
+      },
+      scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
+    });
+  });
+
+  it('checks replica bounds, the target and metrics', () => {
+    expect(fields(hpas, { ...body, spec: { ...body.spec, minReplicas: 0, maxReplicas: 0 } })).toEqual([
+      'spec.minReplicas: Invalid value: 0: must be greater than or equal to 1',
+      'spec.maxReplicas: Invalid value: 0: must be greater than 0',
+    ]);
+    expect(fields(hpas, { ...body, spec: { ...body.spec, minReplicas: 3, maxReplicas: 2 } })).toEqual([
+      'spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`',
+    ]);
+    expect(fields(hpas, { ...body, spec: { ...body.spec, scaleTargetRef: { kind: 'Deployment' } } })).toEqual(['spec.scaleTargetRef.name: Required value']);
+    const metrics = [{ type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 0 } } }];
+    expect(fields(hpas, { ...body, spec: { ...body.spec, metrics } })).toEqual([
+      'spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0',
+    ]);
+  });
+});
