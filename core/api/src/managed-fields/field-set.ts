@@ -235,3 +235,47 @@ export function formatFieldPath(path: readonly string[]): string {
   }
   return out;
 }
+
+/**
+ * The FieldsV1 JSON of the fields `value` sets, built directly (what `fieldSetOf(...).toJSON()` gives, without
+ * the tree in between): the create path's managed fields, on every create.
+ */
+export function fieldsV1Of(schema: Schema | undefined, value: unknown): Record<string, unknown> {
+  return (fieldsV1Node(schema, value, 0) as Record<string, unknown> | undefined) ?? {};
+}
+
+/** The node of one value: `{}` for a leaf, an object of children otherwise; undefined for nothing. */
+function fieldsV1Node(schema: Schema | undefined, value: unknown, depth: number): Record<string, unknown> | undefined {
+  if (depth > 64 || value === null || value === undefined) return undefined;
+  const kind = schema?.kind;
+  if (kind === undefined || kind === 'any' || kind === 'map' || (kind === 'object' && schema!.kind === 'object' && schema!.structType !== 'atomic')) {
+    if (!isRecord(value)) return {};
+    let out: Record<string, unknown> | undefined;
+    for (const key in value) {
+      const item = value[key];
+      if (item === null || item === undefined) continue;
+      let child: Record<string, unknown> | undefined;
+      if (kind === 'object') {
+        const field = (schema as Extract<Schema, { kind: 'object' }>).fields[key];
+        child = field?.kind === 'array' && Array.isArray(item) ? listNode(schema!, key, field.items, item, depth) : fieldsV1Node(field, item, depth + 1);
+      } else child = fieldsV1Node(kind === 'map' ? (schema as Extract<Schema, { kind: 'map' }>).values : undefined, item, depth + 1);
+      if (child) (out ??= {})[`f:${key}`] = child;
+    }
+    return out ?? {};
+  }
+  return {};
+}
+
+function listNode(owner: Schema, field: string, items: Schema, list: unknown[], depth: number): Record<string, unknown> {
+  const keys = listKeysOf(owner, field);
+  if (keys === undefined || list.length === 0) return {};
+  const out: Record<string, unknown> = {};
+  for (const item of list) {
+    if (keys === 'set') out[`v:${JSON.stringify(item)}`] = {};
+    else if (isRecord(item)) {
+      const children = fieldsV1Node(items, item, depth + 1);
+      out[itemElement(item, keys)] = children && Object.keys(children).length > 0 ? { '.': {}, ...children } : {};
+    }
+  }
+  return out;
+}

@@ -4,7 +4,7 @@ import { schemaMergeKeys } from '../patch/schema-merge-keys.js';
 import { kindSchema } from '../schemas/from-facts.js';
 import type { ObjectSchema } from '../schemas/language.js';
 import type { KubeObject } from '../types.js';
-import { FieldSet, fieldSetOf, formatFieldPath } from './field-set.js';
+import { FieldSet, fieldSetOf, fieldsV1Of, formatFieldPath } from './field-set.js';
 import { applyWithManagedFields, recordUpdate } from './managers.js';
 
 const schema = kindSchema('apps', 'v1', 'Deployment') as ObjectSchema;
@@ -41,6 +41,15 @@ describe('field sets', () => {
     expect(paths).toContain('.spec.template.spec.containers[name="web"].image');
     expect(paths).toContain('.spec.template.spec.containers[name="web"].args');
     expect(set.toJSON()).toMatchObject({ 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:image': {} } } } } } });
+  });
+});
+
+describe('fieldsV1Of', () => {
+  it('builds the same FieldsV1 as the field set, straight from the value', () => {
+    const object = deployment(2, 'nginx', { args: ['-v'], env: [{ name: 'A', value: '1' }], ports: [{ containerPort: 80, protocol: 'TCP' }] });
+    (object.metadata as { finalizers?: string[] }).finalizers = ['x'];
+    expect(fieldsV1Of(schema, object)).toEqual(fieldSetOf(schema, object).toJSON());
+    expect(fieldsV1Of(undefined, { data: { a: '1' }, list: [1] })).toEqual(fieldSetOf(undefined, { data: { a: '1' }, list: [1] }).toJSON());
   });
 });
 

@@ -6,7 +6,7 @@
 import { ApiError } from '../errors.js';
 import type { ObjectSchema } from '../schemas/language.js';
 import type { KubeObject, ManagedFieldsEntry, StatusCause } from '../types.js';
-import { FieldSet, fieldSetOf, formatFieldPath, removeAtPath, valueAtPath } from './field-set.js';
+import { FieldSet, fieldSetOf, fieldsV1Of, formatFieldPath, removeAtPath, valueAtPath } from './field-set.js';
 
 /** The kind and write the managed fields are recorded for. */
 export interface ManagedWrite {
@@ -89,10 +89,10 @@ function startingEntries(next: KubeObject, old: KubeObject | undefined): { entri
 export function recordUpdate(next: KubeObject, old: KubeObject | undefined, manager: string, write: ManagedWrite): void {
   const { entries: starting, given: userSet } = startingEntries(next, old);
   const after = scoped(next, write);
-  const nextSet = fieldSetOf(write.schema, after);
   // A create owns every field it sets: nothing to compare against.
   if (!old && !userSet) {
-    if (nextSet.empty) delete next.metadata.managedFields;
+    const fieldsV1 = fieldsV1Of(write.schema, after);
+    if (Object.keys(fieldsV1).length === 0) delete next.metadata.managedFields;
     else
       next.metadata.managedFields = [
         {
@@ -101,12 +101,13 @@ export function recordUpdate(next: KubeObject, old: KubeObject | undefined, mana
           apiVersion: write.apiVersion,
           time: write.now,
           fieldsType: 'FieldsV1',
-          fieldsV1: nextSet.toJSON(),
+          fieldsV1,
           ...(write.subresource ? { subresource: write.subresource } : {}),
         },
       ];
     return;
   }
+  const nextSet = fieldSetOf(write.schema, after);
   const before = scoped(old, write);
   // Values are compared at the leaves; a structural member (a list item held by its key) changes when it is new.
   const changed: string[][] = [];
