@@ -241,8 +241,9 @@ function intOrString(bytes: Uint8Array): number | string {
   return typeof value === 'number' ? value : 0;
 }
 
-/** Time and MicroTime: seconds (1) and nanos (2) since the epoch, as RFC 3339 in UTC. */
-function formatTime(bytes: Uint8Array, micro: boolean): string {
+/** Time and MicroTime: seconds (1) and nanos (2) since the epoch, as RFC 3339 in UTC; no bytes at all is Go's zero time, null in JSON. */
+function formatTime(bytes: Uint8Array, micro: boolean): string | null {
+  if (bytes.length === 0) return null;
   const fields = fieldsOf(bytes);
   const seconds = Number(fields.get(1)?.value ?? 0);
   const nanos = Number(fields.get(2)?.value ?? 0);

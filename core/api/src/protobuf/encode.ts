@@ -85,6 +85,8 @@ function special(type: string, value: unknown, path: string): WireWriter | undef
     return writer.tag(1, WIRE_TYPE.VARINT).varint(1).tag(3, WIRE_TYPE.LENGTH_DELIMITED).string(String(value));
   }
   if (type === SPECIAL.TIME || type === SPECIAL.MICRO_TIME) {
+    // Go's zero time (null in JSON, inside maps and lists) is an empty message.
+    if (value === null) return writer;
     const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
     if (Number.isNaN(ms)) throw new WireError(`expected an RFC 3339 time, got ${JSON.stringify(value)} (at ${path})`);
     const seconds = Math.floor(ms / 1000);
