@@ -93,10 +93,10 @@ function convert(schema: Schema, options: OpenApiOptions, nested: boolean): Open
     case 'boolean':
       return withDescription({ type: 'boolean' }, d);
     case 'quantity':
-      if (options.ref && nested) return withDescription({ $ref: `#/components/schemas/${QUANTITY}` }, d);
+      if (options.ref && nested) return withDescription({ allOf: [{ $ref: `#/components/schemas/${QUANTITY}` }] }, d);
       return withDescription({ ...NAMED_SCALARS[QUANTITY] }, d);
     case 'intOrString':
-      if (options.ref && nested) return withDescription({ $ref: `#/components/schemas/${INT_OR_STRING}` }, d);
+      if (options.ref && nested) return withDescription({ allOf: [{ $ref: `#/components/schemas/${INT_OR_STRING}` }] }, d);
       return withDescription({ ...NAMED_SCALARS[INT_OR_STRING] }, d);
     case 'time':
       return withDescription({ type: 'string', format: 'date-time' }, d);
