@@ -1,3 +1,4 @@
+import { cloneJsonValue } from '@skiff/api';
 import type { StoreEvent } from './types.js';
 
 /** A live watcher as the fan-out sees it: it never blocks, it only takes or declines an event. */
@@ -64,7 +65,7 @@ export class FanOut {
     let shared: StoreEvent | undefined;
     for (const subscriber of this.subscribers) {
       if (!subscriber.wants(event)) continue;
-      shared ??= deepFreeze(structuredClone(event));
+      shared ??= deepFreeze(cloneJsonValue(event));
       subscriber.offer(shared);
     }
   }

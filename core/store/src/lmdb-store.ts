@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { nestingDepth, type KubeObject } from '@skiff/api';
+import { cloneJsonValue, NestingTooDeepError, type KubeObject } from '@skiff/api';
 import type { Logger } from '@skiff/kernel';
 import { openDatabases, type StoreDatabases } from './databases.js';
 import { CodedStoreError, StoreUsageError } from './errors.js';
@@ -126,7 +126,7 @@ export class LmdbStore implements Store {
   async delete(key: string, options: { expectedRevision?: number } = {}): Promise<StoredObject> {
     return this.write(key, () => {
       const current = this.existing(key, options.expectedRevision);
-      return this.record(key, 'DELETED', structuredClone(current), current);
+      return this.record(key, 'DELETED', cloneJsonValue(current), current);
     });
   }
 
@@ -297,9 +297,12 @@ export class LmdbStore implements Store {
  * deeper than the store can encode, so a write either happens whole or fails before it starts.
  */
 function storable(key: string, object: KubeObject): KubeObject {
-  if (nestingDepth(object, MAX_STORED_DEPTH) > MAX_STORED_DEPTH)
+  try {
+    return cloneJsonValue(object, MAX_STORED_DEPTH);
+  } catch (err) {
+    if (!(err instanceof NestingTooDeepError)) throw err;
     throw new StoreUsageError('SKIFF_ERR_STORE_VALUE_INVALID', { key: JSON.stringify(key), detail: `it nests deeper than ${MAX_STORED_DEPTH} levels` });
-  return structuredClone(object);
+  }
 }
 
 /** Opens (or creates) an LMDB store in `options.path`. */

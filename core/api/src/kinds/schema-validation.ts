@@ -1,5 +1,6 @@
 // The checks every kind gets from its schema: `+enum` string fields hold one of their values, and
-// `+required` fields are set — what Kubernetes' declarative validation says for every type.
+// `+required` fields are set — what Kubernetes' declarative validation says for every type. Runs on every
+// write: the path is kept as a stack of segments and only joined when a cause is reported.
 import type { Schema } from '../schemas/language.js';
 import type { StatusCause } from '../types.js';
 import { notSupported, required } from '../validation/field.js';
@@ -8,44 +9,100 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function join(path: string, key: string): string {
-  return path ? `${path}.${key}` : key;
+class Walker {
+  readonly causes: StatusCause[] = [];
+  private readonly path: (string | number)[] = [];
+
+  private at(last?: string): string {
+    let out = '';
+    const segments = last === undefined ? this.path : [...this.path, last];
+    for (const segment of segments) {
+      if (typeof segment === 'number') out += `[${segment}]`;
+      else if (segment.startsWith('[')) out += segment;
+      else out += out ? `.${segment}` : segment;
+    }
+    return out;
+  }
+
+  walk(schema: Schema, value: unknown): void {
+    switch (schema.kind) {
+      case 'string':
+        if (schema.enum && typeof value === 'string' && !schema.enum.includes(value)) this.causes.push(notSupported(this.at(), value, schema.enum));
+        return;
+      case 'array':
+        if (!Array.isArray(value) || !hasChecks(schema.items)) return;
+        for (let i = 0; i < value.length; i++) {
+          this.path.push(i);
+          this.walk(schema.items, value[i]);
+          this.path.pop();
+        }
+        return;
+      case 'map':
+        if (!isRecord(value) || !hasChecks(schema.values)) return;
+        for (const key in value) {
+          this.path.push(`[${key}]`);
+          this.walk(schema.values, value[key]);
+          this.path.pop();
+        }
+        return;
+      case 'object': {
+        if (!isRecord(value) || !hasChecks(schema)) return;
+        if (schema.required) {
+          for (const name of schema.required) {
+            const field = schema.fields[name];
+            // A required struct held by value is always there in Go; its own required fields speak for it.
+            if (field?.kind === 'object' && !schema.fieldFacts?.[name]?.pointer) continue;
+            const present = value[name];
+            if (present === undefined || present === null || (field?.kind === 'string' && present === '')) this.causes.push(required(this.at(name)));
+          }
+        }
+        for (const key in value) {
+          const field = schema.fields[key];
+          const item = value[key];
+          if (field === undefined || item === null || item === undefined) continue;
+          this.path.push(key);
+          this.walk(field, item);
+          this.path.pop();
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
 }
 
-function walk(schema: Schema, value: unknown, path: string, out: StatusCause[]): void {
+const checked = new WeakMap<Schema, boolean>();
+
+/** Whether anything below the schema can fail a check (an enum or a required field); cached per schema. */
+function hasChecks(schema: Schema): boolean {
+  const known = checked.get(schema);
+  if (known !== undefined) return known;
+  checked.set(schema, false); // cycles: assume none while deciding
+  let result = false;
   switch (schema.kind) {
     case 'string':
-      if (schema.enum && typeof value === 'string' && !schema.enum.includes(value)) out.push(notSupported(path, value, schema.enum));
-      return;
+      result = Boolean(schema.enum);
+      break;
     case 'array':
-      if (Array.isArray(value)) value.forEach((item, i) => walk(schema.items, item, `${path}[${i}]`, out));
-      return;
+      result = hasChecks(schema.items);
+      break;
     case 'map':
-      if (isRecord(value)) for (const [key, item] of Object.entries(value)) walk(schema.values, item, `${path}[${key}]`, out);
-      return;
-    case 'object': {
-      if (!isRecord(value)) return;
-      for (const name of schema.required ?? []) {
-        const field = schema.fields[name];
-        // A required struct held by value is always there in Go; its own required fields speak for it.
-        if (field?.kind === 'object' && !schema.fieldFacts?.[name]?.pointer) continue;
-        const present = value[name];
-        if (present === undefined || present === null || (field?.kind === 'string' && present === '')) out.push(required(join(path, name)));
-      }
-      for (const [key, item] of Object.entries(value)) {
-        const field = schema.fields[key];
-        if (field && item !== null && item !== undefined) walk(field, item, join(path, key), out);
-      }
-      return;
-    }
+      result = hasChecks(schema.values);
+      break;
+    case 'object':
+      result = Boolean(schema.required?.length) || Object.values(schema.fields).some(hasChecks);
+      break;
     default:
-      return;
+      result = false;
   }
+  checked.set(schema, result);
+  return result;
 }
 
 /** Enum and required-field causes for an object, in document order. */
 export function validateAgainstSchema(schema: Schema, object: unknown): StatusCause[] {
-  const out: StatusCause[] = [];
-  walk(schema, object, '', out);
-  return out;
+  const walker = new Walker();
+  walker.walk(schema, object);
+  return walker.causes;
 }

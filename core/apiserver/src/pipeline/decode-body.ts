@@ -1,4 +1,4 @@
-import { decodeProtobufObject, errors, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api';
+import { cloneJsonValue, decodeProtobufObject, errors, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api';
 import { isMap, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { duplicateJsonFields } from './duplicate-fields.js';
 import { assertJsonNesting, assertWellFormedValue, assertYamlNesting, bodyText } from './body-limits.js';
@@ -42,7 +42,7 @@ export function decodeBody(body: unknown, contentType: string | undefined): Deco
   if (body === undefined || body === null) return { mediaType, value: undefined };
   if (!Buffer.isBuffer(body) && typeof body !== 'string') {
     assertWellFormedValue(body);
-    return { mediaType, value: structuredClone(body) };
+    return { mediaType, value: cloneJsonValue(body) };
   }
   if (mediaType === PROTOBUF_MEDIA_TYPE) return { mediaType, value: parseProtobuf(body) };
   const isJson = JSON_TYPES.has(mediaType);

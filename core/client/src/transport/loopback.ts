@@ -1,3 +1,4 @@
+import { cloneJsonValue } from '@skiff/api';
 import type { ApiHandler } from '@skiff/kernel';
 import { isSuccess, statusError } from './status-error.js';
 import type { Transport, TransportRequest, TransportResponse } from './types.js';
@@ -35,5 +36,5 @@ export class LoopbackTransport implements Transport {
  */
 function ownedCopy(body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return body;
-  return structuredClone(body);
+  return cloneJsonValue(body);
 }
