@@ -2,6 +2,8 @@ import type { ApiResponse } from '@skiff/kernel';
 import { queryBool } from '../util/query.js';
 import type { RestContext } from './context.js';
 import { readObject } from './read.js';
+import { prefersProtobuf } from '../pipeline/negotiate.js';
+import { cachedJson } from './json-cache.js';
 import { json } from './respond.js';
 import { tableFormatOf, toTable } from './table.js';
 import { waitForRequestedRevision } from './wait-for-revision.js';
@@ -9,8 +11,13 @@ import { waitForRequestedRevision } from './wait-for-revision.js';
 /** GET of one object: the object, or a one-row Table when kubectl asks for one. */
 export async function getObject(ctx: RestContext): Promise<ApiResponse> {
   await waitForRequestedRevision(ctx);
-  const { object } = await readObject(ctx, { includeUninitialized: queryBool(ctx.request.query.includeUninitialized) });
+  const stored = await readObject(ctx, { includeUninitialized: queryBool(ctx.request.query.includeUninitialized) });
+  const { object } = stored;
   const table = tableFormatOf(ctx.request.headers.accept, ctx.request.query);
   if (table) return json(toTable(ctx.definition, [object], table, { resourceVersion: object.metadata.resourceVersion }));
+  // JSON clients over a socket get the object's cached text (see json-cache.ts); others the object.
+  if (ctx.info.subresource === '' && ctx.request.remoteAddress !== undefined && !prefersProtobuf(ctx.request.headers.accept)) {
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: cachedJson(stored.key, stored.revision, object) };
+  }
   return json(object);
 }
