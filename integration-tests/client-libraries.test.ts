@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { pythonWithKubernetes } from './clients.js';
+import { helmPath, pythonWithKubernetes } from './clients.js';
 import { startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
 // The official client libraries, unchanged, against one `skiff up`: Debian's python3-kubernetes and
 // @kubernetes/client-node each create, list, watch, patch and delete objects of the core, apps, batch and rbac
-// groups, through their typed APIs.
+// groups, through their typed APIs; and helm 4 runs a chart's life cycle.
 let skiff: RunningSkiff;
 let kc: k8s.KubeConfig;
 const dataDir = tempDir('client-libraries');
@@ -23,8 +24,12 @@ afterAll(async () => {
 });
 
 function runPython(script: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runProgram(pythonWithKubernetes(), ['-c', script, ...args]);
+}
+
+function runProgram(file: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(pythonWithKubernetes(), ['-c', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -183,5 +188,29 @@ describe('@kubernetes/client-node', () => {
     } finally {
       watching.abort();
     }
+  });
+});
+
+describe('helm 4', () => {
+  it('installs, upgrades and uninstalls the chart `helm create` writes', async () => {
+    const helm = (...args: string[]) => runProgram(helmPath(), ['--kubeconfig', skiff.kubeconfig, ...args]);
+    const chartDir = join(dataDir, 'charts');
+    mkdirSync(chartDir, { recursive: true });
+    const ok = async (...args: string[]) => {
+      const result = await helm(...args);
+      if (result.code !== 0) throw new Error(`helm ${args.join(' ')} exited ${result.code}\n${result.stderr}`);
+      return result.stdout;
+    };
+    await ok('create', join(chartDir, 'demo'));
+    expect(await ok('install', 'demo', join(chartDir, 'demo'), '--namespace', 'default')).toMatch(/STATUS: deployed/);
+    const apps = kc.makeApiClient(k8s.AppsV1Api);
+    expect((await apps.readNamespacedDeployment({ name: 'demo', namespace: 'default' })).spec?.replicas).toBe(1);
+    expect(await ok('upgrade', 'demo', join(chartDir, 'demo'), '--set', 'replicaCount=2')).toMatch(/has been upgraded/);
+    expect((await apps.readNamespacedDeployment({ name: 'demo', namespace: 'default' })).spec?.replicas).toBe(2);
+    expect(await ok('list', '-o', 'json')).toMatch(/"name":"demo".*"revision":"2".*"status":"deployed"/);
+    expect(await ok('uninstall', 'demo')).toMatch(/release "demo" uninstalled/);
+    await expect(apps.readNamespacedDeployment({ name: 'demo', namespace: 'default' })).rejects.toMatchObject({ code: 404 });
+    const secrets = await kc.makeApiClient(k8s.CoreV1Api).listNamespacedSecret({ namespace: 'default', labelSelector: 'owner=helm' });
+    expect(secrets.items).toEqual([]);
   });
 });
