@@ -1,34 +1,9 @@
-import type { KubeObject, ResourceDefinition } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { BATCH_KINDS, cronScheduleError, parseIndexes } from './batch.js';
+import { kindHarness } from '../test-support/kind-harness.js';
 
-const NOW = Date.parse('2024-05-01T12:00:00Z');
-const CREATED = new Date(NOW - 3 * 3600_000 - 5 * 60_000).toISOString();
 const UID = '0b6c2a4e-1111-4222-8333-944455556666';
-const definition = (resource: string): ResourceDefinition => BATCH_KINDS.find((d) => d.resource === resource)!;
-
-/** What the API server runs on a write: decode, metadata (uid), prepareForCreate, defaults; returns the object and its causes. */
-function admit(resource: string, body: Record<string, unknown>, old?: KubeObject) {
-  const d = definition(resource);
-  const object = structuredClone(body) as KubeObject;
-  expect(d.decode!(object, true)).toEqual({ errors: [], unknownFields: [] });
-  if (!old) {
-    object.metadata.uid ??= UID;
-    d.prepareForCreate?.(object);
-  }
-  d.defaults?.(object);
-  const causes = d.validate!(object, old);
-  object.metadata.creationTimestamp ??= CREATED;
-  return { object, causes: causes.map((c) => `${c.field}: ${c.message}`) };
-}
-
-function create(resource: string, body: Record<string, unknown>): KubeObject {
-  const { object, causes } = admit(resource, body);
-  expect(causes).toEqual([]);
-  return object;
-}
-
-const cells = (resource: string, object: KubeObject) => definition(resource).table!.cells(object, NOW);
+const { CREATED, definition, admit, create, cells } = kindHarness(BATCH_KINDS, { uid: UID });
 
 const podTemplate = (restartPolicy?: string) => ({
   spec: { containers: [{ name: 'pi', image: 'perl:5.34' }], ...(restartPolicy ? { restartPolicy } : {}) },

@@ -1,31 +1,9 @@
-import type { KubeObject, ResourceDefinition } from '@skiff/api';
+import type { KubeObject } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { CERTIFICATES_KINDS } from './certificates.js';
+import { kindHarness } from '../test-support/kind-harness.js';
 
-const NOW = Date.parse('2024-05-01T12:00:00Z');
-const CREATED = new Date(NOW - 3 * 3600_000 - 5 * 60_000).toISOString();
-const definition = (resource: string): ResourceDefinition => CERTIFICATES_KINDS.find((d) => d.resource === resource)!;
-
-/** What the API server runs on a create: decode, prepareForCreate, defaults; returns the object and its validation causes. */
-function admit(resource: string, body: Record<string, unknown>, old?: KubeObject): { object: KubeObject; causes: { field?: string; message?: string }[] } {
-  const d = definition(resource);
-  const object = structuredClone(body) as KubeObject;
-  expect(d.decode!(object, true).errors).toEqual([]);
-  if (!old) d.prepareForCreate?.(object);
-  d.defaults?.(object);
-  const causes = d.validate!(object, old);
-  object.metadata.creationTimestamp ??= CREATED;
-  return { object, causes };
-}
-
-function create(resource: string, body: Record<string, unknown>): KubeObject {
-  const { object, causes } = admit(resource, body);
-  expect(causes).toEqual([]);
-  return object;
-}
-
-const fields = (resource: string, body: Record<string, unknown>, old?: KubeObject) => admit(resource, body, old).causes.map((c) => `${c.field}: ${c.message}`);
-const cells = (resource: string, object: KubeObject) => definition(resource).table!.cells(object, NOW);
+const { definition, create, fields, cells } = kindHarness(CERTIFICATES_KINDS);
 
 // An EC P-256 certificate request for CN=alice, base64 as JSON carries []byte.
 const REQUEST =

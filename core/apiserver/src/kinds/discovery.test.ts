@@ -1,28 +1,8 @@
-import type { KubeObject, ResourceDefinition } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { DISCOVERY_KINDS } from './discovery.js';
+import { kindHarness } from '../test-support/kind-harness.js';
 
-const NOW = Date.parse('2024-05-01T12:00:00Z');
-const CREATED = new Date(NOW - 3 * 3600_000 - 5 * 60_000).toISOString();
-
-function admit(d: ResourceDefinition, body: Record<string, unknown>, old?: KubeObject) {
-  const object = structuredClone(body) as KubeObject;
-  expect(d.decode!(object, true)).toEqual({ errors: [], unknownFields: [] });
-  if (!old) d.prepareForCreate?.(object);
-  d.defaults?.(object);
-  const causes = d.validate!(object, old).map((c) => `${c.field}: ${c.message}`);
-  object.metadata.creationTimestamp ??= CREATED;
-  return { object, causes };
-}
-
-function create(d: ResourceDefinition, body: Record<string, unknown>): KubeObject {
-  const { object, causes } = admit(d, body);
-  expect(causes).toEqual([]);
-  return object;
-}
-
-const fields = (d: ResourceDefinition, body: Record<string, unknown>, old?: KubeObject) => admit(d, body, old).causes;
-const cells = (d: ResourceDefinition, object: KubeObject) => d.table!.cells(object, NOW);
+const { create, fields, cells } = kindHarness(DISCOVERY_KINDS);
 const slices = DISCOVERY_KINDS[0]!;
 const body = {
   metadata: { name: 'web-abc12', namespace: 'default' },

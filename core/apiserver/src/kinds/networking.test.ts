@@ -1,30 +1,8 @@
-import type { KubeObject, ResourceDefinition } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { NETWORKING_KINDS } from './networking.js';
+import { kindHarness } from '../test-support/kind-harness.js';
 
-const NOW = Date.parse('2024-05-01T12:00:00Z');
-const CREATED = new Date(NOW - 3 * 3600_000 - 5 * 60_000).toISOString();
-const definition = (resource: string): ResourceDefinition => NETWORKING_KINDS.find((d) => d.resource === resource)!;
-
-function admit(resource: string, body: Record<string, unknown>, old?: KubeObject) {
-  const d = definition(resource);
-  const object = structuredClone(body) as KubeObject;
-  expect(d.decode!(object, true)).toEqual({ errors: [], unknownFields: [] });
-  if (!old) d.prepareForCreate?.(object);
-  d.defaults?.(object);
-  const causes = d.validate!(object, old).map((c) => `${c.field}: ${c.message}`);
-  object.metadata.creationTimestamp ??= CREATED;
-  return { object, causes };
-}
-
-function create(resource: string, body: Record<string, unknown>): KubeObject {
-  const { object, causes } = admit(resource, body);
-  expect(causes).toEqual([]);
-  return object;
-}
-
-const fields = (resource: string, body: Record<string, unknown>, old?: KubeObject) => admit(resource, body, old).causes;
-const cells = (resource: string, object: KubeObject) => definition(resource).table!.cells(object, NOW);
+const { create, fields, cells } = kindHarness(NETWORKING_KINDS);
 
 const backend = { service: { name: 'web', port: { number: 80 } } };
 const ingressBody = (path: object) => ({

@@ -1,32 +1,17 @@
 import type { Deployment, KubeObject, Namespace, Node, Pod, ReplicaSet } from '@skiff/api';
-import type { ResourceDefinition } from '@skiff/kernel';
 import { describe, expect, it } from 'vitest';
 import { builtinResources } from './index.js';
 import { podQOSClass } from './pod-qos.js';
-
-const NOW = Date.parse('2024-05-01T12:00:00Z');
-const CREATED = new Date(NOW - 3 * 3600_000 - 5 * 60_000).toISOString();
+import { kindHarness } from '../test-support/kind-harness.js';
 
 // By plural; the first group wins (core v1 events before events.k8s.io's).
-const definitions = new Map([...builtinResources()].reverse().map((d) => [d.resource, d]));
-const definition = (resource: string): ResourceDefinition => definitions.get(resource)!;
+const harness = kindHarness(builtinResources());
+const { NOW, CREATED, definition, create } = harness;
 
-/** Runs what the API server runs on a create: decode, prepareForCreate, defaults, validate. */
-function create(resource: string, body: Record<string, unknown>): KubeObject {
-  const d = definition(resource);
-  const object = structuredClone(body) as KubeObject;
-  expect(d.decode!(object, true)).toEqual({ errors: [], unknownFields: [] });
-  d.prepareForCreate?.(object);
-  d.defaults?.(object);
-  expect(d.validate!(object)).toEqual([]);
-  object.metadata.creationTimestamp = CREATED;
-  return object;
-}
-
+/** The row at NOW, with a cell for every column. */
 const cells = (resource: string, object: KubeObject) => {
-  const table = definition(resource).table!;
-  const row = table.cells(object, NOW);
-  expect(row).toHaveLength(table.columns.length);
+  const row = harness.cells(resource, object);
+  expect(row).toHaveLength(definition(resource).table!.columns.length);
   return row;
 };
 
