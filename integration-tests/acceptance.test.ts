@@ -228,6 +228,8 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(await ok('explain', 'cronjob.spec.jobTemplate.spec')).toMatch(/^\s+backoffLimit\s+<integer>/m);
     expect(await ok('explain', 'ingresses.spec.rules.http.paths')).toMatch(/^\s+pathType\s+<string>/m);
     expect(await ok('explain', 'clusterrole.rules')).toMatch(/^\s+verbs\s+<\[\]string> -required-/m);
+    // From the OpenAPI v2 document (protobuf), kubectl's other explain.
+    expect(await ok('explain', 'deployment.spec.strategy', '--output', 'plaintext-openapiv2')).toMatch(/^\s+rollingUpdate\s+<Object>/m);
   });
 
   it('scales, waits for the rollout and a condition', async () => {

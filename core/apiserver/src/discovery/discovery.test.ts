@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WireReader } from '@skiff/api';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
 
 let server: TestServer;
@@ -128,13 +129,17 @@ describe('aggregated discovery', () => {
 });
 
 describe('OpenAPI', () => {
-  it('answers /openapi/v2 with an empty protobuf document', async () => {
+  it('answers /openapi/v2 in protobuf (a gnostic Document) by default and in JSON when asked', async () => {
     const response = await server.request('GET', '/openapi/v2?timeout=32s', {
       headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' },
     });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
-    expect(response.text).toBe('');
+    const reader = new WireReader(response.raw);
+    expect(reader.tag()).toEqual({ field: 1, wireType: 2 });
+    expect(reader.string()).toBe('2.0');
+    const json = await server.request('GET', '/openapi/v2', { headers: { accept: 'application/json' } });
+    expect(json.json).toMatchObject({ swagger: '2.0', info: { title: 'Kubernetes' } });
   });
 
   it('serves v3 documents with a patch operation per kind that takes fieldValidation, under a stable hash', async () => {

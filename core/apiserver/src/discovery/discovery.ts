@@ -5,7 +5,8 @@ import { json } from '../rest/respond.js';
 import { aggregatedContentType, aggregatedDiscovery, aggregatedVersionOf } from './aggregated.js';
 import { servedGroups, type GroupVersions } from './groups.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './legacy.js';
-import { OPENAPI_V2_CONTENT_TYPE, openApiV2, OpenApiV3 } from './openapi.js';
+import { OPENAPI_V2_CONTENT_TYPE, OpenApiV3 } from './openapi.js';
+import { openApiV2Json, openApiV2Protobuf } from './openapi-v2.js';
 import { versionInfo } from './version.js';
 
 const HEALTH_PATHS = new Set(['healthz', 'livez', 'readyz']);
@@ -29,6 +30,7 @@ export class Discovery {
   private groups: GroupVersions[] = [];
   private openapi = new OpenApiV3([]);
   private openapiV2?: string;
+  private openapiV2Protobuf?: Buffer;
 
   constructor(
     private readonly registry: ResourceRegistryImpl,
@@ -63,6 +65,7 @@ export class Discovery {
     this.groups = servedGroups(this.registry.list());
     this.openapi = new OpenApiV3(this.groups);
     this.openapiV2 = undefined;
+    this.openapiV2Protobuf = undefined;
     this.built = this.registry.generation;
   }
 
@@ -81,10 +84,13 @@ export class Discovery {
 
   private serveOpenApi(parts: string[], request: ApiRequest): ApiResponse {
     if (parts[0] === 'v2' && parts.length === 1) {
-      // JSON for clients that ask for it first; otherwise the protobuf form kubectl 1.27/1.28 require, left empty.
-      if (!wantsJson(request.headers.accept)) return { status: 200, headers: { 'content-type': OPENAPI_V2_CONTENT_TYPE }, body: Buffer.alloc(0) };
+      // JSON for clients that ask for it first; otherwise the protobuf form kubectl asks for.
       this.refresh();
-      this.openapiV2 ??= openApiV2(this.groups);
+      if (!wantsJson(request.headers.accept)) {
+        this.openapiV2Protobuf ??= openApiV2Protobuf(this.groups);
+        return { status: 200, headers: { 'content-type': OPENAPI_V2_CONTENT_TYPE }, body: this.openapiV2Protobuf };
+      }
+      this.openapiV2 ??= openApiV2Json(this.groups);
       return { status: 200, headers: JSON_TYPE, body: this.openapiV2 };
     }
     if (parts[0] === 'v3') {

@@ -6,8 +6,8 @@ import { verbsOf } from './subresources.js';
 import { GIT_VERSION } from './version.js';
 
 /**
- * kubectl 1.27/1.28 insist on GET /openapi/v2 answering 200 as protobuf before `apply -f`; an empty
- * Document is enough, and Go's mime parser needs this spelling of the type.
+ * The protobuf media type of GET /openapi/v2 (kubectl 1.27/1.28 insist on it before `apply -f`); Go's mime
+ * parser needs this spelling of the type.
  */
 export const OPENAPI_V2_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
@@ -109,15 +109,4 @@ function pathParameter(name: string) {
 
 function queryParameter(name: string) {
   return { name, in: 'query', schema: { type: 'string', uniqueItems: true } };
-}
-
-/**
- * GET /openapi/v2 as JSON: a Swagger 2.0 document of every served kind's schema (`definitions`), for
- * clients that read v2 (the Python client's tooling, older kubectl plugins). Built on first request.
- */
-export function openApiV2(groups: GroupVersions[]): string {
-  const definitions = groups.flatMap((entry) => [...entry.resources.values()].flat());
-  const components = toOpenApiComponents(schemasOf(definitions));
-  const text = JSON.stringify(components).replaceAll('"#/components/schemas/', '"#/definitions/');
-  return JSON.stringify({ swagger: '2.0', info: { title: 'Kubernetes', version: GIT_VERSION }, paths: {}, definitions: JSON.parse(text) as unknown });
 }
