@@ -123,8 +123,11 @@ export function splitSpecAndStatus(keptOnStatusUpdate: readonly (keyof ObjectMet
   };
 }
 
+/** What Go's printers show for an unset field: its zero value (0, false, ""). */
+const ZERO: Record<TableColumn['type'], unknown> = { integer: 0, number: 0, boolean: false, string: '', date: '' };
+
 function formatCell(values: unknown[], type: TableColumn['type']): unknown {
-  if (values.length === 0) return type === 'string' ? '<none>' : null;
+  if (values.length === 0) return ZERO[type];
   if (values.length === 1) {
     const [value] = values;
     if (value !== null && typeof value === 'object') return JSON.stringify(value);
