@@ -1,4 +1,5 @@
 import { cloneJsonValue } from '@skiff/api';
+import { deepFreeze } from './object-cache.js';
 import type { StoreEvent } from './types.js';
 
 /** A live watcher as the fan-out sees it: it never blocks, it only takes or declines an event. */
@@ -6,18 +7,6 @@ export interface LiveSubscriber {
   wants(event: StoreEvent): boolean;
   offer(event: StoreEvent): void;
   end(error?: Error): void;
-}
-
-/** Freezes `value` and everything in it, without recursion (an object may nest deeply). */
-function deepFreeze<T>(value: T): T {
-  const pending: unknown[] = [value];
-  while (pending.length) {
-    const current = pending.pop();
-    if (!current || typeof current !== 'object' || Object.isFrozen(current)) continue;
-    Object.freeze(current);
-    for (const child of Object.values(current)) pending.push(child);
-  }
-  return value;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { StoreDatabases } from './databases.js';
 import { revisionOf } from './event-log.js';
 import { encodeContinue } from './continue-token.js';
 import { compareKeys, prefixEnd } from './keys.js';
+import type { ObjectCache } from './object-cache.js';
 import type { ListResult, StoredObject } from './types.js';
 
 export interface SnapshotListRequest {
@@ -29,15 +30,12 @@ interface Entry {
  * At the snapshot's own revision that is a plain range read; at an older revision the range read is
  * rewound with the event log.
  */
-export function listAtRevision(dbs: StoreDatabases, transaction: Transaction, request: SnapshotListRequest): ListResult {
+export function listAtRevision(dbs: StoreDatabases, transaction: Transaction, request: SnapshotListRequest, cache?: ObjectCache): ListResult {
   const { prefix, afterKey, limit, filter } = request;
-  const current = dbs.objects.getRange({
-    start: afterKey ?? prefix,
-    exclusiveStart: afterKey !== undefined,
-    end: prefixEnd(prefix),
-    transaction,
-  });
+  const range = { start: afterKey ?? prefix, exclusiveStart: afterKey !== undefined, end: prefixEnd(prefix), transaction };
   const rewinding = request.revision < request.snapshotRevision;
+  // The current state: keys from LMDB, unchanged objects from the cache, the rest decoded (and cached).
+  const current: Iterable<Entry> = cache && !rewinding ? cachedEntries(dbs, transaction, range, cache) : dbs.objects.getRange(range);
   const entries = rewinding ? rewind(current, statesAt(dbs, transaction, request)) : current;
 
   const items: StoredObject[] = [];
@@ -61,6 +59,18 @@ export function listAtRevision(dbs: StoreDatabases, transaction: Transaction, re
     }
   }
   return result;
+}
+
+function* cachedEntries(dbs: StoreDatabases, transaction: Transaction, range: object, cache: ObjectCache): Generator<Entry> {
+  for (const key of dbs.objects.getKeys(range)) {
+    const cached = cache.get(key);
+    if (cached) {
+      yield { key, value: cached };
+      continue;
+    }
+    const value = dbs.objects.get(key, { transaction });
+    if (value) yield { key, value: cache.remember(key, value) };
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { FanOut } from './fan-out.js';
 import { assertValidKey } from './keys.js';
 import { decodeContinue } from './continue-token.js';
 import { listAtRevision } from './list-snapshot.js';
+import { deepFreeze, ObjectCache } from './object-cache.js';
 import { resolveStoreOptions, type LmdbStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { Watcher } from './watcher.js';
 import type { ListOptions, ListResult, Store, StoreEvent, StoredObject } from './types.js';
@@ -22,6 +23,8 @@ const COMPACTION_BATCH = 2_000;
  * shallower than this (MAX_NESTING_DEPTH), so only a buggy in-process caller ever meets this limit.
  */
 const MAX_STORED_DEPTH = 512;
+/** Decoded objects kept for lists (upstream keeps the whole current state in its watch cache). */
+const OBJECT_CACHE_ENTRIES = 10_000;
 
 /** What a write transaction callback produces: the caller's result, and the event to publish once committed. */
 interface WriteOutcome<T> {
@@ -47,6 +50,8 @@ export class LmdbStore implements Store {
   private readonly options: ResolvedStoreOptions;
   private readonly logger: Logger | undefined;
   private readonly fanOut = new FanOut();
+  /** Decoded objects of committed writes, for lists of the current state. */
+  private readonly objectCache = new ObjectCache(OBJECT_CACHE_ENTRIES);
   /** The last revision whose commit has been acknowledged (and published to watchers). */
   private lastRevision: number;
   private compacted: number;
@@ -101,7 +106,7 @@ export class LmdbStore implements Store {
         });
       }
       if (revision < compactedRevision) throw new CodedStoreError('SKIFF_ERR_STORE_COMPACTED', { revision, compacted: compactedRevision });
-      return listAtRevision(this.dbs, transaction, { prefix, revision, snapshotRevision, afterKey: position?.afterKey, limit, filter });
+      return listAtRevision(this.dbs, transaction, { prefix, revision, snapshotRevision, afterKey: position?.afterKey, limit, filter }, this.objectCache);
     } finally {
       transaction.done();
     }
@@ -202,6 +207,7 @@ export class LmdbStore implements Store {
     assertValidKey(key);
     let staged: StoreEvent | undefined;
     let result: T;
+    this.objectCache.writeStarted(key);
     try {
       result = await this.dbs.root.transaction(() => {
         const outcome = change();
@@ -210,9 +216,11 @@ export class LmdbStore implements Store {
         return outcome.result;
       });
     } catch (error) {
+      this.objectCache.writeEnded(key, undefined);
       if (staged) this.commitFailed(error as Error);
       throw error;
     }
+    this.objectCache.writeEnded(key, staged && staged.type !== 'DELETED' ? deepFreeze(cloneJsonValue(staged.object)) : undefined);
     if (staged) {
       this.fanOut.committed(staged);
       this.lastRevision = Math.max(this.lastRevision, staged.revision);
