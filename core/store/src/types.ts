@@ -15,7 +15,10 @@ export interface Store {
   compactedRevision(): number;
 
   get(key: string): Promise<StoredObject | undefined>;
-  /** Objects whose key starts with `prefix`, in key order, from one consistent snapshot. */
+  /**
+   * Objects whose key starts with `prefix`, in key order, from one consistent snapshot. The objects are frozen
+   * and may be shared with other readers (like watch events): copy one before changing it.
+   */
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
 
   /** Fails with StoreError 'Exists' if the key is taken. Returns the stored object (resourceVersion set). */
