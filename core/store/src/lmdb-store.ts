@@ -8,7 +8,7 @@ import { FanOut } from './fan-out.js';
 import { assertValidKey } from './keys.js';
 import { decodeContinue } from './continue-token.js';
 import { listAtRevision } from './list-snapshot.js';
-import { deepFreeze, ObjectCache } from './object-cache.js';
+import { ObjectCache } from './object-cache.js';
 import { resolveStoreOptions, type LmdbStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { Watcher } from './watcher.js';
 import type { ListOptions, ListResult, Store, StoreEvent, StoredObject } from './types.js';
@@ -216,11 +216,12 @@ export class LmdbStore implements Store {
         return outcome.result;
       });
     } catch (error) {
-      this.objectCache.writeEnded(key, undefined);
+      this.objectCache.writeEnded(key);
       if (staged) this.commitFailed(error as Error);
       throw error;
     }
-    this.objectCache.writeEnded(key, staged && staged.type !== 'DELETED' ? deepFreeze(cloneJsonValue(staged.object)) : undefined);
+    // The next list reads the written object from LMDB and caches it: writes pay nothing for the cache.
+    this.objectCache.writeEnded(key);
     if (staged) {
       this.fanOut.committed(staged);
       this.lastRevision = Math.max(this.lastRevision, staged.revision);

@@ -13,8 +13,8 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /**
- * The decoded objects of committed writes, by key — what upstream's watch cache is to etcd: lists of the
- * current state read their keys from LMDB and take unchanged objects from here instead of decoding every value.
+ * Decoded objects, by key — what upstream's watch cache is to etcd: lists of the current state read their keys
+ * from LMDB and take objects unchanged since the last list from here instead of decoding every value.
  * Objects are frozen (shared by every reader). A key with a write in flight is never answered from here: its
  * commit may already be visible to a read transaction before the write's promise (which updates the cache)
  * resolves. Bounded; the oldest entries go first.
@@ -43,13 +43,12 @@ export class ObjectCache {
     this.objects.delete(key);
   }
 
-  /** A write finished: its committed object (undefined: deleted, or failed and unknown) replaces the entry. */
-  writeEnded(key: string, committed: KubeObject | undefined): void {
+  /** A write finished (committed or not): the entry goes, and the next list reads the key from LMDB. */
+  writeEnded(key: string): void {
     const left = (this.writing.get(key) ?? 1) - 1;
     if (left > 0) this.writing.set(key, left);
     else this.writing.delete(key);
     this.objects.delete(key);
-    if (committed && left === 0) this.put(key, committed);
   }
 
   private put(key: string, object: KubeObject): void {

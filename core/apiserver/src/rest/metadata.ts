@@ -2,9 +2,18 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { errors, type KubeObject, type StatusCause } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 
+let lastSecond = -1;
+let lastText = '';
+
 /** RFC 3339 with whole seconds, as Kubernetes writes timestamps. */
 export function timestamp(ms = Date.now()): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(ms / 1000);
+  // Every write asks; within one second the answer is the same.
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastText = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  }
+  return lastText;
 }
 
 // Kubernetes's alphabet for generated names: no vowels (no accidental words), no look-alike characters.
