@@ -138,7 +138,7 @@ try {
   }
   await measure('GET pod', { url: url + '/api/v1/namespaces/default/pods/bench-get', method: 'GET' });
   for (let i = 0; i < 2000; i++) await call('POST', '/apis/coordination.k8s.io/v1/namespaces/list/leases', lease('l' + i));
-  await measure('LIST 2,000 leases', { url: url + '/apis/coordination.k8s.io/v1/namespaces/list/leases', method: 'GET', count: 30 });
+  await measure('LIST 2,000 leases', { url: url + '/apis/coordination.k8s.io/v1/namespaces/list/leases', method: 'GET', count: 100 });
   await kernel.stop();
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
@@ -187,7 +187,7 @@ const after = measure(ROOT);
 
 const cell = (value, digits = 0) => (value === undefined ? '—' : value.toFixed(digits));
 console.log(`earlier path: ${baseline.sha} (${before.kinds} resources); now: ${head} (${after.kinds} resources)`);
-console.log(`HTTPS keep-alive, 16 concurrent requests, ${process.env.BENCH_SECONDS ?? 3} s per scenario; LIST: 30 sequential requests`);
+console.log(`HTTPS keep-alive, 16 concurrent requests, ${process.env.BENCH_SECONDS ?? 3} s per scenario; LIST: 100 sequential requests`);
 console.log('memory (MB, after GC)'.padEnd(34), 'earlier'.padStart(16), 'now'.padStart(16));
 for (const [name, key] of [
   ['idle after start', 'idle'],
