@@ -237,6 +237,9 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(await ok('rollout', 'status', 'deployment/web', '--timeout=60s')).toMatch(/successfully rolled out/);
     expect((await ok('wait', '--for=condition=Available', 'deployment/web', '--timeout=60s')).trim()).toBe('deployment.apps/web condition met');
     expect((await ok('get', 'deployment', 'web', '-o', 'jsonpath={.status.readyReplicas}')).trim()).toBe('3');
+    // kubectl before 1.2x writes autoscaling/v1 here, newer ones autoscaling/v2: both are served.
+    expect((await ok('autoscale', 'deployment', 'web', '--max=5', '--cpu-percent=50')).trim()).toBe('horizontalpodautoscaler.autoscaling/web autoscaled');
+    expect(await ok('get', 'hpa', 'web')).toMatch(/^web\s+Deployment\/web\s+cpu: <unknown>\/50%\s+1\s+5\s+/m);
   });
 
   it('patches with every patch type', async () => {

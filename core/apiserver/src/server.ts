@@ -119,8 +119,8 @@ export class ApiServer implements ApiHandler {
     await authorize(core.hooks, authzAttributes(user, info));
     if (!info.isResourceRequest) return this.discovery.serve(request);
 
-    const definition = this.registry.get(info.apiGroup, info.resource);
-    if (!definition || definition.version !== info.apiVersion) throw errors.pathNotFound(request.path);
+    const definition = this.registry.getVersion(info.apiGroup, info.apiVersion, info.resource);
+    if (!definition) throw errors.pathNotFound(request.path);
     const body = request.method === 'GET' ? NO_BODY : decodeBody(request.body, request.headers['content-type']);
     const ctx: RestContext = { core, request, info, user, definition, dryRun: dryRunOf(request.query), warnings: [] };
     if (body.duplicateFields) ctx.duplicateFields = body.duplicateFields;

@@ -9,7 +9,7 @@ import type { ObjectSchema } from '../schemas/language.js';
 import type { KubeObject, LabelSelector, ObjectMeta, StatusCause } from '../types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/meta.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.js';
-import type { ResourceDefinition, ScaleDefinition, TableColumn } from './definition.js';
+import type { ResourceDefinition, ScaleDefinition, TableColumn, VersionConversion } from './definition.js';
 import { readJsonPath } from './json-path.js';
 import { validateAgainstSchema } from './schema-validation.js';
 
@@ -74,6 +74,8 @@ export interface KindSpec {
   strategy?: KindStrategy;
   /** Metadata fields a status update may not change (labels for deployments). */
   keptOnStatusUpdate?: (keyof ObjectMeta)[];
+  /** This version is served from another version's storage, converted (see VersionConversion). */
+  conversion?: VersionConversion;
 }
 
 export const ALL_VERBS = Object.freeze(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
@@ -234,5 +236,6 @@ export function defineKind(spec: KindSpec): ResourceDefinition {
     ...(strategy.deletionGracePeriod ? { deletionGracePeriod: strategy.deletionGracePeriod } : {}),
     ...(strategy.deletionFinalizers ? { deletionFinalizers: strategy.deletionFinalizers } : {}),
     ...(strategy.onDeletionMarked ? { onDeletionMarked: strategy.onDeletionMarked } : {}),
+    ...(spec.conversion ? { conversion: spec.conversion } : {}),
   };
 }

@@ -20,6 +20,17 @@ export interface ScaleDefinition {
   labelSelectorPath?: string;
 }
 
+/**
+ * Another version of a stored kind (autoscaling/v1 HorizontalPodAutoscaler beside the stored v2): requests to it
+ * are served by the stored version's definition, objects converted on the way in and out.
+ */
+export interface VersionConversion {
+  /** An object of this version as the stored version (apiVersion included). */
+  toStorage(object: KubeObject): KubeObject;
+  /** A stored object as this version (apiVersion included). */
+  fromStorage(object: KubeObject): KubeObject;
+}
+
 export interface ResourceDefinition {
   group: string;
   version: string;
@@ -63,4 +74,6 @@ export interface ResourceDefinition {
   deletionFinalizers?(object: KubeObject): string[];
   /** Called on the copy a DELETE marks for deletion without removing it (a namespace turns Terminating). */
   onDeletionMarked?(object: KubeObject): void;
+  /** Set on a version served from another version's storage; requests go through the stored version's definition. */
+  conversion?: VersionConversion;
 }

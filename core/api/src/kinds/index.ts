@@ -1,4 +1,4 @@
-export type { ResourceDefinition, ScaleDefinition, TableColumn } from './definition.js';
+export type { ResourceDefinition, ScaleDefinition, TableColumn, VersionConversion } from './definition.js';
 export {
   AGE_COLUMN,
   ALL_VERBS,

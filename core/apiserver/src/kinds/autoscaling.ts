@@ -32,7 +32,7 @@ interface MetricStatus {
   type?: string;
   object?: { current?: MetricValue };
   pods?: { current?: MetricValue };
-  resource?: { current?: MetricValue };
+  resource?: { name?: string; current?: MetricValue };
   containerResource?: { current?: MetricValue };
   external?: { current?: MetricValue };
 }
@@ -235,4 +235,110 @@ export const horizontalPodAutoscalers = defineKind({
   strategy: { defaults: (object) => defaultHPA(object as HPA), validate: validateHPA },
 });
 
-export const AUTOSCALING_KINDS: ResourceDefinition[] = [horizontalPodAutoscalers];
+// ---- autoscaling/v1: the same autoscalers, as v1 shows them ------------------------------------------------
+
+const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics';
+const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';
+const BEHAVIOR_ANNOTATION = 'autoscaling.alpha.kubernetes.io/behavior';
+const CONDITIONS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/conditions';
+
+type Record_ = Record<string, unknown>;
+const isCpuUtilization = (metric: MetricSpec) =>
+  metric.type === 'Resource' && metric.resource?.name === 'cpu' && metric.resource.target?.type === 'Utilization';
+
+function parseAnnotation(annotations: Record<string, string>, key: string): unknown {
+  const text = annotations[key];
+  delete annotations[key];
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * v2 → v1: the CPU utilization target and current value in v1's fields; what v1 cannot say (other metrics,
+ * behavior, conditions) in annotations, as upstream keeps it, so a v1 round trip loses nothing.
+ */
+function hpaToV1(object: KubeObject): KubeObject {
+  const hpa = object as HPA & { status?: Record_ };
+  const spec = hpa.spec ?? {};
+  const metrics = spec.metrics ?? [];
+  const cpu = metrics.find(isCpuUtilization);
+  const others = metrics.filter((metric) => metric !== cpu);
+  const status = (hpa.status ?? {}) as Record_ & { currentMetrics?: MetricStatus[]; conditions?: unknown[] };
+  const currentCpu = status.currentMetrics?.find((metric) => metric.type === 'Resource' && metric.resource?.name === 'cpu');
+  const annotations: Record<string, string> = { ...hpa.metadata.annotations };
+  if (others.length) annotations[METRICS_ANNOTATION] = JSON.stringify(others);
+  if (spec.behavior) annotations[BEHAVIOR_ANNOTATION] = JSON.stringify(spec.behavior);
+  const currentOthers = (status.currentMetrics ?? []).filter((metric) => metric !== currentCpu);
+  if (currentOthers.length) annotations[CURRENT_METRICS_ANNOTATION] = JSON.stringify(currentOthers);
+  if (status.conditions?.length) annotations[CONDITIONS_ANNOTATION] = JSON.stringify(status.conditions);
+  const { currentMetrics: _current, conditions: _conditions, ...restStatus } = status;
+  return {
+    apiVersion: 'autoscaling/v1',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { ...hpa.metadata, ...(Object.keys(annotations).length ? { annotations } : {}) },
+    spec: {
+      ...(spec.scaleTargetRef ? { scaleTargetRef: spec.scaleTargetRef } : {}),
+      ...(spec.minReplicas !== undefined ? { minReplicas: spec.minReplicas } : {}),
+      ...(spec.maxReplicas !== undefined ? { maxReplicas: spec.maxReplicas } : {}),
+      ...(cpu?.resource?.target?.averageUtilization !== undefined ? { targetCPUUtilizationPercentage: cpu.resource.target.averageUtilization } : {}),
+    },
+    status: {
+      ...restStatus,
+      ...((currentCpu?.resource as { current?: { averageUtilization?: number } } | undefined)?.current?.averageUtilization !== undefined
+        ? { currentCPUUtilizationPercentage: (currentCpu!.resource as { current: { averageUtilization: number } }).current.averageUtilization }
+        : {}),
+    },
+  } as KubeObject;
+}
+
+/** v1 → v2: the reverse, taking back what the annotations hold. */
+function hpaFromV1(object: KubeObject): KubeObject {
+  const v1 = object as KubeObject & {
+    spec?: Record_ & { targetCPUUtilizationPercentage?: number };
+    status?: Record_ & { currentCPUUtilizationPercentage?: number };
+  };
+  const annotations: Record<string, string> = { ...v1.metadata.annotations };
+  const others = (parseAnnotation(annotations, METRICS_ANNOTATION) as MetricSpec[] | undefined) ?? [];
+  const behavior = parseAnnotation(annotations, BEHAVIOR_ANNOTATION);
+  const currentOthers = (parseAnnotation(annotations, CURRENT_METRICS_ANNOTATION) as MetricStatus[] | undefined) ?? [];
+  const conditions = parseAnnotation(annotations, CONDITIONS_ANNOTATION);
+  const { targetCPUUtilizationPercentage: target, ...spec } = v1.spec ?? {};
+  const { currentCPUUtilizationPercentage: current, ...status } = v1.status ?? {};
+  const metrics: MetricSpec[] = [
+    ...(target !== undefined ? [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: target } } }] : []),
+    ...others,
+  ];
+  const currentMetrics = [
+    ...(current !== undefined ? [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: current } } }] : []),
+    ...currentOthers,
+  ];
+  const metadata = { ...v1.metadata };
+  if (Object.keys(annotations).length) metadata.annotations = annotations;
+  else delete metadata.annotations;
+  return {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata,
+    spec: { ...spec, ...(metrics.length ? { metrics } : {}), ...(behavior ? { behavior } : {}) },
+    ...(v1.status !== undefined ? { status: { ...status, ...(currentMetrics.length ? { currentMetrics } : {}), ...(conditions ? { conditions } : {}) } } : {}),
+  } as KubeObject;
+}
+
+/** autoscaling/v1, served from the stored v2 autoscalers (kubectl before 1.2x's `autoscale` writes v1). */
+export const horizontalPodAutoscalersV1 = defineKind({
+  group: 'autoscaling',
+  version: 'v1',
+  kind: 'HorizontalPodAutoscaler',
+  plural: 'horizontalpodautoscalers',
+  namespaced: true,
+  shortNames: ['hpa'],
+  categories: ['all'],
+  subresources: ['status'],
+  conversion: { toStorage: hpaFromV1, fromStorage: hpaToV1 },
+});
+
+export const AUTOSCALING_KINDS: ResourceDefinition[] = [horizontalPodAutoscalers, horizontalPodAutoscalersV1];

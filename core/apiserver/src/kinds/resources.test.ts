@@ -56,8 +56,8 @@ describe('builtinResources', () => {
         ['coordination.k8s.io', 'v1', 'leases', 'Lease', 'LeaseList', 'lease', true, undefined, undefined, undefined],
       ]),
     );
-    // Every kind is declared once: no group/resource twice.
-    expect(new Set(rows.map(([group, , resource]) => `${group}/${resource}`)).size).toBe(rows.length);
+    // Every kind is declared once: no group/version/resource twice.
+    expect(new Set(rows.map(([group, version, resource]) => `${group}/${version}/${resource}`)).size).toBe(rows.length);
     for (const d of builtinResources()) {
       expect(d.verbs!.length).toBeGreaterThan(0);
       expect(d.table!.columns.filter((c) => c.format === 'name')).toHaveLength(1);

@@ -11,10 +11,17 @@ const IDENTIFIER = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 export class ResourceRegistryImpl implements ResourceRegistry {
   private readonly byResource = new Map<string, ResourceDefinition>();
   private readonly byKindKey = new Map<string, ResourceDefinition>();
+  /** Versions served from another version's storage (`conversion` set), by group/version/resource. */
+  private readonly converted = new Map<string, ResourceDefinition>();
   private changes = 0;
 
   register(definition: ResourceDefinition): void {
     checkDefinition(definition);
+    if (definition.conversion) {
+      this.converted.set(`${definition.group}/${definition.version}/${definition.resource}`, definition);
+      this.changes++;
+      return;
+    }
     const key = `${definition.group}/${definition.resource}`;
     const previous = this.byResource.get(key);
     if (previous) this.byKindKey.delete(`${previous.group}/${previous.kind}`);
@@ -23,16 +30,25 @@ export class ResourceRegistryImpl implements ResourceRegistry {
     this.changes++;
   }
 
+  /** The stored version's definition of a resource. */
   get(group: string, resource: string): ResourceDefinition | undefined {
     return this.byResource.get(`${group}/${resource}`);
+  }
+
+  /** The definition serving one version of a resource: the stored one, or a converted one. */
+  getVersion(group: string, version: string, resource: string): ResourceDefinition | undefined {
+    const stored = this.byResource.get(`${group}/${resource}`);
+    if (stored?.version === version) return stored;
+    return stored && this.converted.get(`${group}/${version}/${resource}`);
   }
 
   byKind(group: string, kind: string): ResourceDefinition | undefined {
     return this.byKindKey.get(`${group}/${kind}`);
   }
 
+  /** Every served definition, stored versions first. */
   list(): ResourceDefinition[] {
-    return [...this.byResource.values()];
+    return [...this.byResource.values(), ...[...this.converted.values()].filter((d) => this.byResource.get(`${d.group}/${d.resource}`)?.version !== d.version)];
   }
 
   /** Grows on every registration; documents derived from the registry (discovery, OpenAPI) cache by it. */

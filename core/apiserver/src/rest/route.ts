@@ -4,6 +4,7 @@ import type { DecodedBody } from '../pipeline/decode-body.js';
 import { verbsOf } from '../discovery/subresources.js';
 import { watchCollection } from '../watch/watch.js';
 import type { RestContext } from './context.js';
+import { routeConverted } from './convert.js';
 import { createObject } from './create.js';
 import { deleteCollection } from './delete-collection.js';
 import { deleteObject } from './delete.js';
@@ -16,6 +17,8 @@ import { updateObject } from './update.js';
 /** Dispatches a resource request by verb and subresource to its handler. */
 export async function routeResource(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> {
   const { definition, info } = ctx;
+  // A version served from another version's storage: converted on the way in and out.
+  if (definition.conversion) return routeConverted(ctx, body, routeResource);
   if (info.namespace && !definition.namespaced && !info.namesNamespace) throw errors.pathNotFound(info.path);
   if (info.subresource && !definition.subresources?.includes(info.subresource)) throw errors.pathNotFound(info.path);
   // Behaviour a kind registered for one of its verbs or subresources (pods/binding, the review kinds' create).

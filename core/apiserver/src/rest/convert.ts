@@ -1,0 +1,99 @@
+// Requests to a version served from another version's storage (autoscaling/v1 HorizontalPodAutoscaler beside the
+// stored v2). Bodies are type-checked against the requested version, converted to the stored one and handled by
+// the stored version's definition; objects in responses, lists and watch events are converted back.
+import { apiVersionOf, errors, type KubeObject, type ResourceDefinition, type VersionConversion } from '@skiff/api';
+import type { ApiResponse, WatchEvent } from '@skiff/kernel';
+import type { DecodedBody } from '../pipeline/decode-body.js';
+import { prefersProtobuf } from '../pipeline/negotiate.js';
+import { fieldValidationOf, requireObject, typeCheck, withTypeMeta } from '../pipeline/type-check.js';
+import { guardedUpdate } from './commit-update.js';
+import type { RestContext } from './context.js';
+import { applyPatchDocument, checkPatchShape, patchKindOf, pinsResourceVersion } from './patch-document.js';
+import { json } from './respond.js';
+import { checkIdentity } from './update.js';
+
+type Route = (ctx: RestContext, body: DecodedBody) => Promise<ApiResponse>;
+
+export async function routeConverted(ctx: RestContext, body: DecodedBody, route: Route): Promise<ApiResponse> {
+  const served = ctx.definition;
+  const conversion = served.conversion!;
+  const stored = ctx.core.registry.get(served.group, served.resource);
+  if (!stored) throw errors.pathNotFound(ctx.info.path);
+  // Watches and reads come back as JSON to be converted (protobuf frames could not be).
+  const accept = prefersProtobuf(ctx.request.headers.accept) ? 'application/json' : ctx.request.headers.accept;
+  const inner: RestContext = { ...ctx, definition: stored, request: { ...ctx.request, headers: { ...ctx.request.headers, ...(accept ? { accept } : {}) } } };
+  const out = (response: ApiResponse) => convertResponse(response, served, stored, conversion);
+  switch (ctx.info.verb) {
+    case 'create':
+    case 'update': {
+      const object = withTypeMeta(requireObject(body.value, served), served);
+      ctx.warnings.push(...typeCheck(object, served, fieldValidationOf(ctx.request.query), ctx.duplicateFields));
+      const response = await route({ ...inner, duplicateFields: undefined }, { ...body, value: conversion.toStorage(object) });
+      return out({ ...response, headers: withWarnings(response.headers, ctx.warnings) });
+    }
+    case 'patch': {
+      const kind = patchKindOf(body.mediaType, ctx.request.headers['content-type']);
+      checkPatchShape(kind, body.value);
+      if (kind === 'apply') {
+        const config = withTypeMeta(requireObject(structuredClone(body.value), served), served);
+        return out(await route(inner, { ...body, value: conversion.toStorage(config) }));
+      }
+      // The patch applies to the object as this version shows it.
+      const updated = await guardedUpdate(inner, (current) => {
+        const patched = withTypeMeta(
+          requireObject(
+            applyPatchDocument(kind, conversion.fromStorage(current.object), body.value, {
+              kind: served.kind,
+              group: served.group,
+              name: ctx.info.name,
+              schema: served.schema,
+            }),
+            served,
+          ),
+          served,
+        );
+        ctx.warnings = typeCheck(patched, served, fieldValidationOf(ctx.request.query), ctx.duplicateFields);
+        checkIdentity(ctx, patched);
+        return { object: conversion.toStorage(patched), conditional: pinsResourceVersion(kind, body.value) };
+      });
+      return json(conversion.fromStorage(updated), 200, ctx.warnings);
+    }
+    default:
+      return out(await route(inner, body));
+  }
+}
+
+function withWarnings(headers: Record<string, string> | undefined, warnings: string[]): Record<string, string> | undefined {
+  if (warnings.length === 0 || headers?.warning) return headers;
+  return { ...headers, warning: warnings.map((warning) => `299 - ${JSON.stringify(warning)}`).join(', ') };
+}
+
+function convertResponse(response: ApiResponse, served: ResourceDefinition, stored: ResourceDefinition, conversion: VersionConversion): ApiResponse {
+  const convert = (object: unknown): unknown => {
+    const value = object as KubeObject | undefined;
+    if (!value || typeof value !== 'object' || value.kind !== stored.kind) return object;
+    if (value.apiVersion !== apiVersionOf(stored)) return object;
+    // A bookmark carries only metadata: it changes version, nothing else.
+    if (!('spec' in value) && !('status' in value)) return { ...value, apiVersion: apiVersionOf(served) };
+    return conversion.fromStorage(value);
+  };
+  if (response.stream) return { ...response, stream: convertEvents(response.stream, convert) };
+  let body = typeof response.body === 'string' ? parseJson(response.body) : response.body;
+  const list = body as { kind?: string; apiVersion?: string; items?: unknown[] } | undefined;
+  if (list && typeof list === 'object' && list.kind === (stored.listKind ?? `${stored.kind}List`) && Array.isArray(list.items)) {
+    body = { ...list, kind: served.listKind ?? `${served.kind}List`, apiVersion: apiVersionOf(served), items: list.items.map(convert) };
+  } else body = convert(body);
+  return { ...response, body };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function* convertEvents(stream: AsyncIterable<WatchEvent>, convert: (object: unknown) => unknown): AsyncIterable<WatchEvent> {
+  for await (const event of stream) yield { ...event, object: convert(event.object) as WatchEvent['object'] };
+}
