@@ -5,6 +5,7 @@ import type { KindHandlers } from '../rest/handlers.js';
 import { bindPod } from '../rest/binding.js';
 import { guardedUpdate } from '../rest/commit-update.js';
 import { evictPod } from '../rest/eviction.js';
+import { createObject } from '../rest/create.js';
 import { getObject } from '../rest/get.js';
 import { json } from '../rest/respond.js';
 import { checkIdentity } from '../rest/update.js';
@@ -71,8 +72,20 @@ export function registerBuiltinHandlers(handlers: KindHandlers): void {
       const podDefinition = ctx.core.registry.get('', pods.resource) ?? pods;
       return bindPod({ ...ctx, definition: podDefinition, info: { ...ctx.info, resource: pods.resource, name, subresource: 'binding' } }, body.value);
     });
+  // certificatesigningrequests: the request records who asked (whatever the client wrote there), then is created.
+  const csr = { group: 'certificates.k8s.io', resource: 'certificatesigningrequests' };
+  handlers.register({ ...csr, verb: 'create' }, (ctx, body) => {
+    const object = body.value as { spec?: Record<string, unknown> } | undefined;
+    if (object && typeof object === 'object' && !Array.isArray(object)) {
+      const { username, uid, groups, extra } = ctx.user;
+      const spec = { ...(object.spec && typeof object.spec === 'object' ? object.spec : {}) };
+      for (const field of ['username', 'uid', 'groups', 'extra']) delete spec[field];
+      object.spec = { ...spec, username, ...(uid ? { uid } : {}), ...(groups.length ? { groups } : {}), ...(extra ? { extra } : {}) };
+    }
+    return createObject(ctx, body.value);
+  });
   // certificatesigningrequests/approval: only the Approved/Denied conditions change (kubectl certificate approve|deny).
-  const approval = { group: 'certificates.k8s.io', resource: 'certificatesigningrequests', subresource: 'approval' };
+  const approval = { ...csr, subresource: 'approval' };
   handlers
     .register({ ...approval, verb: 'get' }, (ctx) => getObject(ctx))
     .register({ ...approval, verb: 'update' }, async (ctx, body) => {
