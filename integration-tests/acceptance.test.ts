@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubectlVersions } from './clients.js';
+import { kubectlVersions, runProgram } from './clients.js';
 import { REPO_ROOT, startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
 // The everyday kubectl commands, run by every kubectl from 1.27 to 1.36 against one `skiff up` with a node:
@@ -14,29 +13,6 @@ const versions = kubectlVersions();
 let skiff: RunningSkiff;
 const dataDir = tempDir('acceptance');
 const cacheRoot = tempDir('acceptance-cache');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: string[], options: { timeoutMs?: number; input?: string } = {}): Promise<Result> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
-  });
-}
 
 /** The resources upstream 1.36 serves by default, as the repository writes them down. */
 function upstreamResources(): { name: string; shortNames: string; apiVersion: string; namespaced: string; kind: string }[] {
@@ -63,7 +39,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
   const cacheDir = join(cacheRoot, `1.${minor}`);
   const ns = `acc-1-${minor}`;
   const kubectl = (args: string[], options?: { timeoutMs?: number; input?: string }) =>
-    run(path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args], options);
+    runProgram(path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args], options);
   /** Runs in the version's namespace and expects success; returns stdout. */
   const ok = async (...args: string[]): Promise<string> => {
     const result = await kubectl(['-n', ns, ...args]);

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { helmPath, pythonWithKubernetes } from './clients.js';
+import { helmPath, pythonWithKubernetes, runProgram } from './clients.js';
 import { startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
 // The official client libraries, unchanged, against one `skiff up`: Debian's python3-kubernetes and
@@ -23,24 +22,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function runPython(script: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runProgram(pythonWithKubernetes(), ['-c', script, ...args]);
-}
-
-function runProgram(file: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-  });
+function runPython(script: string, ...args: string[]) {
+  return runProgram(pythonWithKubernetes(), ['-c', script, ...args], { timeoutMs: 60_000 });
 }
 
 const PYTHON_CRUD = String.raw`

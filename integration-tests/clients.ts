@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { REPO_ROOT } from './harness.js';
@@ -72,4 +72,28 @@ export function pythonWithKubernetes(): string {
     throw new Error(`${python} cannot import kubernetes (${check.error?.message ?? check.stderr.trim()}): ${INSTALL_HINT} (apt python3-kubernetes)`);
   }
   return python;
+}
+
+export interface ProgramResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a client binary to its end (killed after `timeoutMs`), with `input` on its stdin. */
+export function runProgram(file: string, args: string[], options: { timeoutMs?: number; input?: string } = {}): Promise<ProgramResult> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
 }

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { helmPath, kubectlVersions, pythonWithKubernetes } from './clients.js';
+import { helmPath, kubectlVersions, pythonWithKubernetes, runProgram, type ProgramResult } from './clients.js';
 import { startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
 // The client matrix against one `skiff up`: every kubectl 1.27–1.36, each binary called directly (not the
@@ -19,30 +18,8 @@ let skiff: RunningSkiff;
 const dataDir = tempDir('kubectl-matrix');
 const cacheRoot = tempDir('kubectl-matrix-cache');
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: string[], timeoutMs = 20_000): Promise<Result> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-  });
-}
-
 /** Fails with the command and its output when the exit code is not the one expected. */
-function expectExit(result: Result, code: number, what: string): void {
+function expectExit(result: ProgramResult, code: number, what: string): void {
   if (result.code !== code) throw new Error(`${what} exited ${result.code}, expected ${code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
 }
 
@@ -58,7 +35,7 @@ afterAll(async () => {
 describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
   // Each version gets its own discovery cache, so no version reads what another one cached.
   const cacheDir = join(cacheRoot, `1.${minor}`);
-  const kubectl = (...args: string[]) => run(path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args]);
+  const kubectl = (...args: string[]) => runProgram(path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args]);
 
   it('reads: version, namespaces (table and JSON), api-resources, pods in every namespace', async () => {
     const version = await kubectl('version', '-o', 'json');
@@ -121,7 +98,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
 
 describe('other clients', () => {
   it('helm 4 runs', async () => {
-    const helm = await run(helmPath(), ['version', '--short']);
+    const helm = await runProgram(helmPath(), ['version', '--short']);
     expectExit(helm, 0, 'helm version --short');
     expect(helm.stdout).toMatch(/^v4\.\d+\.\d+/);
   });
@@ -133,7 +110,7 @@ describe('other clients', () => {
       'config.load_kube_config(sys.argv[1])',
       'print("\\n".join(sorted(n.metadata.name for n in client.CoreV1Api().list_namespace().items)))',
     ].join('\n');
-    const python = await run(pythonWithKubernetes(), ['-c', script, skiff.kubeconfig]);
+    const python = await runProgram(pythonWithKubernetes(), ['-c', script, skiff.kubeconfig]);
     expectExit(python, 0, 'python3 list_namespace');
     expect(python.stdout.trim().split('\n')).toEqual(expect.arrayContaining(BOOTSTRAP_NAMESPACES));
   });
