@@ -10,7 +10,7 @@ import type { KubeObject, LabelSelector, ObjectMeta, StatusCause } from '../type
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/meta.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.js';
 import type { ResourceDefinition, ScaleDefinition, TableColumn, VersionConversion } from './definition.js';
-import { readJsonPath } from './json-path.js';
+import { parseJsonPath, readJsonPath } from './json-path.js';
 import { validateAgainstSchema } from './schema-validation.js';
 
 /** How a kind's object names are checked. */
@@ -140,8 +140,19 @@ function formatCell(values: unknown[], type: TableColumn['type']): unknown {
 
 const NAME_SPEC: ColumnSpec = { name: 'Name', format: 'name', cell: (object: KubeObject) => object.metadata.name };
 
-function tableOf(columns: ColumnSpec[] | undefined): ResourceDefinition['table'] {
+function tableOf(kind: string, columns: ColumnSpec[] | undefined): ResourceDefinition['table'] {
   const given = columns ?? [AGE_COLUMN];
+  // A column that cannot print fails the declaration, not the first `kubectl get`.
+  for (const spec of given) {
+    if (!spec.cell && !spec.jsonPath) throw new Error(`defineKind ${kind}: column "${spec.name}" needs a jsonPath or a cell function`);
+    if (spec.jsonPath) {
+      try {
+        parseJsonPath(spec.jsonPath);
+      } catch (err) {
+        throw new Error(`defineKind ${kind}: column "${spec.name}": ${(err as Error).message}`);
+      }
+    }
+  }
   const specs = given.some((spec) => spec.name === 'Name') ? given : [NAME_SPEC, ...given];
   const cells = specs.map((spec) => {
     const type = spec.type ?? 'string';
@@ -216,7 +227,7 @@ export function defineKind(spec: KindSpec): ResourceDefinition {
     ...(strategy.defaults ? { defaults: strategy.defaults } : {}),
     validate,
     hasStatus,
-    table: spec.table ?? tableOf(spec.columns),
+    table: spec.table ?? tableOf(spec.kind, spec.columns),
     ...(strategy.fieldSelectors ? { fieldSelectors: strategy.fieldSelectors } : {}),
     prepareForCreate:
       strategy.prepareForCreate ??

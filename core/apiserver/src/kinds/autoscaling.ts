@@ -215,15 +215,20 @@ function formatMetrics(specs: MetricSpec[] | undefined, statuses: MetricStatus[]
   return cells.length > 2 ? `${cells.slice(0, 2).join(', ')} + ${cells.length - 2} more...` : cells.join(', ');
 }
 
-export const horizontalPodAutoscalers = defineKind({
+/** What both served versions of the autoscalers share. */
+const HPA_NAMES = {
   group: 'autoscaling',
-  version: 'v2',
   kind: 'HorizontalPodAutoscaler',
   plural: 'horizontalpodautoscalers',
   namespaced: true,
   shortNames: ['hpa'],
   categories: ['all'],
   subresources: ['status'],
+};
+
+export const horizontalPodAutoscalers = defineKind({
+  ...HPA_NAMES,
+  version: 'v2',
   columns: [
     computed<HPA>('Reference', (hpa) => `${hpa.spec?.scaleTargetRef?.kind ?? ''}/${hpa.spec?.scaleTargetRef?.name ?? ''}`),
     computed<HPA>('Targets', (hpa) => formatMetrics(hpa.spec?.metrics, hpa.status?.currentMetrics)),
@@ -330,14 +335,8 @@ function hpaFromV1(object: KubeObject): KubeObject {
 
 /** autoscaling/v1, served from the stored v2 autoscalers (kubectl before 1.2x's `autoscale` writes v1). */
 export const horizontalPodAutoscalersV1 = defineKind({
-  group: 'autoscaling',
+  ...HPA_NAMES,
   version: 'v1',
-  kind: 'HorizontalPodAutoscaler',
-  plural: 'horizontalpodautoscalers',
-  namespaced: true,
-  shortNames: ['hpa'],
-  categories: ['all'],
-  subresources: ['status'],
   conversion: { toStorage: hpaFromV1, fromStorage: hpaToV1 },
 });
 
