@@ -10,7 +10,7 @@
 // system temp folder with `git archive`, given a hard-linked copy of node_modules and built once; later runs
 // reuse it. Bounded in time: BENCH_SECONDS (default 3) per scenario. Needs `npm run build` first.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,12 +19,11 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BASELINE_REF = process.env.BENCH_BASELINE_REF ?? '8c0a45d';
 
 // The measuring script, written into each checkout so its bare imports resolve to that checkout's packages.
-const MEASURE =
-  String.raw`
+const MEASURE = String.raw`
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { load as runLoad } from './.https-load.mjs';
 import { CHAIN_STAGE, definePlugin, Kernel } from '@skiff/kernel';
 import storePlugin from '@skiff/store';
 import apiServerPlugin from '@skiff/apiserver';
@@ -33,60 +32,8 @@ import * as api from '@skiff/api';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = 16;
 const TOKEN = 'bench-token';
-const LOAD = ` +
-  '`' +
-  String.raw`
-const { parentPort, workerData } = require('node:worker_threads');
-const https = require('node:https');
-const { url, method, body, bodies, contentType, ca, token, concurrency, warmupMs, durationMs, count } = workerData;
-const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca });
-let counter = 0;
-function once() {
-  return new Promise((resolve) => {
-    const payload = bodies ? Buffer.from(bodies[counter++ % bodies.length]) : body === undefined ? undefined : body.replace('NAME', 'p' + (counter++).toString(36));
-    const headers = { authorization: 'Bearer ' + token, accept: 'application/json' };
-    if (payload !== undefined) { headers['content-type'] = contentType ?? 'application/json'; headers['content-length'] = Buffer.byteLength(payload); }
-    const started = process.hrtime.bigint();
-    const req = https.request(url, { method, agent, headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ ok: res.statusCode < 300, ns: Number(process.hrtime.bigint() - started) }));
-    });
-    req.on('error', () => resolve({ ok: false, ns: 0 }));
-    req.end(payload);
-  });
-}
-async function run() {
-  const latencies = [];
-  let errors = 0;
-  if (count) {
-    for (let i = 0; i < count; i++) { const r = await once(); if (r.ok) latencies.push(r.ns); else errors++; }
-  } else {
-    const warmupEnd = Date.now() + warmupMs;
-    const end = warmupEnd + durationMs;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (Date.now() < end) {
-        const result = await once();
-        if (Date.now() < warmupEnd) continue;
-        if (result.ok) latencies.push(result.ns); else errors++;
-      }
-    }));
-  }
-  latencies.sort((a, b) => a - b);
-  const pick = (q) => (latencies[Math.floor(latencies.length * q)] ?? 0) / 1e6;
-  parentPort.postMessage({ requests: latencies.length, errors, rps: count ? 0 : latencies.length / (durationMs / 1000), p50: pick(0.5), p99: pick(0.99) });
-  agent.destroy();
-}
-run();
-` +
-  '`' +
-  String.raw`;
-
 function load(options) {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(LOAD, { eval: true, workerData: { token: TOKEN, concurrency: CONCURRENCY, warmupMs: 500, durationMs: SECONDS * 1000, ...options } });
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  return runLoad({ token: TOKEN, concurrency: CONCURRENCY, seconds: SECONDS, ...options });
 }
 
 function memory() {
@@ -169,14 +116,18 @@ function baselineCheckout(ref) {
 
 function measure(root) {
   const script = join(root, 'bench', '.api-path-measure.mjs');
+  const loader = join(root, 'bench', '.https-load.mjs');
   mkdirSync(dirname(script), { recursive: true });
   writeFileSync(script, MEASURE);
+  // The same load generator for both checkouts: this one's.
+  copyFileSync(join(ROOT, 'bench', 'https-load.mjs'), loader);
   try {
     const result = spawnSync(process.execPath, ['--expose-gc', script], { cwd: root, encoding: 'utf8', env: process.env, maxBuffer: 1 << 26 });
     if (result.status !== 0) throw new Error(`measuring in ${root} failed:\n${result.stderr}`);
     return JSON.parse(result.stdout.trim().split('\n').pop());
   } finally {
     rmSync(script, { force: true });
+    rmSync(loader, { force: true });
   }
 }
 

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { load as runLoad } from './https-load.mjs';
 import fastify from 'fastify';
 import { CHAIN_STAGE, definePlugin, Kernel } from '@skiff/kernel';
 import storePlugin from '@skiff/store';
@@ -20,57 +20,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const TOKEN = 'bench-token';
 
-// The client side: CONCURRENCY loops, each sending its next request when the previous one is answered.
-const LOAD = `
-const { parentPort, workerData } = require('node:worker_threads');
-const https = require('node:https');
-const { url, method, body, bodies, contentType, ca, token, concurrency, warmupMs, durationMs } = workerData;
-const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca });
-let counter = 0;
-function once() {
-  return new Promise((resolve) => {
-    // Pre-encoded bodies (protobuf, one name each) or a JSON template whose NAME is replaced.
-    const payload = bodies ? Buffer.from(bodies[counter++ % bodies.length]) : body === undefined ? undefined : body.replace('NAME', 'p' + (counter++).toString(36));
-    const headers = { authorization: 'Bearer ' + token, accept: 'application/json' };
-    if (payload !== undefined) { headers['content-type'] = contentType ?? 'application/json'; headers['content-length'] = Buffer.byteLength(payload); }
-    const started = process.hrtime.bigint();
-    const req = https.request(url, { method, agent, headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ ok: res.statusCode < 300, ns: Number(process.hrtime.bigint() - started) }));
-    });
-    req.on('error', () => resolve({ ok: false, ns: 0 }));
-    req.end(payload);
-  });
-}
-async function run() {
-  const warmupEnd = Date.now() + warmupMs;
-  const end = warmupEnd + durationMs;
-  const latencies = [];
-  let errors = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < end) {
-      const result = await once();
-      if (Date.now() < warmupEnd) continue;
-      if (result.ok) latencies.push(result.ns); else errors++;
-    }
-  }));
-  latencies.sort((a, b) => a - b);
-  const pick = (q) => (latencies[Math.floor(latencies.length * q)] ?? 0) / 1e6;
-  parentPort.postMessage({ requests: latencies.length, errors, rps: latencies.length / (durationMs / 1000), p50: pick(0.5), p99: pick(0.99) });
-  agent.destroy();
-}
-run();
-`;
-
 function load(options) {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(LOAD, {
-      eval: true,
-      workerData: { token: TOKEN, concurrency: CONCURRENCY, warmupMs: 500, durationMs: SECONDS * 1000, ...options },
-    });
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  return runLoad({ token: TOKEN, concurrency: CONCURRENCY, seconds: SECONDS, ...options });
 }
 
 const pod = (name) => ({

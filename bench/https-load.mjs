@@ -1,0 +1,59 @@
+// The client side of the HTTPS benchmarks: `concurrency` loops in a worker thread (so client and server do
+// not share an event loop), each sending its next request when the previous one is answered, for a warm-up
+// and then `durationMs` — or, with `count`, that many requests one after another. Answers requests,
+// errors, req/s and the p50/p99 latency in ms.
+import { Worker } from 'node:worker_threads';
+
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const https = require('node:https');
+const { url, method, body, bodies, contentType, ca, token, concurrency, warmupMs, durationMs, count } = workerData;
+const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca });
+let counter = 0;
+function once() {
+  return new Promise((resolve) => {
+    // Pre-encoded bodies (protobuf, one name each) or a JSON template whose NAME is replaced.
+    const payload = bodies ? Buffer.from(bodies[counter++ % bodies.length]) : body === undefined ? undefined : body.replace('NAME', 'p' + (counter++).toString(36));
+    const headers = { authorization: 'Bearer ' + token, accept: 'application/json' };
+    if (payload !== undefined) { headers['content-type'] = contentType ?? 'application/json'; headers['content-length'] = Buffer.byteLength(payload); }
+    const started = process.hrtime.bigint();
+    const req = https.request(url, { method, agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ ok: res.statusCode < 300, ns: Number(process.hrtime.bigint() - started) }));
+    });
+    req.on('error', () => resolve({ ok: false, ns: 0 }));
+    req.end(payload);
+  });
+}
+async function run() {
+  const latencies = [];
+  let errors = 0;
+  if (count) {
+    for (let i = 0; i < count; i++) { const r = await once(); if (r.ok) latencies.push(r.ns); else errors++; }
+  } else {
+    const warmupEnd = Date.now() + warmupMs;
+    const end = warmupEnd + durationMs;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        const result = await once();
+        if (Date.now() < warmupEnd) continue;
+        if (result.ok) latencies.push(result.ns); else errors++;
+      }
+    }));
+  }
+  latencies.sort((a, b) => a - b);
+  const pick = (q) => (latencies[Math.floor(latencies.length * q)] ?? 0) / 1e6;
+  parentPort.postMessage({ requests: latencies.length, errors, rps: count ? 0 : latencies.length / (durationMs / 1000), p50: pick(0.5), p99: pick(0.99) });
+  agent.destroy();
+}
+run();
+`;
+
+/** Runs one scenario: `{ url, method, ca, token, body? | bodies?, contentType?, count? }`. */
+export function load({ concurrency = 16, seconds = 3, warmupMs = 500, ...options }) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { eval: true, workerData: { concurrency, warmupMs, durationMs: seconds * 1000, ...options } });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+}
