@@ -233,6 +233,12 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(containers[0]).toMatchObject({ name: 'nginx', image: 'nginx:1.28', ports: [{ containerPort: 80 }] });
   });
 
+  it('adds a debug container to a running pod (pods/ephemeralcontainers)', async () => {
+    expect((await ok('run', 'debug-target', '--image=nginx')).trim()).toBe('pod/debug-target created');
+    await ok('debug', 'debug-target', '--image=busybox', '-c', 'debugger');
+    expect(await ok('get', 'pod', 'debug-target', '-o', 'jsonpath={.spec.ephemeralContainers[*].name}')).toBe('debugger');
+  });
+
   it('deletes and waits for the objects to go', async () => {
     // Newer kubectl add "from <namespace> namespace".
     expect(await ok('delete', 'configmap', 'watched', '--wait')).toMatch(/^configmap "watched" deleted/);

@@ -74,7 +74,8 @@ export function defaultPodSpec(spec: PodSpec): void {
   if (!isObject(spec.securityContext)) spec.securityContext = {};
   fill(spec, 'terminationGracePeriodSeconds', 30);
   fill(spec, 'schedulerName', 'default-scheduler');
-  for (const container of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) defaultContainer(container);
+  const ephemeral = Array.isArray(spec.ephemeralContainers) ? (spec.ephemeralContainers as Container[]) : [];
+  for (const container of [...(spec.containers ?? []), ...(spec.initContainers ?? []), ...ephemeral]) defaultContainer(container);
   if (Array.isArray(spec.volumes)) for (const volume of spec.volumes) if (isObject(volume)) defaultVolume(volume);
 }
 

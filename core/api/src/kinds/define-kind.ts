@@ -38,9 +38,9 @@ export const AGE_COLUMN: ColumnSpec = Object.freeze({
 export interface KindStrategy {
   defaults?(object: KubeObject): void;
   /** Kind-specific validation on create (old undefined) and update; metadata, enum and required-field checks run as well. */
-  validate?(object: KubeObject, old?: KubeObject): StatusCause[];
+  validate?(object: KubeObject, old?: KubeObject, subresource?: string): StatusCause[];
   /** Replaces the whole generic validation (metadata included), for kinds whose upstream validation differs there. */
-  validateAll?(object: KubeObject, old?: KubeObject): StatusCause[];
+  validateAll?(object: KubeObject, old?: KubeObject, subresource?: string): StatusCause[];
   prepareForCreate?(object: KubeObject): void;
   prepareForUpdate?(object: KubeObject, old: KubeObject, subresource: string): void;
   fieldSelectors?: Record<string, (object: KubeObject) => string | undefined>;
@@ -198,13 +198,13 @@ export function defineKind(spec: KindSpec): ResourceDefinition {
   const nameRule = NAME_RULES[spec.names ?? 'dns-subdomain'];
   const metaRules = { namespaced: spec.namespaced, name: nameRule };
 
-  const validate = (object: KubeObject, old?: KubeObject): StatusCause[] => {
+  const validate = (object: KubeObject, old?: KubeObject, subresource = ''): StatusCause[] => {
     const own = strategy.validateAll
-      ? strategy.validateAll(object, old)
+      ? strategy.validateAll(object, old, subresource)
       : [
           ...validateObjectMeta(object.metadata, metaRules),
           ...(old ? validateObjectMetaUpdate(object.metadata, old.metadata) : []),
-          ...(strategy.validate?.(object, old) ?? []),
+          ...(strategy.validate?.(object, old, subresource) ?? []),
         ];
     return merged(own, validateAgainstSchema(schema, object));
   };

@@ -51,8 +51,8 @@ export interface ResourceDefinition {
   decode?(object: unknown, strict: boolean): { errors: StatusCause[]; unknownFields: string[] };
   /** Fills in defaults on create and update, like the Kubernetes defaulting functions. */
   defaults?(object: KubeObject): void;
-  /** Semantic validation: 422 Invalid causes. */
-  validate?(object: KubeObject, old?: KubeObject): StatusCause[];
+  /** Semantic validation: 422 Invalid causes. `subresource` names the endpoint an update came through ('' for the object). */
+  validate?(object: KubeObject, old?: KubeObject, subresource?: string): StatusCause[];
   /** Which fields count as spec for `metadata.generation` and as status for the status subresource. */
   hasStatus?: boolean;
   /** Table columns for `kubectl get`, and a function building one row's cells. */

@@ -129,6 +129,8 @@ function collectObjects(schema: Schema, into: Map<string, ObjectSchema>): void {
       collectObjects(schema.values, into);
       return;
     case 'object': {
+      // A schema published as given (a custom resource's own JSON schema) is inlined, never a component.
+      if (schema.openapi) return;
       const name = openApiComponentName(schema);
       if (into.has(name)) return;
       into.set(name, schema);

@@ -139,3 +139,35 @@ export function validateInitContainers(
   });
   return causes;
 }
+
+/** What an ephemeral container may not have: it joins a running pod for debugging, with no ports, probes, lifecycle or resources. */
+const EPHEMERAL_FORBIDDEN_FIELDS = [
+  'ports',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+  'resources',
+  'resizePolicy',
+  'restartPolicy',
+] as const;
+
+/** New ephemeral containers: valid containers, named uniquely across every container of the pod, targeting one that exists. */
+export function validateEphemeralContainers(containers: Container[] | undefined, others: Container[], volumes: Set<string>, field: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const names = new Set(others.map((c) => c.name));
+  (containers ?? []).forEach((container, i) => {
+    const path = index(field, i);
+    causes.push(...validateContainer(container, volumes, path));
+    if (names.has(container.name)) causes.push(duplicate(child(path, 'name'), container.name));
+    else if (container.name) names.add(container.name);
+    for (const name of EPHEMERAL_FORBIDDEN_FIELDS) {
+      const value = (container as Record<string, unknown>)[name];
+      const empty = value === undefined || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+      if (!empty) causes.push(forbidden(child(path, name), 'cannot be set for an Ephemeral Container'));
+    }
+    const target = (container as { targetContainerName?: string }).targetContainerName;
+    if (target && !others.some((c) => c.name === target)) causes.push(notFound(child(path, 'targetContainerName'), target));
+  });
+  return causes;
+}

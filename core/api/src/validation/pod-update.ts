@@ -3,6 +3,7 @@ import type { Container, Pod, PodSpec, StatusCause } from '../types.js';
 import { semanticEqual } from './equality.js';
 import { child, forbidden, inclusiveRange, index, invalid, required } from './field.js';
 import { validateObjectMetaUpdate } from './meta.js';
+import { validateEphemeralContainers } from './containers.js';
 import { validatePodCreate, validatePodMetadataAndSpec } from './pod.js';
 import type { Toleration } from './tolerations.js';
 
@@ -92,7 +93,62 @@ export function validatePodUpdate(pod: Pod, old: Pod): StatusCause[] {
   return causes;
 }
 
-/** Pod create (no old object) or update. */
-export function validatePod(pod: Pod, old?: Pod): StatusCause[] {
-  return old ? validatePodUpdate(pod, old) : validatePodCreate(pod);
+/**
+ * An update through pods/ephemeralcontainers: existing ephemeral containers stay as they are, new ones are
+ * valid ephemeral containers (ValidatePodEphemeralContainersUpdate). The rest of the spec is the stored one.
+ */
+export function validatePodEphemeralContainersUpdate(pod: Pod, old: Pod): StatusCause[] {
+  const causes = [...validateObjectMetaUpdate(pod.metadata, old.metadata)];
+  const field = 'spec.ephemeralContainers';
+  const next = (pod.spec?.ephemeralContainers ?? []) as Container[];
+  const previous = (old.spec?.ephemeralContainers ?? []) as Container[];
+  for (const existing of previous) {
+    const i = next.findIndex((c) => c.name === existing.name);
+    if (i < 0) causes.push(forbidden(field, `existing ephemeral containers "${existing.name}" may not be removed`));
+    else if (!semanticEqual(next[i], existing)) causes.push(forbidden(index(field, i), `existing ephemeral containers "${existing.name}" may not be changed`));
+  }
+  if (causes.length) return causes;
+  const kept = new Set(previous.map((c) => c.name));
+  const others = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...previous];
+  const volumes = new Set(((pod.spec?.volumes ?? []) as Array<{ name?: string }>).map((v) => v.name ?? ''));
+  const added = next.map((c, i) => ({ c, i })).filter(({ c }) => !kept.has(c.name));
+  for (const { c, i } of added) {
+    causes.push(...validateEphemeralContainers([c], others, volumes, field).map((cause) => renumber(cause, field, i)));
+    others.push(c);
+  }
+  return causes;
+}
+
+/** validateEphemeralContainers numbers its one container 0; the cause is moved to the container's real index. */
+function renumber(cause: StatusCause, field: string, i: number): StatusCause {
+  const from = `${field}[0]`;
+  return cause.field?.startsWith(from)
+    ? { ...cause, field: `${field}[${i}]${cause.field.slice(from.length)}`, message: cause.message?.replace(from, `${field}[${i}]`) }
+    : cause;
+}
+
+const RESIZABLE_RESOURCES = new Set(['cpu', 'memory']);
+
+/** An update through pods/resize: only the cpu and memory of containers change; the rest of the spec is the stored one. */
+export function validatePodResize(pod: Pod, old: Pod): StatusCause[] {
+  const causes = [...validateObjectMetaUpdate(pod.metadata, old.metadata), ...validatePodMetadataAndSpec(pod)];
+  (pod.spec?.containers ?? []).forEach((container, i) => {
+    const before = old.spec?.containers?.[i];
+    for (const part of ['requests', 'limits'] as const) {
+      const next = (container.resources?.[part] ?? {}) as Record<string, unknown>;
+      const prev = (before?.resources?.[part] ?? {}) as Record<string, unknown>;
+      const changed = new Set([...Object.keys(next), ...Object.keys(prev)].filter((name) => !semanticEqual(next[name], prev[name])));
+      const other = [...changed].find((name) => !RESIZABLE_RESOURCES.has(name));
+      if (other !== undefined) causes.push(forbidden(child(index('spec.containers', i), 'resources', part), 'only cpu and memory resources are mutable'));
+    }
+  });
+  return causes;
+}
+
+/** Pod create (no old object) or update, through the pod itself or one of its spec subresources. */
+export function validatePod(pod: Pod, old?: Pod, subresource = ''): StatusCause[] {
+  if (!old) return validatePodCreate(pod);
+  if (subresource === 'ephemeralcontainers') return validatePodEphemeralContainersUpdate(pod, old);
+  if (subresource === 'resize') return validatePodResize(pod, old);
+  return validatePodUpdate(pod, old);
 }

@@ -5,6 +5,8 @@ export interface SubresourceInfo {
   version: string;
   kind: string;
   verbs: string[];
+  /** The subresource reads its parent object and writes one part of it (status, finalize, ephemeralcontainers, resize). */
+  part?: boolean;
 }
 
 /**
@@ -12,7 +14,7 @@ export interface SubresourceInfo {
  * them). kubectl drain looks for `pods/eviction`; `kubectl scale` uses `<resource>/scale`.
  */
 const KNOWN: Record<string, (parent: ResourceDefinition) => SubresourceInfo> = {
-  status: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['get', 'patch', 'update'] }),
+  status: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['get', 'patch', 'update'], part: true }),
   scale: () => ({ group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] }),
   binding: () => ({ group: '', version: 'v1', kind: 'Binding', verbs: ['create'] }),
   eviction: () => ({ group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] }),
@@ -21,8 +23,9 @@ const KNOWN: Record<string, (parent: ResourceDefinition) => SubresourceInfo> = {
   attach: () => ({ group: '', version: 'v1', kind: 'PodAttachOptions', verbs: ['create', 'get'] }),
   portforward: () => ({ group: '', version: 'v1', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] }),
   proxy: (parent) => ({ group: '', version: 'v1', kind: `${parent.kind}ProxyOptions`, verbs: ['create', 'delete', 'get', 'patch', 'update'] }),
-  ephemeralcontainers: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['get', 'patch', 'update'] }),
-  finalize: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['update'] }),
+  ephemeralcontainers: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['get', 'patch', 'update'], part: true }),
+  resize: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['get', 'patch', 'update'], part: true }),
+  finalize: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['update'], part: true }),
   token: () => ({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }),
 };
 

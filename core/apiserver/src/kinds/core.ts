@@ -49,15 +49,21 @@ export const pods = defineKind({
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: ['status', 'binding', 'eviction', 'log'],
+  subresources: ['status', 'binding', 'eviction', 'log', 'ephemeralcontainers', 'resize'],
   keptOnStatusUpdate: ['deletionTimestamp', 'ownerReferences'],
   table: { columns: POD_COLUMNS, cells: podCells },
   strategy: {
     defaults: (object) => defaultPod(object as Pod),
-    validateAll: (object, old) => validatePod(object as Pod, old as Pod | undefined),
+    validateAll(object, old, subresource) {
+      const causes = validatePod(object as Pod, old as Pod | undefined, subresource);
+      if (subresource === 'resize' && old && podQOSClass(object as Pod) !== podQOSClass(old as Pod))
+        causes.push(fieldErrors.forbidden('spec', 'Pod QOS Class may not change as a result of resizing'));
+      return causes;
+    },
     prepareForCreate(object) {
       object.status = { phase: 'Pending', conditions: [], qosClass: podQOSClass(object as Pod) };
     },
+    prepareForUpdate: (object, old, subresource) => keepPodSpecPart(object as Pod, old as Pod, subresource),
     fieldSelectors: {
       'spec.nodeName': podField((p) => p.spec?.nodeName),
       'spec.restartPolicy': podField((p) => p.spec?.restartPolicy),
@@ -76,6 +82,34 @@ export const pods = defineKind({
     },
   },
 });
+
+/**
+ * What each way of updating a pod may change in its spec: the pod itself everything but the ephemeral
+ * containers, pods/ephemeralcontainers only those, pods/resize only the containers' resources and resize policies.
+ */
+function keepPodSpecPart(pod: Pod, old: Pod, subresource: string): void {
+  const spec = pod.spec;
+  if (!spec || !old.spec) return;
+  if (subresource === '') {
+    if (old.spec.ephemeralContainers === undefined) delete spec.ephemeralContainers;
+    else spec.ephemeralContainers = old.spec.ephemeralContainers;
+  } else if (subresource === 'ephemeralcontainers') {
+    pod.spec = { ...structuredClone(old.spec), ...(spec.ephemeralContainers ? { ephemeralContainers: spec.ephemeralContainers } : {}) };
+    if (!spec.ephemeralContainers) delete pod.spec.ephemeralContainers;
+  } else if (subresource === 'resize') {
+    const next = structuredClone(old.spec);
+    for (const container of next.containers ?? []) {
+      const requested = spec.containers?.find((c) => c.name === container.name) as (typeof container & { resizePolicy?: unknown }) | undefined;
+      if (!requested) continue;
+      if (requested.resources === undefined) delete container.resources;
+      else container.resources = requested.resources;
+      const policy = requested.resizePolicy;
+      if (policy === undefined) delete (container as { resizePolicy?: unknown }).resizePolicy;
+      else (container as { resizePolicy?: unknown }).resizePolicy = policy;
+    }
+    pod.spec = next;
+  }
+}
 
 // ---- namespaces -----------------------------------------------------------------------------------------
 

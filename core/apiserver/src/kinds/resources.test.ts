@@ -49,7 +49,7 @@ describe('builtinResources', () => {
       expect.arrayContaining([
         ['', 'v1', 'namespaces', 'Namespace', 'NamespaceList', 'namespace', false, ['ns'], undefined, ['status', 'finalize']],
         ['', 'v1', 'nodes', 'Node', 'NodeList', 'node', false, ['no'], undefined, ['status']],
-        ['', 'v1', 'pods', 'Pod', 'PodList', 'pod', true, ['po'], ['all'], ['status', 'binding', 'eviction', 'log']],
+        ['', 'v1', 'pods', 'Pod', 'PodList', 'pod', true, ['po'], ['all'], ['status', 'binding', 'eviction', 'log', 'ephemeralcontainers', 'resize']],
         ['', 'v1', 'events', 'Event', 'EventList', 'event', true, ['ev'], undefined, undefined],
         ['apps', 'v1', 'deployments', 'Deployment', 'DeploymentList', 'deployment', true, ['deploy'], ['all'], ['status', 'scale']],
         ['apps', 'v1', 'replicasets', 'ReplicaSet', 'ReplicaSetList', 'replicaset', true, ['rs'], ['all'], ['status', 'scale']],

@@ -30,6 +30,19 @@ export class ResourceRegistryImpl implements ResourceRegistry {
     this.changes++;
   }
 
+  unregister(group: string, resource: string, version?: string): void {
+    for (const [key, definition] of this.converted) {
+      if (definition.group === group && definition.resource === resource && (version === undefined || definition.version === version))
+        this.converted.delete(key);
+    }
+    const stored = this.byResource.get(`${group}/${resource}`);
+    if (stored && (version === undefined || stored.version === version)) {
+      this.byResource.delete(`${group}/${resource}`);
+      this.byKindKey.delete(`${group}/${stored.kind}`);
+    }
+    this.changes++;
+  }
+
   /** The stored version's definition of a resource. */
   get(group: string, resource: string): ResourceDefinition | undefined {
     return this.byResource.get(`${group}/${resource}`);

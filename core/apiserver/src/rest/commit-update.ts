@@ -1,5 +1,6 @@
-import { errors, type KubeObject } from '@skiff/api';
+import { errors, type KubeObject, type ResourceDefinition } from '@skiff/api';
 import { StoreError, type StoredObject } from '@skiff/store';
+import { subresourceInfo } from '../discovery/subresources.js';
 import { admitWrite } from '../pipeline/admission.js';
 import { jsonEqual, specChanged, withWritableMetadata } from '../util/objects.js';
 import type { RestContext } from './context.js';
@@ -42,7 +43,7 @@ export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Pro
 export async function commitUpdate(ctx: RestContext, current: StoredObject, requested: KubeObject): Promise<KubeObject> {
   const { definition, info } = ctx;
   const old = current.object;
-  const next = projectSubresource(info.subresource, old, requested);
+  const next = projectSubresource(definition, info.subresource, old, requested);
   const metadata = next.metadata;
   const precondition = writePrecondition(metadata.resourceVersion);
   if (precondition !== undefined && precondition !== current.revision)
@@ -85,19 +86,24 @@ export async function commitUpdate(ctx: RestContext, current: StoredObject, requ
 
 /**
  * Subresource updates change one part and nothing else (the resourceVersion still guards them): `status`
- * the status, a namespace's `finalize` its spec.finalizers. The stored object is copied because defaulting
- * and admission run on the result and must not touch the original.
+ * the status, a namespace's `finalize` its spec.finalizers, other parts (pods' ephemeralcontainers, resize) the
+ * part of the spec the kind's prepareForUpdate keeps. Handlers building the whole object themselves (scale,
+ * approval) pass it through. The stored object is copied because defaulting and admission run on the result
+ * and must not touch the original.
  */
-function projectSubresource(subresource: string, old: KubeObject, requested: KubeObject): KubeObject {
-  if (subresource !== 'status' && subresource !== 'finalize') return requested;
+function projectSubresource(definition: ResourceDefinition, subresource: string, old: KubeObject, requested: KubeObject): KubeObject {
+  if (subresource === '' || !subresourceInfo(definition, subresource).part) return requested;
   const next = structuredClone(old);
   next.metadata.resourceVersion = requested.metadata.resourceVersion;
   if (subresource === 'status') {
     if (requested.status === undefined) delete next.status;
     else next.status = requested.status;
-  } else {
+  } else if (subresource === 'finalize') {
     const finalizers = (requested.spec as { finalizers?: string[] } | undefined)?.finalizers;
     next.spec = { ...(next.spec as object), finalizers: finalizers ?? [] };
+  } else {
+    // Other parts of the spec (pods' ephemeralcontainers, resize): the requested spec, narrowed by the kind's prepareForUpdate.
+    next.spec = structuredClone(requested.spec);
   }
   return next;
 }

@@ -1,7 +1,7 @@
 import { errors } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 import type { DecodedBody } from '../pipeline/decode-body.js';
-import { verbsOf } from '../discovery/subresources.js';
+import { subresourceInfo, verbsOf } from '../discovery/subresources.js';
 import { watchCollection } from '../watch/watch.js';
 import type { RestContext } from './context.js';
 import { routeConverted } from './convert.js';
@@ -56,14 +56,15 @@ function routeMain(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> | 
 
 function routeSubresource(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> {
   const { verb, subresource } = ctx.info;
+  // A subresource speaking its parent's kind (status, finalize, pods' ephemeralcontainers and resize) reads the
+  // object and writes the part of it the kind's prepareForUpdate keeps for that subresource.
+  const info = subresourceInfo(ctx.definition, subresource);
+  if (info.part && info.verbs.includes(verb)) {
+    if (verb === 'get') return getObject(ctx);
+    if (verb === 'update') return updateObject(ctx, body.value);
+    if (verb === 'patch') return patchObject(ctx, body);
+  }
   switch (`${subresource} ${verb}`) {
-    case 'status get':
-      return getObject(ctx);
-    case 'status update':
-    case 'finalize update':
-      return updateObject(ctx, body.value);
-    case 'status patch':
-      return patchObject(ctx, body);
     case 'scale get':
       return getScale(ctx);
     case 'scale update':

@@ -97,6 +97,8 @@ export type { ResourceDefinition, TableColumn } from '@skiff/api';
 
 export interface ResourceRegistry {
   register(definition: ResourceDefinition): void;
+  /** Stops serving one version of a resource (every version when `version` is left out): CRDs removed at run time. */
+  unregister(group: string, resource: string, version?: string): void;
   get(group: string, resource: string): ResourceDefinition | undefined;
   byKind(group: string, kind: string): ResourceDefinition | undefined;
   list(): ResourceDefinition[];
