@@ -1,10 +1,61 @@
-import { definePlugin } from '@skiff/kernel';
+import { trackWork } from '@skiff/controller-manager';
+import { definePlugin, type PluginOptions } from '@skiff/kernel';
+import { EndpointSliceController } from './controller.js';
+import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, MAX_ENDPOINTS_PER_SLICE_LIMIT, PLUGIN_NAME } from './names.js';
 
-/** EndpointSlice controller: slices that follow the ready pods of each Service. */
+/** The EndpointSlice controller: discovery.k8s.io/v1 EndpointSlices that follow the pods of each Service. */
 const plugin = definePlugin({
-  name: '@skiff/plugin-controller-endpointslice',
+  name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
-  apply() {},
+  options: {
+    type: 'object',
+    properties: {
+      workers: { type: 'integer', minimum: 1, description: "Services synced in parallel (default: the controller manager's workers)" },
+      maxEndpointsPerSlice: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_ENDPOINTS_PER_SLICE_LIMIT,
+        description: `Endpoints per EndpointSlice at most (default ${DEFAULT_MAX_ENDPOINTS_PER_SLICE})`,
+      },
+    },
+  },
+  apply(kernel, options) {
+    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
+      registry.register({
+        name: CONTROLLER_NAME,
+        start(ctx) {
+          const controller = new EndpointSliceController(ctx, { maxEndpointsPerSlice: options.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE });
+          trackWork(ctx, controller.run(options.workers ?? ctx.workers ?? 2));
+        },
+      });
+    });
+  },
 });
 export default plugin;
+
+export type EndpointSliceControllerOptions = PluginOptions<typeof plugin>;
+
+export { EndpointSliceController, SLICES_BY_SERVICE_INDEX, type EndpointSliceControllerSettings } from './controller.js';
+export { ANNOTATION, CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, EVENT_REASON, LABEL, MANAGED_BY, PLUGIN_NAME } from './names.js';
+export { ENDPOINT_SLICES, ENDPOINTS, SERVICES } from './resources.js';
+export type { AddressType, EndpointConditions, EndpointSlice, Service, ServicePort, SliceEndpoint, SlicePort } from './resources.js';
+export {
+  findPort,
+  isIPv6Address,
+  isPodReady,
+  isSelectingService,
+  isServiceIPSet,
+  podEndpointsChanged,
+  podIPs,
+  selectorMatches,
+  servicesForPodEvent,
+  servicesSelecting,
+  shouldPodBeInEndpoints,
+  shouldSetHostname,
+} from './pods.js';
+export { addressTypesFor, endpointPorts, planSlices, podToEndpoint, portsKey, sliceLabels, type SlicePlan, type SlicePlanInput } from './slices.js';
+export { formatTriggerTime, TriggerTimeTracker } from './trigger-time.js';
+export { isNamespaceTerminating } from './namespace-terminating.js';
+export { SliceExpectations } from './expectations.js';
+export { EndpointSliceError, ENDPOINTSLICE_ERRORS, type EndpointSliceErrorCode } from './errors.js';
