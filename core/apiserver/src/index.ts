@@ -1,5 +1,6 @@
 export { default, type ApiServerPluginOptions, type ApiServerInfo } from './plugin.js';
 export { ApiServer, APISERVER_NAME, type ApiServerOptions } from './server.js';
+export type { ApiExtensions, ExtensionHandler, ExtensionRequest, ExtensionResponse } from './extensions.js';
 export { ResourceRegistryImpl } from './registry/resource-registry.js';
 export { InitializerRegistryImpl } from './registry/initializer-registry.js';
 export { HttpServer, type HttpServerOptions } from './http/server.js';

@@ -19,7 +19,7 @@ const plugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
-  provides: ['resourceRegistry', 'initializerRegistry', 'apiHandler', 'apiServerInfo'],
+  provides: ['resourceRegistry', 'initializerRegistry', 'apiExtensions', 'apiHandler', 'apiServerInfo'],
   needs: ['store'],
   options: {
     type: 'object',
@@ -56,6 +56,7 @@ const plugin = definePlugin({
       });
       kernel.provide('resourceRegistry', server.registry);
       kernel.provide('initializerRegistry', server.initializers);
+      kernel.provide('apiExtensions', server.extensions);
     });
 
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.API_SERVER, {

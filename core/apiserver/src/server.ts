@@ -3,6 +3,7 @@ import { errors, type UserInfo } from '@skiff/api';
 import { AUTHORIZE_STAGE, CHAIN_STAGE, type ApiHandler, type ApiRequest, type ApiResponse, type Hooks, type Logger } from '@skiff/kernel';
 import type { Store } from '@skiff/store';
 import { Discovery } from './discovery/discovery.js';
+import { ApiExtensionsImpl } from './extensions.js';
 import { AuditRecorder, auditedStream } from './pipeline/audit.js';
 import { authenticate, skipFailingAuthenticators } from './pipeline/authenticate.js';
 import { authorize, authzAttributes, skipFailingAuthorizers } from './pipeline/authorize.js';
@@ -44,6 +45,8 @@ export class ApiServer implements ApiHandler {
   readonly registry: ResourceRegistryImpl;
   readonly initializers: InitializerRegistryImpl;
   readonly handlers = new KindHandlers();
+  /** What plugins add: handlers for subresources, extra paths (the `apiExtensions` component). */
+  readonly extensions = new ApiExtensionsImpl(this.handlers, () => this.core);
   private readonly tokens = new LoopbackTokens();
   private stopping = new AbortController();
   private readonly discovery: Discovery;
@@ -117,7 +120,7 @@ export class ApiServer implements ApiHandler {
     const user = await authenticate(core.hooks, request);
     if (audit) audit.user = user;
     await authorize(core.hooks, authzAttributes(user, info));
-    if (!info.isResourceRequest) return this.discovery.serve(request);
+    if (!info.isResourceRequest) return (await this.extensions.serve(request)) ?? this.discovery.serve(request);
 
     const definition = this.registry.getVersion(info.apiGroup, info.apiVersion, info.resource);
     if (!definition) throw errors.pathNotFound(request.path);

@@ -1,0 +1,93 @@
+import { errors, type KubeObject, type UserInfo } from '@skiff/api';
+import type { ApiRequest, ApiResponse, RouteDefinition } from '@skiff/kernel';
+import type { ServerCore } from './rest/context.js';
+import type { KindHandlers } from './rest/handlers.js';
+import { objectKey } from './rest/keys.js';
+import { json } from './rest/respond.js';
+
+/** A resource request a plugin answers: it has passed authentication and authorization, its body is decoded. */
+export interface ExtensionRequest {
+  namespace: string;
+  name: string;
+  subresource: string;
+  verb: string;
+  user: UserInfo;
+  /** `dryRun=All`: answer as usual but change nothing. */
+  dryRun: boolean;
+  query: Record<string, string | undefined>;
+  /** The decoded body (JSON, YAML or protobuf); undefined for reads. */
+  body: unknown;
+}
+
+/** What a plugin's resource handler answers: sent as JSON; throw an `ApiError` for a Status. */
+export interface ExtensionResponse {
+  status: number;
+  body: unknown;
+}
+
+export type ExtensionHandler = (request: ExtensionRequest) => Promise<ExtensionResponse>;
+
+/**
+ * What plugins add to the API server besides kinds: behaviour for one verb of a resource or of one of its
+ * subresources (serviceaccounts/token), paths outside /api and /apis (/openid/v1/jwks), and reads of stored
+ * objects. Requests reach both kinds of handler after authentication, authorization and audit, like any other.
+ * Provided as the `apiExtensions` component from the `components` hook on; handlers serve once the API server has started.
+ */
+export interface ApiExtensions {
+  /** Answers `verb` on a resource or subresource; the resource must declare the subresource (discovery lists it). */
+  handle(target: { group: string; resource: string; subresource?: string; verb: string }, handler: ExtensionHandler): void;
+  /** Answers one exact non-resource path. */
+  route(route: RouteDefinition): void;
+  /** A stored object, read as the API server reads it (no request pipeline); undefined when absent or not served. */
+  get<T extends KubeObject = KubeObject>(resource: { group: string; resource: string }, namespace: string, name: string): Promise<T | undefined>;
+}
+
+declare module '@skiff/kernel' {
+  interface Components {
+    /** Plugin handlers for subresources and extra paths, and reads of stored objects (see @skiff/apiserver's ApiExtensions). */
+    apiExtensions: ApiExtensions;
+  }
+}
+
+export class ApiExtensionsImpl implements ApiExtensions {
+  private readonly routes = new Map<string, RouteDefinition>();
+
+  constructor(
+    private readonly handlers: KindHandlers,
+    private readonly core: () => ServerCore | undefined,
+  ) {}
+
+  handle(target: { group: string; resource: string; subresource?: string; verb: string }, handler: ExtensionHandler): void {
+    this.handlers.register(target, async (ctx, body) => {
+      const { info, user, dryRun, request } = ctx;
+      const response = await handler({
+        namespace: info.namespace,
+        name: info.name,
+        subresource: info.subresource,
+        verb: info.verb,
+        user,
+        dryRun,
+        query: request.query,
+        body: body.value,
+      });
+      return json(response.body, response.status);
+    });
+  }
+
+  route(route: RouteDefinition): void {
+    this.routes.set(`${route.method} ${route.path}`, route);
+  }
+
+  /** The response of a plugin's path, or undefined when no plugin serves it. */
+  serve(request: ApiRequest): Promise<ApiResponse> | undefined {
+    return this.routes.get(`${request.method} ${request.path}`)?.handler(request);
+  }
+
+  async get<T extends KubeObject = KubeObject>(resource: { group: string; resource: string }, namespace: string, name: string): Promise<T | undefined> {
+    const core = this.core();
+    if (!core) throw errors.unavailable('the API server is not serving (starting or stopping)');
+    const definition = core.registry.get(resource.group, resource.resource);
+    if (!definition) return undefined;
+    return (await core.store.get(objectKey(definition, namespace, name)))?.object as T | undefined;
+  }
+}
