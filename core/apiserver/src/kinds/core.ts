@@ -522,6 +522,7 @@ export const serviceAccounts = defineKind({
   plural: 'serviceaccounts',
   namespaced: true,
   shortNames: ['sa'],
+  subresources: ['token'],
   columns: [computed<Object_>('Secrets', (sa) => (Array.isArray(sa.secrets) ? sa.secrets.length : 0), { type: 'integer' }), AGE_COLUMN],
 });
 
