@@ -8,7 +8,7 @@ let plane: ControlPlane;
 beforeAll(async () => {
   plane = await startControlPlane([endpointSliceController]);
   for (const name of ['node-1', 'node-2']) {
-    const labels = name === 'node-1' ? { 'topology.kubernetes.io/zone': 'zone-a' } : {};
+    const labels: Record<string, string> = name === 'node-1' ? { 'topology.kubernetes.io/zone': 'zone-a' } : {};
     await plane.client.create<Node>(RESOURCES.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
   }
 });
