@@ -1,0 +1,77 @@
+import { isApiError, RESOURCES, type Namespace } from '@skiff/api';
+import { runWorkers, WorkQueue } from '@skiff/client';
+import type { ControllerContext, Informer } from '@skiff/kernel';
+import { CONTROLLER_NAME } from './names.js';
+import { SERVICE_ACCOUNTS, type ServiceAccount } from './resources.js';
+
+/** Whether a namespace can take new objects: it exists and is not being deleted. */
+export function isActive(namespace: Namespace | undefined): namespace is Namespace {
+  return Boolean(namespace && !namespace.metadata.deletionTimestamp && namespace.status?.phase !== 'Terminating');
+}
+
+/**
+ * kube-controller-manager's ServiceAccounts controller: every active namespace holds the named
+ * ServiceAccounts (`default`), created when the namespace appears and again whenever one is deleted.
+ * Only the account itself is created — no token Secret, as since Kubernetes 1.24.
+ */
+export class ServiceAccountsController {
+  private readonly queue = new WorkQueue<string>({ name: CONTROLLER_NAME });
+  private readonly namespaces: Informer<Namespace>;
+  private readonly serviceAccounts: Informer<ServiceAccount>;
+
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly names: readonly string[],
+  ) {
+    this.namespaces = ctx.informers.informer<Namespace>(RESOURCES.namespaces);
+    this.serviceAccounts = ctx.informers.informer<ServiceAccount>(SERVICE_ACCOUNTS);
+    const enqueue = (namespace: Namespace) => {
+      if (isActive(namespace)) this.queue.add(namespace.metadata.name!);
+    };
+    this.namespaces.addHandlers({ add: enqueue, update: (_old, namespace) => enqueue(namespace) });
+    this.serviceAccounts.addHandlers({
+      delete: (account) => {
+        if (account.metadata.namespace && this.names.includes(account.metadata.name!)) this.queue.add(account.metadata.namespace);
+      },
+    });
+  }
+
+  /** Waits for both caches, then works the queue until the context's signal aborts. */
+  async run(workers: number): Promise<void> {
+    const { signal, logger } = this.ctx;
+    try {
+      await Promise.all([this.namespaces.waitForSync(signal), this.serviceAccounts.waitForSync(signal)]);
+    } catch (err) {
+      this.queue.shutDown();
+      if (signal.aborted) return;
+      throw err;
+    }
+    await runWorkers(this.queue, workers, (namespace) => this.sync(namespace), { logger, signal });
+  }
+
+  /** Creates the accounts missing from one namespace. */
+  async sync(namespace: string): Promise<void> {
+    if (!isActive(this.namespaces.get(namespace))) return;
+    for (const name of this.names) {
+      if (this.serviceAccounts.get(`${namespace}/${name}`)) continue;
+      try {
+        await this.ctx.client.create<ServiceAccount>(SERVICE_ACCOUNTS, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } }, namespace);
+        this.ctx.logger.debug({ namespace, serviceAccount: name }, 'service account created');
+      } catch (err) {
+        // The cache lagged behind a create, or the namespace went away meanwhile: nothing to do either way.
+        if (isApiError(err, 'AlreadyExists')) continue;
+        if ((isApiError(err, 'Forbidden') || isApiError(err, 'NotFound')) && !(await this.liveActive(namespace))) return;
+        throw err;
+      }
+    }
+  }
+
+  private async liveActive(name: string): Promise<boolean> {
+    try {
+      return isActive(await this.ctx.client.get<Namespace>(RESOURCES.namespaces, name));
+    } catch (err) {
+      if (isApiError(err, 'NotFound')) return false;
+      throw err;
+    }
+  }
+}
