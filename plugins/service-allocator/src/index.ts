@@ -1,10 +1,160 @@
-import { definePlugin } from '@skiff/kernel';
+import { EventRecorderImpl, createLoopbackClient } from '@skiff/client';
+import { definePlugin, LIFECYCLE_STAGE, type ApiClient, type PluginOptions } from '@skiff/kernel';
+import { advertisedAddress } from './address.js';
+import { ServiceAllocator } from './allocator.js';
+import { ServiceCIDR } from './cidr.js';
+import { ServiceAllocatorError } from './errors.js';
+import { ServiceWritesInFlight } from './in-flight.js';
+import { IPAddressClient } from './ip-addresses.js';
+import { ensureKubernetesService, ensureServiceCIDR } from './kubernetes-service.js';
+import { APISERVER_USER, PLUGIN_NAME, SERVICE_ALLOCATION_STAGE, SERVICES } from './names.js';
+import { PortRange } from './node-ports.js';
+import { repair } from './repair.js';
+import { splitServiceKey, type Service } from './service-spec.js';
+import { isApiError } from '@skiff/api';
 
-/** ClusterIP and NodePort allocation for Services (IPAddress and ServiceCIDR objects), the kubernetes Service. */
+/** Starts after the API server serves (it writes through it) and before the controllers. */
+const STAGE = LIFECYCLE_STAGE.API_SERVER + 50;
+
+/**
+ * ClusterIP and NodePort allocation for Services, as kube-apiserver 1.33+ does it: addresses recorded as
+ * IPAddress objects out of the `kubernetes` ServiceCIDR, node ports from a range, both handed out in the
+ * request path; a repair loop; and the `kubernetes` Service with its Endpoints and EndpointSlice.
+ */
 const plugin = definePlugin({
-  name: '@skiff/plugin-service-allocator',
+  name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
-  apply() {},
+  needs: ['apiHandler', 'apiServerInfo'],
+  options: {
+    type: 'object',
+    properties: {
+      serviceCIDR: { type: 'string', default: '10.96.0.0/12', description: 'The IPv4 range cluster IPs come from (kube-apiserver --service-cluster-ip-range)' },
+      serviceCIDRv6: { type: 'string', description: 'An IPv6 range as well, for dual-stack Services (prefix /64 or longer)' },
+      nodePortRange: {
+        type: 'string',
+        default: '30000-32767',
+        description: 'The node ports NodePort and LoadBalancer Services get (--service-node-port-range)',
+      },
+      repairIntervalMs: { type: 'integer', minimum: 100, default: 60_000, description: 'How often allocations are checked against the stored Services' },
+      advertiseAddress: { type: 'string', description: "The address the kubernetes Service's endpoints name (default: the API server's listen address)" },
+    },
+  },
+  apply(kernel, options) {
+    const ranges = [rangeOption('serviceCIDR', options.serviceCIDR, 'IPv4')];
+    if (options.serviceCIDRv6) ranges.push(rangeOption('serviceCIDRv6', options.serviceCIDRv6, 'IPv6'));
+    let nodePorts: PortRange;
+    try {
+      nodePorts = PortRange.parse(options.nodePortRange);
+    } catch (err) {
+      throw new ServiceAllocatorError('SKIFF_ERR_SERVICE_ALLOCATOR_OPTION', { option: 'nodePortRange', detail: (err as Error).message });
+    }
+    if (options.advertiseAddress !== undefined && advertisedAddress(options.advertiseAddress) !== options.advertiseAddress)
+      throw new ServiceAllocatorError('SKIFF_ERR_SERVICE_ALLOCATOR_OPTION', {
+        option: 'advertiseAddress',
+        detail: `want one IP address (got "${options.advertiseAddress}")`,
+      });
+
+    let allocator: ServiceAllocator | undefined;
+    let client: ApiClient | undefined;
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    let timer: NodeJS.Timeout | undefined;
+    let tick: Promise<void> | undefined;
+    const logger = kernel.logger.child({ component: PLUGIN_NAME });
+
+    const settle = (namespace: string): void => {
+      if (!allocator) return;
+      const namespaces = namespace === '' ? allocator.touchedNamespaces() : [namespace];
+      for (const quiet of namespaces) {
+        if (inFlight.busy(quiet)) continue;
+        allocator.settle(quiet).catch((err: unknown) => logger.warn({ err, namespace: quiet }, 'settling service allocations failed'));
+      }
+    };
+    const inFlight = new ServiceWritesInFlight(settle);
+
+    kernel.hooks.audit.tap(PLUGIN_NAME, (event) => inFlight.observe(event));
+    kernel.hooks.mutate.tapPromise({ name: PLUGIN_NAME, stage: SERVICE_ALLOCATION_STAGE }, async (request) => {
+      if (request.resource.group !== '' || request.resource.resource !== 'services' || request.subresource) return;
+      await started;
+      await allocator!.admit(request);
+    });
+
+    kernel.lifecycle(PLUGIN_NAME, STAGE, {
+      async start() {
+        client = createLoopbackClient(kernel.resolve('apiHandler'), APISERVER_USER);
+        const api = client;
+        const addresses = new IPAddressClient(api);
+        const lookup = async (key: string): Promise<Service | undefined> => {
+          const { namespace, name } = splitServiceKey(key);
+          try {
+            return await api.get<Service>(SERVICES, name, namespace);
+          } catch (err) {
+            if (isApiError(err, 'NotFound')) return undefined;
+            throw err;
+          }
+        };
+        allocator = new ServiceAllocator({ ranges, nodePorts, addresses, lookup, logger });
+        const warning = await ensureServiceCIDR(api, ranges);
+        if (warning) logger.warn(warning);
+        const sources = {
+          listServices: async () => (await api.list<Service>(SERVICES)).items,
+          addresses,
+          recorder: new EventRecorderImpl(api, { component: 'ipallocator-repair-controller', logger }),
+          logger,
+        };
+        await repair(allocator, sources, true);
+        ready();
+        const info = kernel.resolve('apiServerInfo');
+        const address = options.advertiseAddress ?? advertisedAddress(info.host);
+        await ensureKubernetesService(api, ranges[0]!, address, info.port);
+
+        const pass = async () => {
+          const report = await repair(allocator!, sources, false);
+          if (report.created.length || report.deleted.length || report.freedPorts.length) logger.info(report, 'service allocations repaired');
+          await ensureKubernetesService(api, ranges[0]!, address, info.port);
+          settle('');
+        };
+        timer = setInterval(() => {
+          tick ??= pass()
+            .catch((err: unknown) => logger.warn({ err }, 'service allocation repair failed'))
+            .finally(() => (tick = undefined));
+        }, options.repairIntervalMs);
+        timer.unref();
+      },
+      async stop() {
+        clearInterval(timer);
+        await tick;
+      },
+    });
+  },
 });
 export default plugin;
+
+function rangeOption(option: string, cidr: string, family: 'IPv4' | 'IPv6'): ServiceCIDR {
+  let range: ServiceCIDR;
+  try {
+    range = new ServiceCIDR(cidr);
+  } catch (err) {
+    throw new ServiceAllocatorError('SKIFF_ERR_SERVICE_ALLOCATOR_OPTION', { option, detail: (err as Error).message });
+  }
+  if (range.family !== family)
+    throw new ServiceAllocatorError('SKIFF_ERR_SERVICE_ALLOCATOR_OPTION', { option, detail: `want an ${family} range (got ${cidr})` });
+  if (family === 'IPv6' && range.prefixLength < 64)
+    throw new ServiceAllocatorError('SKIFF_ERR_SERVICE_ALLOCATOR_OPTION', {
+      option,
+      detail: `shortest allowed prefix length for service CIDR is 64, got ${range.prefixLength}`,
+    });
+  return range;
+}
+
+export type ServiceAllocatorOptions = PluginOptions<typeof plugin>;
+
+export { ServiceAllocator } from './allocator.js';
+export { ServiceCIDR, canonicalIP, familyOf, type IPFamily } from './cidr.js';
+export { NodePortAllocator, PortRange, NodePortError } from './node-ports.js';
+export { ClusterIPAllocator, ClusterIPError } from './cluster-ips.js';
+export { Holdings, type Holding } from './holdings.js';
+export { repair, type RepairReport } from './repair.js';
+export { ServiceAllocatorError, SERVICE_ALLOCATOR_ERRORS, type ServiceAllocatorErrorCode } from './errors.js';
+export * from './names.js';

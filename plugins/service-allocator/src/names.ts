@@ -1,0 +1,40 @@
+import { ADMISSION_STAGE } from '@skiff/kernel';
+import type { ResourceType, UserInfo } from '@skiff/api';
+
+export const PLUGIN_NAME = '@skiff/plugin-service-allocator';
+
+/**
+ * Allocation runs after every other mutating admission plugin, as upstream's service storage allocates
+ * after mutating admission: the object it allocates for is the one that will be validated and stored.
+ */
+export const SERVICE_ALLOCATION_STAGE = ADMISSION_STAGE.QUOTA + 100;
+
+/** The API server's own identity for the objects it writes (IPAddresses, the kubernetes Service). */
+export const APISERVER_USER: UserInfo = Object.freeze({
+  username: 'system:apiserver',
+  uid: 'system:apiserver',
+  groups: ['system:masters', 'system:authenticated'],
+});
+
+/** The value of `ipaddress.kubernetes.io/managed-by` on IPAddresses this allocator owns. */
+export const IP_ALLOCATOR_NAME = 'ipallocator.k8s.io';
+export const LABEL_IP_FAMILY = 'ipaddress.kubernetes.io/ip-family';
+export const LABEL_MANAGED_BY = 'ipaddress.kubernetes.io/managed-by';
+export const LABEL_SERVICE_NAME = 'kubernetes.io/service-name';
+export const LABEL_SKIP_MIRROR = 'endpointslice.kubernetes.io/skip-mirror';
+
+/** The ServiceCIDR holding the configured ranges, and the Service of the API server itself. */
+export const DEFAULT_SERVICE_CIDR_NAME = 'kubernetes';
+export const KUBERNETES_SERVICE = Object.freeze({ namespace: 'default', name: 'kubernetes' });
+
+/** IPAddresses and node ports handed out by a request that never finished are freed after this long. */
+export const ALLOCATION_GRACE_MS = 60_000;
+
+const type = (group: string, version: string, resource: string, kind: string, namespaced: boolean): ResourceType =>
+  Object.freeze({ group, version, resource, kind, namespaced });
+
+export const SERVICES = type('', 'v1', 'services', 'Service', true);
+export const ENDPOINTS = type('', 'v1', 'endpoints', 'Endpoints', true);
+export const ENDPOINT_SLICES = type('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true);
+export const IP_ADDRESSES = type('networking.k8s.io', 'v1', 'ipaddresses', 'IPAddress', false);
+export const SERVICE_CIDRS = type('networking.k8s.io', 'v1', 'servicecidrs', 'ServiceCIDR', false);
