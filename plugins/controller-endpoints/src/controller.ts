@@ -63,7 +63,8 @@ export class EndpointsController {
   async run(workers: number): Promise<void> {
     const { signal, logger } = this.ctx;
     try {
-      await Promise.all([this.services, this.pods, this.endpoints].map((informer) => informer.waitForSync(signal)));
+      // One at a time: every waiter listens on the manager's shared signal, and the informers sync in parallel anyway.
+      for (const informer of [this.services, this.pods, this.endpoints]) await informer.waitForSync(signal);
     } catch (err) {
       this.queue.shutDown();
       if (signal.aborted) return;

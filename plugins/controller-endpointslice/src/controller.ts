@@ -83,7 +83,8 @@ export class EndpointSliceController {
   async run(workers: number): Promise<void> {
     const { signal, logger } = this.ctx;
     try {
-      await Promise.all([this.services, this.pods, this.slices, this.nodes].map((informer) => informer.waitForSync(signal)));
+      // One at a time: every waiter listens on the manager's shared signal, and the informers sync in parallel anyway.
+      for (const informer of [this.services, this.pods, this.slices, this.nodes]) await informer.waitForSync(signal);
     } catch (err) {
       this.queue.shutDown();
       if (signal.aborted) return;
