@@ -1,0 +1,61 @@
+import { RESOURCES, type Node } from '@skiff/api';
+import { objectKey, runWorkers, splitObjectKey, WorkQueue } from '@skiff/client';
+import type { ControllerContext, Informer } from '@skiff/kernel';
+import { isOurs, nodeIngress, sameIngress, type LoadBalancerIngress, type Service } from './ingress.js';
+import { CONTROLLER_NAME, SERVICES } from './names.js';
+
+/**
+ * Gives `type: LoadBalancer` Services the nodes' addresses as `status.loadBalancer.ingress`, as k3s's
+ * servicelb does for small clusters without a cloud load balancer, and clears it when a Service stops
+ * being one. Node changes re-check every LoadBalancer Service.
+ */
+export class ServiceLBController {
+  private readonly queue = new WorkQueue<string>({ name: CONTROLLER_NAME });
+  private readonly services: Informer<Service>;
+  private readonly nodes: Informer<Node>;
+
+  constructor(private readonly ctx: ControllerContext) {
+    this.services = ctx.informers.informer<Service>(SERVICES);
+    this.nodes = ctx.informers.informer<Node>(RESOURCES.nodes);
+    this.services.addHandlers({
+      add: (service) => this.enqueue(service),
+      update: (_old, service) => this.enqueue(service),
+    });
+    const all = () => {
+      for (const service of this.services.list()) if (isOurs(service)) this.enqueue(service);
+    };
+    this.nodes.addHandlers({ add: all, update: (old, node) => !sameIngress(nodeIngress([old]), nodeIngress([node])) && all(), delete: all });
+  }
+
+  async run(workers: number): Promise<void> {
+    const { signal, logger } = this.ctx;
+    try {
+      await Promise.all([this.services.waitForSync(signal), this.nodes.waitForSync(signal)]);
+    } catch (err) {
+      this.queue.shutDown();
+      if (signal.aborted) return;
+      throw err;
+    }
+    await runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal });
+  }
+
+  async sync(key: string): Promise<void> {
+    const cached = this.services.get(key);
+    if (!cached) return;
+    const current = cached.status?.loadBalancer?.ingress;
+    let wanted: LoadBalancerIngress[];
+    if (isOurs(cached)) wanted = nodeIngress(this.nodes.list());
+    else if (cached.spec?.type !== 'LoadBalancer' && current?.length) wanted = [];
+    else return;
+    if (sameIngress(current, wanted)) return;
+    const { namespace, name } = splitObjectKey(key);
+    const service = await this.ctx.client.get<Service>(SERVICES, name, namespace);
+    const loadBalancer = wanted.length ? { ingress: wanted } : {};
+    await this.ctx.client.updateStatus<Service>(SERVICES, { ...service, status: { ...service.status, loadBalancer } });
+    if (wanted.length) this.ctx.recorder.event(service, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
+  }
+
+  private enqueue(service: Service): void {
+    if (isOurs(service) || service.status?.loadBalancer?.ingress?.length) this.queue.add(objectKey(service));
+  }
+}
