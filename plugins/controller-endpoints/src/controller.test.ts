@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RESOURCES, type Pod } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
 import { ENDPOINTS, SERVICES, type Service, type ServicePort } from '@skiff/plugin-controller-endpointslice';
@@ -147,5 +150,33 @@ describe('Endpoints controller against a real API server', () => {
     const pods = (await plane.client.list<Pod>(RESOURCES.pods, ns, { labelSelector: 'app=echo' })).items;
     const ips = (await getEndpoints('echo')).subsets!.flatMap((s) => s.addresses ?? []).map((a) => a.ip);
     expect(ips.sort()).toEqual(pods.map((pod) => pod.status!.podIP).sort());
+  });
+});
+
+describe('Endpoints controller at start', () => {
+  it('deletes Endpoints whose Service went while it was not running, but not leader-election locks', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'skiff-endpoints-'));
+    try {
+      const before = await startControlPlane([], { dataDir, config: { logLevel: 'silent' } });
+      const leftover: Endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'leftover' }, subsets: [{ addresses: [{ ip: '192.0.2.1' }] }] };
+      const lock: Endpoints = {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: 'lock', annotations: { 'control-plane.alpha.kubernetes.io/leader': '{}' } },
+      };
+      await before.client.create<Endpoints>(ENDPOINTS, leftover, ns);
+      await before.client.create<Endpoints>(ENDPOINTS, lock, ns);
+      await before.stop();
+
+      const after = await startControlPlane([endpointsController], { dataDir, config: { logLevel: 'silent' } });
+      try {
+        await waitFor('leftover deleted', async () => !(await after.client.list<Endpoints>(ENDPOINTS, ns)).items.some((e) => e.metadata.name === 'leftover'));
+        expect((await after.client.list<Endpoints>(ENDPOINTS, ns)).items.map((e) => e.metadata.name)).toEqual(['lock']);
+      } finally {
+        await after.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
