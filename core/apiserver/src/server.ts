@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { KindHandlers } from './rest/handlers.js';
 import { errors, type UserInfo } from '@skiff/api';
 import { AUTHORIZE_STAGE, CHAIN_STAGE, type ApiHandler, type ApiRequest, type ApiResponse, type Hooks, type Logger } from '@skiff/kernel';
@@ -71,6 +72,8 @@ export class ApiServer implements ApiHandler {
   start(store: Store): void {
     const { hooks, logger, bookmarkIntervalMs = 60_000, resourceVersionWaitMs = 3_000 } = this.options;
     this.stopping = new AbortController();
+    // Every open watch listens for the server stopping: thousands of listeners are expected, not a leak.
+    setMaxListeners(0, this.stopping.signal);
     this.core = {
       hooks,
       store,

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
 import type { ApiClient, ControllerContext, ControllerDefinition, EventRecorder, InformerFactory, Logger } from '@skiff/kernel';
 import { informersFor } from './controller-informers.js';
@@ -31,6 +32,8 @@ export class ControllerManager {
     options: Partial<ControllerManagerOptions> = {},
   ) {
     this.options = { ...CONTROLLER_MANAGER_DEFAULTS, ...options };
+    // Every controller and informer listens for the manager stopping.
+    setMaxListeners(0, this.abort.signal);
     this.informers = deps.informers ?? new SharedInformerFactory(deps.client, { resyncMs: this.options.resyncMs, logger: deps.logger });
   }
 
