@@ -1,0 +1,382 @@
+// Compiling x-kubernetes-validations rules: parse, check the rule against the schema of the node it sits on
+// (fields that do not exist, functions that do not exist, a result that cannot be a bool), put the step
+// meter into every comprehension, and plan the program once.
+import { parse, plan } from '@bufbuild/cel';
+import type { RuleProgram, SchemaNode } from '../node.js';
+import type { ValidationRule } from '../types.js';
+import { isKnownFunction, ruleEnv, STEP_FUNCTION } from './library.js';
+
+type Expr = ReturnType<typeof parse>['expr'];
+
+export const SELF = 'self';
+export const OLD_SELF = 'oldSelf';
+
+/** What the checker knows of an expression's type: a schema node, a CEL kind, or nothing (dyn). */
+type Kind = 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'null' | 'list' | 'map' | 'type' | 'dyn';
+interface Known {
+  kind: Kind;
+  node?: SchemaNode;
+  /** For root and embedded objects: apiVersion, kind and metadata (name, generateName) are fields too. */
+  resource?: boolean;
+  metadata?: boolean;
+  element?: Known;
+}
+
+const DYN: Known = { kind: 'dyn' };
+const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'duration', 'timestamp']);
+const BOOL_FUNCTIONS = new Set([
+  '_==_',
+  '_!=_',
+  '_<_',
+  '_<=_',
+  '_>_',
+  '_>=_',
+  '_&&_',
+  '_||_',
+  '!_',
+  '@in',
+  '_in_',
+  '@not_strictly_false',
+  'matches',
+  'startsWith',
+  'endsWith',
+  'contains',
+  'isSorted',
+  'hasValue',
+]);
+const STRING_FUNCTIONS = new Set(['string', 'lowerAscii', 'upperAscii', 'replace', 'substring', 'trim', 'charAt', 'join', 'format']);
+const INT_FUNCTIONS = new Set(['size', 'int', 'indexOf', 'lastIndexOf']);
+
+function known(node: SchemaNode | undefined, resource = false): Known {
+  if (!node) return DYN;
+  if (node.intOrString) return DYN;
+  switch (node.type) {
+    case 'integer':
+      return { kind: 'int', node };
+    case 'number':
+      return { kind: 'double', node };
+    case 'string':
+      return { kind: 'string', node };
+    case 'boolean':
+      return { kind: 'bool', node };
+    case 'array':
+      return { kind: 'list', node, element: known(node.items) };
+    case 'object':
+      return { kind: 'map', node, resource: resource || node.embedded };
+    default:
+      return DYN;
+  }
+}
+
+class CheckError extends Error {
+  constructor(
+    readonly exprId: bigint,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+class RuleChecker {
+  usesOldSelf = false;
+  constructor(private readonly variables: ReadonlyMap<string, Known>) {}
+
+  typeOf(expr: Expr, scope: ReadonlyMap<string, Known>): Known {
+    const kind = expr.exprKind;
+    switch (kind.case) {
+      case 'constExpr':
+        return { kind: constKind(kind.value.constantKind.case) };
+      case 'identExpr': {
+        const name = kind.value.name;
+        const local = scope.get(name);
+        if (local) return local;
+        const variable = this.variables.get(name);
+        if (variable) {
+          if (name === OLD_SELF) this.usesOldSelf = true;
+          return variable;
+        }
+        if (TYPE_NAMES.has(name)) return { kind: 'type' };
+        throw new CheckError(expr.id, `undeclared reference to '${name}' (in container '')`);
+      }
+      case 'selectExpr': {
+        const operand = this.typeOf(kind.value.operand!, scope);
+        const field = this.select(operand, kind.value.field, expr.id);
+        return kind.value.testOnly ? { kind: 'bool' } : field;
+      }
+      case 'callExpr': {
+        const call = kind.value;
+        const target = call.target ? this.typeOf(call.target, scope) : undefined;
+        const args = call.args.map((a) => this.typeOf(a, scope));
+        if (!isKnownFunction(call.function)) throw new CheckError(expr.id, `undeclared reference to '${call.function}' (in container '')`);
+        return callResult(call.function, target, args);
+      }
+      case 'listExpr': {
+        const elements = kind.value.elements.map((e) => this.typeOf(e, scope));
+        return { kind: 'list', element: elements[0] ?? DYN };
+      }
+      case 'structExpr':
+        for (const entry of kind.value.entries) {
+          if (entry.keyKind.case === 'mapKey') this.typeOf(entry.keyKind.value, scope);
+          if (entry.value) this.typeOf(entry.value, scope);
+        }
+        return { kind: kind.value.messageName ? 'dyn' : 'map' };
+      case 'comprehensionExpr': {
+        const c = kind.value;
+        const range = this.typeOf(c.iterRange!, scope);
+        const inner = new Map(scope);
+        const element = range.kind === 'list' ? (range.element ?? DYN) : range.kind === 'map' ? { kind: 'string' as const } : DYN;
+        inner.set(c.iterVar, element);
+        if (c.iterVar2) inner.set(c.iterVar2, DYN);
+        inner.set(c.accuVar, this.typeOf(c.accuInit!, scope));
+        this.typeOf(c.loopCondition!, inner);
+        const step = this.typeOf(c.loopStep!, inner);
+        inner.set(c.accuVar, step.kind === 'dyn' ? inner.get(c.accuVar)! : step);
+        return this.typeOf(c.result!, inner);
+      }
+      default:
+        return DYN;
+    }
+  }
+
+  private select(operand: Known, field: string, id: bigint): Known {
+    if (operand.metadata) {
+      if (field === 'name' || field === 'generateName') return { kind: 'string' };
+      throw new CheckError(id, `undefined field '${field}'`);
+    }
+    if (operand.kind !== 'map' || !operand.node) return DYN;
+    const node = operand.node;
+    const property = node.properties?.get(field);
+    if (property) return known(property, false);
+    if (typeof node.additional === 'object') return known(node.additional);
+    if (node.additional === true || node.preserveUnknown) return DYN;
+    if (operand.resource) {
+      if (field === 'apiVersion' || field === 'kind') return { kind: 'string' };
+      if (field === 'metadata') return { kind: 'map', metadata: true };
+    }
+    throw new CheckError(id, `undefined field '${field}'`);
+  }
+}
+
+function constKind(constant: string | undefined): Kind {
+  switch (constant) {
+    case 'boolValue':
+      return 'bool';
+    case 'int64Value':
+      return 'int';
+    case 'uint64Value':
+      return 'uint';
+    case 'doubleValue':
+      return 'double';
+    case 'stringValue':
+      return 'string';
+    case 'bytesValue':
+      return 'bytes';
+    case 'nullValue':
+      return 'null';
+    default:
+      return 'dyn';
+  }
+}
+
+function callResult(name: string, target: Known | undefined, args: readonly Known[]): Known {
+  if (BOOL_FUNCTIONS.has(name)) return { kind: 'bool' };
+  if (STRING_FUNCTIONS.has(name)) return { kind: 'string' };
+  if (INT_FUNCTIONS.has(name)) return { kind: 'int' };
+  switch (name) {
+    case 'double':
+      return { kind: 'double' };
+    case 'bool':
+      return { kind: 'bool' };
+    case 'split':
+      return { kind: 'list', element: { kind: 'string' } };
+    case '_?_:_':
+      return args[1]?.kind === args[2]?.kind ? args[1]! : DYN;
+    case '_+_':
+    case '_-_':
+    case '_*_':
+    case '_/_':
+    case '_%_':
+      return args[0] && args[0].kind !== 'dyn' && args[0].kind !== 'map' ? { kind: args[0].kind, element: args[0].element } : DYN;
+    case '_[_]': {
+      const container = args[0];
+      if (container?.kind === 'list') return container.element ?? DYN;
+      if (container?.kind === 'map' && container.node && typeof container.node.additional === 'object') return known(container.node.additional);
+      return DYN;
+    }
+    default:
+      return target?.kind === 'list' && (name === 'min' || name === 'max' || name === 'sum') ? (target.element ?? DYN) : DYN;
+  }
+}
+
+const EXPR = 'cel.expr.Expr';
+const CALL = 'cel.expr.Expr.Call';
+
+/** Makes every comprehension ask the step meter before each iteration: `@step() && <condition>`. */
+function meterComprehensions(expr: Expr | undefined, nextId: { value: bigint }): void {
+  if (!expr) return;
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'selectExpr':
+      meterComprehensions(kind.value.operand, nextId);
+      break;
+    case 'callExpr':
+      meterComprehensions(kind.value.target, nextId);
+      kind.value.args.forEach((a) => meterComprehensions(a, nextId));
+      break;
+    case 'listExpr':
+      kind.value.elements.forEach((e) => meterComprehensions(e, nextId));
+      break;
+    case 'structExpr':
+      for (const entry of kind.value.entries) {
+        if (entry.keyKind.case === 'mapKey') meterComprehensions(entry.keyKind.value, nextId);
+        meterComprehensions(entry.value, nextId);
+      }
+      break;
+    case 'comprehensionExpr': {
+      const c = kind.value;
+      [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach((e) => meterComprehensions(e, nextId));
+      const step = { $typeName: EXPR, id: nextId.value++, exprKind: { case: 'callExpr', value: { $typeName: CALL, function: STEP_FUNCTION, args: [] } } };
+      c.loopCondition = {
+        $typeName: EXPR,
+        id: nextId.value++,
+        exprKind: { case: 'callExpr', value: { $typeName: CALL, function: '_&&_', args: [step, c.loopCondition!] } },
+      } as unknown as Expr;
+      break;
+    }
+  }
+}
+
+function maxId(expr: Expr | undefined): bigint {
+  if (!expr) return 0n;
+  let max = expr.id;
+  const visit = (e: Expr | undefined) => {
+    const m = maxId(e);
+    if (m > max) max = m;
+  };
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'selectExpr':
+      visit(kind.value.operand);
+      break;
+    case 'callExpr':
+      visit(kind.value.target);
+      kind.value.args.forEach(visit);
+      break;
+    case 'listExpr':
+      kind.value.elements.forEach(visit);
+      break;
+    case 'structExpr':
+      for (const entry of kind.value.entries) {
+        if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value);
+        visit(entry.value);
+      }
+      break;
+    case 'comprehensionExpr':
+      [kind.value.iterRange, kind.value.accuInit, kind.value.loopCondition, kind.value.loopStep, kind.value.result].forEach(visit);
+      break;
+  }
+  return max;
+}
+
+/** `ERROR: <input>:1:6: message` with the source line and a caret under the column, as cel-go words issues. */
+function issue(source: string, offset: number, message: string): string {
+  const before = source.slice(0, Math.max(0, offset));
+  const line = before.split('\n').length;
+  const column = offset - (before.lastIndexOf('\n') + 1);
+  const text = source.split('\n')[line - 1] ?? '';
+  return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${text}\n | ${'.'.repeat(column)}^`;
+}
+
+interface Compiled {
+  evaluate?: (bindings: Record<string, unknown>) => unknown;
+  usesOldSelf: boolean;
+  error?: string;
+}
+
+/** Compiles one expression for a node; `expect` is the type its result must be able to have. */
+function compileExpression(source: string, node: SchemaNode, isRoot: boolean, optionalOldSelf: boolean, expect: 'bool' | 'string'): Compiled {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { usesOldSelf: false, error: `ERROR: ${message.startsWith('<input>') ? message : `<input>: ${message}`}` };
+  }
+  const self = known(node, isRoot);
+  const variables = new Map<string, Known>([
+    [SELF, self],
+    [OLD_SELF, optionalOldSelf ? DYN : self],
+  ]);
+  const checker = new RuleChecker(variables);
+  try {
+    const result = checker.typeOf(parsed.expr, new Map());
+    if (result.kind !== 'dyn' && result.kind !== expect) {
+      return { usesOldSelf: checker.usesOldSelf, error: expect === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to a string' };
+    }
+  } catch (err) {
+    if (!(err instanceof CheckError)) throw err;
+    const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
+    const offset = positions[err.exprId.toString()] ?? 0;
+    return { usesOldSelf: checker.usesOldSelf, error: issue(source, offset, err.message) };
+  }
+  meterComprehensions(parsed.expr, { value: maxId(parsed.expr) + 1n });
+  try {
+    const program = plan(ruleEnv, parsed);
+    return { evaluate: program as (bindings: Record<string, unknown>) => unknown, usesOldSelf: checker.usesOldSelf };
+  } catch (err) {
+    return { usesOldSelf: checker.usesOldSelf, error: `program instantiation failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** Normalises a rule's fieldPath (`.spec.x`, `['a.b']`) to a field path (`spec.x`, `[a.b]`), or undefined if the schema has no such field. */
+export function ruleFieldPath(fieldPath: string, node: SchemaNode): string | undefined {
+  let rest = fieldPath.trim();
+  let path = '';
+  let current: SchemaNode | undefined = node;
+  while (rest !== '') {
+    let name: string;
+    let viaKey = false;
+    const dotted = /^\.([A-Za-z_][A-Za-z0-9_-]*)/.exec(rest);
+    const bracketed = /^\[\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(rest);
+    if (dotted) {
+      name = dotted[1]!;
+      rest = rest.slice(dotted[0].length);
+    } else if (bracketed) {
+      name = bracketed[1]!.replace(/\\(.)/g, '$1');
+      rest = rest.slice(bracketed[0].length);
+      viaKey = true;
+    } else {
+      return undefined;
+    }
+    if (!current) return undefined;
+    const property: SchemaNode | undefined = current.properties?.get(name);
+    if (property) {
+      path = path ? `${path}.${name}` : name;
+      current = property;
+    } else if (typeof current.additional === 'object') {
+      path = `${path}[${name}]`;
+      current = current.additional;
+    } else {
+      return viaKey && current.preserveUnknown ? `${path}[${name}]` : undefined;
+    }
+  }
+  return path;
+}
+
+/** Compiles a node's x-kubernetes-validations. `isRoot`: the node is a custom resource's root. */
+export function compileRules(node: SchemaNode, isRoot: boolean): RuleProgram[] {
+  return (node.props['x-kubernetes-validations'] ?? []).map((rule: ValidationRule): RuleProgram => {
+    const optional = rule.optionalOldSelf === true;
+    const compiled = compileExpression(rule.rule, node, isRoot, optional, 'bool');
+    const error = compiled.error ? (compiled.error.startsWith('ERROR') ? `compilation failed: ${compiled.error}` : compiled.error) : undefined;
+    let messageError: string | undefined;
+    let message: ((bindings: Record<string, unknown>) => unknown) | undefined;
+    if (rule.messageExpression?.trim()) {
+      const m = compileExpression(rule.messageExpression, node, isRoot, optional, 'string');
+      if (m.error) messageError = m.error.startsWith('ERROR') ? `messageExpression compilation failed: ${m.error}` : `messageExpression ${m.error}`;
+      message = m.evaluate;
+    }
+    const fieldPath = (rule.fieldPath && ruleFieldPath(rule.fieldPath, node)) || '';
+    return { rule, usesOldSelf: compiled.usesOldSelf, error, messageError, fieldPath, evaluate: compiled.evaluate, message };
+  });
+}
