@@ -45,6 +45,8 @@ export class ServiceAllocator {
   readonly nodePorts: NodePortAllocator;
   /** Services touched by a request, by namespace, to settle once no request on services there is in flight. */
   private readonly touched = new Map<string, Set<string>>();
+  /** What the last successful write of each Service answered it holds, with its resourceVersion. */
+  private readonly lastWritten = new Map<string, { revision: number; values: Set<string> }>();
 
   constructor(private readonly options: ServiceAllocatorOptions) {
     this.families = options.ranges.map((range) => range.family);
@@ -56,7 +58,10 @@ export class ServiceAllocator {
   async admit(request: AdmissionRequest): Promise<void> {
     const key = serviceKey(request.namespace, request.name);
     this.touch(key);
-    if (request.operation === 'DELETE') return;
+    if (request.operation === 'DELETE') {
+      this.lastWritten.delete(key);
+      return;
+    }
     const service = request.object as Service | undefined;
     if (!service || (request.operation !== 'CREATE' && request.operation !== 'UPDATE')) return;
     const old = request.oldObject as Service | undefined;
@@ -222,10 +227,30 @@ export class ServiceAllocator {
     }
   }
 
+  /**
+   * A write of a Service succeeded and answered `service` as stored: what it holds is confirmed at once.
+   * When every holding of the Service is confirmed by its latest write, settling it needs no read.
+   */
+  written(service: Service): void {
+    const key = serviceKey(service.metadata.namespace ?? '', service.metadata.name ?? '');
+    const revision = Number(service.metadata.resourceVersion ?? 0);
+    const previous = this.lastWritten.get(key);
+    if (previous && previous.revision > revision) return;
+    const values = new Set([...heldIPs(service).map((ip) => `ip ${ip}`), ...heldPorts(service).map((port) => `port ${port}`)]);
+    this.lastWritten.set(key, { revision, values });
+    for (const allocator of this.clusterIPs.values())
+      for (const holding of allocator.holdings.ofKey(key)) if (values.has(`ip ${holding.value}`)) allocator.holdings.confirm(holding);
+    for (const holding of this.nodePorts.holdings.ofKey(key)) if (values.has(`port ${holding.value}`)) this.nodePorts.holdings.confirm(holding);
+  }
+
   private async settleService(key: string): Promise<void> {
     const ipHoldings = [...this.clusterIPs.values()].flatMap((allocator) => allocator.holdings.ofKey(key).map((holding) => ({ allocator, holding })));
     const portHoldings = this.nodePorts.holdings.ofKey(key);
     if (ipHoldings.length === 0 && portHoldings.length === 0) return;
+    const written = this.lastWritten.get(key)?.values;
+    const holdingValues = [...ipHoldings.map(({ holding }) => `ip ${holding.value}`), ...portHoldings.map((holding) => `port ${holding.value}`)];
+    const allConfirmed = ipHoldings.every(({ holding }) => holding.state === 'held') && portHoldings.every((holding) => holding.state === 'held');
+    if (written && allConfirmed && written.size === holdingValues.length && holdingValues.every((value) => written.has(value))) return;
     const service = await this.options.lookup(key);
     const ips = new Set(heldIPs(service));
     const ports = new Set(heldPorts(service));

@@ -71,7 +71,7 @@ const plugin = definePlugin({
         allocator.settle(quiet).catch((err: unknown) => logger.warn({ err, namespace: quiet }, 'settling service allocations failed'));
       }
     };
-    const inFlight = new ServiceWritesInFlight(settle);
+    const inFlight = new ServiceWritesInFlight(settle, (service) => allocator?.written(service as Service));
 
     kernel.hooks.audit.tap(PLUGIN_NAME, (event) => inFlight.observe(event));
     kernel.hooks.mutate.tapPromise({ name: PLUGIN_NAME, stage: SERVICE_ALLOCATION_STAGE }, async (request) => {
