@@ -19,6 +19,16 @@ describe('NodePortAllocator', () => {
     expect(() => ports.allocateNext('ns/d')).toThrow('range is full');
   });
 
+  it('leaves the lowest min(max(16, size/32), 128) ports for requested ones until the rest is full', () => {
+    const ports = new NodePortAllocator(PortRange.parse('30000-32767'), () => 0);
+    expect(ports.reserved).toBe(86);
+    expect(ports.allocateNext('ns/a').value).toBe(30086);
+    const small = new NodePortAllocator(PortRange.parse('30000-30019'), () => 0);
+    expect(small.reserved).toBe(16);
+    for (let i = 0; i < 4; i++) small.allocateNext(`ns/${i}`);
+    expect(small.allocateNext('ns/x').value).toBe(30000);
+  });
+
   it('refuses a requested port another service holds or the range lacks, with upstream words', () => {
     const ports = new NodePortAllocator(PortRange.parse('30000-30099'));
     ports.allocate(30080, 'ns/a');

@@ -70,15 +70,31 @@ export class NodePortAllocator {
     throw new NodePortError('range is full', 'full');
   }
 
-  /** Takes any free port for `key`, starting from a random one. */
+  /**
+   * Takes any free port for `key`: from a random point of the upper part of the range first, then of the
+   * lower part, which is left for requested ports (KEP-3668: min(max(16, size/32), 128) ports, none for
+   * ranges of 16 or fewer).
+   */
   allocateNext(key: string): Holding<number> {
     const { base, size } = this.range;
-    const start = this.random(size);
-    for (let i = 0; i < size; i++) {
-      const port = base + ((start + i) % size);
-      if (!this.holdings.has(port)) return this.holdings.set(port, key, 'pending');
+    const reserved = this.reserved;
+    for (const [start, length] of [
+      [base + reserved, size - reserved],
+      [base, reserved],
+    ] as const) {
+      const from = length > 0 ? this.random(length) : 0;
+      for (let i = 0; i < length; i++) {
+        const port = start + ((from + i) % length);
+        if (!this.holdings.has(port)) return this.holdings.set(port, key, 'pending');
+      }
     }
     throw new NodePortError('range is full', 'full');
+  }
+
+  /** How many of the lowest ports automatic allocation leaves for requested ones, unless the rest is full. */
+  get reserved(): number {
+    const { size } = this.range;
+    return size <= 16 ? 0 : Math.min(Math.max(16, Math.floor(size / 32)), 128);
   }
 
   release(holding: Holding<number>): boolean {

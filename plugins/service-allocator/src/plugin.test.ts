@@ -5,7 +5,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoopbackClient } from '@skiff/client';
 import serviceAllocator from './index.js';
+import { ServiceAllocator } from './allocator.js';
+import { IPAddressClient } from './ip-addresses.js';
+import { PortRange } from './node-ports.js';
+import { repair } from './repair.js';
+import { APISERVER_USER } from './names.js';
 import type { IPAddress } from './ip-addresses.js';
 import { ENDPOINT_SLICES, ENDPOINTS, IP_ADDRESSES, SERVICE_CIDRS, SERVICES } from './names.js';
 import { ServiceCIDR } from './cidr.js';
@@ -145,26 +151,26 @@ describe('service allocation against a real API server', () => {
       type: 'NodePort',
       ports: [
         { name: 'http', port: 80 },
-        { name: 'https', port: 443, nodePort: 30080 },
+        { name: 'https', port: 443, nodePort: 30010 },
       ],
     });
     const [auto, requested] = nodePort.spec!.ports!;
     expect(auto!.nodePort).toBeGreaterThanOrEqual(30000);
     expect(auto!.nodePort).toBeLessThanOrEqual(30099);
-    expect(requested!.nodePort).toBe(30080);
-    expect((await failure(create(client, 'np-clash', { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }))).message).toBe(
-      'Service "np-clash" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated',
+    expect(requested!.nodePort).toBe(30010);
+    expect((await failure(create(client, 'np-clash', { type: 'NodePort', ports: [{ port: 80, nodePort: 30010 }] }))).message).toBe(
+      'Service "np-clash" is invalid: spec.ports[0].nodePort: Invalid value: 30010: provided port is already allocated',
     );
     expect((await failure(create(client, 'np-out', { type: 'NodePort', ports: [{ port: 80, nodePort: 31000 }] }))).message).toBe(
       'Service "np-out" is invalid: spec.ports[0].nodePort: Invalid value: 31000: provided port is not in the valid range. The range of valid ports is 30000-30099',
     );
 
     await client.delete(SERVICES, 'np', 'default');
-    expect((await create(client, 'np-next', { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] })).spec?.ports?.[0]?.nodePort).toBe(30080);
+    expect((await create(client, 'np-next', { type: 'NodePort', ports: [{ port: 80, nodePort: 30010 }] })).spec?.ports?.[0]?.nodePort).toBe(30010);
 
     const toClusterIP = await client.patch<Service>(SERVICES, 'np-next', { spec: { type: 'ClusterIP' } }, { namespace: 'default' });
     expect(toClusterIP.spec?.ports?.[0]?.nodePort).toBeUndefined();
-    expect((await create(client, 'np-after', { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] })).spec?.ports?.[0]?.nodePort).toBe(30080);
+    expect((await create(client, 'np-after', { type: 'NodePort', ports: [{ port: 80, nodePort: 30010 }] })).spec?.ports?.[0]?.nodePort).toBe(30010);
   });
 
   it('gives LoadBalancer Services node ports unless allocateLoadBalancerNodePorts is false', async () => {
@@ -184,6 +190,19 @@ describe('service allocation against a real API server', () => {
     for (const ip of ips) expect(range.contains(ip)).toBe(true);
   });
 
+  it('leaves a leaked IPAddress for the grace period of a create in flight, then deletes it', async () => {
+    const client = createLoopbackClient(plane.kernel.resolve('apiHandler'), APISERVER_USER);
+    const addresses = new IPAddressClient(client);
+    const logger = plane.kernel.logger;
+    const allocator = new ServiceAllocator({ ranges: [range], nodePorts: PortRange.parse('30000-30099'), addresses, lookup: async () => undefined, logger });
+    const sources = { listServices: async () => (await client.list<Service>(SERVICES)).items, addresses, logger };
+    await addresses.create('10.96.0.77', 'IPv4', { namespace: 'default', name: 'never-made' });
+    expect((await repair(allocator, sources, false)).deleted).toEqual([]);
+    expect(await address(plane.client, '10.96.0.77')).toBeDefined();
+    expect((await repair(allocator, sources, false, () => Date.now() + 61_000)).deleted).toEqual(['10.96.0.77']);
+    expect(await address(plane.client, '10.96.0.77')).toBeUndefined();
+  });
+
   it('repairs: recreates a missing IPAddress and deletes one no Service holds', async () => {
     const { client } = plane;
     const ip = (await create(client, 'repaired')).spec!.clusterIP!;
@@ -200,17 +219,20 @@ describe('service allocation across a restart', () => {
       let plane = await startControlPlane([[serviceAllocator, options]], { dataDir });
       // A /29 hands out .1 (kubernetes) to .6: five more addresses.
       const first = await Promise.all(['a', 'b'].map((name) => create(plane.client, name, { type: 'NodePort' })));
+      // An IPAddress whose Service is gone, on an address nobody holds: the repair at start deletes it.
+      const taken = new Set(first.map((s) => s.spec!.clusterIP));
+      const leaked = ['10.100.0.2', '10.100.0.3', '10.100.0.4'].find((ip) => !taken.has(ip))!;
       await plane.client.create(IP_ADDRESSES, {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'IPAddress',
-        metadata: { name: '10.100.0.6', labels: { 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io', 'ipaddress.kubernetes.io/ip-family': 'IPv4' } },
+        metadata: { name: leaked, labels: { 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io', 'ipaddress.kubernetes.io/ip-family': 'IPv4' } },
         spec: { parentRef: { group: '', resource: 'services', namespace: 'default', name: 'gone' } },
       } as IPAddress);
       await plane.stop();
 
       plane = await startControlPlane([[serviceAllocator, options]], { dataDir });
       try {
-        expect(await address(plane.client, '10.100.0.6')).toBeUndefined();
+        expect(await address(plane.client, leaked)).toBeUndefined();
         const later = await Promise.all(['c', 'd', 'e'].map((name) => create(plane.client, name, { type: 'NodePort' })));
         const ips = [...first, ...later].map((s) => s.spec!.clusterIP);
         expect(new Set([...ips, '10.100.0.1']).size).toBe(6);
