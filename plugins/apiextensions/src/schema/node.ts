@@ -1,7 +1,7 @@
 // A schema compiled into a tree of nodes: every lookup the request path makes (property schemas, defaults,
 // formats, patterns) is done once per CRD version instead of once per object.
 import { effectiveFormat, stringFormatCheck } from './formats.js';
-import { compileRegex, type Matcher } from './regex.js';
+import { compileRegex, regexError, type Matcher } from './regex.js';
 import type { JSONSchemaProps, ValidationRule } from './types.js';
 
 /** A compiled CEL rule, filled in by the CEL compiler (cel/compile.ts). */
@@ -29,6 +29,8 @@ export interface SchemaNode {
   readonly format: string;
   readonly formatCheck?: (value: string) => boolean;
   readonly pattern?: Matcher;
+  /** Why `pattern` is not valid RE2 (a stored CRD from before it was checked): every value then fails it. */
+  readonly patternError?: string;
   readonly properties?: ReadonlyMap<string, SchemaNode>;
   /** additionalProperties: a schema, `true` (any value), `false`, or undefined (not set). */
   readonly additional?: SchemaNode | boolean;
@@ -79,6 +81,7 @@ export function compileNode(props: JSONSchemaProps): SchemaNode {
   const defaulted = [...(properties ?? [])].filter(([, sub]) => sub.hasDefault);
   const hasDefault = props.default !== undefined;
   const listType = props['x-kubernetes-list-type'];
+  const patternError = props.pattern ? regexError(props.pattern) : undefined;
   return {
     props,
     type,
@@ -86,7 +89,8 @@ export function compileNode(props: JSONSchemaProps): SchemaNode {
     nullable: props.nullable === true,
     format,
     formatCheck: format ? stringFormatCheck(format) : undefined,
-    pattern: props.pattern ? compileRegex(props.pattern) : undefined,
+    pattern: patternError === undefined && props.pattern ? compileRegex(props.pattern) : undefined,
+    patternError,
     properties,
     additional,
     items,

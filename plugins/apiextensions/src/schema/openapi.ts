@@ -142,7 +142,9 @@ class OpenAPIValidator {
         return;
       }
     }
-    if (node.pattern && !node.pattern.test(data)) {
+    if (node.patternError) {
+      out.push(invalid(this.field(name), data, `${name} in body should match '${node.props.pattern}, but pattern is invalid: ${node.patternError}'`));
+    } else if (node.pattern && !node.pattern.test(data)) {
       out.push(invalid(this.field(name), data, `${name} in body should match '${node.props.pattern}'`));
     }
   }

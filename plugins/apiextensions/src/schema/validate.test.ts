@@ -156,6 +156,12 @@ describe('validate: OpenAPI keywords', () => {
     expect(root.validate({ apiVersion: 'v', kind: 'K', metadata: {} }).map((c) => `${c.field}: ${c.message}`)).toEqual(['spec: Required value']);
   });
 
+  it('fails every value against a pattern that is not RE2 instead of throwing', () => {
+    expect(check({ name: { type: 'string', pattern: '(a' } }, { name: 'a' })).toEqual([
+      'spec.name: Invalid value: "a": spec.name in body should match \'(a, but pattern is invalid: error parsing regexp: missing closing ): `(a`\'',
+    ]);
+  });
+
   it('gives each cause a Kubernetes cause type', () => {
     const schema: JSONSchemaProps = {
       type: 'object',
