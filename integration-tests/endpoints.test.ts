@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { kubectlVersions, runProgram } from './clients.js';
@@ -14,12 +14,6 @@ const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('endpoints');
 const cacheDir = tempDir('endpoints-cache');
 let skiff: RunningSkiff;
-
-// The controllers are named in the cluster config on top of the dev preset.
-writeFileSync(
-  join(project, 'skiff.config.mjs'),
-  `export default { plugins: ['@skiff/plugin-controller-endpointslice', '@skiff/plugin-controller-endpoints'] };\n`,
-);
 
 beforeAll(async () => {
   skiff = await startSkiff(['--data-dir', join(project, 'data')], { cwd: project });

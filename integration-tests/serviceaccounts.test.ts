@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlVersions, runProgram, type ProgramResult } from './clients.js';
 import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
@@ -18,14 +18,6 @@ const cacheDir = tempDir('serviceaccounts-cache');
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 let skiff: RunningSkiff;
 const watches: ChildProcess[] = [];
-
-// The plugins are named in the cluster config on top of the dev preset.
-writeFileSync(
-  join(project, 'skiff.config.mjs'),
-  `export default {
-  plugins: ['@skiff/plugin-controller-serviceaccount', '@skiff/plugin-controller-root-ca-publisher', '@skiff/plugin-authn-serviceaccount'],
-};\n`,
-);
 
 beforeAll(async () => {
   skiff = await startSkiff(['--data-dir', dataDir], { cwd: project });

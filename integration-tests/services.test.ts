@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlVersions, runProgram } from './clients.js';
-import { CLUSTER_TIMEOUT, REPO_ROOT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
-
-// The dev preset does not load the service plugins yet: the cluster config names them by path.
-const CONFIG = `export default {
-  plugins: [
-    ${JSON.stringify(join(REPO_ROOT, 'plugins/service-allocator'))},
-    ${JSON.stringify(join(REPO_ROOT, 'plugins/controller-service-lb'))},
-  ],
-};\n`;
+import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 const KUBECTL = kubectlVersions().find((binary) => binary.minor === 36)!.path;
 
@@ -64,7 +56,6 @@ describe('Service addresses through kubectl 1.36', () => {
   };
 
   beforeAll(async () => {
-    writeFileSync(join(project, 'skiff.config.mjs'), CONFIG);
     await start();
   });
   afterAll(async () => {

@@ -1,10 +1,64 @@
-import { definePlugin } from '@skiff/kernel';
+import { errors, type StatusCause } from '@skiff/api';
+import { createLoopbackClient } from '@skiff/client';
+import { ADMISSION_STAGE, definePlugin, LIFECYCLE_STAGE } from '@skiff/kernel';
+import type { CustomResourceDefinition } from './crd.js';
+import { APIEXTENSIONS_USER, CLEANUP_FINALIZER, PLUGIN_NAME } from './names.js';
+import { checkSchema } from './schema/index.js';
+import { CrdServing } from './serving.js';
 
-/** CustomResourceDefinitions served like built-in kinds: schema validation, defaulting, pruning, CEL, subresources. */
+/** Starts right after the API server, so custom resources are served before controllers and kubelets start. */
+export const APIEXTENSIONS_STAGE = LIFECYCLE_STAGE.API_SERVER + 50;
+
+const isCrd = (resource: { group: string; resource: string }) => resource.group === 'apiextensions.k8s.io' && resource.resource === 'customresourcedefinitions';
+
+/**
+ * CustomResourceDefinitions served like built-in kinds: each CRD's versions become kinds of the API server (discovery,
+ * OpenAPI, tables, server-side apply), custom resources are pruned, defaulted and validated by the version's
+ * structural schema (CEL rules included), and deleting a CRD deletes its custom resources.
+ */
 const plugin = definePlugin({
-  name: '@skiff/plugin-apiextensions',
+  name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
-  apply() {},
+  needs: ['resourceRegistry'],
+  apply(kernel) {
+    const abort = new AbortController();
+
+    kernel.lifecycle(PLUGIN_NAME, APIEXTENSIONS_STAGE, {
+      async start() {
+        const logger = kernel.logger.child({ component: 'apiextensions' });
+        const client = createLoopbackClient(kernel.resolve('apiHandler'), APIEXTENSIONS_USER);
+        await new CrdServing(kernel.resolve('resourceRegistry'), client, logger).start(abort.signal);
+      },
+      async stop() {
+        abort.abort();
+      },
+    });
+
+    // Every CRD carries the cleanup finalizer from its creation, so its custom resources go before it does.
+    kernel.hooks.mutate.tapPromise({ name: PLUGIN_NAME, stage: ADMISSION_STAGE.DEFAULTS }, async (request) => {
+      if (!isCrd(request.resource) || request.operation !== 'CREATE' || request.subresource) return;
+      const metadata = (request.object as CustomResourceDefinition).metadata;
+      if (!metadata.finalizers?.includes(CLEANUP_FINALIZER)) metadata.finalizers = [...(metadata.finalizers ?? []), CLEANUP_FINALIZER];
+    });
+
+    // A version's schema must be structural and its CEL rules must compile.
+    kernel.hooks.validate.tapPromise({ name: PLUGIN_NAME, stage: ADMISSION_STAGE.DEFAULTS }, async (request) => {
+      if (!isCrd(request.resource) || (request.operation !== 'CREATE' && request.operation !== 'UPDATE') || request.subresource) return;
+      const crd = request.object as CustomResourceDefinition;
+      const causes: StatusCause[] = [];
+      (crd.spec?.versions ?? []).forEach((version, i) => {
+        const schema = version.schema?.openAPIV3Schema;
+        if (schema) causes.push(...checkSchema(schema, `spec.versions[${i}].schema.openAPIV3Schema`));
+      });
+      if (causes.length) throw errors.invalid('CustomResourceDefinition', 'apiextensions.k8s.io', crd.metadata.name ?? '', causes);
+    });
+  },
 });
 export default plugin;
+
+export { customResourceDefinitions } from './definitions.js';
+export { customKindSchema, openApiPackage } from './kind-schema.js';
+export { CrdServing } from './serving.js';
+export { CLEANUP_FINALIZER, PLUGIN_NAME } from './names.js';
+export type { CustomResourceDefinition, CustomResourceVersion, PrinterColumn } from './crd.js';

@@ -2,17 +2,22 @@ import { definePreset } from '@skiff/kernel';
 
 /**
  * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
- * static token authentication with a bootstrapped admin token, anonymous access to the health checks and
- * /version only, allow-all authorization for authenticated users, namespace lifecycle admission, the
- * deployment / replicaset / garbage-collector / namespace controllers, the default scheduler with
- * resources-fit and least-allocated, and kubelets on a simulated runtime with a simple IPAM network.
+ * CustomResourceDefinitions, Service address allocation, static token and ServiceAccount token authentication
+ * with a bootstrapped admin token, anonymous access to the health checks and /version only, allow-all
+ * authorization for authenticated users, namespace lifecycle admission, the deployment / replicaset /
+ * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
+ * service-lb controllers, the default scheduler with resources-fit and least-allocated, and kubelets on a
+ * simulated runtime with a simple IPAM network.
  */
 export default definePreset({
   name: '@skiff/preset-dev',
   plugins: [
     '@skiff/store',
     '@skiff/apiserver',
+    '@skiff/plugin-apiextensions',
+    '@skiff/plugin-service-allocator',
     '@skiff/plugin-authn-token-file',
+    '@skiff/plugin-authn-serviceaccount',
     '@skiff/plugin-authn-anonymous',
     '@skiff/plugin-authz-public-info',
     '@skiff/plugin-authz-always-allow',
@@ -22,6 +27,11 @@ export default definePreset({
     '@skiff/plugin-controller-replicaset',
     '@skiff/plugin-controller-garbage-collector',
     '@skiff/plugin-controller-namespace',
+    '@skiff/plugin-controller-serviceaccount',
+    '@skiff/plugin-controller-root-ca-publisher',
+    '@skiff/plugin-controller-endpointslice',
+    '@skiff/plugin-controller-endpoints',
+    '@skiff/plugin-controller-service-lb',
     '@skiff/scheduler',
     '@skiff/plugin-scheduler-resources-fit',
     '@skiff/plugin-scheduler-least-allocated',
