@@ -1,7 +1,16 @@
 import { setMaxListeners } from 'node:events';
 import { KindHandlers } from './rest/handlers.js';
-import { errors, type UserInfo } from '@skiff/api';
-import { AUTHORIZE_STAGE, CHAIN_STAGE, type ApiHandler, type ApiRequest, type ApiResponse, type Hooks, type Logger } from '@skiff/kernel';
+import { errors, type KubeObject, type UserInfo } from '@skiff/api';
+import {
+  AUTHORIZE_STAGE,
+  CHAIN_STAGE,
+  type AdmissionOutcome,
+  type ApiHandler,
+  type ApiRequest,
+  type ApiResponse,
+  type Hooks,
+  type Logger,
+} from '@skiff/kernel';
 import type { Store } from '@skiff/store';
 import { Discovery } from './discovery/discovery.js';
 import { ApiExtensionsImpl } from './extensions.js';
@@ -128,9 +137,29 @@ export class ApiServer implements ApiHandler {
     const definition = this.registry.getVersion(info.apiGroup, info.apiVersion, info.resource);
     if (!definition) throw errors.pathNotFound(request.path);
     const body = request.method === 'GET' ? NO_BODY : decodeBody(request.body, request.headers['content-type']);
-    const ctx: RestContext = { core, request, info, user, definition, dryRun: dryRunOf(request.query), warnings: [] };
+    const ctx: RestContext = { core, request, info, user, definition, dryRun: dryRunOf(request.query), warnings: [], finishers: [] };
     if (body.duplicateFields) ctx.duplicateFields = body.duplicateFields;
-    return routeResource(ctx, body);
+    try {
+      const response = await routeResource(ctx, body);
+      if (ctx.finishers.length) finish(ctx.finishers, { succeeded: response.status < 300, object: response.body as KubeObject | undefined }, core.logger);
+      return response;
+    } catch (err) {
+      if (ctx.finishers.length) finish(ctx.finishers, { succeeded: false }, core.logger);
+      throw err;
+    }
+  }
+}
+
+/** Runs admission taps' onFinished callbacks; one that throws is logged and does not change the answer. */
+function finish(finishers: ((outcome: AdmissionOutcome) => void)[], outcome: AdmissionOutcome, logger: Logger): void {
+  const result =
+    outcome.succeeded && outcome.object && typeof outcome.object === 'object' && 'metadata' in outcome.object ? outcome : { succeeded: outcome.succeeded };
+  for (const finisher of finishers) {
+    try {
+      finisher(result);
+    } catch (err) {
+      logger.warn({ err }, 'an admission onFinished callback failed');
+    }
   }
 }
 

@@ -1,13 +1,11 @@
 import type { KubeObject } from '@skiff/api';
-import type { AuditEvent } from '@skiff/kernel';
-
-const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+import type { AdmissionOutcome } from '@skiff/kernel';
 
 /**
- * Counts the writes to Services in flight, per namespace, from the audit events the API server emits
- * around every request (the one signal the kernel gives when a request has finished, whatever its outcome).
- * When the last write in a namespace finishes, `quiet` is called with it; a write across all namespaces
- * counts under "". The Service a successful write answers is handed to `written` first.
+ * Counts the writes to Services in flight, per namespace: a write begins when it reaches the allocator's
+ * admission tap and ends when the API server has answered it (AdmissionRequest.onFinished), whatever the
+ * outcome. When the last write in a namespace ends, `quiet` is called with it; a write across all namespaces
+ * counts under "". The Service a successful write answered with is handed to `written` first.
  */
 export class ServiceWritesInFlight {
   private readonly counts = new Map<string, number>();
@@ -18,17 +16,14 @@ export class ServiceWritesInFlight {
     private readonly written: (service: KubeObject) => void = () => undefined,
   ) {}
 
-  observe(event: AuditEvent): void {
-    const ref = event.objectRef;
-    if (!ref || ref.resource !== 'services' || (ref.apiGroup ?? '') !== '' || ref.subresource || !WRITES.has(event.verb)) return;
-    const namespace = ref.namespace ?? '';
+  begin(namespace: string): void {
+    this.counts.set(namespace, (this.counts.get(namespace) ?? 0) + 1);
+  }
+
+  end(namespace: string, outcome: AdmissionOutcome): void {
+    const stored = outcome.object;
+    if (outcome.succeeded && stored?.kind === 'Service') this.written(stored);
     const count = this.counts.get(namespace) ?? 0;
-    if (event.stage === 'RequestReceived') {
-      this.counts.set(namespace, count + 1);
-      return;
-    }
-    const stored = event.requestObject;
-    if (stored?.kind === 'Service' && (event.responseStatus?.code ?? 500) < 300) this.written(stored);
     if (count <= 1) {
       this.counts.delete(namespace);
       this.quiet(namespace);

@@ -73,9 +73,16 @@ const plugin = definePlugin({
     };
     const inFlight = new ServiceWritesInFlight(settle, (service) => allocator?.written(service as Service));
 
-    kernel.hooks.audit.tap(PLUGIN_NAME, (event) => inFlight.observe(event));
     kernel.hooks.mutate.tapPromise({ name: PLUGIN_NAME, stage: SERVICE_ALLOCATION_STAGE }, async (request) => {
       if (request.resource.group !== '' || request.resource.resource !== 'services' || request.subresource) return;
+      // What this write takes and what it frees is settled once it is answered, written or refused.
+      // (A request built by hand, without onFinished, is left to the repair loop.)
+      if (request.onFinished) {
+        inFlight.begin(request.namespace);
+        // A delete answers with the Service as it was: nothing it holds is confirmed by that.
+        const deleting = request.operation === 'DELETE';
+        request.onFinished((outcome) => inFlight.end(request.namespace, deleting ? { succeeded: outcome.succeeded } : outcome));
+      }
       await started;
       await allocator!.admit(request);
     });

@@ -31,6 +31,9 @@ export function admissionRequest(ctx: RestContext, target: AdmissionTarget): Adm
       if (!other) return undefined;
       return (await core.store.get(objectKey(other, namespace, name)))?.object;
     },
+    onFinished(callback) {
+      ctx.finishers.push(callback);
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import { pod, startTestServer, type TestServer } from '../test-support/cluster.j
 
 const calls: string[] = [];
 const audit: AuditEvent[] = [];
+const finished: string[] = [];
 let frozenInValidate: boolean | undefined;
 
 const observer = definePlugin({
@@ -16,6 +17,7 @@ const observer = definePlugin({
     kernel.hooks.authorize.tap({ name: 'test-observer', stage: -2000 }, () => void calls.push('authorize'));
     kernel.hooks.mutate.tap('test-observer', (request) => {
       calls.push(`mutate ${request.operation}`);
+      request.onFinished?.((outcome) => finished.push(`${request.name} ${outcome.succeeded} ${outcome.object?.metadata.name ?? '-'}`));
       const labels = request.object?.metadata.labels;
       if (labels?.reject === 'mutate') throw new AdmissionError(`pods "${request.name}" is forbidden: rejected by mutate`);
       if (labels?.reject === 'quota') throw new AdmissionError('exceeded quota', 429);
@@ -97,6 +99,16 @@ describe('request pipeline', () => {
     expect(cluster.json.message).toBe(
       'namespaces "kube-system" is forbidden: User "alice" cannot delete resource "namespaces" in API group "" in the namespace "kube-system"',
     );
+  });
+
+  it('tells admission taps how their request ended, once it is answered', async () => {
+    finished.length = 0;
+    expect((await server.request('POST', '/api/v1/namespaces/default/pods', { body: pod('ends-well') })).status).toBe(201);
+    const refused = await server.request('POST', '/api/v1/namespaces/default/pods', {
+      body: { ...pod('ends-badly'), metadata: { name: 'ends-badly', labels: { reject: 'validate' } } },
+    });
+    expect(refused.status).toBe(422);
+    expect(finished).toEqual(['ends-well true ends-well', 'ends-badly false -']);
   });
 
   it('turns admission rejections into a Status with their code', async () => {

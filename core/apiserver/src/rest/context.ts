@@ -1,5 +1,5 @@
 import type { UserInfo } from '@skiff/api';
-import type { ApiRequest, Hooks, Logger, ResourceDefinition } from '@skiff/kernel';
+import type { AdmissionOutcome, ApiRequest, Hooks, Logger, ResourceDefinition } from '@skiff/kernel';
 import type { Store } from '@skiff/store';
 import type { RequestInfo } from '../pipeline/request-info.js';
 import type { KindHandlers } from './handlers.js';
@@ -38,4 +38,6 @@ export interface RestContext {
   duplicateFields?: () => string[];
   /** A server-side apply already recorded its manager's fields: the write path must not record an update too. */
   managedFieldsRecorded?: boolean;
+  /** Admission taps' callbacks for when the request is answered (AdmissionRequest.onFinished); shared by copies of the context. */
+  finishers: ((outcome: AdmissionOutcome) => void)[];
 }

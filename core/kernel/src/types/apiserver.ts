@@ -48,6 +48,20 @@ export interface AdmissionRequest<T extends KubeObject = KubeObject> {
   dryRun: boolean;
   /** Read access to stored objects (e.g. the namespace) without going through the pipeline again. */
   get(resource: { group: string; resource: string }, namespace: string, name: string): Promise<KubeObject | undefined>;
+  /**
+   * Calls `callback` once, when the request has been answered — after the store write, or after a later stage
+   * refused it. For taps that set something aside for the object (an allocated address) and must give it back
+   * when the object was not written. The API server always provides it; hand-built requests may not.
+   */
+  onFinished?(callback: (outcome: AdmissionOutcome) => void): void;
+}
+
+/** How a request that passed through admission ended. */
+export interface AdmissionOutcome {
+  /** The request succeeded (a 2xx answer). */
+  succeeded: boolean;
+  /** The object the API server answered with, when it succeeded. */
+  object?: KubeObject;
 }
 
 /**
