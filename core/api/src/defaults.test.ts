@@ -84,6 +84,18 @@ describe('defaultPod', () => {
     ]);
   });
 
+  it('keeps the deprecated serviceAccount a copy of serviceAccountName, and reads it when that is empty', () => {
+    const spec = (fields: object) => {
+      const pod = { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x:1' }], ...fields } } as Pod;
+      defaultPod(pod);
+      return { serviceAccountName: pod.spec.serviceAccountName, serviceAccount: pod.spec.serviceAccount };
+    };
+    expect(spec({ serviceAccountName: 'builder' })).toEqual({ serviceAccountName: 'builder', serviceAccount: 'builder' });
+    expect(spec({ serviceAccount: 'old' })).toEqual({ serviceAccountName: 'old', serviceAccount: 'old' });
+    expect(spec({ serviceAccountName: 'new', serviceAccount: 'old' })).toEqual({ serviceAccountName: 'new', serviceAccount: 'new' });
+    expect(spec({ serviceAccount: '' })).toEqual({ serviceAccountName: undefined, serviceAccount: undefined });
+  });
+
   it('is idempotent', () => {
     const pod = { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } } as Pod;
     defaultPod(pod);

@@ -67,6 +67,16 @@ function defaultVolume(volume: Json): void {
   if (isObject(volume.hostPath) && volume.hostPath.type === undefined) volume.hostPath.type = '';
 }
 
+/**
+ * v1's deprecated `serviceAccount` is an alias of `serviceAccountName`, kept in step as v1's conversion does: it
+ * is read only when `serviceAccountName` is empty, and always written back as a copy of it.
+ */
+function mirrorServiceAccount(spec: PodSpec): void {
+  if (!spec.serviceAccountName && typeof spec.serviceAccount === 'string' && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
+  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
+  else delete spec.serviceAccount;
+}
+
 /** SetDefaults_PodSpec and the defaults of everything inside it: shared by pods and pod templates. */
 export function defaultPodSpec(spec: PodSpec): void {
   fill(spec, 'dnsPolicy', 'ClusterFirst');
@@ -74,6 +84,7 @@ export function defaultPodSpec(spec: PodSpec): void {
   if (!isObject(spec.securityContext)) spec.securityContext = {};
   fill(spec, 'terminationGracePeriodSeconds', 30);
   fill(spec, 'schedulerName', 'default-scheduler');
+  mirrorServiceAccount(spec);
   const ephemeral = Array.isArray(spec.ephemeralContainers) ? (spec.ephemeralContainers as Container[]) : [];
   for (const container of [...(spec.containers ?? []), ...(spec.initContainers ?? []), ...ephemeral]) defaultContainer(container);
   if (Array.isArray(spec.volumes)) for (const volume of spec.volumes) if (isObject(volume)) defaultVolume(volume);
