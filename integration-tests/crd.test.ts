@@ -178,6 +178,10 @@ describe('a CustomResourceDefinition with kubectl 1.36', () => {
     expect((await watch).stdout).toContain('crontab.stable.example.com/hourly');
 
     expect((await ok(['patch', 'ct', 'hourly', '--type=merge', '-p', '{"spec":{"replicas":4}}'])).trim()).toBe('crontab.stable.example.com/hourly patched');
+    // Custom resources have no Go types to merge lists by: strategic merge patches are refused, as upstream does.
+    expect(await fails(['patch', 'ct', 'hourly', '--type=strategic', '-p', '{"spec":{"replicas":5}}'])).toContain(
+      'accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    );
     const applied = cronTab('hourly', { cronSpec: '0 * * * *', image: 'busybox', ports: [{ name: 'http', port: 80 }] });
     await ok(['apply', '--server-side', '--field-manager=ops', '-f', '-'], applied);
     const object = JSON.parse(await ok(['get', 'ct', 'hourly', '-o', 'json', '--show-managed-fields']));

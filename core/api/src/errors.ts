@@ -106,10 +106,10 @@ export const errors = {
       kind: resource,
     }),
   gone: (message: string) => new ApiError('SKIFF_ERR_API_GONE', message),
-  unsupportedMediaType: (contentType: string) =>
+  unsupportedMediaType: (contentType: string, accepted?: readonly string[]) =>
     new ApiError(
       'SKIFF_ERR_API_UNSUPPORTED_MEDIA_TYPE',
-      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/strategic-merge-patch+json, application/json-patch+json, application/apply-patch+yaml (got "${contentType}")`,
+      `the body of the request was in an unknown format - accepted media types include: ${(accepted ?? ['application/json', 'application/yaml', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/json-patch+json', 'application/apply-patch+yaml']).join(', ')} (got "${contentType}")`,
     ),
   /** 422 Invalid: `<Kind>.<group> "<name>" is invalid: <field>: <detail>, …` */
   invalid: (kind: string, group: string, name: string, causes: StatusCause[]) =>

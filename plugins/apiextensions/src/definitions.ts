@@ -64,6 +64,7 @@ function versionDefinition(crd: CustomResourceDefinition, version: CustomResourc
   return {
     ...definition,
     listKind: names.listKind || `${names.kind}List`,
+    strategicMergePatch: false,
     decode: (object, strict) => decodeCustom(object, compiled, strict),
   };
 }

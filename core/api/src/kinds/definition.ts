@@ -74,6 +74,8 @@ export interface ResourceDefinition {
   deletionFinalizers?(object: KubeObject): string[];
   /** Called on the copy a DELETE marks for deletion without removing it (a namespace turns Terminating). */
   onDeletionMarked?(object: KubeObject): void;
+  /** false for kinds without Go types to merge by (custom resources): strategic merge patches are refused (415). */
+  strategicMergePatch?: boolean;
   /** Set on a version served from another version's storage; requests go through the stored version's definition. */
   conversion?: VersionConversion;
 }

@@ -32,7 +32,7 @@ export async function routeConverted(ctx: RestContext, body: DecodedBody, route:
       return out({ ...response, headers: withWarnings(response.headers, ctx.warnings) });
     }
     case 'patch': {
-      const kind = patchKindOf(body.mediaType, ctx.request.headers['content-type']);
+      const kind = patchKindOf(body.mediaType, ctx.request.headers['content-type'], ctx.definition);
       checkPatchShape(kind, body.value);
       if (kind === 'apply') {
         const config = withTypeMeta(requireObject(structuredClone(body.value), served), served);

@@ -20,9 +20,11 @@ const KIND_BY_MEDIA_TYPE: Record<string, PatchKind> = {
   [MEDIA_TYPE.APPLY_PATCH]: 'apply',
 };
 
-export function patchKindOf(mediaType: string, contentType: string | undefined): PatchKind {
+export function patchKindOf(mediaType: string, contentType: string | undefined, definition?: { strategicMergePatch?: boolean }): PatchKind {
   const kind = KIND_BY_MEDIA_TYPE[mediaType];
   if (!kind) throw errors.unsupportedMediaType(contentType ?? mediaType);
+  if (kind === 'strategic' && definition?.strategicMergePatch === false)
+    throw errors.unsupportedMediaType(contentType ?? mediaType, [MEDIA_TYPE.JSON_PATCH, MEDIA_TYPE.MERGE_PATCH, MEDIA_TYPE.APPLY_PATCH]);
   return kind;
 }
 

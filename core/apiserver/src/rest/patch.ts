@@ -28,7 +28,7 @@ import { checkIdentity } from './update.js';
  * object that does not exist creates it (201).
  */
 export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> {
-  const kind = patchKindOf(body.mediaType, ctx.request.headers['content-type']);
+  const kind = patchKindOf(body.mediaType, ctx.request.headers['content-type'], ctx.definition);
   const patch = body.value;
   checkPatchShape(kind, patch);
   const validation = fieldValidationOf(ctx.request.query);
