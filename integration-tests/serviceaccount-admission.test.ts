@@ -16,9 +16,6 @@ const MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 const VOLUME_NAME = /^kube-api-access-[a-z0-9]{5}$/;
 let skiff: RunningSkiff;
 
-// Named in the cluster config on top of the dev preset (a plugin both name is loaded once).
-writeFileSync(join(project, 'skiff.config.mjs'), `export default { plugins: ['@skiff/plugin-admission-service-account'] };\n`);
-
 beforeAll(async () => {
   skiff = await startSkiff(['--data-dir', join(project, 'data')], { cwd: project });
 });
