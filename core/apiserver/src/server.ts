@@ -107,7 +107,8 @@ export class ApiServer implements ApiHandler {
   }
 
   async handle(request: ApiRequest): Promise<ApiResponse> {
-    const audit = this.options.hooks.audit.isUsed() ? new AuditRecorder(this.options.hooks, request) : undefined;
+    // Only taps count: isUsed() is always true, the kernel intercepts every hook to name plugins in errors.
+    const audit = this.options.hooks.audit.taps.length > 0 ? new AuditRecorder(this.options.hooks, request) : undefined;
     let response: ApiResponse;
     let unexpected = false;
     try {

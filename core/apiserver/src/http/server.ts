@@ -85,9 +85,21 @@ export class HttpServer {
   }
 
   private async serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const controller = new AbortController();
-    reply.raw.once('close', () => controller.abort());
-    const apiRequest = toApiRequest(request, controller.signal);
+    // The signal is made only for requests that read it (watches, waits): an abort builds a DOMException, and
+    // every response's socket closes.
+    let controller: AbortController | undefined;
+    let closed = false;
+    reply.raw.once('close', () => {
+      closed = true;
+      controller?.abort();
+    });
+    const apiRequest = toApiRequest(request, () => {
+      if (!controller) {
+        controller = new AbortController();
+        if (closed) controller.abort();
+      }
+      return controller.signal;
+    });
     const response = await this.options.handler.handle(apiRequest);
     await sendResponse(reply, negotiateProtobuf(apiRequest, response));
   }

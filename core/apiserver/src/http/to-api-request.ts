@@ -4,8 +4,8 @@ import { peerCertificates } from './peer-certificates.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Builds the transport-independent request from fastify's; `signal` aborts when the client goes away. */
-export function toApiRequest(request: FastifyRequest, signal: AbortSignal): ApiRequest {
+/** Builds the transport-independent request from fastify's; `signal` (made when first read) aborts when the client goes away. */
+export function toApiRequest(request: FastifyRequest, signal: () => AbortSignal): ApiRequest {
   const url = request.raw.url ?? '/';
   const question = url.indexOf('?');
   return {
@@ -16,7 +16,9 @@ export function toApiRequest(request: FastifyRequest, signal: AbortSignal): ApiR
     body: request.body,
     remoteAddress: request.socket.remoteAddress,
     peerCertificates: peerCertificates(request.socket),
-    signal,
+    get signal() {
+      return signal();
+    },
   };
 }
 
