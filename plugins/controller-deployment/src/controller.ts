@@ -1,5 +1,5 @@
 import { isApiError, labelSelectorFromObject, RESOURCES, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
-import { objectKey, runWorkers, WorkQueue } from '@skiff/client';
+import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
   claimCandidates,
@@ -8,6 +8,7 @@ import {
   ControllerRefManager,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
+  runWhenSynced,
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME, EVENT_REASON } from './names.js';
@@ -48,16 +49,8 @@ export class DeploymentController {
   }
 
   /** Waits for the caches, then processes Deployments until the context's signal aborts. */
-  async run(workers: number): Promise<void> {
-    const { signal, logger } = this.ctx;
-    try {
-      await Promise.all([this.deployments.waitForSync(signal), this.replicaSets.waitForSync(signal), this.pods.waitForSync(signal)]);
-    } catch (err) {
-      this.queue.shutDown();
-      if (signal.aborted) return;
-      throw err;
-    }
-    await runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal });
+  run(workers: number): Promise<void> {
+    return runWhenSynced(this.ctx, { informers: [this.deployments, this.replicaSets, this.pods], queue: this.queue, workers, sync: (key) => this.sync(key) });
   }
 
   async sync(key: string): Promise<void> {

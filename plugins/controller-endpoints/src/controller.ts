@@ -1,5 +1,6 @@
 import { isApiError, RESOURCES, type Pod } from '@skiff/api';
-import { objectKey, runWorkers, WorkQueue } from '@skiff/client';
+import { objectKey, WorkQueue } from '@skiff/client';
+import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import {
   ENDPOINTS,
@@ -60,18 +61,16 @@ export class EndpointsController {
   }
 
   /** Waits for the caches, looks once at every Endpoints object (those left behind by a deleted Service go), then syncs Services until the signal aborts. */
-  async run(workers: number): Promise<void> {
-    const { signal, logger } = this.ctx;
-    try {
-      // One at a time: every waiter listens on the manager's shared signal, and the informers sync in parallel anyway.
-      for (const informer of [this.services, this.pods, this.endpoints]) await informer.waitForSync(signal);
-    } catch (err) {
-      this.queue.shutDown();
-      if (signal.aborted) return;
-      throw err;
-    }
-    for (const endpoints of this.endpoints.list()) if (!isLeaderLock(endpoints)) this.queue.add(objectKey(endpoints));
-    await runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal });
+  run(workers: number): Promise<void> {
+    return runWhenSynced(this.ctx, {
+      informers: [this.services, this.pods, this.endpoints],
+      queue: this.queue,
+      workers,
+      sync: (key) => this.sync(key),
+      beforeWorkers: () => {
+        for (const endpoints of this.endpoints.list()) if (!isLeaderLock(endpoints)) this.queue.add(objectKey(endpoints));
+      },
+    });
   }
 
   /** Brings the Endpoints of one Service (`namespace/name`) in line with its pods. */

@@ -1,5 +1,6 @@
 import { isApiError, RESOURCES, type Node, type Pod } from '@skiff/api';
-import { objectKey, runWorkers, WorkQueue } from '@skiff/client';
+import { objectKey, WorkQueue } from '@skiff/client';
+import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { EndpointSliceError } from './errors.js';
 import { CONTROLLER_NAME, EVENT_REASON, LABEL, MANAGED_BY } from './names.js';
@@ -80,17 +81,13 @@ export class EndpointSliceController {
   }
 
   /** Waits for the caches, then syncs Services until the context's signal aborts. */
-  async run(workers: number): Promise<void> {
-    const { signal, logger } = this.ctx;
-    try {
-      // One at a time: every waiter listens on the manager's shared signal, and the informers sync in parallel anyway.
-      for (const informer of [this.services, this.pods, this.slices, this.nodes]) await informer.waitForSync(signal);
-    } catch (err) {
-      this.queue.shutDown();
-      if (signal.aborted) return;
-      throw err;
-    }
-    await runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal });
+  run(workers: number): Promise<void> {
+    return runWhenSynced(this.ctx, {
+      informers: [this.services, this.pods, this.slices, this.nodes],
+      queue: this.queue,
+      workers,
+      sync: (key) => this.sync(key),
+    });
   }
 
   /** Brings the slices of one Service (`namespace/name`) in line with its pods. */

@@ -1,6 +1,6 @@
 import { isApiError, RESOURCES, type Namespace } from '@skiff/api';
-import { runWorkers, WorkQueue } from '@skiff/client';
-import { kubeTime } from '@skiff/controller-manager';
+import { WorkQueue } from '@skiff/client';
+import { kubeTime, runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer, ResourceRegistry } from '@skiff/kernel';
 import { deletionConditions, mergeConditions } from './conditions.js';
 import { deleteContent, isEmpty, type ContentReport } from './content.js';
@@ -41,16 +41,8 @@ export class NamespaceController {
   }
 
   /** Waits for the namespace cache, then works the queue until the context's signal aborts. */
-  async run(workers: number): Promise<void> {
-    const { signal, logger } = this.ctx;
-    try {
-      await this.namespaces.waitForSync(signal);
-    } catch (err) {
-      this.queue.shutDown();
-      if (signal.aborted) return;
-      throw err;
-    }
-    await runWorkers(this.queue, workers, (name) => this.sync(name), { logger, signal });
+  run(workers: number): Promise<void> {
+    return runWhenSynced(this.ctx, { informers: [this.namespaces], queue: this.queue, workers, sync: (name) => this.sync(name) });
   }
 
   /** One pass over a terminating namespace: delete what is in it, report what is left, finalize it once empty. */

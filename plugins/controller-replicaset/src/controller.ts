@@ -1,5 +1,5 @@
 import { isApiError, labelSelectorFromObject, RESOURCES, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
-import { objectKey, runWorkers, WorkQueue } from '@skiff/client';
+import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
   claimCandidates,
@@ -9,6 +9,7 @@ import {
   newControllerRef,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
+  runWhenSynced,
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { Expectations } from './expectations.js';
@@ -62,16 +63,8 @@ export class ReplicaSetController {
   }
 
   /** Waits for the caches, then processes ReplicaSets until the context's signal aborts. */
-  async run(workers: number): Promise<void> {
-    const { signal, logger } = this.ctx;
-    try {
-      await Promise.all([this.replicaSets.waitForSync(signal), this.pods.waitForSync(signal)]);
-    } catch (err) {
-      this.queue.shutDown();
-      if (signal.aborted) return;
-      throw err;
-    }
-    await runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal });
+  run(workers: number): Promise<void> {
+    return runWhenSynced(this.ctx, { informers: [this.replicaSets, this.pods], queue: this.queue, workers, sync: (key) => this.sync(key) });
   }
 
   /** Brings one ReplicaSet to its desired pod count and updates its status. */

@@ -1,5 +1,6 @@
 import { isApiError, RESOURCES, type KubeObject, type Namespace, type ResourceType } from '@skiff/api';
-import { runWorkers, WorkQueue } from '@skiff/client';
+import { WorkQueue } from '@skiff/client';
+import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME, ROOT_CA_CONFIGMAP, ROOT_CA_KEY } from './names.js';
 
@@ -51,16 +52,8 @@ export class RootCaPublisher {
   }
 
   /** Waits for both caches, then works the queue until the context's signal aborts. */
-  async run(workers: number): Promise<void> {
-    const { signal, logger } = this.ctx;
-    try {
-      await Promise.all([this.namespaces.waitForSync(signal), this.configMaps.waitForSync(signal)]);
-    } catch (err) {
-      this.queue.shutDown();
-      if (signal.aborted) return;
-      throw err;
-    }
-    await runWorkers(this.queue, workers, (namespace) => this.sync(namespace), { logger, signal });
+  run(workers: number): Promise<void> {
+    return runWhenSynced(this.ctx, { informers: [this.namespaces, this.configMaps], queue: this.queue, workers, sync: (namespace) => this.sync(namespace) });
   }
 
   /** Brings one namespace's ConfigMap to the certificate: creates it, or rewrites its data. */

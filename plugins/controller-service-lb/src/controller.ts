@@ -1,5 +1,6 @@
 import { RESOURCES, type Node } from '@skiff/api';
-import { objectKey, runWorkers, splitObjectKey, WorkQueue } from '@skiff/client';
+import { objectKey, splitObjectKey, WorkQueue } from '@skiff/client';
+import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { isOurs, nodeIngress, sameIngress, type LoadBalancerIngress, type Service } from './ingress.js';
 import { CONTROLLER_NAME, SERVICES } from './names.js';
@@ -27,16 +28,9 @@ export class ServiceLBController {
     this.nodes.addHandlers({ add: all, update: (old, node) => !sameIngress(nodeIngress([old]), nodeIngress([node])) && all(), delete: all });
   }
 
-  async run(workers: number): Promise<void> {
-    const { signal, logger } = this.ctx;
-    try {
-      await Promise.all([this.services.waitForSync(signal), this.nodes.waitForSync(signal)]);
-    } catch (err) {
-      this.queue.shutDown();
-      if (signal.aborted) return;
-      throw err;
-    }
-    await runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal });
+  /** Waits for the Service and Node caches, then works the queue until the context's signal aborts. */
+  run(workers: number): Promise<void> {
+    return runWhenSynced(this.ctx, { informers: [this.services, this.nodes], queue: this.queue, workers, sync: (key) => this.sync(key) });
   }
 
   async sync(key: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { isApiError, RESOURCES, type Namespace } from '@skiff/api';
-import { runWorkers, WorkQueue } from '@skiff/client';
+import { WorkQueue } from '@skiff/client';
+import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME } from './names.js';
 import { SERVICE_ACCOUNTS, type ServiceAccount } from './resources.js';
@@ -37,16 +38,13 @@ export class ServiceAccountsController {
   }
 
   /** Waits for both caches, then works the queue until the context's signal aborts. */
-  async run(workers: number): Promise<void> {
-    const { signal, logger } = this.ctx;
-    try {
-      await Promise.all([this.namespaces.waitForSync(signal), this.serviceAccounts.waitForSync(signal)]);
-    } catch (err) {
-      this.queue.shutDown();
-      if (signal.aborted) return;
-      throw err;
-    }
-    await runWorkers(this.queue, workers, (namespace) => this.sync(namespace), { logger, signal });
+  run(workers: number): Promise<void> {
+    return runWhenSynced(this.ctx, {
+      informers: [this.namespaces, this.serviceAccounts],
+      queue: this.queue,
+      workers,
+      sync: (namespace) => this.sync(namespace),
+    });
   }
 
   /** Creates the accounts missing from one namespace. */
