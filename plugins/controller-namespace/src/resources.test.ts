@@ -5,6 +5,7 @@ import { contentResources, groupResource } from './resources.js';
 function registryOf(definitions: ResourceDefinition[]): ResourceRegistry {
   return {
     register: () => undefined,
+    unregister: () => undefined,
     get: (group, resource) => definitions.find((d) => d.group === group && d.resource === resource),
     byKind: (group, kind) => definitions.find((d) => d.group === group && d.kind === kind),
     list: () => definitions,
