@@ -9,20 +9,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startBenchApiServer } from './bench-cluster.mjs';
 import { load as runLoad } from './https-load.mjs';
 import fastify from 'fastify';
-import { CHAIN_STAGE, definePlugin, Kernel } from '@skiff/kernel';
-import storePlugin from '@skiff/store';
-import apiServerPlugin, { ensurePki } from '@skiff/apiserver';
+import { ensurePki } from '@skiff/apiserver';
 import { encodeProtobufObject } from '@skiff/api';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const TOKEN = 'bench-token';
-
-function load(options) {
-  return runLoad({ token: TOKEN, concurrency: CONCURRENCY, seconds: SECONDS, ...options });
-}
 
 const pod = (name) => ({
   apiVersion: 'v1',
@@ -40,30 +34,9 @@ const lease = (name) => ({
 
 const dataDir = mkdtempSync(join(tmpdir(), 'skiff-bench-apiserver-'));
 try {
-  const benchAuth = definePlugin({
-    name: 'bench-auth',
-    version: '0.1.0',
-    kernel: '^0.1.0',
-    apply(kernel) {
-      const user = { username: 'bench', groups: ['system:masters', 'system:authenticated'] };
-      kernel.hooks.authenticate.tap({ name: 'bench-auth', stage: CHAIN_STAGE.TOKEN }, (request) =>
-        request.headers.authorization === `Bearer ${TOKEN}` ? { user } : undefined,
-      );
-      kernel.hooks.authorize.tap('bench-auth', () => ({ decision: 'allow' }));
-    },
-  });
-  const kernel = new Kernel({ config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent' } });
-  kernel.use(storePlugin).use(apiServerPlugin).use(benchAuth);
-  await kernel.start();
-  const { url, caPem } = kernel.resolve('apiServerInfo');
-  const handler = kernel.resolve('apiHandler');
-  const created = await handler.handle({
-    method: 'POST',
-    path: '/api/v1/namespaces/default/pods',
-    query: {},
-    headers: { authorization: `Bearer ${TOKEN}` },
-    body: pod('bench-get'),
-  });
+  const { url, caPem, token, call, stop } = await startBenchApiServer({ dataDir });
+  const load = (options) => runLoad({ token, concurrency: CONCURRENCY, seconds: SECONDS, ...options });
+  const created = await call('POST', '/api/v1/namespaces/default/pods', pod('bench-get'));
   if (created.status !== 201) throw new Error(`could not create the pod to read: ${JSON.stringify(created.body)}`);
 
   // Baseline: fastify over the same TLS material, answering the same pod (same bytes) as a fixed object.
@@ -120,7 +93,7 @@ try {
     `protobuf bodies against JSON: pod creates ${((rps('skiff: create pod (protobuf)') / rps('skiff: create pod')) * 100).toFixed(0)}%, lease creates ${((rps('skiff: create lease (protobuf)') / rps('skiff: create lease')) * 100).toFixed(0)}%`,
   );
 
-  await kernel.stop();
+  await stop();
   await baseline.close();
 } finally {
   rmSync(dataDir, { recursive: true, force: true });

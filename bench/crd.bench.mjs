@@ -6,16 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startBenchApiServer } from './bench-cluster.mjs';
 import { load as runLoad } from './https-load.mjs';
-import { CHAIN_STAGE, definePlugin, Kernel } from '@skiff/kernel';
-import storePlugin from '@skiff/store';
-import apiServerPlugin from '@skiff/apiserver';
 import apiExtensionsPlugin from '@skiff/plugin-apiextensions';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const TOKEN = 'bench-token';
-const load = (options) => runLoad({ token: TOKEN, concurrency: CONCURRENCY, seconds: SECONDS, ...options });
 
 const CRD = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -71,24 +67,8 @@ const configMap = {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'skiff-bench-crd-'));
 try {
-  const benchAuth = definePlugin({
-    name: 'bench-auth',
-    version: '0.1.0',
-    kernel: '^0.1.0',
-    apply(kernel) {
-      const user = { username: 'bench', groups: ['system:masters', 'system:authenticated'] };
-      kernel.hooks.authenticate.tap({ name: 'bench-auth', stage: CHAIN_STAGE.TOKEN }, (request) =>
-        request.headers.authorization === `Bearer ${TOKEN}` ? { user } : undefined,
-      );
-      kernel.hooks.authorize.tap('bench-auth', () => ({ decision: 'allow' }));
-    },
-  });
-  const kernel = new Kernel({ config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent' } });
-  kernel.use(storePlugin).use(apiServerPlugin).use(apiExtensionsPlugin).use(benchAuth);
-  await kernel.start();
-  const { url, caPem } = kernel.resolve('apiServerInfo');
-  const handler = kernel.resolve('apiHandler');
-  const call = (method, path, body) => handler.handle({ method, path, query: {}, headers: { authorization: `Bearer ${TOKEN}` }, body });
+  const { url, caPem, token, call, stop } = await startBenchApiServer({ plugins: [apiExtensionsPlugin], dataDir });
+  const load = (options) => runLoad({ token, concurrency: CONCURRENCY, seconds: SECONDS, ...options });
   const created = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', CRD);
   if (created.status !== 201) throw new Error(`could not create the CRD: ${JSON.stringify(created.body)}`);
   const widgets = '/apis/bench.skiff.dev/v1/namespaces/default/widgets';
@@ -116,7 +96,7 @@ try {
   const ratio = (a, b) => `${((rows[a].rps / rows[b].rps) * 100).toFixed(0)}%`;
   console.log(`custom resource creates: ${ratio(1, 0)} of ConfigMap creates (goal ≥ 90%); GETs: ${ratio(3, 2)}`);
   if (rows.some((r) => r.errors > 0 || r.requests === 0)) process.exitCode = 1;
-  await kernel.stop();
+  await stop();
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }
