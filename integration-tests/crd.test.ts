@@ -89,6 +89,13 @@ spec:
                 replicas: { type: integer }
                 selector: { type: string }
                 lastRun: { type: string, format: date-time }
+                conditions:
+                  type: array
+                  items:
+                    type: object
+                    properties:
+                      type: { type: string }
+                      status: { type: string }
       subresources:
         status: {}
         scale:
@@ -105,6 +112,10 @@ spec:
         - name: Age
           type: date
           jsonPath: .metadata.creationTimestamp
+        - name: Ready
+          type: string
+          priority: 1
+          jsonPath: .status.conditions[?(@.type=="Ready")].status
     - name: v1beta1
       served: true
       storage: false
@@ -188,10 +199,30 @@ describe('a CustomResourceDefinition with kubectl 1.36', () => {
     expect(object.spec.ports).toEqual([{ name: 'http', port: 80 }]);
     expect(object.metadata.managedFields.map((m: { manager: string }) => m.manager)).toContain('ops');
 
-    await ok(['patch', 'ct', 'hourly', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":4,"selector":"app=hourly"}}']);
+    await ok([
+      'patch',
+      'ct',
+      'hourly',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"replicas":4,"selector":"app=hourly","conditions":[{"type":"Synced","status":"False"},{"type":"Ready","status":"True"}]}}',
+    ]);
+    // A printer column filtering a list, as many CRDs declare (priority 1: -o wide).
+    expect(await ok(['get', 'ct', 'hourly', '-o', 'wide'])).toMatch(/^NAME\s+SPEC\s+REPLICAS\s+AGE\s+READY\nhourly\s+0 \* \* \* \*\s+4\s+\S+\s+True\n/);
     // Status written through the object itself is ignored when the status subresource is on.
     await ok(['patch', 'ct', 'hourly', '--type=merge', '-p', '{"status":{"replicas":9}}']);
     expect(await ok(['get', 'ct', 'hourly', '-o', 'jsonpath={.status.replicas}'])).toBe('4');
+  });
+
+  it('refuses a CRD whose printer column path cannot be read, naming it', async () => {
+    const bad = CRD.replace('crontabs.stable.example.com', 'badcols.stable.example.com')
+      .replace('plural: crontabs', 'plural: badcols')
+      .replace('singular: crontab', 'singular: badcol')
+      .replace('kind: CronTab', 'kind: BadCol')
+      .replace('shortNames: [ct]', 'shortNames: [bc]')
+      .replace('jsonPath: .spec.cronSpec', 'jsonPath: .spec..cronSpec');
+    expect(await fails(['apply', '-f', '-'], bad)).toContain('spec.versions[0].additionalPrinterColumns[0].jsonPath: Invalid value: ".spec..cronSpec"');
   });
 
   it('scales through the scale subresource', async () => {

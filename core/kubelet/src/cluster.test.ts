@@ -41,7 +41,7 @@ describe('kubelet and scheduler on a real API server', () => {
     const node = byName.get('node-2')!;
     expect(node.metadata.labels).toMatchObject({ 'kubernetes.io/hostname': 'node-2', 'kubernetes.io/os': 'linux' });
     expect(node.spec?.podCIDR).toBe('10.244.2.0/24');
-    expect(node.status?.capacity).toMatchObject({ cpu: '4', memory: '8Gi', pods: '110' });
+    expect(node.status?.capacity).toEqual({ cpu: '4', 'ephemeral-storage': '100Gi', memory: '8Gi', pods: '110' });
     expect(node.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'KubeletReady' });
     expect(node.status?.nodeInfo).toMatchObject({ kubeletVersion: 'v1.36.0-skiff', containerRuntimeVersion: 'simulated://0.1.0', operatingSystem: 'linux' });
     expect(node.status?.addresses).toEqual([

@@ -13,6 +13,7 @@ export const kubeletOptionsSchema = {
       properties: {
         cpu: { type: 'string', default: '4' },
         memory: { type: 'string', default: '8Gi' },
+        ephemeralStorage: { type: 'string', default: '100Gi', description: 'local scratch space (ephemeral-storage)' },
         pods: { type: 'integer', minimum: 1, default: 110 },
       },
     },

@@ -1,4 +1,4 @@
-import { errors, type StatusCause } from '@skiff/api';
+import { errors, fieldErrors, parseJsonPath, type StatusCause } from '@skiff/api';
 import { createLoopbackClient } from '@skiff/client';
 import { ADMISSION_STAGE, definePlugin, LIFECYCLE_STAGE } from '@skiff/kernel';
 import type { CustomResourceDefinition } from './crd.js';
@@ -50,6 +50,14 @@ const plugin = definePlugin({
       (crd.spec?.versions ?? []).forEach((version, i) => {
         const schema = version.schema?.openAPIV3Schema;
         if (schema) causes.push(...checkSchema(schema, `spec.versions[${i}].schema.openAPIV3Schema`));
+        (version.additionalPrinterColumns ?? []).forEach((column, j) => {
+          const field = `spec.versions[${i}].additionalPrinterColumns[${j}].jsonPath`;
+          try {
+            parseJsonPath(column.jsonPath ?? '');
+          } catch (err) {
+            causes.push(fieldErrors.invalid(field, column.jsonPath, (err as Error).message));
+          }
+        });
       });
       if (causes.length) throw errors.invalid('CustomResourceDefinition', 'apiextensions.k8s.io', crd.metadata.name ?? '', causes);
     });

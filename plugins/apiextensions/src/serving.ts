@@ -59,9 +59,16 @@ export class CrdServing {
 
   private async sync(crd: CustomResourceDefinition): Promise<void> {
     const name = crd.metadata.name!;
-    const conflict = this.namesConflict(crd);
-    if (!conflict) this.serve(crd);
-    await this.writeStatus(crd, conflict);
+    let problem = this.namesConflict(crd);
+    if (!problem) {
+      try {
+        this.serve(crd);
+      } catch (err) {
+        // Admission refuses what cannot be served; a CRD stored before that rule still gets a condition saying why.
+        problem = { type: 'Established', status: 'False', reason: 'InstallationFailure', message: (err as Error).message };
+      }
+    }
+    await this.writeStatus(crd, problem);
     if (crd.metadata.deletionTimestamp && !this.cleaning.has(name)) {
       this.cleaning.add(name);
       void this.cleanup(crd).finally(() => this.cleaning.delete(name));
@@ -105,12 +112,14 @@ export class CrdServing {
   /** NamesAccepted, Established (and Terminating while being deleted), acceptedNames, storedVersions. */
   private async writeStatus(crd: CustomResourceDefinition, conflict: CrdCondition | undefined): Promise<void> {
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const accepted = !conflict;
+    const accepted = conflict?.type !== 'NamesAccepted';
     const wanted: CrdCondition[] = [
-      accepted ? { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' } : conflict,
-      accepted
-        ? { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }
-        : { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' },
+      accepted ? { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' } : conflict!,
+      conflict?.type === 'Established'
+        ? conflict
+        : accepted
+          ? { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }
+          : { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' },
     ];
     if (crd.metadata.deletionTimestamp)
       wanted.push({ type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });

@@ -75,4 +75,23 @@ describe('column JSON paths', () => {
     expect(target).toEqual({ spec: { replicas: 3 } });
     expect(() => writeJsonPath(target, '.spec.ports[0]', 1)).toThrow('only .field steps can be written');
   });
+
+  it('filter list items as kubectl and CRD printer columns do, and count indexes from the end', () => {
+    const status = {
+      status: {
+        conditions: [
+          { type: 'Issuing', status: 'False', observedGeneration: 1 },
+          { type: 'Ready', status: 'True', observedGeneration: 3, reason: 'Ok' },
+        ],
+      },
+    };
+    expect(readJsonPath(status, '.status.conditions[?(@.type=="Ready")].status')).toEqual(['True']);
+    expect(readJsonPath(status, ".status.conditions[?(@.type == 'Ready')].reason")).toEqual(['Ok']);
+    expect(readJsonPath(status, '.status.conditions[?(@.status!="True")].type')).toEqual(['Issuing']);
+    expect(readJsonPath(status, '.status.conditions[?(@.observedGeneration>=2)].type')).toEqual(['Ready']);
+    expect(readJsonPath(status, '.status.conditions[?(@.reason)].type')).toEqual(['Ready']);
+    expect(readJsonPath(status, '.status.conditions[?(@.type=="Missing")].status')).toEqual([]);
+    expect(readJsonPath(status, '.status.conditions[-1].type')).toEqual(['Ready']);
+    expect(() => readJsonPath(status, '.status.conditions[?(@.type=~"R")]')).toThrow('unsupported JSON path');
+  });
 });

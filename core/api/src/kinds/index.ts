@@ -12,5 +12,5 @@ export {
   type KindStrategy,
   type NameRule,
 } from './define-kind.js';
-export { readJsonPath, writeJsonPath } from './json-path.js';
+export { parseJsonPath, readJsonPath, writeJsonPath } from './json-path.js';
 export { validateAgainstSchema } from './schema-validation.js';

@@ -1,8 +1,15 @@
-// The simple JSON paths kinds use for table columns and scale subresources (`.spec.replicas`,
-// `.status.conditions[0].type`, `.metadata.labels['app']`, `.spec.containers[*].image`), as CRDs write them.
+// The JSON paths kinds use for table columns and scale subresources (`.spec.replicas`,
+// `.status.conditions[0].type`, `.metadata.labels['app']`, `.spec.containers[*].image`,
+// `.status.conditions[?(@.type=="Ready")].status`), as CRDs write them.
 import { errors } from '../errors.js';
 
-type Step = { key: string } | { index: number } | { all: true };
+type Comparison = '==' | '!=' | '<' | '<=' | '>' | '>=';
+/** `[?(@.type=="Ready")]`: the items whose value at `path` compares so with `literal` (or, without one, exists). */
+type Filter = { filter: { path: Step[]; op?: Comparison; literal?: unknown } };
+type Step = { key: string } | { index: number } | { all: true } | Filter;
+
+const FILTER =
+  /^\[\?\(@((?:\.[A-Za-z0-9_$-]+|\[(?:'[^']*'|"[^"]*")\])*)\s*(?:(==|!=|<=|>=|<|>)\s*('(?:[^']*)'|"(?:[^"]*)"|-?\d+(?:\.\d+)?|true|false|null))?\s*\)\]/;
 
 const cache = new Map<string, Step[]>();
 
@@ -14,7 +21,7 @@ export function parseJsonPath(path: string): Step[] {
   const steps: Step[] = [];
   let i = 0;
   const fail = (): never => {
-    throw errors.badRequest(`unsupported JSON path ${JSON.stringify(path)}: use .field, [index], ['key'] or [*]`);
+    throw errors.badRequest(`unsupported JSON path ${JSON.stringify(path)}: use .field, [index], ['key'], [*] or [?(@.field=="value")]`);
   };
   if (text[0] !== '.' && text[0] !== '[') fail();
   while (i < text.length) {
@@ -26,8 +33,13 @@ export function parseJsonPath(path: string): Step[] {
     } else if (text[i] === '[') {
       const rest = text.slice(i);
       const quoted = /^\[(['"])(.*?)\1\]/.exec(rest);
-      const index = /^\[(\d+)\]/.exec(rest);
-      if (quoted) {
+      const index = /^\[(-?\d+)\]/.exec(rest);
+      const filter = FILTER.exec(rest);
+      if (filter) {
+        const [, inner, op, literal] = filter;
+        steps.push({ filter: { path: inner ? parseJsonPath(inner) : [], ...(op ? { op: op as Comparison, literal: parseLiteral(literal!) } : {}) } });
+        i += filter[0].length;
+      } else if (quoted) {
         steps.push({ key: quoted[2] });
         i += quoted[0].length;
       } else if (index) {
@@ -53,12 +65,48 @@ export function readJsonPath(object: unknown, path: string): unknown[] {
         if (value && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, step.key))
           next.push((value as Record<string, unknown>)[step.key]);
       } else if ('index' in step) {
-        if (Array.isArray(value) && step.index < value.length) next.push(value[step.index]);
+        if (!Array.isArray(value)) continue;
+        const at = step.index < 0 ? value.length + step.index : step.index;
+        if (at >= 0 && at < value.length) next.push(value[at]);
+      } else if ('filter' in step) {
+        if (Array.isArray(value)) next.push(...value.filter((item) => matches(item, step.filter)));
       } else if (Array.isArray(value)) next.push(...value);
     }
     current = next;
   }
   return current.filter((value) => value !== undefined);
+}
+
+function parseLiteral(text: string): unknown {
+  if (text.startsWith("'") || text.startsWith('"')) return text.slice(1, -1);
+  return JSON.parse(text);
+}
+
+function readSteps(object: unknown, steps: Step[]): unknown {
+  let value = object;
+  for (const step of steps) {
+    if (!('key' in step) || !value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[step.key];
+  }
+  return value;
+}
+
+/** Whether one list item passes a filter step; values of different types never compare. */
+function matches(item: unknown, filter: Filter['filter']): boolean {
+  const value = readSteps(item, filter.path);
+  if (filter.op === undefined) return value !== undefined && value !== null && value !== false;
+  const literal = filter.literal;
+  switch (filter.op) {
+    case '==':
+      return value === literal;
+    case '!=':
+      return value !== literal;
+    default: {
+      if (typeof value !== typeof literal || (typeof value !== 'number' && typeof value !== 'string')) return false;
+      const [a, b] = [value as number | string, literal as number | string];
+      return filter.op === '<' ? a < b : filter.op === '<=' ? a <= b : filter.op === '>' ? a > b : a >= b;
+    }
+  }
 }
 
 /** Sets the value at a path of `.a.b` steps, creating objects on the way. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPod } from '../defaults.js';
-import type { Pod } from '../types.js';
+import { defaultPod, defaultPodSpec } from '../defaults.js';
+import type { Pod, PodSpec } from '../types.js';
 import { POD_UPDATE_FORBIDDEN_MESSAGE, validatePod } from './pod-update.js';
+import { validatePodTemplateSpec } from './pod.js';
 
 function pod(mutate: (p: Pod & Record<string, any>) => void = () => {}): Pod {
   const p = {
@@ -177,6 +178,16 @@ describe('validatePod (create)', () => {
       x.spec.containers[0]!.ports = [{ containerPort: 80, hostPort: 8080 }];
     });
     expect(messages(p)).toEqual(['spec.containers[0].ports[0].hostPort: Invalid value: 8080: must match `containerPort` when `hostNetwork` is true']);
+  });
+
+  it('lets a pod template with host networking leave host ports 0 (its pods get them), but not set others', () => {
+    const spec = { hostNetwork: true, containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 9100 }] }] } as PodSpec;
+    defaultPodSpec(spec);
+    expect(validatePodTemplateSpec({ metadata: {}, spec }, 'spec.template')).toEqual([]);
+    spec.containers[0]!.ports![0]!.hostPort = 9200;
+    expect(validatePodTemplateSpec({ metadata: {}, spec }, 'spec.template').map((c) => c.field)).toEqual([
+      'spec.template.spec.containers[0].ports[0].hostPort',
+    ]);
   });
 });
 

@@ -26,13 +26,17 @@ function validateLabelField(value: unknown, field: string): StatusCause[] {
   return isDNS1123Label(value).map((message) => invalid(field, value, message));
 }
 
-/** With host networking a pod's host ports are its container ports. */
-function validateHostNetworkPorts(spec: PodSpec, field: string): StatusCause[] {
+/**
+ * With host networking a pod's host ports are its container ports. A template may leave them 0: the pods made
+ * from it get them filled in by the pod defaults.
+ */
+function validateHostNetworkPorts(spec: PodSpec, field: string, isPod: boolean): StatusCause[] {
   if (!spec.hostNetwork) return [];
   const causes: StatusCause[] = [];
   (spec.containers ?? []).forEach((container, i) => {
     (container.ports ?? []).forEach((port, j) => {
-      if ((port.hostPort ?? 0) !== port.containerPort) {
+      const hostPort = port.hostPort ?? 0;
+      if (hostPort !== port.containerPort && (isPod || hostPort !== 0)) {
         const path = child(index(child(index(child(field, 'containers'), i), 'ports'), j), 'hostPort');
         causes.push(invalid(path, port.hostPort ?? 0, 'must match `containerPort` when `hostNetwork` is true'));
       }
@@ -53,14 +57,14 @@ function validateNamedList(items: unknown, itemField: string, field: string): St
   return causes;
 }
 
-/** ValidatePodSpec: everything a pod spec must satisfy, in a pod or in a template. */
-export function validatePodSpec(spec: PodSpec | undefined, field = 'spec'): StatusCause[] {
+/** ValidatePodSpec: everything a pod spec must satisfy, in a pod or (isPod false) in a template. */
+export function validatePodSpec(spec: PodSpec | undefined, field = 'spec', isPod = true): StatusCause[] {
   const s = spec ?? ({ containers: [] } as PodSpec);
   const volumes = validateVolumes(s.volumes as Volume[] | undefined, child(field, 'volumes'));
   const causes = [...volumes.causes];
   causes.push(...validateContainers(s.containers, volumes.names, child(field, 'containers')));
   causes.push(...validateInitContainers(s.initContainers, s.containers, volumes.names, child(field, 'initContainers')));
-  causes.push(...validateHostNetworkPorts(s, field));
+  causes.push(...validateHostNetworkPorts(s, field, isPod));
   causes.push(...validateEnum(s.restartPolicy, RESTART_POLICIES, child(field, 'restartPolicy')));
   causes.push(...validateEnum(s.dnsPolicy, DNS_POLICIES, child(field, 'dnsPolicy')));
   causes.push(...validateLabels(s.nodeSelector, child(field, 'nodeSelector')));
@@ -93,7 +97,7 @@ export function validatePodTemplateSpec(template: PodTemplateSpec | undefined, f
   const causes = [
     ...validateLabels(meta.labels, child(field, 'labels')),
     ...validateAnnotations(meta.annotations, child(field, 'annotations')),
-    ...validatePodSpec(template?.spec, child(field, 'spec')),
+    ...validatePodSpec(template?.spec, child(field, 'spec'), false),
   ];
   if (Array.isArray(template?.spec?.ephemeralContainers) && template.spec.ephemeralContainers.length > 0) {
     causes.push(forbidden(child(field, 'spec', 'ephemeralContainers'), 'ephemeral containers not allowed in pod template'));

@@ -7,6 +7,8 @@ import { KUBELET_VERSION } from '../names.js';
 export interface NodeCapacity {
   cpu: string;
   memory: string;
+  /** ephemeral-storage: every real kubelet reports it, and charts request it. */
+  ephemeralStorage?: string;
   pods: number;
 }
 
@@ -18,6 +20,8 @@ export interface NodeDescription {
   podCIDR?: string;
   internalIP: string;
 }
+
+const DEFAULT_EPHEMERAL_STORAGE = '100Gi';
 
 /** Node.js' process.arch in Go's GOARCH words, which Kubernetes uses. */
 const GOARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' };
@@ -68,7 +72,12 @@ export function nodeLabels(name: string): Record<string, string> {
 
 export function nodeStatus(description: NodeDescription, now: string, previous?: NodeCondition[]): NodeStatus {
   const { name, capacity } = description;
-  const resources = { cpu: capacity.cpu, memory: capacity.memory, pods: String(capacity.pods) };
+  const resources = {
+    cpu: capacity.cpu,
+    'ephemeral-storage': capacity.ephemeralStorage ?? DEFAULT_EPHEMERAL_STORAGE,
+    memory: capacity.memory,
+    pods: String(capacity.pods),
+  };
   return {
     capacity: resources,
     allocatable: { ...resources },
