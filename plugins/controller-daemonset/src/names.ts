@@ -1,0 +1,26 @@
+export const PLUGIN_NAME = '@skiff/plugin-controller-daemonset';
+/** The name `enabled` in the controller manager's options refers to. */
+export const CONTROLLER_NAME = 'daemonset';
+
+/** The scheduler framework plugin this package registers, under upstream's name for it. */
+export const NODE_AFFINITY_FILTER = 'NodeAffinity';
+
+/** On pods and ControllerRevisions: the revision (template hash) a pod was made from. */
+export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
+/** On pods: the DaemonSet's template generation when the pod was made. */
+export const TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
+/** Where apps/v1 DaemonSets carry the template generation of the older API, when the API server writes it. */
+export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+
+/** The most pods one sync of a DaemonSet creates or deletes, as in kube-controller-manager. */
+export const BURST_REPLICAS = 250;
+
+/** Event reasons, as kube-controller-manager records them. */
+export const EVENT_REASON = Object.freeze({
+  CREATED: 'SuccessfulCreate',
+  CREATE_FAILED: 'FailedCreate',
+  DELETED: 'SuccessfulDelete',
+  DELETE_FAILED: 'FailedDelete',
+  FAILED_DAEMON_POD: 'FailedDaemonPod',
+  SELECTING_ALL: 'SelectingAll',
+});
