@@ -31,5 +31,7 @@ export const RESOURCES = Object.freeze({
   events: { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true },
   deployments: { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true },
   replicasets: { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true },
+  daemonsets: { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true },
+  controllerrevisions: { group: 'apps', version: 'v1', resource: 'controllerrevisions', kind: 'ControllerRevision', namespaced: true },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true },
 } satisfies Record<string, ResourceType>);
