@@ -7,7 +7,8 @@ import { CLUSTER_TIMEOUT, REPO_ROOT, startSkiff, tempDir, waitFor, type RunningS
 // The DaemonSet controller in a real `skiff up --nodes 3`, driven by the real kubectl 1.36: one Running pod
 // per node, `rollout status` to completion, an image change rolled through node by node, `rollout undo`
 // back to the first revision, a nodeSelector narrowing it to one labelled node, and deletion taking its
-// pods and revisions along. The project names the plugin by package name in its skiff.config.mjs.
+// pods and revisions along (or leaving the pods when orphaned). The project names the plugin by package
+// name in its skiff.config.mjs.
 
 const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('daemonsets');
@@ -16,10 +17,20 @@ const NODES = ['node-1', 'node-2', 'node-3'];
 const WAIT = { timeoutMs: 30_000 };
 let skiff: RunningSkiff;
 
+// The garbage collector watches pods, ReplicaSets and Deployments unless told more; DaemonSets and their
+// ControllerRevisions must be watched for a deleted DaemonSet's pods and history to follow it.
+const CONFIG = `export default {
+  plugins: [
+    '@skiff/plugin-controller-daemonset',
+    ['@skiff/plugin-controller-garbage-collector', { resources: ['pods', 'replicasets', 'deployments', 'daemonsets.apps', 'controllerrevisions.apps'] }],
+  ],
+};
+`;
+
 beforeAll(async () => {
   mkdirSync(join(project, 'node_modules/@skiff'), { recursive: true });
   symlinkSync(join(REPO_ROOT, 'plugins/controller-daemonset'), join(project, 'node_modules/@skiff/plugin-controller-daemonset'));
-  writeFileSync(join(project, 'skiff.config.mjs'), `export default { plugins: ['@skiff/plugin-controller-daemonset'] };\n`);
+  writeFileSync(join(project, 'skiff.config.mjs'), CONFIG);
   skiff = await startSkiff(['--nodes', '3', '--data-dir', join(project, 'data')], { cwd: project });
 });
 afterAll(async () => {
@@ -146,5 +157,22 @@ describe('DaemonSets through kubectl 1.36 on skiff up --nodes 3', () => {
     expect(await ok('delete', 'ds', 'agent')).toBe('daemonset.apps "agent" deleted from default namespace\n');
     await waitFor('the pods gone', async () => (await json('get', 'pods', '-l', 'app=agent')).items.length === 0, WAIT);
     await waitFor('the revisions gone', async () => (await json('get', 'controllerrevisions', '-l', 'app=agent')).items.length === 0, WAIT);
+  });
+
+  it('leaves its pods running, without an owner, when deleted with --cascade=orphan', async () => {
+    expect(await kubectl(['apply', '-f', '-'], MANIFEST)).toMatchObject({ code: 0, stdout: 'daemonset.apps/agent created\n' });
+    const pods = await runningOn(NODES, 'nginx:1.25');
+    await ok('delete', 'ds', 'agent', '--cascade=orphan');
+    await waitFor('the DaemonSet gone', async () => (await kubectl(['get', 'ds', 'agent'])).code === 1, WAIT);
+    const left = await waitFor(
+      'owner references removed',
+      async () => {
+        const list = await json('get', 'pods', '-l', 'app=agent');
+        return (list.items as any[]).every((pod) => !pod.metadata.ownerReferences?.length) && list.items;
+      },
+      WAIT,
+    );
+    expect((left as any[]).map((pod) => pod.metadata.name).sort()).toEqual(pods.map((pod) => pod.name).sort());
+    await ok('delete', 'pods', '-l', 'app=agent', '--wait=false');
   });
 });

@@ -1,13 +1,7 @@
-import type { KubeObject, LabelSelector, PodTemplateSpec, ResourceType } from '@skiff/api';
+import { RESOURCES, type KubeObject, type LabelSelector, type PodTemplateSpec, type ResourceType } from '@skiff/api';
 
-export const DAEMONSETS: ResourceType = Object.freeze({ group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true });
-export const CONTROLLER_REVISIONS: ResourceType = Object.freeze({
-  group: 'apps',
-  version: 'v1',
-  resource: 'controllerrevisions',
-  kind: 'ControllerRevision',
-  namespaced: true,
-});
+export const DAEMONSETS: ResourceType = RESOURCES.daemonsets;
+export const CONTROLLER_REVISIONS: ResourceType = RESOURCES.controllerrevisions;
 
 export type IntOrPercent = number | string;
 
