@@ -28,10 +28,12 @@ export const RESOURCES = Object.freeze({
   namespaces: { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false },
   nodes: { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false },
   pods: { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true },
+  persistentvolumeclaims: { group: '', version: 'v1', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true },
   events: { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true },
   deployments: { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true },
   replicasets: { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true },
   daemonsets: { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true },
+  statefulsets: { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet', namespaced: true },
   controllerrevisions: { group: 'apps', version: 'v1', resource: 'controllerrevisions', kind: 'ControllerRevision', namespaced: true },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true },
 } satisfies Record<string, ResourceType>);
