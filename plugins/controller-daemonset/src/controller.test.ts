@@ -285,6 +285,27 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
     await waitFor('updatedNumberScheduled 1', async () => (await getDs('ondelete')).status?.updatedNumberScheduled === 1, WAIT);
   });
 
+  it('replaces a failed pod, with a FailedDaemonPod warning', async () => {
+    const ds = await plane.client.create<DaemonSet>(DAEMONSETS, daemonSet('failing'), ns);
+    const pods = await runningOn(ds, NODES);
+    const victim = pods.find((pod) => pod.spec.nodeName === 'node-1')!;
+    await plane.client.updateStatus<Pod>(RESOURCES.pods, { ...victim, status: { ...victim.status, phase: 'Failed', reason: 'Evicted' } });
+    await waitFor(
+      'a replacement on node-1',
+      async () => {
+        const current = await runningOn(ds, NODES);
+        return !current.some((pod) => pod.metadata.name === victim.metadata.name) && current;
+      },
+      WAIT,
+    );
+    const warnings = (await plane.client.list<CoreEvent>(RESOURCES.events, ns)).items.filter(
+      (event) => event.involvedObject.uid === ds.metadata.uid && event.reason === 'FailedDaemonPod',
+    );
+    expect(warnings.map((event) => [event.type, event.message])).toEqual([
+      ['Warning', `Found failed daemon pod ${ns}/${victim.metadata.name} on node node-1, will try to kill it`],
+    ]);
+  });
+
   it('adopts a matching orphan on its node instead of creating a second pod there', async () => {
     const orphan: Pod = {
       metadata: { name: 'adopt-orphan', namespace: ns, labels: { app: 'adopt' } },
