@@ -1,20 +1,8 @@
-import type { KubeObject, LabelSelector, ObjectMeta, PodTemplateSpec, ResourceType } from '@skiff/api';
+import { RESOURCES, type KubeObject, type LabelSelector, type ObjectMeta, type PodTemplateSpec, type ResourceType } from '@skiff/api';
 
-export const STATEFULSETS: ResourceType = Object.freeze({ group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet', namespaced: true });
-export const CONTROLLER_REVISIONS: ResourceType = Object.freeze({
-  group: 'apps',
-  version: 'v1',
-  resource: 'controllerrevisions',
-  kind: 'ControllerRevision',
-  namespaced: true,
-});
-export const PERSISTENT_VOLUME_CLAIMS: ResourceType = Object.freeze({
-  group: '',
-  version: 'v1',
-  resource: 'persistentvolumeclaims',
-  kind: 'PersistentVolumeClaim',
-  namespaced: true,
-});
+export const STATEFULSETS: ResourceType = RESOURCES.statefulsets;
+export const CONTROLLER_REVISIONS: ResourceType = RESOURCES.controllerrevisions;
+export const PERSISTENT_VOLUME_CLAIMS: ResourceType = RESOURCES.persistentvolumeclaims;
 
 export type IntOrPercent = number | string;
 export type RetentionPolicyType = 'Retain' | 'Delete';
