@@ -117,7 +117,8 @@ async function rolledOut(name: string, replicas: number): Promise<StatefulSet> {
       const set = await getSet(name);
       const status = set.status;
       const done =
-        status?.observedGeneration === set.metadata.generation &&
+        status !== undefined &&
+        status.observedGeneration === set.metadata.generation &&
         status.replicas === replicas &&
         (status.readyReplicas ?? 0) === replicas &&
         status.currentRevision === status.updateRevision;
