@@ -85,6 +85,7 @@ type Workload = KubeObject & {
     podManagementPolicy?: string;
     revisionHistoryLimit?: number;
     persistentVolumeClaimRetentionPolicy?: Record<string, string>;
+    volumeClaimTemplates?: { metadata?: { name?: string } }[];
   };
   status?: Record<string, number | undefined>;
 };
@@ -128,6 +129,23 @@ const STATEFULSET_MUTABLE = [
   'revisionHistoryLimit',
 ];
 
+/**
+ * The StatefulSet controller mounts each claim template as a volume of the template's name, so the
+ * containers' volumeMounts may name them: validate the template as its pods will have it.
+ */
+function withClaimVolumes(sts: Workload): Workload {
+  const claims = sts.spec?.volumeClaimTemplates ?? [];
+  const podSpec = sts.spec?.template?.spec;
+  if (claims.length === 0 || !podSpec) return sts;
+  const volumes = (podSpec.volumes as { name?: string }[] | undefined) ?? [];
+  const named = new Set(volumes.map((volume) => volume.name));
+  const claimVolumes = claims
+    .map((claim) => claim.metadata?.name)
+    .filter((name): name is string => Boolean(name) && !named.has(name))
+    .map((name) => ({ name, persistentVolumeClaim: { claimName: name } }));
+  return { ...sts, spec: { ...sts.spec, template: { ...sts.spec!.template!, spec: { ...podSpec, volumes: [...volumes, ...claimVolumes] } } } };
+}
+
 export const statefulSets = defineKind({
   group: 'apps',
   version: 'v1',
@@ -154,7 +172,7 @@ export const statefulSets = defineKind({
     },
     validate(object, old) {
       const sts = object as Workload;
-      const causes = validateWorkload(sts, old as Workload | undefined);
+      const causes = validateWorkload(withClaimVolumes(sts), old as Workload | undefined);
       if (old) {
         const fixed = (w: Workload) =>
           JSON.stringify(
