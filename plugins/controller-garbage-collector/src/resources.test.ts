@@ -8,8 +8,8 @@ describe('resolveResources', () => {
   });
 
   it('names the unknown resource and lists the known ones', () => {
-    expect(() => resolveResources(['pods', 'statefulsets'])).toThrow(
-      expect.objectContaining({ code: 'SKIFF_ERR_GC_UNKNOWN_RESOURCE', message: expect.stringContaining('option "resources" names "statefulsets"') }),
+    expect(() => resolveResources(['pods', 'widgets'])).toThrow(
+      expect.objectContaining({ code: 'SKIFF_ERR_GC_UNKNOWN_RESOURCE', message: expect.stringContaining('option "resources" names "widgets"') }),
     );
   });
 });
