@@ -28,4 +28,12 @@ export { SimulatedRuntime } from './runtime.js';
 export type { SimulatedRuntimeOptions } from './options.js';
 export { RuntimeError, RUNTIME_ERRORS, type RuntimeErrorCode } from './errors.js';
 export { normalizeImage, imageDigest, repoDigest } from './images.js';
-export { PLUGIN_NAME, RUNTIME_NAME, RUNTIME_VERSION, CONTAINER_ROLE_LABEL } from './names.js';
+export {
+  PLUGIN_NAME,
+  RUNTIME_NAME,
+  RUNTIME_VERSION,
+  CONTAINER_ROLE_LABEL,
+  RESTART_POLICY_LABEL,
+  SIMULATE_RUN_MS_ANNOTATION,
+  SIMULATE_EXIT_CODE_ANNOTATION,
+} from './names.js';

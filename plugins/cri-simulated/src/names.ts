@@ -10,3 +10,15 @@ export const RUNTIME_VERSION = '0.1.0';
  * every other container runs until it is stopped.
  */
 export const CONTAINER_ROLE_LABEL = 'skiff.io/container-role';
+
+/**
+ * A container label the Skiff kubelet sets to the pod's `restartPolicy`. Containers of pods that run to
+ * completion (`Never`, `OnFailure`) exit by themselves after the runtime's `runMs`.
+ */
+export const RESTART_POLICY_LABEL = 'skiff.io/pod-restart-policy';
+
+/** Pod annotation: how long (milliseconds) the pod's containers run before they exit, whatever its restart policy. */
+export const SIMULATE_RUN_MS_ANNOTATION = 'skiff.io/simulate-run-ms';
+
+/** Pod annotation: the exit code of the pod's containers when they exit by themselves (default 0). */
+export const SIMULATE_EXIT_CODE_ANNOTATION = 'skiff.io/simulate-exit-code';

@@ -5,6 +5,12 @@ export const optionsSchema = {
   properties: {
     startDelayMs: { type: 'integer', minimum: 0, default: 0, description: 'how long StartContainer takes' },
     pullDelayMs: { type: 'integer', minimum: 0, default: 0, description: 'how long PullImage takes' },
+    runMs: {
+      type: 'integer',
+      minimum: 0,
+      default: 1000,
+      description: 'how long containers of pods with restartPolicy Never or OnFailure run before they exit (pod annotation skiff.io/simulate-run-ms overrides)',
+    },
     failImages: {
       type: 'array',
       items: { type: 'string' },

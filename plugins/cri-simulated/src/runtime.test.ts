@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ContainerConfig, PodSandboxConfig } from '@skiff/kernel';
+import { waitFor, type ContainerConfig, type PodSandboxConfig } from '@skiff/kernel';
 import { SimulatedRuntime } from './runtime.js';
 import { RuntimeError } from './errors.js';
 import { normalizeImage, repoDigest } from './images.js';
-import { CONTAINER_ROLE_LABEL } from './names.js';
+import { CONTAINER_ROLE_LABEL, RESTART_POLICY_LABEL, SIMULATE_EXIT_CODE_ANNOTATION, SIMULATE_RUN_MS_ANNOTATION } from './names.js';
 
 const sandboxConfig = (uid = 'uid-1', attempt = 0): PodSandboxConfig => ({
   metadata: { name: 'web-1', namespace: 'default', uid, attempt },
@@ -15,9 +15,27 @@ const containerConfig = (name = 'nginx', image = 'nginx', labels: Record<string,
   labels,
 });
 
-function runtime(options: Partial<{ startDelayMs: number; pullDelayMs: number; failImages: string[] }> = {}) {
+function runtime(options: Partial<{ startDelayMs: number; pullDelayMs: number; runMs: number; failImages: string[] }> = {}) {
   return new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0, failImages: [], ...options });
 }
+
+/** Starts one container of a pod with this restart policy and these pod annotations. */
+let pods = 0;
+async function podContainer(rt: SimulatedRuntime, restartPolicy: string, annotations: Record<string, string> = {}) {
+  pods += 1;
+  const sandbox = { ...sandboxConfig(`pod-${pods}`), annotations };
+  const sandboxId = await rt.runPodSandbox(sandbox);
+  await rt.pullImage('busybox');
+  const containerId = await rt.createContainer(sandboxId, containerConfig('main', 'busybox', { [RESTART_POLICY_LABEL]: restartPolicy }), sandbox);
+  await rt.startContainer(containerId);
+  return { sandboxId, containerId };
+}
+
+const exited = (rt: SimulatedRuntime, id: string) =>
+  waitFor(`container ${id} to exit`, async () => {
+    const status = await rt.containerStatus(id);
+    return status?.state === 'CONTAINER_EXITED' && status;
+  });
 
 async function runningContainer(rt: SimulatedRuntime) {
   const sandboxId = await rt.runPodSandbox(sandboxConfig());
@@ -147,6 +165,53 @@ describe('SimulatedRuntime', () => {
     const id = await rt.createContainer(sandboxId, containerConfig('init', 'busybox', { [CONTAINER_ROLE_LABEL]: 'init' }), sandboxConfig());
     await rt.startContainer(id);
     expect(await rt.containerStatus(id)).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 0, reason: 'Completed' });
+  });
+
+  it('lets containers of run-to-completion pods exit by themselves after runMs, with exit code 0', async () => {
+    const rt = runtime({ runMs: 50 });
+    for (const policy of ['Never', 'OnFailure']) {
+      const { containerId } = await podContainer(rt, policy);
+      const started = Date.now();
+      expect((await rt.containerStatus(containerId))!.state).toBe('CONTAINER_RUNNING');
+      const status = await exited(rt, containerId);
+      expect(status).toMatchObject({ exitCode: 0, reason: 'Completed' });
+      expect(status.finishedAt! - started).toBeGreaterThanOrEqual(45);
+      expect(status.finishedAt! - status.startedAt!).toBeGreaterThanOrEqual(45);
+    }
+  });
+
+  it('exits with the code and run time the pod asks for: Error for a non-zero code', async () => {
+    const rt = runtime({ runMs: 60_000 });
+    const { containerId } = await podContainer(rt, 'Never', { [SIMULATE_RUN_MS_ANNOTATION]: '10', [SIMULATE_EXIT_CODE_ANNOTATION]: '3' });
+    expect(await exited(rt, containerId)).toMatchObject({ exitCode: 3, reason: 'Error' });
+  });
+
+  it('keeps containers of restartPolicy Always pods running, unless the pod sets a run time', async () => {
+    const rt = runtime({ runMs: 10 });
+    const forever = await podContainer(rt, 'Always');
+    const crashing = await podContainer(rt, 'Always', { [SIMULATE_RUN_MS_ANNOTATION]: '10', [SIMULATE_EXIT_CODE_ANNOTATION]: '1' });
+    expect(await exited(rt, crashing.containerId)).toMatchObject({ exitCode: 1, reason: 'Error' });
+    expect((await rt.containerStatus(forever.containerId))!.state).toBe('CONTAINER_RUNNING');
+    // A container label from an older kubelet (no restart policy) means the same as Always.
+    const { containerId } = await runningContainer(rt);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect((await rt.containerStatus(containerId))!.state).toBe('CONTAINER_RUNNING');
+  });
+
+  it('ignores annotations that are not whole numbers in range', async () => {
+    const rt = runtime({ runMs: 10 });
+    const { containerId } = await podContainer(rt, 'Never', { [SIMULATE_RUN_MS_ANNOTATION]: 'soon', [SIMULATE_EXIT_CODE_ANNOTATION]: '300' });
+    expect(await exited(rt, containerId)).toMatchObject({ exitCode: 0, reason: 'Completed' });
+  });
+
+  it('a stop before the run time is up wins: the container stays stopped with exit code 0', async () => {
+    const rt = runtime({ runMs: 30 });
+    const { sandboxId, containerId } = await podContainer(rt, 'Never', { [SIMULATE_EXIT_CODE_ANNOTATION]: '2' });
+    await rt.stopPodSandbox(sandboxId);
+    const stopped = await rt.containerStatus(containerId);
+    expect(stopped).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 0, reason: 'Completed' });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await rt.containerStatus(containerId)).toEqual(stopped);
   });
 
   it('hands out copies, never its own records', async () => {

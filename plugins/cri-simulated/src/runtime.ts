@@ -2,7 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ContainerConfig, ContainerRuntime, ContainerStatusInfo, Logger, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
 import { RuntimeError } from './errors.js';
 import { imageDigest, imageSize, normalizeImage, repoDigest } from './images.js';
-import { CONTAINER_ROLE_LABEL, RUNTIME_NAME, RUNTIME_VERSION } from './names.js';
+import {
+  CONTAINER_ROLE_LABEL,
+  RESTART_POLICY_LABEL,
+  RUNTIME_NAME,
+  RUNTIME_VERSION,
+  SIMULATE_EXIT_CODE_ANNOTATION,
+  SIMULATE_RUN_MS_ANNOTATION,
+} from './names.js';
 import type { SimulatedRuntimeOptions } from './options.js';
 
 interface Sandbox {
@@ -14,6 +21,15 @@ const delay = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeou
 
 function newId(): string {
   return randomBytes(32).toString('hex');
+}
+
+const DEFAULT_OPTIONS: SimulatedRuntimeOptions = { startDelayMs: 0, pullDelayMs: 0, runMs: 1000, failImages: [] };
+
+/** A whole number in [min, max] from an annotation, or undefined when it is absent or not one. */
+function annotationInteger(value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
+  const parsed = Number(value);
+  return parsed >= min && parsed <= max ? parsed : undefined;
 }
 
 function matchesLabels(labels: Record<string, string> | undefined, selector: Record<string, string> | undefined): boolean {
@@ -34,14 +50,18 @@ export class SimulatedRuntime implements ContainerRuntime {
   /** Ids that existed and were removed: stop/remove of these succeed quietly. */
   private readonly removed = new Set<string>();
   private readonly images = new Map<string, { id: string; repoTags: string[]; size: number }>();
+  /** The process of each running container that will end by itself. */
+  private readonly exits = new Map<string, NodeJS.Timeout>();
   private readonly failImages: Set<string>;
+  private readonly options: SimulatedRuntimeOptions;
   private closed = false;
 
   constructor(
-    private readonly options: SimulatedRuntimeOptions = { startDelayMs: 0, pullDelayMs: 0, failImages: [] },
+    options: Partial<SimulatedRuntimeOptions> = {},
     private readonly logger?: Logger,
   ) {
-    this.failImages = new Set(options.failImages.map(normalizeImage));
+    this.options = { ...DEFAULT_OPTIONS, ...options };
+    this.failImages = new Set(this.options.failImages.map(normalizeImage));
   }
 
   async version() {
@@ -90,6 +110,7 @@ export class SimulatedRuntime implements ContainerRuntime {
       if (container.podSandboxId !== sandboxId) continue;
       this.containers.delete(id);
       this.removed.add(id);
+      this.forgetExit(id);
     }
     this.sandboxes.delete(sandboxId);
     this.removed.add(sandboxId);
@@ -148,7 +169,27 @@ export class SimulatedRuntime implements ContainerRuntime {
     if (this.containers.get(containerId) !== container || container.state !== 'CONTAINER_CREATED') return;
     container.state = 'CONTAINER_RUNNING';
     container.startedAt = Date.now();
-    if (container.labels?.[CONTAINER_ROLE_LABEL] === 'init') this.exit(container);
+    if (container.labels?.[CONTAINER_ROLE_LABEL] === 'init') return this.exit(container);
+    const sandbox = this.sandboxes.get(container.podSandboxId);
+    const lifetime = this.lifetime(container, sandbox?.config.annotations ?? {});
+    if (lifetime) {
+      const timer = setTimeout(() => this.exit(container, lifetime.exitCode), lifetime.runMs);
+      timer.unref();
+      this.exits.set(containerId, timer);
+    }
+  }
+
+  /**
+   * How long a regular container runs and how it ends, if it ends by itself: the pod's
+   * skiff.io/simulate-run-ms annotation for any pod; otherwise `runMs` for pods that run to completion
+   * (restartPolicy Never or OnFailure). It exits with skiff.io/simulate-exit-code, 0 by default.
+   */
+  private lifetime(container: ContainerStatusInfo, annotations: Record<string, string>): { runMs: number; exitCode: number } | undefined {
+    const annotatedRunMs = annotationInteger(annotations[SIMULATE_RUN_MS_ANNOTATION], 0, 2 ** 31 - 1);
+    const restartPolicy = container.labels?.[RESTART_POLICY_LABEL] ?? 'Always';
+    const runMs = annotatedRunMs ?? (restartPolicy === 'Always' ? undefined : this.options.runMs);
+    if (runMs === undefined) return undefined;
+    return { runMs, exitCode: annotationInteger(annotations[SIMULATE_EXIT_CODE_ANNOTATION], 0, 255) ?? 0 };
   }
 
   async stopContainer(containerId: string, _timeoutSeconds: number): Promise<void> {
@@ -164,6 +205,7 @@ export class SimulatedRuntime implements ContainerRuntime {
       throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'container', id: containerId, state: 'running', detail: 'stop it before removing it' });
     this.containers.delete(containerId);
     this.removed.add(containerId);
+    this.forgetExit(containerId);
   }
 
   async containerStatus(containerId: string): Promise<ContainerStatusInfo | undefined> {
@@ -194,17 +236,28 @@ export class SimulatedRuntime implements ContainerRuntime {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.exits.values()) clearTimeout(timer);
+    this.exits.clear();
     this.sandboxes.clear();
     this.containers.clear();
   }
 
-  /** Created or running → exited with code 0 (the simulated process ends cleanly); exited stays as it was. */
-  private exit(container: ContainerStatusInfo): void {
+  /**
+   * Created or running → exited (stopped, or its simulated process ended) with `exitCode`: reason
+   * `Completed` for 0, `Error` otherwise, as containerd reports them; exited stays as it was.
+   */
+  private exit(container: ContainerStatusInfo, exitCode = 0): void {
+    this.forgetExit(container.id);
     if (container.state === 'CONTAINER_EXITED') return;
     container.state = 'CONTAINER_EXITED';
     container.finishedAt = Date.now();
-    container.exitCode = 0;
-    container.reason = 'Completed';
+    container.exitCode = exitCode;
+    container.reason = exitCode === 0 ? 'Completed' : 'Error';
+  }
+
+  private forgetExit(containerId: string): void {
+    clearTimeout(this.exits.get(containerId));
+    this.exits.delete(containerId);
   }
 
   private alreadyRemoved(kind: 'sandbox' | 'container', id: string): void {
