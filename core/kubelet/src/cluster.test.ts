@@ -140,4 +140,23 @@ describe('kubelet and scheduler on a real API server', () => {
       }
     });
   });
+  it('notices containers that exit by themselves: Succeeded or Failed with the terminated state', async () => {
+    // The pod resync is 30 s: only the runtime relist can see these exits within waitFor's 10 s.
+    const done = async (name: string) =>
+      waitFor(`${name} to finish`, async () => {
+        const current = await getPod(name);
+        return (current.status?.phase === 'Succeeded' || current.status?.phase === 'Failed') && current;
+      });
+    await cluster.client.create(RESOURCES.pods, pod('finishes', { restartPolicy: 'Never', containers: [{ name: 'task', image: 'busybox:1.36' }] }), 'default');
+    const failing = pod('fails', { restartPolicy: 'Never', containers: [{ name: 'task', image: 'busybox:1.36' }] });
+    failing.metadata.annotations = { 'skiff.io/simulate-run-ms': '200', 'skiff.io/simulate-exit-code': '2' };
+    await cluster.client.create(RESOURCES.pods, failing, 'default');
+    const succeeded = await done('finishes');
+    expect(succeeded.status?.phase).toBe('Succeeded');
+    expect(succeeded.status?.containerStatuses?.[0]?.state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    expect(succeeded.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
+    const failed = await done('fails');
+    expect(failed.status?.phase).toBe('Failed');
+    expect(failed.status?.containerStatuses?.[0]?.state.terminated).toMatchObject({ exitCode: 2, reason: 'Error' });
+  });
 });

@@ -18,7 +18,15 @@ export const CRI_LABELS = Object.freeze({
   CONTAINER_NAME: 'io.kubernetes.container.name',
   /** `init` or `regular`; the simulated runtime runs init containers to completion. */
   CONTAINER_ROLE: 'skiff.io/container-role',
+  /** The pod's `restartPolicy` (`Always` when unset): a simulated runtime lets containers of run-to-completion pods exit. */
+  RESTART_POLICY: 'skiff.io/pod-restart-policy',
 });
+
+/**
+ * How often the kubelet lists the runtime's containers to notice the ones that exited by themselves (the
+ * generic PLEG's relist period in Kubernetes).
+ */
+export const CONTAINER_RELIST_MS = 1000;
 
 /** The network interface every pod gets. */
 export const POD_INTERFACE = 'eth0';

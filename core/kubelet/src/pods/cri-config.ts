@@ -35,7 +35,12 @@ export function containerConfig(pod: Pod, container: Container, attempt: number,
     ...(container.command ? { command: container.command } : {}),
     ...(container.args ? { args: container.args } : {}),
     envs: (container.env ?? []).filter((env) => env.value !== undefined).map((env) => ({ key: env.name, value: env.value! })),
-    labels: { ...podLabels(pod), [CRI_LABELS.CONTAINER_NAME]: container.name, [CRI_LABELS.CONTAINER_ROLE]: role },
+    labels: {
+      ...podLabels(pod),
+      [CRI_LABELS.CONTAINER_NAME]: container.name,
+      [CRI_LABELS.CONTAINER_ROLE]: role,
+      [CRI_LABELS.RESTART_POLICY]: pod.spec.restartPolicy ?? 'Always',
+    },
     annotations: { 'io.kubernetes.container.restartCount': String(attempt) },
     logPath: `/var/log/pods/${namespace}_${name}_${uid}/${container.name}/${attempt}.log`,
   };

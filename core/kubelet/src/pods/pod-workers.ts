@@ -1,6 +1,7 @@
 import { RESOURCES, isApiError, type Node, type Pod, type PodStatus } from '@skiff/api';
 import { WorkQueue, objectKey, runWorkers, splitObjectKey } from '@skiff/client';
 import type { ApiClient, ContainerRuntime, EventRecorder, Hooks, Informer, Logger, PodSyncContext } from '@skiff/kernel';
+import { CONTAINER_RELIST_MS, CRI_LABELS } from '../names.js';
 import type { PodEventSink } from './events.js';
 import type { PodRuntimeManager } from './pod-runtime.js';
 import { buildPodStatus, rejectedPodStatus, rfc3339, sameStatus, type StatusContext } from './pod-status.js';
@@ -20,6 +21,8 @@ export interface PodWorkersOptions {
   logger: Logger;
   /** Every pod is synced again this long after its last sync. */
   resyncMs: number;
+  /** How often the runtime's containers are listed to notice exits (default CONTAINER_RELIST_MS). */
+  relistMs?: number;
   workers?: number;
 }
 
@@ -45,6 +48,8 @@ export class PodWorkers {
   /** Pods that passed node-level admission: key → uid. */
   private readonly admitted = new Map<string, string>();
   private running: Promise<void> | undefined;
+  /** Containers that had exited at the last relist, by id. */
+  private exited = new Set<string>();
 
   constructor(private readonly options: PodWorkersOptions) {
     this.queue = new WorkQueue<string>({ name: `pods@${options.nodeName}`, baseDelayMs: 500, maxDelayMs: 30_000 });
@@ -53,8 +58,28 @@ export class PodWorkers {
   }
 
   start(signal: AbortSignal): void {
-    const { logger, workers = 4 } = this.options;
+    const { logger, workers = 4, relistMs = CONTAINER_RELIST_MS } = this.options;
     this.running = runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal, maxRetries: Number.POSITIVE_INFINITY });
+    const relist = setInterval(() => void this.relist().catch((err: unknown) => logger.warn({ err }, 'listing the runtime containers failed')), relistMs);
+    relist.unref();
+    signal.addEventListener('abort', () => clearInterval(relist), { once: true });
+  }
+
+  /**
+   * A container that exits on its own (a job's process finishing) changes nothing the pod informer sees:
+   * list the runtime's containers and sync the pods of those that exited since the last look.
+   */
+  private async relist(): Promise<void> {
+    const exited = new Set<string>();
+    for (const container of await this.options.runtime.listContainers()) {
+      if (container.state !== 'CONTAINER_EXITED') continue;
+      exited.add(container.id);
+      if (this.exited.has(container.id)) continue;
+      const namespace = container.labels?.[CRI_LABELS.POD_NAMESPACE];
+      const name = container.labels?.[CRI_LABELS.POD_NAME];
+      if (namespace && name && this.options.pods.get(`${namespace}/${name}`)) this.queue.add(`${namespace}/${name}`);
+    }
+    this.exited = exited;
   }
 
   /** Resolves once the workers have finished after the start signal aborted. */
