@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlVersions, runProgram, type ProgramResult } from './clients.js';
-import { CLUSTER_TIMEOUT, REPO_ROOT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // The DaemonSet controller in a real `skiff up --nodes 3`, driven by the real kubectl 1.36: one Running pod
 // per node, `rollout status` to completion, an image change rolled through node by node, `rollout undo`
 // back to the first revision, a nodeSelector narrowing it to one labelled node, and deletion taking its
-// pods and revisions along (or leaving the pods when orphaned). The project names the plugin by package
-// name in its skiff.config.mjs.
+// pods and revisions along (or leaving the pods when orphaned).
 
 const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('daemonsets');
@@ -17,20 +16,7 @@ const NODES = ['node-1', 'node-2', 'node-3'];
 const WAIT = { timeoutMs: 30_000 };
 let skiff: RunningSkiff;
 
-// The garbage collector watches pods, ReplicaSets and Deployments unless told more; DaemonSets and their
-// ControllerRevisions must be watched for a deleted DaemonSet's pods and history to follow it.
-const CONFIG = `export default {
-  plugins: [
-    '@skiff/plugin-controller-daemonset',
-    ['@skiff/plugin-controller-garbage-collector', { resources: ['pods', 'replicasets', 'deployments', 'daemonsets.apps', 'controllerrevisions.apps'] }],
-  ],
-};
-`;
-
 beforeAll(async () => {
-  mkdirSync(join(project, 'node_modules/@skiff'), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'plugins/controller-daemonset'), join(project, 'node_modules/@skiff/plugin-controller-daemonset'));
-  writeFileSync(join(project, 'skiff.config.mjs'), CONFIG);
   skiff = await startSkiff(['--nodes', '3', '--data-dir', join(project, 'data')], { cwd: project });
 });
 afterAll(async () => {

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlVersions, runProgram, type ProgramResult } from './clients.js';
-import { CLUSTER_TIMEOUT, REPO_ROOT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // The StatefulSet controller in a real `skiff up`, driven by the real kubectl 1.36: web-0, web-1, web-2 made
 // in order (each only once the one before is Running and Ready), `rollout status` to completion, claims made
 // per volumeClaimTemplates (and kept when the set scales down), scale-down from the top, an image change
 // rolled in reverse ordinal order, `rollout history` and `rollout undo`, and a delete taking pods, revisions
-// and — with whenDeleted: Delete — claims along. The project names the plugin by package name in its
-// skiff.config.mjs.
+// and — with whenDeleted: Delete — claims along.
 
 const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('statefulsets');
@@ -19,22 +18,7 @@ const WAIT = { timeoutMs: 30_000 };
 let skiff: RunningSkiff;
 const watches: ChildProcess[] = [];
 
-// The garbage collector watches pods, ReplicaSets and Deployments unless told more; StatefulSets, their
-// ControllerRevisions and claims must be watched for a deleted set's pods, history and claims to follow it.
-const CONFIG = `export default {
-  plugins: [
-    '@skiff/plugin-controller-statefulset',
-    ['@skiff/plugin-controller-garbage-collector', {
-      resources: ['pods', 'replicasets', 'deployments', 'statefulsets.apps', 'controllerrevisions.apps', 'persistentvolumeclaims'],
-    }],
-  ],
-};
-`;
-
 beforeAll(async () => {
-  mkdirSync(join(project, 'node_modules/@skiff'), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'plugins/controller-statefulset'), join(project, 'node_modules/@skiff/plugin-controller-statefulset'));
-  writeFileSync(join(project, 'skiff.config.mjs'), CONFIG);
   skiff = await startSkiff(['--data-dir', join(project, 'data')], { cwd: project });
 });
 afterAll(async () => {

@@ -9,4 +9,12 @@ export const FINALIZER = Object.freeze({
 });
 
 /** Resources watched when the `resources` option is not given: the ones built-in controllers own. */
-export const DEFAULT_RESOURCES: readonly string[] = Object.freeze(['pods', 'replicasets', 'deployments']);
+export const DEFAULT_RESOURCES: readonly string[] = Object.freeze([
+  'pods',
+  'replicasets.apps',
+  'deployments.apps',
+  'daemonsets.apps',
+  'statefulsets.apps',
+  'controllerrevisions.apps',
+  'persistentvolumeclaims',
+]);

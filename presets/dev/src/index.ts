@@ -4,7 +4,7 @@ import { definePreset } from '@skiff/kernel';
  * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
  * CustomResourceDefinitions, Service address allocation, static token and ServiceAccount token authentication
  * with a bootstrapped admin token, anonymous access to the health checks and /version only, allow-all
- * authorization for authenticated users, namespace lifecycle and ServiceAccount admission, the deployment / replicaset /
+ * authorization for authenticated users, namespace lifecycle and ServiceAccount admission, the deployment / replicaset / daemonset / statefulset /
  * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
  * service-lb controllers, the default scheduler with resources-fit and least-allocated, and kubelets on a
  * simulated runtime with a simple IPAM network.
@@ -26,6 +26,8 @@ export default definePreset({
     '@skiff/controller-manager',
     '@skiff/plugin-controller-deployment',
     '@skiff/plugin-controller-replicaset',
+    '@skiff/plugin-controller-daemonset',
+    '@skiff/plugin-controller-statefulset',
     '@skiff/plugin-controller-garbage-collector',
     '@skiff/plugin-controller-namespace',
     '@skiff/plugin-controller-serviceaccount',
