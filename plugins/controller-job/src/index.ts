@@ -1,10 +1,79 @@
-import { definePlugin } from '@skiff/kernel';
+import { trackWork } from '@skiff/controller-manager';
+import { definePlugin, type PluginOptions } from '@skiff/kernel';
+import { CronJobController } from './cronjob-controller.js';
+import { JobController } from './job-controller.js';
+import {
+  CRONJOB_CONTROLLER_NAME,
+  DEFAULT_POD_FAILURE_BACKOFF_MS,
+  JOB_CONTROLLER_NAME,
+  MAX_POD_FAILURE_BACKOFF_MS,
+  PLUGIN_NAME,
+  TTL_CONTROLLER_NAME,
+} from './names.js';
+import { TtlAfterFinishedController } from './ttl-controller.js';
 
-/** Job and CronJob controllers: pods run to completion, parallelism, backoff, schedules. */
+/** The Job, CronJob and ttl-after-finished controllers. */
 const plugin = definePlugin({
-  name: '@skiff/plugin-controller-job',
+  name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
-  apply() {},
+  options: {
+    type: 'object',
+    properties: {
+      workers: {
+        type: 'integer',
+        minimum: 1,
+        description: "Jobs, CronJobs and expiring Jobs synced in parallel, each (default: the controller manager's workers)",
+      },
+      podFailureBackoffMs: {
+        type: 'integer',
+        minimum: 0,
+        default: DEFAULT_POD_FAILURE_BACKOFF_MS,
+        description: 'delay before a failed Job pod is replaced, doubled for each further failure since the last success',
+      },
+      maxPodFailureBackoffMs: { type: 'integer', minimum: 0, default: MAX_POD_FAILURE_BACKOFF_MS, description: 'the longest such delay' },
+      defaultTimeZone: {
+        type: 'string',
+        description: "time zone of CronJob schedules without timeZone or CRON_TZ (default: the process's local time zone)",
+      },
+    },
+  },
+  apply(kernel, options) {
+    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
+      registry.register({
+        name: JOB_CONTROLLER_NAME,
+        start(ctx) {
+          const controller = new JobController(ctx, { backoffBaseMs: options.podFailureBackoffMs, backoffMaxMs: options.maxPodFailureBackoffMs });
+          trackWork(ctx, controller.run(options.workers ?? ctx.workers ?? 2));
+        },
+      });
+      registry.register({
+        name: CRONJOB_CONTROLLER_NAME,
+        start(ctx) {
+          const controller = new CronJobController(ctx, options.defaultTimeZone ? { defaultTimeZone: options.defaultTimeZone } : {});
+          trackWork(ctx, controller.run(options.workers ?? ctx.workers ?? 2));
+        },
+      });
+      registry.register({
+        name: TTL_CONTROLLER_NAME,
+        start(ctx) {
+          trackWork(ctx, new TtlAfterFinishedController(ctx).run(options.workers ?? ctx.workers ?? 2));
+        },
+      });
+    });
+  },
 });
 export default plugin;
+
+export type JobControllerPluginOptions = PluginOptions<typeof plugin>;
+
+export { JobController, releasePatch, type JobControllerOptions } from './job-controller.js';
+export { CronJobController, localTimeZone, type CronJobControllerOptions } from './cronjob-controller.js';
+export { TtlAfterFinishedController, expiresAt } from './ttl-controller.js';
+export { planJob, settleStatus, isJobFinished, type JobPlan, type JobSyncInput, type Finishing } from './job-sync.js';
+export { decideSchedule, jobFromTemplate, jobNameFor, jobsBeyondHistory, type ScheduleDecision } from './cronjob-sync.js';
+export { parseSchedule, formatInZone, wallTime, CronError, type CronSchedule } from './cron.js';
+export { formatIndexes, parseIndexes } from './indexes.js';
+export { podForJob } from './pod-template.js';
+export * from './names.js';
+export * from './resources.js';
