@@ -94,9 +94,10 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
     ]);
     expect(pod!.status?.phase).toBe('Succeeded');
     await waitFor('the tracking finalizer to be released', async () => !(await podsOf('once'))[0]!.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER));
-    const reasons = (await eventsOf('once')).map((e) => `${e.reason}: ${e.message}`);
-    expect(reasons).toContain(`SuccessfulCreate: Created pod: ${pod!.metadata.name}`);
-    expect(reasons).toContain('Completed: Job completed');
+    await waitFor('the events', async () => {
+      const reasons = (await eventsOf('once')).map((e) => `${e.reason}: ${e.message}`);
+      return reasons.includes(`SuccessfulCreate: Created pod: ${pod!.metadata.name}`) && reasons.includes('Completed: Job completed');
+    });
   });
 
   it('runs completions with at most parallelism pods at a time', async () => {
@@ -151,8 +152,11 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
     expect(pods).toHaveLength(3);
     expect(pods.every((pod) => pod.status?.phase === 'Failed' && !pod.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER))).toBe(true);
     expect(pods[0]!.status?.containerStatuses?.[0]?.state.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
-    const warnings = (await eventsOf('flaky')).filter((e) => e.type === 'Warning').map((e) => `${e.reason}: ${e.message}`);
-    expect(warnings).toContain('BackoffLimitExceeded: Job has reached the specified backoff limit');
+    await waitFor('the warning', async () =>
+      (await eventsOf('flaky')).some(
+        (e) => e.type === 'Warning' && `${e.reason}: ${e.message}` === 'BackoffLimitExceeded: Job has reached the specified backoff limit',
+      ),
+    );
   });
 
   it('fails a Job that runs past activeDeadlineSeconds, deleting its pods', async () => {
@@ -179,8 +183,22 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
     const done = await finished('paused', 'Complete');
     expect(done.status?.conditions?.find((c) => c.type === 'Suspended')).toMatchObject({ status: 'False', reason: 'JobResumed', message: 'Job resumed' });
     expect(done.status?.succeeded).toBe(1);
-    const reasons = (await eventsOf('paused')).map((e) => e.reason);
-    expect(reasons).toEqual(expect.arrayContaining(['Suspended', 'Resumed', 'Completed']));
+    await waitFor('the events', async () => {
+      const reasons = (await eventsOf('paused')).map((e) => e.reason);
+      return ['Suspended', 'Resumed', 'Completed'].every((reason) => reasons.includes(reason));
+    });
+  });
+
+  it('deletes a finished Job ttlSecondsAfterFinished later, in the foreground', async () => {
+    await plane.client.create<Job>(JOBS, job('short-lived', { ttlSecondsAfterFinished: 1 }), ns);
+    const done = await finished('short-lived', 'Complete');
+    // No garbage collector runs here: the foreground deletion leaves the Job marked, holding its pods.
+    const marked = await waitFor('the Job to be marked for deletion', async () => {
+      const current = await getJob('short-lived');
+      return current.metadata.deletionTimestamp && current;
+    });
+    expect(marked.metadata.finalizers).toContain('foregroundDeletion');
+    expect(Date.parse(marked.metadata.deletionTimestamp!)).toBeGreaterThanOrEqual(Date.parse(done.status!.completionTime!) + 1000);
   });
 
   it('lets pods of a deleted Job go: the tracking finalizer comes off', async () => {
