@@ -1,10 +1,102 @@
-import { definePlugin } from '@skiff/kernel';
+import { resolve } from 'node:path';
+import { createLoopbackClient } from '@skiff/client';
+import { trackWork } from '@skiff/controller-manager';
+import { ADMISSION_STAGE, definePlugin, type ApiClient, type PluginOptions } from '@skiff/kernel';
+import type { UserInfo } from '@skiff/api';
+import { admitStorage } from './admission.js';
+import { PersistentVolumeBinder } from './controller.js';
+import { HostDirectories } from './host-directories.js';
+import { CONTROLLER_NAME, DEFAULT_STORAGE_CLASS_NAME, PLUGIN_NAME, PROVISIONER, STORAGE_CLASSES } from './names.js';
+import { defaultClassObject, ensureStorageClass } from './storage-class.js';
+import type { StorageClass } from './types.js';
+
+/** The identity the admission step reads StorageClasses as (the API server's own, as for its other bookkeeping reads). */
+const APISERVER_USER: UserInfo = Object.freeze({
+  username: 'system:apiserver',
+  uid: 'system:apiserver',
+  groups: ['system:masters', 'system:authenticated'],
+});
 
 /** Local volumes: a default StorageClass, PersistentVolumes provisioned as host directories, and claims bound to them. */
 const plugin = definePlugin({
-  name: '@skiff/plugin-storage-host-path',
+  name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
-  apply() {},
+  options: {
+    type: 'object',
+    properties: {
+      storageClassName: {
+        type: 'string',
+        minLength: 1,
+        default: DEFAULT_STORAGE_CLASS_NAME,
+        description: 'Name of the default StorageClass created at start',
+      },
+      createStorageClass: { type: 'boolean', default: true, description: 'Create the default StorageClass at start unless one of that name exists' },
+      volumesDir: {
+        type: 'string',
+        minLength: 1,
+        default: 'volumes',
+        description: 'Folder holding one directory per provisioned volume; relative to the data dir',
+      },
+      defaultStorageClassAdmission: {
+        type: 'boolean',
+        default: true,
+        description: 'Give claims created without storageClassName the default class (the DefaultStorageClass admission plugin)',
+      },
+      protection: {
+        type: 'boolean',
+        default: true,
+        description: 'Put kubernetes.io/pvc-protection and kubernetes.io/pv-protection on new claims and volumes (StorageObjectInUseProtection)',
+      },
+      workers: { type: 'integer', minimum: 1, description: "Claims and volumes synced at once (default: the controller manager's workers)" },
+    },
+  },
+  apply(kernel, options) {
+    let loopback: ApiClient | undefined;
+    const listStorageClasses = async (): Promise<StorageClass[]> => {
+      loopback ??= createLoopbackClient(kernel.resolve('apiHandler'), APISERVER_USER);
+      return (await loopback.list<StorageClass>(STORAGE_CLASSES)).items;
+    };
+    kernel.hooks.mutate.tapPromise({ name: PLUGIN_NAME, stage: ADMISSION_STAGE.DEFAULTS }, async (request) => {
+      await admitStorage(request, {
+        listStorageClasses: options.defaultStorageClassAdmission ? listStorageClasses : async () => [],
+        protection: options.protection,
+      });
+    });
+
+    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
+      registry.register({
+        name: CONTROLLER_NAME,
+        async start(ctx) {
+          if (options.createStorageClass && (await ensureStorageClass(ctx.client, defaultClassObject(options.storageClassName, PROVISIONER)))) {
+            ctx.logger.info({ storageClass: options.storageClassName }, 'created the default StorageClass');
+          }
+          const directories = new HostDirectories(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir, options.volumesDir));
+          const binder = new PersistentVolumeBinder(ctx, { provisioner: PROVISIONER, directories });
+          trackWork(ctx, binder.run(options.workers ?? ctx.workers ?? 2));
+        },
+      });
+    });
+  },
 });
 export default plugin;
+
+export type StorageHostPathOptions = PluginOptions<typeof plugin>;
+
+export { PersistentVolumeBinder, type BinderOptions } from './controller.js';
+export { admitStorage, type StorageAdmissionOptions } from './admission.js';
+export { HostDirectories } from './host-directories.js';
+export { defaultClassObject, ensureStorageClass } from './storage-class.js';
+export {
+  findVolumeForClaim,
+  unsatisfiedBecause,
+  defaultStorageClass,
+  isDefaultClass,
+  isClaimInUse,
+  isVolumeBoundToClaim,
+  provisionedVolume,
+  volumeNameFor,
+} from './matching.js';
+export * from './names.js';
+export type * from './types.js';
+export { StorageError, STORAGE_ERRORS, type StorageErrorCode } from './errors.js';

@@ -1,0 +1,243 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { isApiError, type KubeObject, type ResourceType } from '@skiff/api';
+import type { ApiClient } from '@skiff/kernel';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import storageHostPath from './index.js';
+import { ANNOTATION, FINALIZER, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, PROVISIONER, STORAGE_CLASSES } from './names.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from './types.js';
+
+const NS = 'default';
+
+function claim(name: string, spec: Partial<PersistentVolumeClaim['spec']> = {}): PersistentVolumeClaim {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: NS },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec },
+  };
+}
+
+function staticVolume(name: string, storage: string, extra: { labels?: Record<string, string>; className?: string; modes?: string[] } = {}): PersistentVolume {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name, ...(extra.labels && { labels: extra.labels }) },
+    spec: {
+      capacity: { storage },
+      accessModes: extra.modes ?? ['ReadWriteOnce'],
+      storageClassName: extra.className ?? 'manual',
+      hostPath: { path: `/tmp/skiff-static/${name}` },
+    },
+  };
+}
+
+async function find<T extends KubeObject>(client: ApiClient, type: ResourceType, name: string, namespace?: string): Promise<T | undefined> {
+  try {
+    return await client.get<T>(type, name, namespace);
+  } catch (err) {
+    if (isApiError(err, 'NotFound')) return undefined;
+    throw err;
+  }
+}
+
+const boundClaim = (client: ApiClient, name: string) =>
+  waitFor(`claim ${name} to be Bound`, async () => {
+    const current = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, name, NS);
+    return current.status?.phase === 'Bound' && current;
+  });
+
+describe('host-path storage against a real API server', () => {
+  let plane: ControlPlane;
+  beforeAll(async () => {
+    plane = await startControlPlane([storageHostPath]);
+  });
+  afterAll(async () => {
+    await plane?.stop();
+  });
+
+  it('creates the default StorageClass at start', async () => {
+    const standard = await plane.client.get<StorageClass>(STORAGE_CLASSES, 'standard');
+    expect(standard).toMatchObject({
+      metadata: { annotations: { [ANNOTATION.IS_DEFAULT_CLASS]: 'true' } },
+      provisioner: PROVISIONER,
+      reclaimPolicy: 'Delete',
+      volumeBindingMode: 'Immediate',
+    });
+  });
+
+  it('provisions a host directory for a claim without a class, binds both ways, and removes both when the claim goes', async () => {
+    const { client } = plane;
+    const created = await client.create(PERSISTENT_VOLUME_CLAIMS, claim('data', { accessModes: ['ReadWriteOnce', 'ReadOnlyMany'] }), NS);
+    expect(created.spec.storageClassName).toBe('standard');
+    expect(created.metadata.finalizers).toEqual([FINALIZER.PVC_PROTECTION]);
+
+    const bound = await boundClaim(client, 'data');
+    const volumeName = `pvc-${created.metadata.uid}`;
+    expect(bound.spec.volumeName).toBe(volumeName);
+    expect(bound.status).toEqual({ phase: 'Bound', capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce', 'ReadOnlyMany'] });
+    expect(bound.metadata.annotations).toMatchObject({
+      [ANNOTATION.BIND_COMPLETED]: 'yes',
+      [ANNOTATION.BOUND_BY_CONTROLLER]: 'yes',
+      [ANNOTATION.STORAGE_PROVISIONER]: PROVISIONER,
+    });
+
+    const volume = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, volumeName);
+    const path = join(plane.dataDir, 'volumes', volumeName);
+    expect(volume.metadata.annotations).toMatchObject({ [ANNOTATION.PROVISIONED_BY]: PROVISIONER });
+    expect(volume.metadata.finalizers).toEqual([FINALIZER.PV_PROTECTION]);
+    expect(volume.spec).toMatchObject({
+      capacity: { storage: '1Gi' },
+      accessModes: ['ReadWriteOnce', 'ReadOnlyMany'],
+      persistentVolumeReclaimPolicy: 'Delete',
+      storageClassName: 'standard',
+      hostPath: { path },
+      claimRef: { kind: 'PersistentVolumeClaim', namespace: NS, name: 'data', uid: created.metadata.uid },
+    });
+    expect(volume.status?.phase).toBe('Bound');
+    expect(existsSync(path)).toBe(true);
+
+    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'data', NS);
+    await waitFor('the claim to be gone', async () => !(await find(client, PERSISTENT_VOLUME_CLAIMS, 'data', NS)));
+    await waitFor('the volume to be gone', async () => !(await find(client, PERSISTENT_VOLUMES, volumeName)));
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('binds a claim to the smallest matching pre-existing volume, honouring its selector', async () => {
+    const { client } = plane;
+    await client.create(PERSISTENT_VOLUMES, staticVolume('static-tiny', '100Mi'));
+    await client.create(PERSISTENT_VOLUMES, staticVolume('static-big', '5Gi'));
+    await client.create(PERSISTENT_VOLUMES, staticVolume('static-small', '1Gi'));
+    await client.create(PERSISTENT_VOLUMES, staticVolume('static-rwx', '1Gi', { modes: ['ReadWriteMany'] }));
+    await client.create(PERSISTENT_VOLUMES, staticVolume('static-fast', '2Gi', { labels: { speed: 'fast' } }));
+    await waitFor('the static volumes to be Available', async () =>
+      (await client.list<PersistentVolume>(PERSISTENT_VOLUMES)).items
+        .filter((volume) => volume.metadata.name!.startsWith('static-'))
+        .every((volume) => volume.status?.phase === 'Available'),
+    );
+
+    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('manual', { storageClassName: 'manual', resources: { requests: { storage: '500Mi' } } }), NS);
+    expect((await boundClaim(client, 'manual')).spec.volumeName).toBe('static-small');
+    const small = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, 'static-small');
+    expect(small.status?.phase).toBe('Bound');
+    expect(small.spec.claimRef).toMatchObject({ namespace: NS, name: 'manual' });
+    expect(small.metadata.annotations?.[ANNOTATION.BOUND_BY_CONTROLLER]).toBe('yes');
+    expect((await boundClaim(client, 'manual')).status?.capacity).toEqual({ storage: '1Gi' });
+
+    await client.create(
+      PERSISTENT_VOLUME_CLAIMS,
+      claim('selective', { storageClassName: 'manual', resources: { requests: { storage: '500Mi' } }, selector: { matchLabels: { speed: 'fast' } } }),
+      NS,
+    );
+    expect((await boundClaim(client, 'selective')).spec.volumeName).toBe('static-fast');
+
+    // Retain (the default for hand-made volumes): the claim's deletion leaves the volume Released, not reused.
+    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'manual', NS);
+    await waitFor(
+      'the static volume to be Released',
+      async () => (await client.get<PersistentVolume>(PERSISTENT_VOLUMES, 'static-small')).status?.phase === 'Released',
+    );
+  });
+
+  it('leaves a claim that asks for no class Pending while no class-less volume fits', async () => {
+    const { client } = plane;
+    const created = await client.create(PERSISTENT_VOLUME_CLAIMS, claim('classless', { storageClassName: '' }), NS);
+    expect(created.spec.storageClassName).toBe('');
+    await waitFor('a FailedBinding event', async () =>
+      (await client.list(EVENTS, NS)).items.some((event) => (event as { reason?: string }).reason === 'FailedBinding'),
+    );
+    expect((await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, 'classless', NS)).status?.phase).toBe('Pending');
+
+    await client.create(PERSISTENT_VOLUMES, staticVolume('classless-volume', '1Gi', { className: '' }));
+    expect((await boundClaim(client, 'classless')).spec.volumeName).toBe('classless-volume');
+  });
+
+  it('keeps a provisioned volume and its directory under the Retain policy', async () => {
+    const { client } = plane;
+    await client.create<StorageClass>(STORAGE_CLASSES, {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'keep' },
+      provisioner: PROVISIONER,
+      reclaimPolicy: 'Retain',
+    });
+    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('kept', { storageClassName: 'keep' }), NS);
+    const volumeName = (await boundClaim(client, 'kept')).spec.volumeName!;
+    const path = join(plane.dataDir, 'volumes', volumeName);
+    expect(existsSync(path)).toBe(true);
+
+    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'kept', NS);
+    const released = await waitFor('the volume to be Released', async () => {
+      const volume = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, volumeName);
+      return volume.status?.phase === 'Released' && volume;
+    });
+    expect(released.spec.persistentVolumeReclaimPolicy).toBe('Retain');
+    expect(existsSync(path)).toBe(true);
+
+    // Deleting a Released volume by hand is allowed (pv-protection lets it go); a Retain volume keeps its data.
+    await client.delete(PERSISTENT_VOLUMES, volumeName);
+    await waitFor('the volume to be gone', async () => !(await find(client, PERSISTENT_VOLUMES, volumeName)));
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it('keeps a claim that a pod mounts until the pod is gone (pvc-protection), and a bound volume while bound (pv-protection)', async () => {
+    const { client } = plane;
+    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('in-use'), NS);
+    const volumeName = (await boundClaim(client, 'in-use')).spec.volumeName!;
+    await client.create(
+      PODS,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'user', namespace: NS },
+        spec: {
+          containers: [{ name: 'app', image: 'nginx:1.25', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+          volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'in-use' } }],
+        },
+      },
+      NS,
+    );
+    await client.delete(PERSISTENT_VOLUMES, volumeName);
+    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'in-use', NS);
+    const terminating = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, 'in-use', NS);
+    expect(terminating.metadata.deletionTimestamp).toBeDefined();
+
+    // A pass of the controller has seen the claim being deleted; it must stay while the pod is there.
+    await waitFor(
+      'the volume deletion to be seen',
+      async () => !!(await client.get<PersistentVolume>(PERSISTENT_VOLUMES, volumeName)).metadata.deletionTimestamp,
+    );
+    const heldClaim = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, 'in-use', NS);
+    expect(heldClaim.metadata.finalizers).toContain(FINALIZER.PVC_PROTECTION);
+    const heldVolume = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, volumeName);
+    expect(heldVolume.metadata.finalizers).toContain(FINALIZER.PV_PROTECTION);
+    expect(heldVolume.status?.phase).toBe('Bound');
+
+    await client.delete(PODS, 'user', NS, { gracePeriodSeconds: 0 });
+    await waitFor('the claim to be gone', async () => !(await find(client, PERSISTENT_VOLUME_CLAIMS, 'in-use', NS)));
+    await waitFor('the volume to be gone', async () => !(await find(client, PERSISTENT_VOLUMES, volumeName)));
+    expect(existsSync(join(plane.dataDir, 'volumes', volumeName))).toBe(false);
+  });
+});
+
+describe('options', () => {
+  let plane: ControlPlane;
+  beforeAll(async () => {
+    plane = await startControlPlane([[storageHostPath, { storageClassName: 'local', volumesDir: 'disks' }]]);
+  });
+  afterAll(async () => {
+    await plane?.stop();
+  });
+
+  it('names the default class and the volumes folder as configured', async () => {
+    const { client } = plane;
+    expect(await find(client, STORAGE_CLASSES, 'standard')).toBeUndefined();
+    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('data'), NS);
+    const bound = await boundClaim(client, 'data');
+    expect(bound.spec.storageClassName).toBe('local');
+    expect(existsSync(join(plane.dataDir, 'disks', bound.spec.volumeName!))).toBe(true);
+  });
+});
+
+const EVENTS: ResourceType = { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true };
