@@ -208,6 +208,13 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
       return pods.length === 1 && pods[0]!.status?.phase === 'Running' && pods;
     });
     expect(pod!.metadata.finalizers).toContain(JOB_TRACKING_FINALIZER);
+    // While nothing changes, the status settles: no write follows another.
+    const settled = await waitFor('active 1, ready 1', async () => {
+      const current = await getJob('dropped');
+      return current.status?.active === 1 && current.status.ready === 1 && current;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await getJob('dropped')).metadata.resourceVersion).toBe(settled.metadata.resourceVersion);
     await plane.client.delete(JOBS, 'dropped', ns, { propagationPolicy: 'Orphan' });
     await waitFor('the finalizer to come off', async () => {
       const current = await plane.client.get<Pod>(RESOURCES.pods, pod!.metadata.name!, ns);
