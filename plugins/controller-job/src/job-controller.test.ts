@@ -159,6 +159,18 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
     );
   });
 
+  it('fails the Job at once when a pod fails as a FailJob rule of its podFailurePolicy says', async () => {
+    const podFailurePolicy = { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] };
+    await plane.client.create<Job>(JOBS, job('policy', { backoffLimit: 6, podFailurePolicy }, { 'skiff.io/simulate-exit-code': '42' }), ns);
+    const failed = await finished('policy', 'Failed');
+    const [pod] = await podsOf('policy');
+    expect(failed.status?.conditions?.find((c) => c.type === 'Failed')).toMatchObject({
+      reason: 'PodFailurePolicy',
+      message: `Container work for pod default/${pod!.metadata.name} failed with exit code 42 matching FailJob rule at index 0`,
+    });
+    expect(failed.status?.failed).toBe(1);
+  });
+
   it('fails a Job that runs past activeDeadlineSeconds, deleting its pods', async () => {
     await plane.client.create<Job>(JOBS, job('slow', { activeDeadlineSeconds: 1 }, { 'skiff.io/simulate-run-ms': '60000' }), ns);
     const failed = await finished('slow', 'Failed');

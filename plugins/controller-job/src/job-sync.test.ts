@@ -224,6 +224,48 @@ describe('planJob', () => {
   });
 });
 
+describe('podFailurePolicy', () => {
+  const policy = {
+    rules: [
+      { action: 'FailJob', onExitCodes: { containerName: 'c', operator: 'In', values: [42] } },
+      { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
+      { action: 'Ignore', onExitCodes: { operator: 'In', values: [137] } },
+    ],
+  };
+  const failedWith = (exitCode: number, disrupted = false): Pod => {
+    const failed = pod('Failed', { finishedAt: '2024-05-06T09:59:00Z' });
+    failed.status!.containerStatuses![0]!.state = { terminated: { exitCode, finishedAt: '2024-05-06T09:59:00Z' } };
+    if (disrupted) failed.status!.conditions = [{ type: 'DisruptionTarget', status: 'True' }];
+    return failed;
+  };
+  const started = (spec: Partial<JobSpec> = {}) => job({ podFailurePolicy: policy, backoffLimit: 6, ...spec }, { startTime: '2024-05-06T09:00:00Z' });
+
+  it('fails the Job at once on a FailJob rule, naming the container, pod, exit code and rule', () => {
+    const failed = failedWith(42);
+    const plan = planJob(input(started(), [failed]));
+    expect(plan.finishing).toMatchObject({ interim: 'FailureTarget', terminal: 'Failed', reason: 'PodFailurePolicy' });
+    expect(plan.record!.conditions![0]!.message).toBe(
+      `Container c for pod default/${failed.metadata.name} failed with exit code 42 matching FailJob rule at index 0`,
+    );
+    expect(plan.record!.uncountedTerminatedPods).toEqual({ failed: [failed.metadata.uid] });
+  });
+
+  it('does not count failures an Ignore rule matches, and replaces those pods at once', () => {
+    for (const ignored of [failedWith(137), failedWith(1, true)]) {
+      const plan = planJob(input(started(), [ignored]));
+      expect(plan.finishing).toBeUndefined();
+      expect(plan.release).toEqual([ignored]);
+      expect(plan.status.uncountedTerminatedPods).toEqual({});
+      expect(plan.create).toBe(1);
+    }
+  });
+
+  it('counts failures no rule matches', () => {
+    const plan = planJob(input(started({ backoffLimit: 0 }), [failedWith(1)]));
+    expect(plan.finishing).toMatchObject({ reason: 'BackoffLimitExceeded' });
+  });
+});
+
 describe('backoff', () => {
   it('doubles per failure since the last success, up to the maximum', () => {
     const failure = Date.parse('2024-05-06T09:59:00Z');

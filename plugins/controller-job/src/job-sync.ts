@@ -3,6 +3,7 @@ import { kubeTime } from '@skiff/controller-manager';
 import { nextBackoffRecord, remainingBackoffMs, type BackoffRecord } from './backoff.js';
 import { formatIndexes, parseIndexes } from './indexes.js';
 import { EVENT_REASON, JOB_CONDITION, JOB_FINISH, JOB_SUSPEND, MAX_POD_CREATE_DELETE_PER_SYNC } from './names.js';
+import { matchPodFailurePolicy, type PodFailurePolicy } from './pod-failure-policy.js';
 import { compareForDeletion, finishTime, hasTrackingFinalizer, isActive, isFailed, isReady, isSucceeded, isTerminating, podIndex, restartsOf } from './pods.js';
 import type { Job, JobCondition, JobStatus } from './resources.js';
 
@@ -159,8 +160,14 @@ export function planJob(input: JobSyncInput): JobPlan {
       }
       release.push(pod);
     } else if (isFailed(pod)) {
-      // Pods taken away by a suspension, or cut short once the Job succeeded, are not failures.
-      const counts = !(suspended && isTerminating(pod)) && finishing?.terminal !== JOB_CONDITION.COMPLETE;
+      // Pods taken away by a suspension, or cut short once the Job succeeded, are not failures; nor are
+      // pods a podFailurePolicy rule ignores. A FailJob rule fails the Job at once.
+      const rule = pod.status?.phase === 'Failed' ? matchPodFailurePolicy(job.spec.podFailurePolicy as PodFailurePolicy | undefined, pod) : undefined;
+      if (rule?.action === 'FailJob' && !finishing && !uncountedFailed.includes(uid)) {
+        finishing = failing({ reason: 'PodFailurePolicy', message: rule.message });
+        setCondition(status, finishing.interim, 'True', finishing.reason, finishing.message, now);
+      }
+      const counts = !(suspended && isTerminating(pod)) && finishing?.terminal !== JOB_CONDITION.COMPLETE && rule?.action !== 'Ignore';
       if (counts && !uncountedFailed.includes(uid)) {
         uncountedFailed.push(uid);
         failureTimes.push(finishTime(pod, now));
