@@ -241,3 +241,41 @@ describe('options', () => {
 });
 
 const EVENTS: ResourceType = { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true };
+
+describe('claims naming their volume, and volumes we cannot delete', () => {
+  let plane: ControlPlane;
+  beforeAll(async () => {
+    plane = await startControlPlane([storageHostPath]);
+  });
+  afterAll(async () => {
+    await plane?.stop();
+  });
+
+  it('binds a claim to the volume it names, not to a smaller free one, without claiming the binding as ours', async () => {
+    const { client } = plane;
+    await client.create(PERSISTENT_VOLUMES, staticVolume('named-small', '1Gi'));
+    await client.create(PERSISTENT_VOLUMES, staticVolume('named-big', '3Gi'));
+    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('named', { storageClassName: 'manual', volumeName: 'named-big' }), NS);
+    const bound = await boundClaim(client, 'named');
+    expect(bound.spec.volumeName).toBe('named-big');
+    expect(bound.status?.capacity).toEqual({ storage: '3Gi' });
+    expect(bound.metadata.annotations?.[ANNOTATION.BIND_COMPLETED]).toBe('yes');
+    expect(bound.metadata.annotations?.[ANNOTATION.BOUND_BY_CONTROLLER]).toBeUndefined();
+    expect((await client.get<PersistentVolume>(PERSISTENT_VOLUMES, 'named-small')).spec.claimRef).toBeUndefined();
+  });
+
+  it('marks a released hand-made volume with the Delete policy Failed, and leaves its host path alone', async () => {
+    const { client } = plane;
+    const handMade = staticVolume('hand-made', '1Gi', { className: 'hand' });
+    handMade.spec.persistentVolumeReclaimPolicy = 'Delete';
+    await client.create(PERSISTENT_VOLUMES, handMade);
+    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('hand', { storageClassName: 'hand' }), NS);
+    await boundClaim(client, 'hand');
+    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'hand', NS);
+    const failed = await waitFor('the volume to be Failed', async () => {
+      const volume = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, 'hand-made');
+      return volume.status?.phase === 'Failed' && volume;
+    });
+    expect(failed.status?.message).toBe('error getting deleter volume plugin for volume "hand-made": no deletable volume plugin matched');
+  });
+});

@@ -240,6 +240,9 @@ export class PersistentVolumeBinder {
     const finalizers = claim.metadata.finalizers ?? [];
     if (!finalizers.includes(FINALIZER.PVC_PROTECTION)) return;
     if (isClaimInUse(claim, this.pods.byIndex(PODS_BY_CLAIM, claimKey(claim)))) return;
+    // The cache may not have a pod created a moment ago yet: the API server has the last word before the claim goes.
+    const live = await this.ctx.client.list<PodUsingClaims>(PODS, claim.metadata.namespace);
+    if (isClaimInUse(claim, live.items)) return;
     await this.ignoringGone(() =>
       this.ctx.client.update(PERSISTENT_VOLUME_CLAIMS, {
         ...claim,
