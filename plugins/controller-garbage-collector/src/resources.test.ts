@@ -22,7 +22,7 @@ describe('ownerTypeOf', () => {
 
   it('knows nothing of other versions or kinds', () => {
     expect(ownerTypeOf({ apiVersion: 'apps/v1beta1', kind: 'ReplicaSet', name: 'x', uid: 'u' })).toBeUndefined();
-    expect(ownerTypeOf({ apiVersion: 'batch/v1', kind: 'Job', name: 'x', uid: 'u' })).toBeUndefined();
+    expect(ownerTypeOf({ apiVersion: 'example.com/v1', kind: 'Widget', name: 'x', uid: 'u' })).toBeUndefined();
   });
 
   it('ids resources the way options name them', () => {
