@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { helmPath, kubectlVersions, runProgram, type ProgramResult } from './clients.js';
-import { REPO_ROOT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // The Job, CronJob and ttl-after-finished controllers in a real `skiff up --nodes 2`, driven by the real
 // kubectl 1.36 and helm: `kubectl create job` runs to completion and `kubectl wait --for=condition=complete`
@@ -18,19 +18,15 @@ const cacheDir = tempDir('jobs-cache');
 const WAIT = { timeoutMs: 60_000 };
 let skiff: RunningSkiff;
 
-// The garbage collector must watch Jobs (and CronJobs) for a deleted Job's pods and a ttl-expired Job's
-// foreground deletion to finish. Replacing a failed pod waits 1 s instead of 10 s to keep the test short.
+// Replacing a failed pod waits 1 s instead of 10 s to keep the test short.
 const CONFIG = `export default {
   plugins: [
     ['@skiff/plugin-controller-job', { podFailureBackoffMs: 1000 }],
-    ['@skiff/plugin-controller-garbage-collector', { resources: ['pods', 'replicasets', 'deployments', 'jobs.batch', 'cronjobs.batch'] }],
   ],
 };
 `;
 
 beforeAll(async () => {
-  mkdirSync(join(project, 'node_modules/@skiff'), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'plugins/controller-job'), join(project, 'node_modules/@skiff/plugin-controller-job'));
   writeFileSync(join(project, 'skiff.config.mjs'), CONFIG);
   skiff = await startSkiff(['--nodes', '2', '--data-dir', join(project, 'data')], { cwd: project });
 });

@@ -184,7 +184,7 @@ describe('StatefulSets through kubectl 1.36', () => {
     expect(await ok('get', 'sts', 'web', '--no-headers')).toMatch(/^web\s+3\/3\s+/);
   });
 
-  it('gives each pod its identity and its own claim, made per volumeClaimTemplates (Pending: nothing provisions volumes)', async () => {
+  it('gives each pod its identity and its own claim, made per volumeClaimTemplates and bound to a provisioned volume', async () => {
     const sts = await json('get', 'sts', 'web');
     for (const ordinal of [0, 1, 2]) {
       const pod = await json('get', 'pod', `web-${ordinal}`);
@@ -201,16 +201,24 @@ describe('StatefulSets through kubectl 1.36', () => {
       expect(pod.spec.volumes).toContainEqual({ name: 'www', persistentVolumeClaim: { claimName: `www-web-${ordinal}` } });
       expect(pod.status.phase).toBe('Running');
     }
-    const claims = await json('get', 'pvc');
+    // The dev preset's host-path storage binds each claim to a volume of the default class.
+    const claims = await waitFor(
+      'the claims to be Bound',
+      async () => {
+        const list = await json('get', 'pvc');
+        return list.items.length === 3 && list.items.every((claim: any) => claim.status.phase === 'Bound') && list;
+      },
+      WAIT,
+    );
     expect(
       claims.items.map((claim: any) => [
         claim.metadata.name,
         claim.metadata.labels,
         claim.spec.resources.requests.storage,
-        claim.status.phase,
+        claim.spec.storageClassName,
         claim.metadata.ownerReferences,
       ]),
-    ).toEqual([0, 1, 2].map((ordinal) => [`www-web-${ordinal}`, { app: 'web' }, '1Gi', 'Pending', undefined]));
+    ).toEqual([0, 1, 2].map((ordinal) => [`www-web-${ordinal}`, { app: 'web' }, '1Gi', 'standard', undefined]));
     const revisions = await json('get', 'controllerrevisions', '-l', 'app=web');
     expect(revisions.items.map((revision: any) => [revision.metadata.name, revision.revision])).toEqual([[sts.status.updateRevision, 1]]);
   });

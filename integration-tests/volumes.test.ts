@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { helmPath, kubectlVersions, runProgram, type ProgramResult } from './clients.js';
-import { REPO_ROOT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // Local persistent volumes in a real `skiff up`, driven by the real kubectl 1.36 and helm: the default
 // StorageClass `standard` listed as `(default)`, a claim without a class provisioned as a host directory
 // under the data dir and Bound (`kubectl wait --for=jsonpath=…=Bound`), its deletion taking the volume and
 // the directory along, a StatefulSet's volumeClaimTemplates Bound, and `helm install --wait` of a chart
-// whose claim must be Bound. The plugin is named by package in skiff.config.mjs until the dev preset has it.
+// whose claim must be Bound.
 
 const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('volumes');
@@ -18,9 +18,6 @@ const WAIT = { timeoutMs: 60_000 };
 let skiff: RunningSkiff;
 
 beforeAll(async () => {
-  mkdirSync(join(project, 'node_modules/@skiff'), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'plugins/storage-host-path'), join(project, 'node_modules/@skiff/plugin-storage-host-path'));
-  writeFileSync(join(project, 'skiff.config.mjs'), `export default { plugins: ['@skiff/plugin-storage-host-path'] };\n`);
   skiff = await startSkiff(['--data-dir', dataDir], { cwd: project });
 });
 afterAll(async () => {

@@ -16,5 +16,7 @@ export const DEFAULT_RESOURCES: readonly string[] = Object.freeze([
   'daemonsets.apps',
   'statefulsets.apps',
   'controllerrevisions.apps',
+  'jobs.batch',
+  'cronjobs.batch',
   'persistentvolumeclaims',
 ]);

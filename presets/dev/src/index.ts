@@ -4,9 +4,9 @@ import { definePreset } from '@skiff/kernel';
  * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
  * CustomResourceDefinitions, Service address allocation, static token and ServiceAccount token authentication
  * with a bootstrapped admin token, anonymous access to the health checks and /version only, allow-all
- * authorization for authenticated users, namespace lifecycle and ServiceAccount admission, the deployment / replicaset / daemonset / statefulset /
+ * authorization for authenticated users, namespace lifecycle and ServiceAccount admission, the deployment / replicaset / daemonset / statefulset / job / cronjob /
  * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
- * service-lb controllers, the default scheduler with resources-fit and least-allocated, and kubelets on a
+ * service-lb controllers, host-path volumes (a default StorageClass, provisioning and binding), the default scheduler with resources-fit and least-allocated, and kubelets on a
  * simulated runtime with a simple IPAM network.
  */
 export default definePreset({
@@ -28,6 +28,8 @@ export default definePreset({
     '@skiff/plugin-controller-replicaset',
     '@skiff/plugin-controller-daemonset',
     '@skiff/plugin-controller-statefulset',
+    '@skiff/plugin-controller-job',
+    '@skiff/plugin-storage-host-path',
     '@skiff/plugin-controller-garbage-collector',
     '@skiff/plugin-controller-namespace',
     '@skiff/plugin-controller-serviceaccount',
