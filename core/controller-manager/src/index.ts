@@ -8,5 +8,6 @@ export { controllerRefOf, newControllerRef, ownerReferencesPatch, type JsonPatch
 export { ControllerRefManager, type ClaimOptions } from './claim.js';
 export { CONTROLLER_UID_INDEX, OWNER_UID_INDEX, ORPHAN_NAMESPACE_INDEX, byControllerUid, byOwnerUid, orphansByNamespace, claimCandidates } from './indexes.js';
 export { kubeTime } from './time.js';
+export { Expectations, EXPECTATIONS_TIMEOUT_MS } from './expectations.js';
 export { trackWork } from './track.js';
 export { runWhenSynced, type RunWhenSyncedOptions } from './run-when-synced.js';

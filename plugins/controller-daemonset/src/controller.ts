@@ -6,6 +6,7 @@ import {
   CONTROLLER_UID_INDEX,
   controllerRefOf,
   ControllerRefManager,
+  Expectations,
   newControllerRef,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
@@ -15,7 +16,6 @@ import type { ControllerContext, Informer } from '@skiff/kernel';
 import { Backoff } from './backoff.js';
 import { nodeShouldRunDaemonPod } from './eligibility.js';
 import { DaemonSetError } from './errors.js';
-import { Expectations } from './expectations.js';
 import { RevisionHistory } from './history-store.js';
 import { planDaemonPods, podsByNode } from './manage.js';
 import { BURST_REPLICAS, CONTROLLER_NAME, CONTROLLER_REVISION_HASH_LABEL, EVENT_REASON } from './names.js';

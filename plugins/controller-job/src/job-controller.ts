@@ -6,6 +6,7 @@ import {
   CONTROLLER_UID_INDEX,
   controllerRefOf,
   ControllerRefManager,
+  Expectations,
   newControllerRef,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
@@ -15,7 +16,6 @@ import {
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { NO_BACKOFF, type BackoffRecord } from './backoff.js';
 import { sameJson } from './json.js';
-import { Expectations } from './expectations.js';
 import { isIndexed, isJobFinished, planJob, settleStatus, type PlannedEvent } from './job-sync.js';
 import {
   DEFAULT_POD_FAILURE_BACKOFF_MS,

@@ -6,13 +6,13 @@ import {
   CONTROLLER_UID_INDEX,
   controllerRefOf,
   ControllerRefManager,
+  Expectations,
   newControllerRef,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
   runWhenSynced,
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
-import { Expectations } from './expectations.js';
 import { CONTROLLER_NAME, EVENT_REASON } from './names.js';
 import { isPodActive, isPodReady } from './pod-conditions.js';
 import { podsToDelete } from './pod-ranking.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Expectations, EXPECTATIONS_TIMEOUT_MS } from './expectations.js';
 
 describe('Expectations', () => {
-  it('is satisfied for a ReplicaSet nothing is expected of', () => {
+  it('is satisfied for a controller nothing is expected of', () => {
     expect(new Expectations().satisfied('default/web')).toBe(true);
   });
 
@@ -26,7 +26,24 @@ describe('Expectations', () => {
     expect(expectations.satisfied('default/web')).toBe(true);
   });
 
-  it('gives up after the timeout, so a lost event cannot stall a ReplicaSet', () => {
+  it('waits for creations and deletions set together until both were seen', () => {
+    const expectations = new Expectations();
+    expectations.expect('ns/ds', 2, ['ns/p1']);
+    expectations.creationObserved('ns/ds');
+    expectations.deletionObserved('ns/ds', 'ns/p1');
+    expect(expectations.satisfied('ns/ds')).toBe(false);
+    expectations.creationObserved('ns/ds');
+    expect(expectations.satisfied('ns/ds')).toBe(true);
+  });
+
+  it('replaces what was awaited on each call', () => {
+    const expectations = new Expectations();
+    expectations.expectCreations('default/web', 3);
+    expectations.expectDeletions('default/web', []);
+    expect(expectations.satisfied('default/web')).toBe(true);
+  });
+
+  it('gives up after the timeout, so a lost event cannot stall a controller', () => {
     let now = 1_000;
     const expectations = new Expectations(() => now);
     expectations.expectCreations('default/web', 1);
@@ -36,7 +53,7 @@ describe('Expectations', () => {
     expect(expectations.satisfied('default/web')).toBe(true);
   });
 
-  it('forgets a deleted ReplicaSet', () => {
+  it('forgets a deleted controller', () => {
     const expectations = new Expectations();
     expectations.expectCreations('default/web', 3);
     expectations.forget('default/web');
