@@ -9,5 +9,6 @@ export { ControllerRefManager, type ClaimOptions } from './claim.js';
 export { CONTROLLER_UID_INDEX, OWNER_UID_INDEX, ORPHAN_NAMESPACE_INDEX, byControllerUid, byOwnerUid, orphansByNamespace, claimCandidates } from './indexes.js';
 export { kubeTime } from './time.js';
 export { Expectations, EXPECTATIONS_TIMEOUT_MS } from './expectations.js';
+export { slowStartBatch, type BatchResult } from './slow-start.js';
 export { trackWork } from './track.js';
 export { runWhenSynced, type RunWhenSyncedOptions } from './run-when-synced.js';

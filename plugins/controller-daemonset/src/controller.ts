@@ -11,6 +11,7 @@ import {
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
   runWhenSynced,
+  slowStartBatch,
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { Backoff } from './backoff.js';
@@ -24,7 +25,6 @@ import { isPodReady } from './pods.js';
 import { CONTROLLER_REVISIONS, DAEMONSETS, type ControllerRevision, type DaemonSet } from './resources.js';
 import { isRollingUpdate, planRollingUpdate } from './rolling.js';
 import { calculateStatus, statusChanged } from './status.js';
-import { slowStartBatch } from './slow-start.js';
 
 /**
  * Runs one pod of every DaemonSet on each node that should have it: creates pods for new or newly

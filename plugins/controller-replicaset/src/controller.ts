@@ -11,13 +11,13 @@ import {
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
   runWhenSynced,
+  slowStartBatch,
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME, EVENT_REASON } from './names.js';
 import { isPodActive, isPodReady } from './pod-conditions.js';
 import { podsToDelete } from './pod-ranking.js';
 import { podFromTemplate } from './pod-template.js';
-import { slowStartBatch } from './slow-start.js';
 import { calculateStatus, statusChanged, type ManageFailure } from './status.js';
 
 /** The most pods one sync of a ReplicaSet creates or deletes, as in kube-controller-manager. */

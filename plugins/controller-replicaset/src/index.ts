@@ -33,5 +33,4 @@ export { ReplicaSetController, BURST_REPLICAS } from './controller.js';
 export { CONTROLLER_NAME, PLUGIN_NAME, EVENT_REASON } from './names.js';
 export { podsToDelete, compareForDeletion, POD_DELETION_COST_ANNOTATION } from './pod-ranking.js';
 export { calculateStatus } from './status.js';
-export { Expectations } from '@skiff/controller-manager';
-export { slowStartBatch } from './slow-start.js';
+export { Expectations, slowStartBatch } from '@skiff/controller-manager';

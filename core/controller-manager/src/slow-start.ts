@@ -5,9 +5,10 @@ export interface BatchResult {
 }
 
 /**
- * Runs `fn` `count` times in growing parallel batches (1, 2, 4, …), stopping after the first batch that
- * has a failure. When every call fails the same way (a quota, a webhook), this makes one doomed request
- * instead of hundreds, while healthy work still ramps up quickly.
+ * Runs `fn` `count` times in growing parallel batches (`initialBatchSize`, then double that, … never past
+ * what is left), stopping after the first batch that has a failure. When every call fails the same way
+ * (a quota, a webhook, admission), this makes one doomed request instead of hundreds, while healthy work
+ * still ramps up quickly. Controllers use it for the pod creations of one sync.
  */
 export async function slowStartBatch(count: number, initialBatchSize: number, fn: () => Promise<void>): Promise<BatchResult> {
   let remaining = count;
