@@ -10,5 +10,7 @@ export { CONTROLLER_UID_INDEX, OWNER_UID_INDEX, ORPHAN_NAMESPACE_INDEX, byContro
 export { kubeTime } from './time.js';
 export { Expectations, EXPECTATIONS_TIMEOUT_MS } from './expectations.js';
 export { slowStartBatch, type BatchResult } from './slow-start.js';
+export { canonicalJson } from './canonical-json.js';
+export { templateHash } from './template-hash.js';
 export { trackWork } from './track.js';
 export { runWhenSynced, type RunWhenSyncedOptions } from './run-when-synced.js';

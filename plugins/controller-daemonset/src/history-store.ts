@@ -1,8 +1,7 @@
 import { isApiError, labelSelectorFromObject, RESOURCES, type Pod } from '@skiff/api';
-import { claimCandidates, controllerRefOf, ControllerRefManager, newControllerRef } from '@skiff/controller-manager';
+import { claimCandidates, controllerRefOf, ControllerRefManager, newControllerRef, templateHash } from '@skiff/controller-manager';
 import type { ApiClient, Informer } from '@skiff/kernel';
 import { DaemonSetError } from './errors.js';
-import { templateHash } from './hash.js';
 import { maxRevision, revisionMatches, revisionsToCleanUp, splitRevisions, templatePatch } from './history.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './names.js';
 import { CONTROLLER_REVISIONS, DAEMONSETS, type ControllerRevision, type DaemonSet } from './resources.js';

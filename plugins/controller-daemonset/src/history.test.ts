@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { templateHash } from './hash.js';
+import { templateHash } from '@skiff/controller-manager';
 import { revisionMatches, revisionsToCleanUp, splitRevisions, templatePatch } from './history.js';
 import type { ControllerRevision } from './resources.js';
 import { testDaemonSet, testPod } from './test-objects.js';

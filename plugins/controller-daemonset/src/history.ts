@@ -1,5 +1,5 @@
 import type { Pod } from '@skiff/api';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '@skiff/controller-manager';
 import { CONTROLLER_REVISION_HASH_LABEL } from './names.js';
 import type { ControllerRevision, DaemonSet } from './resources.js';
 

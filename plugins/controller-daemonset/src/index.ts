@@ -60,6 +60,6 @@ export { planDaemonPods, podsByNode, type ManagePlan } from './manage.js';
 export { planRollingUpdate, rollingLimits, allowsSurge, type RollingStep } from './rolling.js';
 export { calculateStatus } from './status.js';
 export { podForNode, isPodUpdated, templateGeneration } from './pod-template.js';
-export { templateHash } from './hash.js';
+export { templateHash } from '@skiff/controller-manager';
 export { templatePatch, revisionMatches, revisionsToCleanUp } from './history.js';
 export { DaemonSetError, DAEMONSET_ERRORS, type DaemonSetErrorCode } from './errors.js';

@@ -31,7 +31,7 @@ export type DeploymentControllerOptions = PluginOptions<typeof plugin>;
 
 export { DeploymentController } from './controller.js';
 export { CONTROLLER_NAME, PLUGIN_NAME, POD_TEMPLATE_HASH_LABEL, ANNOTATION, CONDITION, REASON, EVENT_REASON } from './names.js';
-export { podTemplateHash } from './hash.js';
+export { templateHash as podTemplateHash } from '@skiff/controller-manager';
 export {
   resolveFenceposts,
   scaledValue,

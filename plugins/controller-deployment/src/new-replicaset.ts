@@ -1,5 +1,5 @@
 import type { Deployment, OwnerReference, PodTemplateSpec, ReplicaSet } from '@skiff/api';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '@skiff/controller-manager';
 import { POD_TEMPLATE_HASH_LABEL } from './names.js';
 import { byCreationOldestFirst } from './replicasets.js';
 

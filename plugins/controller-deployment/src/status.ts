@@ -1,5 +1,5 @@
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '@skiff/api';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '@skiff/controller-manager';
 import { getCondition, newCondition, removeCondition, setCondition } from './conditions.js';
 import { CONDITION, REASON } from './names.js';
 import { actualReplicas, availableReplicas, readyReplicas, specReplicas } from './replicasets.js';

@@ -1,9 +1,8 @@
 import { isApiError, RESOURCES, type Deployment, type DeploymentStatus, type Pod, type ReplicaSet } from '@skiff/api';
-import { controllerRefOf, newControllerRef } from '@skiff/controller-manager';
+import { controllerRefOf, newControllerRef, templateHash } from '@skiff/controller-manager';
 import type { ApiClient, EventRecorder } from '@skiff/kernel';
 import { maxRevision, setNewReplicaSetAnnotations, setReplicasAnnotationsFor } from './annotations.js';
 import { getCondition, newCondition, setCondition } from './conditions.js';
-import { podTemplateHash } from './hash.js';
 import { replicaSetsToCleanUp } from './history.js';
 import { ANNOTATION, CONDITION, EVENT_REASON, REASON } from './names.js';
 import { buildNewReplicaSet, equalIgnoreHash, findNewReplicaSet } from './new-replicaset.js';
@@ -205,7 +204,7 @@ export class DeploymentSync {
 
   private async createNewReplicaSet(oldRSs: ReplicaSet[], newRevision: number): Promise<ReplicaSet> {
     const d = this.deployment;
-    const hash = podTemplateHash(d.spec.template, d.status?.collisionCount);
+    const hash = templateHash(d.spec.template, d.status?.collisionCount);
     const rs = buildNewReplicaSet(d, hash, newControllerRef(d, RESOURCES.deployments));
     rs.spec.replicas = newReplicaSetReplicas(d, [...oldRSs, rs], rs);
     setNewReplicaSetAnnotations(d, rs, newRevision, false);

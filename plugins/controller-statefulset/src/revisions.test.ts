@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { templateHash } from '@skiff/controller-manager';
 import type { ControllerRevision } from './resources.js';
-import { applyRevision, equalRevisions, newRevision, nextRevisionNumber, revisionData, revisionHash, revisionsToTruncate, sortRevisions } from './revisions.js';
+import { applyRevision, equalRevisions, newRevision, nextRevisionNumber, revisionData, revisionsToTruncate, sortRevisions } from './revisions.js';
 import { SET_UID, testSet } from './test-objects.js';
 
 const revision = (name: string, number: number, created = '2024-01-01T00:00:00Z'): ControllerRevision => ({
@@ -13,7 +14,7 @@ describe('revisions', () => {
     const set = testSet();
     set.metadata.annotations = { 'kubernetes.io/change-cause': 'first' };
     const cr = newRevision(set, 1, 0);
-    const hash = revisionHash(revisionData(set), 0);
+    const hash = templateHash(revisionData(set), 0);
     expect(hash).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]+$/);
     expect(cr).toEqual({
       apiVersion: 'apps/v1',
@@ -34,9 +35,9 @@ describe('revisions', () => {
     const a = testSet();
     const b = testSet();
     b.spec.template = { spec: b.spec.template.spec, metadata: b.spec.template.metadata };
-    expect(revisionHash(revisionData(a), 0)).toBe(revisionHash(revisionData(b), 0));
-    expect(revisionHash(revisionData(a), 1)).not.toBe(revisionHash(revisionData(a), 0));
-    expect(revisionHash(revisionData(testSet({}, 'nginx:1.26')), 0)).not.toBe(revisionHash(revisionData(a), 0));
+    expect(templateHash(revisionData(a), 0)).toBe(templateHash(revisionData(b), 0));
+    expect(templateHash(revisionData(a), 1)).not.toBe(templateHash(revisionData(a), 0));
+    expect(templateHash(revisionData(testSet({}, 'nginx:1.26')), 0)).not.toBe(templateHash(revisionData(a), 0));
     expect(equalRevisions(newRevision(a, 1, 0), newRevision(b, 2, 3))).toBe(true);
     expect(equalRevisions(newRevision(a, 1, 0), newRevision(testSet({}, 'nginx:1.26'), 1, 0))).toBe(false);
   });

@@ -1,13 +1,8 @@
 import type { PodTemplateSpec } from '@skiff/api';
-import { newControllerRef } from '@skiff/controller-manager';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, newControllerRef, templateHash } from '@skiff/controller-manager';
 import { LABEL } from './names.js';
 import { STATEFULSETS, type ControllerRevision, type StatefulSet } from './resources.js';
 
-/** Letters and digits that cannot spell words or be mistaken for each other (no vowels, no 0/1/3). */
-const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-const FNV32_OFFSET = 0x811c9dc5;
-const FNV32_PRIME = 0x01000193;
 /** Longest name prefix a revision keeps, leaving room for `-<hash>` in a 253-character name. */
 const MAX_PREFIX_LENGTH = 223;
 
@@ -17,23 +12,6 @@ const MAX_PREFIX_LENGTH = 223;
  */
 export function revisionData(set: StatefulSet): { spec: { template: PodTemplateSpec & { $patch: 'replace' } } } {
   return { spec: { template: { ...structuredClone(set.spec.template), $patch: 'replace' } } };
-}
-
-/** FNV-1a (32 bit) over the revision data's canonical JSON and the collision count, over a safe alphabet. */
-export function revisionHash(data: unknown, collisionCount?: number): string {
-  let hash = fnv1a(FNV32_OFFSET, Buffer.from(canonicalJson(data), 'utf8'));
-  if (collisionCount !== undefined) {
-    const count = Buffer.alloc(4);
-    count.writeUInt32LE(collisionCount >>> 0);
-    hash = fnv1a(hash, count);
-  }
-  return [...String(hash)].map((digit) => SAFE_ALPHABET[digit.charCodeAt(0) % SAFE_ALPHABET.length]).join('');
-}
-
-function fnv1a(seed: number, bytes: Uint8Array): number {
-  let hash = seed;
-  for (const byte of bytes) hash = Math.imul(hash ^ byte, FNV32_PRIME) >>> 0;
-  return hash;
 }
 
 export function revisionName(set: StatefulSet, hash: string): string {
@@ -46,7 +24,7 @@ export function revisionName(set: StatefulSet, hash: string): string {
  */
 export function newRevision(set: StatefulSet, revision: number, collisionCount: number): ControllerRevision {
   const data = revisionData(set);
-  const hash = revisionHash(data, collisionCount);
+  const hash = templateHash(data, collisionCount);
   return {
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',

@@ -1,15 +1,15 @@
 import type { PodTemplateSpec } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
-import { podTemplateHash } from './hash.js';
+import { templateHash } from './template-hash.js';
 
 const template: PodTemplateSpec = {
   metadata: { labels: { app: 'web', tier: 'front' } },
   spec: { containers: [{ name: 'app', image: 'nginx:1.25', ports: [{ containerPort: 80 }] }], restartPolicy: 'Always' },
 };
 
-describe('podTemplateHash', () => {
+describe('templateHash', () => {
   it('is a short lowercase alphanumeric string from the safe alphabet', () => {
-    expect(podTemplateHash(template)).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]{1,10}$/);
+    expect(templateHash(template)).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]{1,10}$/);
   });
 
   it('is stable: the same template always hashes alike, whatever the key order', () => {
@@ -17,25 +17,25 @@ describe('podTemplateHash', () => {
       spec: { restartPolicy: 'Always', containers: [{ ports: [{ containerPort: 80 }], image: 'nginx:1.25', name: 'app' }] },
       metadata: { labels: { tier: 'front', app: 'web' } },
     };
-    expect(podTemplateHash(reordered)).toBe(podTemplateHash(template));
-    expect(podTemplateHash(structuredClone(template))).toBe(podTemplateHash(template));
+    expect(templateHash(reordered)).toBe(templateHash(template));
+    expect(templateHash(structuredClone(template))).toBe(templateHash(template));
   });
 
   it('does not depend on the process: a known template has a known hash', () => {
-    expect(podTemplateHash({ spec: { containers: [{ name: 'app', image: 'nginx' }] } })).toBe(
-      podTemplateHash({ spec: { containers: [{ image: 'nginx', name: 'app' }] } }),
+    expect(templateHash({ spec: { containers: [{ name: 'app', image: 'nginx' }] } })).toBe(
+      templateHash({ spec: { containers: [{ image: 'nginx', name: 'app' }] } }),
     );
-    expect(podTemplateHash(template)).toBe('7df886f4d7');
+    expect(templateHash(template)).toBe('7df886f4d7');
   });
 
   it('changes when the template changes', () => {
     const changed = structuredClone(template);
     changed.spec.containers[0]!.image = 'nginx:1.26';
-    expect(podTemplateHash(changed)).not.toBe(podTemplateHash(template));
+    expect(templateHash(changed)).not.toBe(templateHash(template));
   });
 
   it('changes with the collision count, so a collision can be escaped', () => {
-    const hashes = new Set([podTemplateHash(template), podTemplateHash(template, 0), podTemplateHash(template, 1), podTemplateHash(template, 2)]);
+    const hashes = new Set([templateHash(template), templateHash(template, 0), templateHash(template, 1), templateHash(template, 2)]);
     expect(hashes.size).toBe(4);
   });
 });
