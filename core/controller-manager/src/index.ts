@@ -12,5 +12,6 @@ export { Expectations, EXPECTATIONS_TIMEOUT_MS } from './expectations.js';
 export { slowStartBatch, type BatchResult } from './slow-start.js';
 export { canonicalJson } from './canonical-json.js';
 export { templateHash } from './template-hash.js';
+export { ownedPodEventHandlers, type OwnedPodEventsOptions, type PodEventHandlers, type PodOwner } from './pod-events.js';
 export { trackWork } from './track.js';
 export { runWhenSynced, type RunWhenSyncedOptions } from './run-when-synced.js';

@@ -10,6 +10,7 @@ import {
   newControllerRef,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
+  ownedPodEventHandlers,
   runWhenSynced,
   slowStartBatch,
 } from '@skiff/controller-manager';
@@ -77,11 +78,15 @@ export class DaemonSetController {
       },
       delete: (revision) => this.ownedObjectChanged(revision),
     });
-    this.pods.addHandlers({
-      add: (pod) => this.podAdded(pod),
-      update: (oldPod, pod) => this.podUpdated(oldPod, pod),
-      delete: (pod) => this.podDeleted(pod),
-    });
+    this.pods.addHandlers(
+      ownedPodEventHandlers({
+        queue: this.queue,
+        expectations: this.expectations,
+        resolveControllerRef: (namespace, ref) => this.resolveControllerRef(namespace, ref),
+        selecting: (pod) => this.daemonSetsSelecting(pod),
+        isPodReady,
+      }),
+    );
     this.nodes.addHandlers({
       add: (node) => this.nodeAdded(node),
       update: (oldNode, node) => this.nodeUpdated(oldNode, node),
@@ -245,54 +250,6 @@ export class DaemonSetController {
     // Pods turn available minReadySeconds after turning ready; nothing else would wake us then.
     const minReadySeconds = ds.spec.minReadySeconds ?? 0;
     if (minReadySeconds > 0 && status.numberReady !== (status.numberAvailable ?? 0)) this.queue.addAfter(objectKey(ds), minReadySeconds * 1000);
-  }
-
-  private podAdded(pod: Pod): void {
-    if (pod.metadata.deletionTimestamp) return this.podDeleted(pod);
-    const ref = controllerRefOf(pod);
-    if (ref) {
-      const ds = this.resolveControllerRef(pod.metadata.namespace, ref);
-      if (!ds) return;
-      this.expectations.creationObserved(objectKey(ds));
-      this.queue.add(objectKey(ds));
-      return;
-    }
-    for (const ds of this.daemonSetsSelecting(pod)) this.queue.add(objectKey(ds));
-  }
-
-  private podUpdated(oldPod: Pod, pod: Pod): void {
-    if (oldPod.metadata.resourceVersion === pod.metadata.resourceVersion) return;
-    const labelsChanged = JSON.stringify(oldPod.metadata.labels ?? {}) !== JSON.stringify(pod.metadata.labels ?? {});
-    if (pod.metadata.deletionTimestamp) {
-      this.podDeleted(pod);
-      if (labelsChanged) this.podDeleted(oldPod);
-      return;
-    }
-    const oldRef = controllerRefOf(oldPod);
-    const ref = controllerRefOf(pod);
-    const refChanged = oldRef?.uid !== ref?.uid;
-    if (oldRef && refChanged) {
-      const previous = this.resolveControllerRef(oldPod.metadata.namespace, oldRef);
-      if (previous) this.queue.add(objectKey(previous));
-    }
-    if (ref) {
-      const ds = this.resolveControllerRef(pod.metadata.namespace, ref);
-      if (!ds) return;
-      this.queue.add(objectKey(ds));
-      const minReadySeconds = ds.spec.minReadySeconds ?? 0;
-      if (minReadySeconds > 0 && !isPodReady(oldPod) && isPodReady(pod)) this.queue.addAfter(objectKey(ds), minReadySeconds * 1000 + 1000);
-      return;
-    }
-    if (labelsChanged || refChanged) for (const ds of this.daemonSetsSelecting(pod)) this.queue.add(objectKey(ds));
-  }
-
-  private podDeleted(pod: Pod): void {
-    const ref = controllerRefOf(pod);
-    if (!ref) return;
-    const ds = this.resolveControllerRef(pod.metadata.namespace, ref);
-    if (!ds) return;
-    this.expectations.deletionObserved(objectKey(ds), objectKey(pod));
-    this.queue.add(objectKey(ds));
   }
 
   private ownedObjectChanged(revision: ControllerRevision): void {

@@ -4,12 +4,12 @@ import {
   byControllerUid,
   claimCandidates,
   CONTROLLER_UID_INDEX,
-  controllerRefOf,
   ControllerRefManager,
   Expectations,
   newControllerRef,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
+  ownedPodEventHandlers,
   runWhenSynced,
   slowStartBatch,
 } from '@skiff/controller-manager';
@@ -55,11 +55,15 @@ export class ReplicaSetController {
         this.queue.add(objectKey(rs));
       },
     });
-    this.pods.addHandlers({
-      add: (pod) => this.podAdded(pod),
-      update: (oldPod, pod) => this.podUpdated(oldPod, pod),
-      delete: (pod) => this.podDeleted(pod),
-    });
+    this.pods.addHandlers(
+      ownedPodEventHandlers({
+        queue: this.queue,
+        expectations: this.expectations,
+        resolveControllerRef: (namespace, ref) => this.resolveControllerRef(namespace, ref),
+        selecting: (pod) => this.replicaSetsSelecting(pod),
+        isPodReady,
+      }),
+    );
   }
 
   /** Waits for the caches, then processes ReplicaSets until the context's signal aborts. */
@@ -160,56 +164,6 @@ export class ReplicaSetController {
       if (fresh.metadata.uid !== rs.metadata.uid) return;
       await client.updateStatus<ReplicaSet>(RESOURCES.replicasets, { ...fresh, status });
     }
-  }
-
-  private podAdded(pod: Pod): void {
-    // A pod that is already terminating when we first see it may be a deletion we are waiting for.
-    if (pod.metadata.deletionTimestamp) return this.podDeleted(pod);
-    const controllerRef = controllerRefOf(pod);
-    if (controllerRef) {
-      const rs = this.resolveControllerRef(pod.metadata.namespace, controllerRef);
-      if (!rs) return;
-      this.expectations.creationObserved(objectKey(rs));
-      this.queue.add(objectKey(rs));
-      return;
-    }
-    for (const rs of this.replicaSetsSelecting(pod)) this.queue.add(objectKey(rs));
-  }
-
-  private podUpdated(oldPod: Pod, pod: Pod): void {
-    if (oldPod.metadata.resourceVersion === pod.metadata.resourceVersion) return;
-    const labelsChanged = JSON.stringify(oldPod.metadata.labels ?? {}) !== JSON.stringify(pod.metadata.labels ?? {});
-    // Graceful deletion first sets deletionTimestamp; replace the pod now rather than when the kubelet is done.
-    if (pod.metadata.deletionTimestamp) {
-      this.podDeleted(pod);
-      if (labelsChanged) this.podDeleted(oldPod);
-      return;
-    }
-    const oldRef = controllerRefOf(oldPod);
-    const ref = controllerRefOf(pod);
-    const refChanged = oldRef?.uid !== ref?.uid;
-    if (oldRef && refChanged) {
-      const previous = this.resolveControllerRef(oldPod.metadata.namespace, oldRef);
-      if (previous) this.queue.add(objectKey(previous));
-    }
-    if (ref) {
-      const rs = this.resolveControllerRef(pod.metadata.namespace, ref);
-      if (!rs) return;
-      this.queue.add(objectKey(rs));
-      const minReadySeconds = rs.spec.minReadySeconds ?? 0;
-      if (minReadySeconds > 0 && !isPodReady(oldPod) && isPodReady(pod)) this.queue.addAfter(objectKey(rs), minReadySeconds * 1000 + 1000);
-      return;
-    }
-    if (labelsChanged || refChanged) for (const rs of this.replicaSetsSelecting(pod)) this.queue.add(objectKey(rs));
-  }
-
-  private podDeleted(pod: Pod): void {
-    const controllerRef = controllerRefOf(pod);
-    if (!controllerRef) return;
-    const rs = this.resolveControllerRef(pod.metadata.namespace, controllerRef);
-    if (!rs) return;
-    this.expectations.deletionObserved(objectKey(rs), objectKey(pod));
-    this.queue.add(objectKey(rs));
   }
 
   /** The cached ReplicaSet a controller reference points to, if it is still the same object (same uid). */
