@@ -97,3 +97,28 @@ export function runProgram(file: string, args: string[], options: { timeoutMs?: 
     child.stdin.end(options.input ?? '');
   });
 }
+
+/** kubectl against one running cluster: `kubectl` runs it, `ok` expects success, `json` parses `-o json`, `apply` reads stdin. */
+export interface KubectlOn {
+  kubectl(args: string[], input?: string, timeoutMs?: number): Promise<ProgramResult>;
+  ok(...args: string[]): Promise<string>;
+  json<T = any>(...args: string[]): Promise<T>;
+  apply(manifest: string): Promise<string>;
+}
+
+/** The kubectl of `binary` against the cluster whose kubeconfig `kubeconfig()` names (read at each call: clusters start in beforeAll). */
+export function kubectlOn(binary: string, kubeconfig: () => string, cacheDir: string): KubectlOn {
+  const kubectl = (args: string[], input?: string, timeoutMs = 90_000) =>
+    runProgram(binary, ['--kubeconfig', kubeconfig(), '--cache-dir', cacheDir, ...args], { ...(input !== undefined ? { input } : {}), timeoutMs });
+  const expectSuccess = (args: string[], result: ProgramResult): string => {
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
+    return result.stdout;
+  };
+  const ok = async (...args: string[]) => expectSuccess(args, await kubectl(args));
+  return {
+    kubectl,
+    ok,
+    json: async <T = any>(...args: string[]) => JSON.parse(await ok(...args, '-o', 'json')) as T,
+    apply: async (manifest: string) => expectSuccess(['apply', '-f', '-'], await kubectl(['apply', '-f', '-'], manifest)),
+  };
+}

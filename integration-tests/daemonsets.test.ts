@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubectlVersions, runProgram, type ProgramResult } from './clients.js';
+import { kubectlOn, kubectlVersions } from './clients.js';
 import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // The DaemonSet controller in a real `skiff up --nodes 3`, driven by the real kubectl 1.36: one Running pod
@@ -15,6 +15,7 @@ const cacheDir = tempDir('daemonsets-cache');
 const NODES = ['node-1', 'node-2', 'node-3'];
 const WAIT = { timeoutMs: 30_000 };
 let skiff: RunningSkiff;
+const { kubectl, ok, json } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 
 beforeAll(async () => {
   skiff = await startSkiff(['--nodes', '3', '--data-dir', join(project, 'data')], { cwd: project });
@@ -24,15 +25,6 @@ afterAll(async () => {
   rmSync(project, { recursive: true, force: true });
   rmSync(cacheDir, { recursive: true, force: true });
 });
-
-const kubectl = (args: string[], input?: string, timeoutMs?: number): Promise<ProgramResult> =>
-  runProgram(kubectl136.path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args], { input, timeoutMs });
-const ok = async (...args: string[]): Promise<string> => {
-  const result = await kubectl(args, undefined, 90_000);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
-  return result.stdout;
-};
-const json = async <T = any>(...args: string[]): Promise<T> => JSON.parse(await ok(...args, '-o', 'json')) as T;
 
 const MANIFEST = `apiVersion: apps/v1
 kind: DaemonSet

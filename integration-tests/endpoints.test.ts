@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { kubectlVersions, runProgram } from './clients.js';
+import { kubectlOn, kubectlVersions } from './clients.js';
 import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // The EndpointSlice and Endpoints controllers in a real `skiff up`, driven by the real kubectl 1.36: a
@@ -14,6 +14,7 @@ const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('endpoints');
 const cacheDir = tempDir('endpoints-cache');
 let skiff: RunningSkiff;
+const { ok, json } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 
 beforeAll(async () => {
   skiff = await startSkiff(['--data-dir', join(project, 'data')], { cwd: project });
@@ -23,13 +24,6 @@ afterAll(async () => {
   rmSync(project, { recursive: true, force: true });
   rmSync(cacheDir, { recursive: true, force: true });
 });
-
-const ok = async (...args: string[]): Promise<string> => {
-  const result = await runProgram(kubectl136.path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args]);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
-  return result.stdout;
-};
-const json = async <T = any>(...args: string[]): Promise<T> => JSON.parse(await ok(...args, '-o', 'json')) as T;
 
 /** IPs of the Deployment's pods that are Ready and not being deleted, sorted. */
 async function readyPodIPs(app: string): Promise<string[]> {

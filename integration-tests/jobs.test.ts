@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { helmPath, kubectlVersions, runProgram, type ProgramResult } from './clients.js';
+import { helmPath, kubectlOn, kubectlVersions, runProgram } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // The Job, CronJob and ttl-after-finished controllers in a real `skiff up --nodes 2`, driven by the real
@@ -17,6 +17,7 @@ const project = tempDir('jobs');
 const cacheDir = tempDir('jobs-cache');
 const WAIT = { timeoutMs: 60_000 };
 let skiff: RunningSkiff;
+const { kubectl, ok, json, apply } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 
 // Replacing a failed pod waits 1 s instead of 10 s to keep the test short.
 const CONFIG = `export default {
@@ -36,19 +37,6 @@ afterAll(async () => {
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
-const kubectl = (args: string[], input?: string, timeoutMs = 90_000): Promise<ProgramResult> =>
-  runProgram(kubectl136.path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args], { input, timeoutMs });
-const ok = async (...args: string[]): Promise<string> => {
-  const result = await kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
-  return result.stdout;
-};
-const apply = async (manifest: string): Promise<string> => {
-  const result = await kubectl(['apply', '-f', '-'], manifest);
-  if (result.code !== 0) throw new Error(`kubectl apply exited ${result.code}\n${result.stderr}`);
-  return result.stdout;
-};
-const json = async <T = any>(...args: string[]): Promise<T> => JSON.parse(await ok(...args, '-o', 'json')) as T;
 const podsOf = async (job: string): Promise<any[]> => (await json('get', 'pods', '-l', `batch.kubernetes.io/job-name=${job}`)).items;
 
 function jobManifest(name: string, spec: string, annotations = ''): string {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubectlVersions, runProgram, type ProgramResult } from './clients.js';
+import { kubectlOn, kubectlVersions } from './clients.js';
 import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // The ServiceAccount admission plugin in a real `skiff up`, driven by the real kubectl 1.36: pods from
@@ -15,6 +15,7 @@ const cacheDir = tempDir('serviceaccount-admission-cache');
 const MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 const VOLUME_NAME = /^kube-api-access-[a-z0-9]{5}$/;
 let skiff: RunningSkiff;
+const { kubectl, ok, json } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 
 beforeAll(async () => {
   skiff = await startSkiff(['--data-dir', join(project, 'data')], { cwd: project });
@@ -24,15 +25,6 @@ afterAll(async () => {
   rmSync(project, { recursive: true, force: true });
   rmSync(cacheDir, { recursive: true, force: true });
 });
-
-const kubectl = (args: string[], input?: string): Promise<ProgramResult> =>
-  runProgram(kubectl136.path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args], { input });
-const ok = async (...args: string[]): Promise<string> => {
-  const result = await kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
-  return result.stdout;
-};
-const json = async <T = any>(...args: string[]): Promise<T> => JSON.parse(await ok(...args, '-o', 'json')) as T;
 
 /** What the token volume of an upstream pod holds, whatever its random name. */
 const tokenVolume = (name: string) => ({

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubectlVersions, runProgram, type ProgramResult } from './clients.js';
+import { kubectlOn, kubectlVersions } from './clients.js';
 import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // ServiceAccounts in a real `skiff up`, driven by the real kubectl 1.36: every namespace gets its `default`
@@ -17,6 +17,7 @@ const dataDir = join(project, 'data');
 const cacheDir = tempDir('serviceaccounts-cache');
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 let skiff: RunningSkiff;
+const { kubectl, ok, json } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 const watches: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -29,13 +30,6 @@ afterAll(async () => {
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
-const kubectl = (args: string[]): Promise<ProgramResult> => runProgram(kubectl136.path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args]);
-const ok = async (...args: string[]): Promise<string> => {
-  const result = await kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
-  return result.stdout;
-};
-const json = async <T = any>(...args: string[]): Promise<T> => JSON.parse(await ok(...args, '-o', 'json')) as T;
 const uidOf = async (...args: string[]): Promise<string | undefined> => {
   const result = await kubectl([...args, '-o', 'jsonpath={.metadata.uid}']);
   return result.code === 0 ? result.stdout : undefined;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubectlVersions, runProgram, type ProgramResult } from './clients.js';
+import { kubectlOn, kubectlVersions } from './clients.js';
 import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // The StatefulSet controller in a real `skiff up`, driven by the real kubectl 1.36: web-0, web-1, web-2 made
@@ -16,6 +16,7 @@ const project = tempDir('statefulsets');
 const cacheDir = tempDir('statefulsets-cache');
 const WAIT = { timeoutMs: 30_000 };
 let skiff: RunningSkiff;
+const { ok, json, apply } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 const watches: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -27,15 +28,6 @@ afterAll(async () => {
   rmSync(project, { recursive: true, force: true });
   rmSync(cacheDir, { recursive: true, force: true });
 });
-
-const kubectl = (args: string[], input?: string, timeoutMs?: number): Promise<ProgramResult> =>
-  runProgram(kubectl136.path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args], { input, timeoutMs });
-const ok = async (...args: string[]): Promise<string> => {
-  const result = await kubectl(args, undefined, 90_000);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
-  return result.stdout;
-};
-const json = async <T = any>(...args: string[]): Promise<T> => JSON.parse(await ok(...args, '-o', 'json')) as T;
 
 const MANIFEST = `apiVersion: v1
 kind: Service
@@ -149,12 +141,6 @@ const indexOf = (events: PodEvent[], match: (event: PodEvent) => boolean): numbe
 
 function stopWatch(): void {
   watches.pop()?.kill('SIGTERM');
-}
-
-async function apply(manifest: string): Promise<string> {
-  const result = await kubectl(['apply', '-f', '-'], manifest, 90_000);
-  if (result.code !== 0) throw new Error(`kubectl apply exited ${result.code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
-  return result.stdout;
 }
 
 const podNames = async (): Promise<string[]> => (await json('get', 'pods', '-l', 'app=web')).items.map((pod: any) => pod.metadata.name).sort();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { helmPath, kubectlVersions, runProgram, type ProgramResult } from './clients.js';
+import { helmPath, kubectlOn, kubectlVersions, runProgram } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // Local persistent volumes in a real `skiff up`, driven by the real kubectl 1.36 and helm: the default
@@ -16,6 +16,7 @@ const cacheDir = tempDir('volumes-cache');
 const dataDir = join(project, 'data');
 const WAIT = { timeoutMs: 60_000 };
 let skiff: RunningSkiff;
+const { kubectl, ok, apply } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 
 beforeAll(async () => {
   skiff = await startSkiff(['--data-dir', dataDir], { cwd: project });
@@ -25,19 +26,6 @@ afterAll(async () => {
   rmSync(project, { recursive: true, force: true });
   rmSync(cacheDir, { recursive: true, force: true });
 });
-
-const kubectl = (args: string[], input?: string, timeoutMs = 90_000): Promise<ProgramResult> =>
-  runProgram(kubectl136.path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, ...args], { input, timeoutMs });
-const ok = async (...args: string[]): Promise<string> => {
-  const result = await kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\nstderr:\n${result.stderr}\nstdout:\n${result.stdout}`);
-  return result.stdout;
-};
-const apply = async (manifest: string): Promise<string> => {
-  const result = await kubectl(['apply', '-f', '-'], manifest);
-  if (result.code !== 0) throw new Error(`kubectl apply exited ${result.code}\n${result.stderr}`);
-  return result.stdout;
-};
 
 const CLAIM = `apiVersion: v1
 kind: PersistentVolumeClaim
