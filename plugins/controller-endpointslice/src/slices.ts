@@ -1,7 +1,8 @@
 import type { Node, OwnerReference, Pod } from '@skiff/api';
+import { newControllerRef } from '@skiff/controller-manager';
 import { ANNOTATION, LABEL, MANAGED_BY } from './names.js';
 import { findPort, isIPv6Address, isPodReady, isServiceIPSet, podIPs, shouldPodBeInEndpoints, shouldSetHostname } from './pods.js';
-import type { AddressType, EndpointSlice, Service, SliceEndpoint, SlicePort } from './resources.js';
+import { SERVICES, type AddressType, type EndpointSlice, type Service, type SliceEndpoint, type SlicePort } from './resources.js';
 
 // The pure part of the EndpointSlice controller: from a Service, its pods and the slices that exist, the
 // slices to create, update and delete. Nothing here talks to the API server.
@@ -123,7 +124,7 @@ function sameMap(a: Readonly<Record<string, string>> | undefined, b: Readonly<Re
 }
 
 export function serviceOwnerReference(service: Service): OwnerReference {
-  return { apiVersion: 'v1', kind: 'Service', name: service.metadata.name!, uid: service.metadata.uid!, controller: true, blockOwnerDeletion: true };
+  return newControllerRef(service, SERVICES);
 }
 
 /** The slice belongs to this very Service (not to an earlier one of the same name). */

@@ -1,6 +1,6 @@
 import { isApiError } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
-import { byControllerUid, CONTROLLER_UID_INDEX, controllerRefOf, kubeTime, runWhenSynced } from '@skiff/controller-manager';
+import { byControllerUid, canonicalJson, CONTROLLER_UID_INDEX, controllerRefOf, kubeTime, runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import {
   completionTimeOf,
@@ -13,7 +13,6 @@ import {
   MISSED_START_TIMES_LIMIT,
 } from './cronjob-sync.js';
 import { isJobFinished } from './job-sync.js';
-import { sameJson } from './json.js';
 import { CRONJOB_CONTROLLER_NAME, EVENT_REASON, JOB_CONDITION } from './names.js';
 import { CRONJOBS, JOBS, type CronJob, type CronJobStatus, type Job, type JobReference } from './resources.js';
 
@@ -229,7 +228,7 @@ export class CronJobController {
 
   private async writeStatus(cronJob: CronJob, status: CronJobStatus): Promise<void> {
     if (!status.active?.length) delete status.active;
-    if (sameJson(cronJob.status ?? {}, status)) return;
+    if (canonicalJson(cronJob.status ?? {}) === canonicalJson(status)) return;
     try {
       await this.ctx.client.updateStatus<CronJob>(CRONJOBS, { ...structuredClone(cronJob), status });
     } catch (err) {

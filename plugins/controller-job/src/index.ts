@@ -1,4 +1,5 @@
 import { trackWork } from '@skiff/controller-manager';
+import { JobError } from './errors.js';
 import { definePlugin, type PluginOptions } from '@skiff/kernel';
 import { CronJobController } from './cronjob-controller.js';
 import { JobController } from './job-controller.js';
@@ -39,6 +40,7 @@ const plugin = definePlugin({
     },
   },
   apply(kernel, options) {
+    if (options.defaultTimeZone !== undefined) checkTimeZone(options.defaultTimeZone);
     kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
       registry.register({
         name: JOB_CONTROLLER_NAME,
@@ -77,3 +79,15 @@ export { formatIndexes, parseIndexes } from './indexes.js';
 export { podForJob } from './pod-template.js';
 export * from './names.js';
 export * from './resources.js';
+
+/** A zone the runtime's time zone database does not know stops the start, naming the option. */
+function checkTimeZone(timeZone: string): void {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    throw new JobError('SKIFF_ERR_JOB_OPTION', {
+      option: 'defaultTimeZone',
+      detail: `unknown time zone ${JSON.stringify(timeZone)} (want an IANA name such as "Europe/Berlin" or "UTC")`,
+    });
+  }
+}

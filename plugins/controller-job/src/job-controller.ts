@@ -12,10 +12,10 @@ import {
   orphansByNamespace,
   runWhenSynced,
   type JsonPatchOperation,
+  canonicalJson,
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { NO_BACKOFF, type BackoffRecord } from './backoff.js';
-import { sameJson } from './json.js';
 import { isIndexed, isJobFinished, planJob, settleStatus, type PlannedEvent } from './job-sync.js';
 import {
   DEFAULT_POD_FAILURE_BACKOFF_MS,
@@ -277,7 +277,7 @@ export class JobController {
 
   /** Writes the status if it changed and returns the Job as stored; a Job deleted meanwhile is left alone. */
   private async writeStatus(job: Job, status: JobStatus): Promise<Job> {
-    if (sameJson(job.status ?? {}, status)) return job;
+    if (canonicalJson(job.status ?? {}) === canonicalJson(status)) return job;
     try {
       return await this.ctx.client.updateStatus<Job>(JOBS, { ...structuredClone(job), status });
     } catch (err) {
