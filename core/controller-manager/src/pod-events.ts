@@ -1,3 +1,4 @@
+import { canonicalJson } from './canonical-json.js';
 import type { KubeObject, OwnerReference, Pod } from '@skiff/api';
 import { objectKey, type WorkQueue } from '@skiff/client';
 import type { Expectations } from './expectations.js';
@@ -59,7 +60,7 @@ export function ownedPodEventHandlers<T extends PodOwner>(options: OwnedPodEvent
 
   const updated = (oldPod: Pod, pod: Pod): void => {
     if (oldPod.metadata.resourceVersion === pod.metadata.resourceVersion) return;
-    const labelsChanged = JSON.stringify(oldPod.metadata.labels ?? {}) !== JSON.stringify(pod.metadata.labels ?? {});
+    const labelsChanged = canonicalJson(oldPod.metadata.labels ?? {}) !== canonicalJson(pod.metadata.labels ?? {});
     if (pod.metadata.deletionTimestamp) {
       deleted(pod);
       if (labelsChanged) deleted(oldPod);

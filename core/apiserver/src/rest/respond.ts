@@ -9,7 +9,7 @@ export function json(body: unknown, status = 200, warnings?: string[]): ApiRespo
 }
 
 /** RFC 7234 warning values as Kubernetes sends them: `299 - "unknown field \"spec.x\""`. */
-function warningHeader(message: string): string {
+export function warningHeader(message: string): string {
   return `299 - ${JSON.stringify(message)}`;
 }
 
