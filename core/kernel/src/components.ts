@@ -3,6 +3,7 @@ import type { ResolvedConfig } from './config.js';
 import type { ApiHandler } from './types/transport.js';
 import type { InitializerRegistry, ResourceRegistry } from './types/apiserver.js';
 import type { Logger } from './types/logger.js';
+import type { NodeConnections } from './types/kubelet.js';
 
 /** What the API server reports once it listens (`apiServerInfo`). */
 export interface ApiServerInfo {
@@ -44,6 +45,8 @@ export interface Components {
   resourceRegistry: ResourceRegistry;
   initializerRegistry: InitializerRegistry;
   adminCredential: AdminCredential;
+  /** How the API server reaches each node's kubelet (pod logs, exec, attach, port-forward); the kubelet provides it. */
+  nodeConnections: NodeConnections;
 }
 
 export type ComponentName = keyof Components & string;

@@ -13,13 +13,28 @@ export interface NodeContext {
 
 // ---- CRI shape (runtime.v1.RuntimeService / ImageService), in TypeScript terms -------------------------
 
+/** Which namespace a container shares: the pod's, its own, or the node's (CRI NamespaceMode). */
+export type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';
+
+export interface NamespaceOptions {
+  network?: NamespaceMode;
+  pid?: NamespaceMode;
+  ipc?: NamespaceMode;
+}
+
 export interface PodSandboxConfig {
   metadata: { name: string; uid: string; namespace: string; attempt: number };
   hostname?: string;
   logDirectory?: string;
+  dnsConfig?: { servers?: string[]; searches?: string[]; options?: string[] };
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   portMappings?: { protocol?: string; containerPort: number; hostPort?: number; hostIp?: string }[];
+  linux?: {
+    cgroupParent?: string;
+    sysctls?: Record<string, string>;
+    securityContext?: { namespaceOptions?: NamespaceOptions; privileged?: boolean; runAsUser?: number; supplementalGroups?: number[] };
+  };
 }
 
 export type SandboxState = 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
@@ -36,15 +51,49 @@ export interface PodSandboxStatus {
   labels?: Record<string, string>;
 }
 
+/** A host path bind-mounted into a container (volumes, the termination-log file, /etc/hosts). */
+export interface ContainerMount {
+  containerPath: string;
+  hostPath: string;
+  readonly?: boolean;
+  propagation?: 'PROPAGATION_PRIVATE' | 'PROPAGATION_HOST_TO_CONTAINER' | 'PROPAGATION_BIDIRECTIONAL';
+}
+
+/** cgroup settings from requests and limits (CRI LinuxContainerResources). */
+export interface LinuxContainerResources {
+  cpuPeriod?: number;
+  cpuQuota?: number;
+  cpuShares?: number;
+  memoryLimitInBytes?: number;
+  oomScoreAdj?: number;
+}
+
 export interface ContainerConfig {
   metadata: { name: string; attempt: number };
   image: { image: string };
   command?: string[];
   args?: string[];
+  workingDir?: string;
   envs?: { key: string; value: string }[];
+  mounts?: ContainerMount[];
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** Relative to the sandbox's logDirectory, as CRI has it ("<container>/<attempt>.log"). */
   logPath?: string;
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
+  linux?: {
+    resources?: LinuxContainerResources;
+    securityContext?: {
+      namespaceOptions?: NamespaceOptions;
+      privileged?: boolean;
+      runAsUser?: number;
+      runAsGroup?: number;
+      readonlyRootfs?: boolean;
+      capabilities?: { addCapabilities?: string[]; dropCapabilities?: string[] };
+    };
+  };
 }
 
 export interface ContainerStatusInfo {
@@ -61,6 +110,26 @@ export interface ContainerStatusInfo {
   reason?: string;
   message?: string;
   labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  /** The host file the runtime writes the container's output to (CRI log format), when it keeps one. */
+  logPath?: string;
+}
+
+/** What ExecSync answers: the command's output and exit code. */
+export interface ExecSyncResult {
+  stdout: Buffer;
+  stderr: Buffer;
+  exitCode: number;
+}
+
+/** An exec or attach session the runtime's streaming server will serve at the URL it returns. */
+export interface StreamRequest {
+  containerId: string;
+  cmd?: string[];
+  tty?: boolean;
+  stdin?: boolean;
+  stdout?: boolean;
+  stderr?: boolean;
 }
 
 export interface ContainerRuntime {
@@ -79,6 +148,17 @@ export interface ContainerRuntime {
   listContainers(filter?: { podSandboxId?: string }): Promise<ContainerStatusInfo[]>;
   pullImage(image: string): Promise<string>;
   imageStatus(image: string): Promise<{ id: string; repoTags: string[]; size: number } | undefined>;
+  /** Runs a command in a running container and waits for it (exec probes, lifecycle hooks). */
+  execSync?(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult>;
+  /**
+   * The runtime's streaming server URLs (CRI Exec / Attach / PortForward): a client upgrades a connection
+   * there (SPDY/3.1 or WebSocket) to talk to the process or the pod's ports.
+   */
+  exec?(request: StreamRequest): Promise<string>;
+  attach?(request: StreamRequest): Promise<string>;
+  portForward?(sandboxId: string, ports: number[]): Promise<string>;
+  /** Asks the runtime to reopen a container's log file (after the kubelet rotated it). */
+  reopenContainerLog?(containerId: string): Promise<void>;
   /** Releases runtime resources when the node stops. */
   close?(): Promise<void>;
 }
@@ -109,6 +189,41 @@ export interface NetworkResult {
   interfaces?: { name: string; mac?: string; sandbox?: string }[];
   ips: { address: string; gateway?: string }[];
   dns?: { nameservers?: string[]; search?: string[] };
+}
+
+/**
+ * How the API server reaches a node's kubelet for a pod's logs, exec, attach and port-forward. Each kubelet
+ * registers one in `nodeConnections` (a kernel component) under its node name; the API server's pod
+ * subresources (log, exec, attach, portforward) look the pod's node up there.
+ */
+export interface ContainerLogOptions {
+  follow?: boolean;
+  previous?: boolean;
+  tailLines?: number;
+  sinceSeconds?: number;
+  sinceTime?: string;
+  timestamps?: boolean;
+  limitBytes?: number;
+}
+
+export interface PodRef {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+export interface NodeConnection {
+  /** The container's output as text chunks (ends with the log unless `follow`, then with the signal or the container). */
+  containerLogs(pod: PodRef, container: string, options: ContainerLogOptions, signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
+  /** A streaming URL for a container of the pod (exec and attach) or for the pod's ports (portforward). */
+  streamURL(kind: 'exec' | 'attach', pod: PodRef, container: string, request: Omit<StreamRequest, 'containerId'>): Promise<string>;
+  portForwardURL(pod: PodRef, ports: number[]): Promise<string>;
+}
+
+export interface NodeConnections {
+  /** Registers a node's kubelet; the returned function removes it again. */
+  register(nodeName: string, connection: NodeConnection): () => void;
+  get(nodeName: string): NodeConnection | undefined;
 }
 
 export interface PodNetwork {
