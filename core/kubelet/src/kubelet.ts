@@ -20,6 +20,8 @@ export interface KubeletConfig {
   heartbeatSeconds: number;
   leaseDurationSeconds: number;
   podResyncSeconds: number;
+  /** `stop`: tear every pod down (containers, network, sandbox) when the kubelet stops. */
+  podsOnShutdown?: 'keep' | 'stop';
   runtimeFactory: RuntimeFactory;
   networkFactory: NetworkFactory;
   /** The plugins that registered the runtime and the network: their failures name them. */
@@ -43,6 +45,7 @@ export class Kubelet {
   private network: PodNetwork | undefined;
   private informers: SharedInformerFactory | undefined;
   private workers: PodWorkers | undefined;
+  private manager: PodRuntimeManager | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly logger: Logger;
 
@@ -79,7 +82,7 @@ export class Kubelet {
 
     const informers = (this.informers = new SharedInformerFactory(client, { logger: this.logger }));
     const pods = informers.informer<Pod>(RESOURCES.pods, { fieldSelector: `spec.nodeName=${nodeName}` });
-    const manager = new PodRuntimeManager({ runtime, network, hostIP: IN_PROCESS_NODE_IP, logger: this.logger });
+    const manager = (this.manager = new PodRuntimeManager({ runtime, network, hostIP: IN_PROCESS_NODE_IP, logger: this.logger }));
     this.workers = new PodWorkers({
       nodeName,
       client,
@@ -106,6 +109,8 @@ export class Kubelet {
     clearInterval(this.heartbeat);
     await this.workers?.stopped();
     await this.informers?.stopped();
+    if (this.config.podsOnShutdown === 'stop')
+      await this.manager?.killOrphans(() => false).catch((err: unknown) => this.logger.warn({ err }, 'stopping pods at shutdown failed'));
     await this.runtime?.close?.();
     await this.network?.close?.();
   }

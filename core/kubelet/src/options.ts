@@ -20,6 +20,13 @@ export const kubeletOptionsSchema = {
     heartbeatSeconds: { type: 'number', minimum: 1, default: 10, description: 'lease renewal and node status period' },
     leaseDurationSeconds: { type: 'integer', minimum: 1, default: 40, description: 'the node lease duration' },
     podResyncSeconds: { type: 'number', minimum: 1, default: 30, description: 'every pod is synced again this often' },
+    podsOnShutdown: {
+      type: 'string',
+      enum: ['keep', 'stop'],
+      default: 'keep',
+      description:
+        "what a stopping kubelet does with its pods: keep them running (Kubernetes' way), or stop them and free their networks (one-machine clusters)",
+    },
   },
 } as const satisfies OptionsSchema;
 

@@ -48,6 +48,7 @@ export const kubeletPlugin = definePlugin({
             heartbeatSeconds: options.heartbeatSeconds,
             leaseDurationSeconds: options.leaseDurationSeconds,
             podResyncSeconds: options.podResyncSeconds,
+            podsOnShutdown: options.podsOnShutdown,
             runtimeFactory,
             networkFactory,
             runtimePlugin: runtimes.pluginOf(options.runtime),

@@ -115,6 +115,16 @@ export interface ContainerStatusInfo {
   logPath?: string;
 }
 
+/** Registry credentials for a pull (CRI AuthConfig), from a pod's imagePullSecrets. */
+export interface ImageAuth {
+  username?: string;
+  password?: string;
+  auth?: string;
+  serverAddress?: string;
+  identityToken?: string;
+  registryToken?: string;
+}
+
 /** What ExecSync answers: the command's output and exit code. */
 export interface ExecSyncResult {
   stdout: Buffer;
@@ -146,7 +156,8 @@ export interface ContainerRuntime {
   removeContainer(containerId: string): Promise<void>;
   containerStatus(containerId: string): Promise<ContainerStatusInfo | undefined>;
   listContainers(filter?: { podSandboxId?: string }): Promise<ContainerStatusInfo[]>;
-  pullImage(image: string): Promise<string>;
+  /** Pulls an image, with the registry credentials of the pod's image pull secrets when it has some. */
+  pullImage(image: string, auth?: ImageAuth): Promise<string>;
   imageStatus(image: string): Promise<{ id: string; repoTags: string[]; size: number } | undefined>;
   /** Runs a command in a running container and waits for it (exec probes, lifecycle hooks). */
   execSync?(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult>;

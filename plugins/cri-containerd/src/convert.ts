@@ -1,0 +1,122 @@
+// Between the kernel's CRI shape (camelCase, milliseconds) and CRI v1's own messages (snake_case, nanoseconds).
+import type { ContainerConfig, ContainerStatusInfo, NamespaceOptions, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
+import type { CriMessage } from './cri-client.js';
+
+type Obj = Record<string, unknown>;
+
+function defined(value: Obj): Obj {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
+
+function namespaceOptions(options: NamespaceOptions | undefined, pidDefault: string): Obj {
+  return { network: options?.network ?? 'POD', pid: options?.pid ?? pidDefault, ipc: options?.ipc ?? 'POD' };
+}
+
+const int64 = (value: number | undefined) => (value === undefined ? undefined : { value });
+
+export function toCriSandboxConfig(config: PodSandboxConfig): CriMessage {
+  const security = config.linux?.securityContext;
+  return defined({
+    metadata: config.metadata,
+    hostname: config.hostname,
+    log_directory: config.logDirectory,
+    dns_config: config.dnsConfig
+      ? defined({ servers: config.dnsConfig.servers, searches: config.dnsConfig.searches, options: config.dnsConfig.options })
+      : undefined,
+    port_mappings: config.portMappings?.map((port) =>
+      defined({ protocol: port.protocol ?? 'TCP', container_port: port.containerPort, host_port: port.hostPort, host_ip: port.hostIp }),
+    ),
+    labels: config.labels,
+    annotations: config.annotations,
+    linux: defined({
+      cgroup_parent: config.linux?.cgroupParent,
+      sysctls: config.linux?.sysctls,
+      security_context: defined({
+        namespace_options: namespaceOptions(security?.namespaceOptions, 'POD'),
+        privileged: security?.privileged,
+        run_as_user: int64(security?.runAsUser),
+        supplemental_groups: security?.supplementalGroups,
+      }),
+    }),
+  });
+}
+
+export function toCriContainerConfig(config: ContainerConfig): CriMessage {
+  const security = config.linux?.securityContext;
+  const resources = config.linux?.resources;
+  return defined({
+    metadata: config.metadata,
+    image: { image: config.image.image },
+    command: config.command,
+    args: config.args,
+    working_dir: config.workingDir,
+    envs: config.envs,
+    mounts: config.mounts?.map((mount) =>
+      defined({ container_path: mount.containerPath, host_path: mount.hostPath, readonly: mount.readonly, propagation: mount.propagation }),
+    ),
+    labels: config.labels,
+    annotations: config.annotations,
+    log_path: config.logPath,
+    stdin: config.stdin,
+    stdin_once: config.stdinOnce,
+    tty: config.tty,
+    linux: defined({
+      resources: resources
+        ? defined({
+            cpu_period: resources.cpuPeriod,
+            cpu_quota: resources.cpuQuota,
+            cpu_shares: resources.cpuShares,
+            memory_limit_in_bytes: resources.memoryLimitInBytes,
+            oom_score_adj: resources.oomScoreAdj,
+          })
+        : undefined,
+      security_context: defined({
+        // Each container gets its own PID namespace unless the pod shares one (CRI's default would be the pod's).
+        namespace_options: namespaceOptions(security?.namespaceOptions, 'CONTAINER'),
+        privileged: security?.privileged,
+        run_as_user: int64(security?.runAsUser),
+        run_as_group: int64(security?.runAsGroup),
+        readonly_rootfs: security?.readonlyRootfs,
+        capabilities: security?.capabilities
+          ? { add_capabilities: security.capabilities.addCapabilities ?? [], drop_capabilities: security.capabilities.dropCapabilities ?? [] }
+          : undefined,
+      }),
+    }),
+  });
+}
+
+const ms = (nanos: unknown) => (typeof nanos === 'number' && nanos > 0 ? Math.floor(nanos / 1e6) : undefined);
+
+export function fromCriSandbox(item: Obj, netnsPath?: string): PodSandboxStatus {
+  const network = item.network as { ip?: string; additional_ips?: { ip: string }[] } | undefined;
+  return {
+    id: item.id as string,
+    metadata: item.metadata as PodSandboxStatus['metadata'],
+    state: item.state as PodSandboxStatus['state'],
+    createdAt: ms(item.created_at) ?? 0,
+    ...(netnsPath ? { netnsPath } : {}),
+    ...(network?.ip ? { network: { ip: network.ip, additionalIps: (network.additional_ips ?? []).map((a) => a.ip) } } : {}),
+    labels: item.labels as Record<string, string>,
+  };
+}
+
+export function fromCriContainer(item: Obj): ContainerStatusInfo {
+  const exited = item.state === 'CONTAINER_EXITED';
+  return defined({
+    id: item.id as string,
+    podSandboxId: (item.pod_sandbox_id as string | undefined) ?? '',
+    metadata: item.metadata as ContainerStatusInfo['metadata'],
+    state: item.state as ContainerStatusInfo['state'],
+    createdAt: ms(item.created_at) ?? 0,
+    startedAt: ms(item.started_at),
+    finishedAt: ms(item.finished_at),
+    exitCode: exited ? ((item.exit_code as number | undefined) ?? 0) : undefined,
+    image: { image: ((item.image as Obj | undefined)?.image as string | undefined) ?? '' },
+    imageRef: (item.image_ref as string | undefined) ?? '',
+    reason: (item.reason as string | undefined) || undefined,
+    message: (item.message as string | undefined) || undefined,
+    labels: item.labels as Record<string, string>,
+    annotations: item.annotations as Record<string, string>,
+    logPath: (item.log_path as string | undefined) || undefined,
+  }) as unknown as ContainerStatusInfo;
+}

@@ -1,0 +1,241 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, openSync, readFileSync, closeSync } from 'node:fs';
+import { chmod, mkdir, readdir, readlink, symlink, writeFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '@skiff/kernel';
+import { ContainerdError } from './errors.js';
+import { NETNS_ONLY_CNI } from './names.js';
+
+export interface DaemonOptions {
+  /** Where containerd keeps its content, snapshots and log: `<node data dir>/containerd`. */
+  baseDir: string;
+  binary: string;
+  sandboxImage: string;
+  plainHttpRegistries: readonly string[];
+  logLevel: string;
+  startTimeoutSeconds: number;
+  logger: Logger;
+}
+
+/** Where the CNI plugins of Debian's containernetworking-plugins live (containerd needs `loopback`). */
+const CNI_BIN_DIR = '/usr/lib/cni';
+
+function findOnPath(binary: string): string | undefined {
+  if (binary.includes('/')) return existsSync(binary) ? binary : undefined;
+  for (const dir of (process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin').split(':')) {
+    if (existsSync(join(dir, binary))) return join(dir, binary);
+  }
+  return undefined;
+}
+
+/** Refuses, with one clear line, on a machine where containerd cannot run pods. */
+export function checkHost(binary: string): string {
+  if (process.getuid?.() !== 0) throw new ContainerdError('SKIFF_ERR_CONTAINERD_NOT_ROOT');
+  const found = findOnPath(binary);
+  if (!found) throw new ContainerdError('SKIFF_ERR_CONTAINERD_MISSING', { binary });
+  if (!findOnPath('runc')) throw new ContainerdError('SKIFF_ERR_CONTAINERD_MISSING', { binary: 'runc' });
+  if (!existsSync(join(CNI_BIN_DIR, 'loopback'))) throw new ContainerdError('SKIFF_ERR_CONTAINERD_MISSING', { binary: `${CNI_BIN_DIR}/loopback` });
+  const filesystems = readFileSync('/proc/filesystems', 'utf8');
+  if (!/\boverlay\b/.test(filesystems) && !existsSync('/sys/module/overlay')) throw new ContainerdError('SKIFF_ERR_CONTAINERD_NO_OVERLAYFS');
+  return found;
+}
+
+/**
+ * containerd's state (sockets, netns mounts, task bundles) goes under /run, with a short name: unix socket
+ * paths are limited to 108 bytes and a node's data dir can be deep.
+ */
+export function stateDirFor(baseDir: string): string {
+  return `/run/skiff-containerd-${createHash('sha256').update(baseDir).digest('hex').slice(0, 12)}`;
+}
+
+function toml(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** containerd 1.6's configuration (version 2) for one node, everything under its own directories. */
+export function containerdConfig(options: { baseDir: string; stateDir: string; sandboxImage: string; logLevel: string }): string {
+  const { baseDir, stateDir } = options;
+  const cri = 'plugins."io.containerd.grpc.v1.cri"';
+  return `version = 2
+root = ${toml(join(baseDir, 'root'))}
+state = ${toml(stateDir)}
+oom_score = 0
+
+[grpc]
+  address = ${toml(join(stateDir, 'containerd.sock'))}
+
+[ttrpc]
+  address = ${toml(join(stateDir, 'containerd.sock.ttrpc'))}
+
+[debug]
+  level = ${toml(options.logLevel)}
+
+[metrics]
+  address = ""
+
+[${cri}]
+  sandbox_image = ${toml(options.sandboxImage)}
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  enable_selinux = false
+  disable_apparmor = true
+  restrict_oom_score_adj = true
+  tolerate_missing_hugetlb_controller = true
+  disable_hugetlb_controller = true
+  netns_mounts_under_state_dir = true
+  enable_unprivileged_ports = false
+  max_container_log_line_size = 16384
+
+[${cri}.containerd]
+  snapshotter = "overlayfs"
+  default_runtime_name = "runc"
+  discard_unpacked_layers = false
+
+[${cri}.containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+
+[${cri}.containerd.runtimes.runc.options]
+  SystemdCgroup = false
+
+[${cri}.cni]
+  bin_dir = ${toml(join(baseDir, 'cni-bin'))}
+  conf_dir = ${toml(join(baseDir, 'cni-conf'))}
+  max_conf_num = 1
+
+[${cri}.registry]
+  config_path = ${toml(join(baseDir, 'certs.d'))}
+`;
+}
+
+/**
+ * The CNI configuration containerd's CRI is given: one plugin that changes nothing and reports `eth0`, so
+ * containerd makes the pod's network namespace and the kubelet's own network plugin attaches it.
+ */
+function netnsOnlyConflist(): string {
+  return `${JSON.stringify({ cniVersion: '0.4.0', name: 'skiff-netns-only', plugins: [{ type: NETNS_ONLY_CNI }] }, null, 2)}\n`;
+}
+
+/** A CNI plugin (a shell script) that answers ADD with an eth0 in the given namespace and no change made. */
+function netnsOnlyPlugin(): string {
+  return `#!/bin/sh
+# Skiff: containerd makes the namespace; the kubelet's network plugin attaches it (plugins/cri-containerd README).
+case "$CNI_COMMAND" in
+  ADD) printf '{"cniVersion":"0.4.0","interfaces":[{"name":"%s","sandbox":"%s"}],"ips":[{"version":"4","address":"127.0.0.1/32","interface":0}]}' "$CNI_IFNAME" "$CNI_NETNS" ;;
+  VERSION) printf '{"cniVersion":"0.4.0","supportedVersions":["0.3.0","0.3.1","0.4.0"]}' ;;
+  *) : ;;
+esac
+`;
+}
+
+/** hosts.toml for a registry containerd may reach over plain HTTP. */
+function plainHttpHosts(registry: string): string {
+  return `server = "http://${registry}"\n\n[host."http://${registry}"]\n  capabilities = ["pull", "resolve"]\n  skip_verify = true\n`;
+}
+
+/** One containerd process for one node, started with a generated configuration and stopped with the node. */
+export class ContainerdDaemon {
+  readonly socket: string;
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> | undefined;
+
+  private constructor(
+    private readonly options: DaemonOptions,
+    readonly stateDir: string,
+  ) {
+    this.socket = join(stateDir, 'containerd.sock');
+  }
+
+  static async start(options: DaemonOptions): Promise<ContainerdDaemon> {
+    const binary = checkHost(options.binary);
+    const { baseDir } = options;
+    const stateDir = stateDirFor(baseDir);
+    const daemon = new ContainerdDaemon(options, stateDir);
+    await daemon.writeFiles();
+    await daemon.spawn(binary);
+    return daemon;
+  }
+
+  private async writeFiles(): Promise<void> {
+    const { baseDir, plainHttpRegistries } = this.options;
+    for (const dir of ['root', 'cni-bin', 'cni-conf', 'certs.d']) await mkdir(join(baseDir, dir), { recursive: true });
+    await mkdir(this.stateDir, { recursive: true });
+    await writeFile(join(baseDir, 'config.toml'), containerdConfig({ ...this.options, stateDir: this.stateDir }));
+    await writeFile(join(baseDir, 'cni-conf', '10-skiff-netns-only.conflist'), netnsOnlyConflist());
+    const plugin = join(baseDir, 'cni-bin', NETNS_ONLY_CNI);
+    await writeFile(plugin, netnsOnlyPlugin());
+    await chmod(plugin, 0o755);
+    const loopback = join(baseDir, 'cni-bin', 'loopback');
+    const current = await readlink(loopback).catch(() => undefined);
+    if (current !== join(CNI_BIN_DIR, 'loopback')) {
+      await rm(loopback, { force: true });
+      await symlink(join(CNI_BIN_DIR, 'loopback'), loopback);
+    }
+    for (const registry of plainHttpRegistries) {
+      await mkdir(join(baseDir, 'certs.d', registry), { recursive: true });
+      await writeFile(join(baseDir, 'certs.d', registry, 'hosts.toml'), plainHttpHosts(registry));
+    }
+  }
+
+  private async spawn(binary: string): Promise<void> {
+    const { baseDir, logger } = this.options;
+    const log = openSync(join(baseDir, 'containerd.log'), 'a');
+    const child = spawn(binary, ['--config', join(baseDir, 'config.toml')], { stdio: ['ignore', log, log], detached: false });
+    closeSync(log);
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    const failed = new Promise<never>((_, reject) => {
+      child.once('error', (err) => reject(new ContainerdError('SKIFF_ERR_CONTAINERD_START', { detail: err.message })));
+      child.once('exit', (code, signal) =>
+        reject(new ContainerdError('SKIFF_ERR_CONTAINERD_START', { detail: `it exited (${signal ?? code}); see ${join(baseDir, 'containerd.log')}` })),
+      );
+    });
+    failed.catch(() => undefined);
+    const deadline = Date.now() + this.options.startTimeoutSeconds * 1000;
+    while (!existsSync(this.socket)) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new ContainerdError('SKIFF_ERR_CONTAINERD_START', { detail: `no socket at ${this.socket} after ${this.options.startTimeoutSeconds}s` });
+      }
+      await Promise.race([new Promise((r) => setTimeout(r, 20)), failed]);
+    }
+    logger.info({ pid: child.pid, socket: this.socket }, 'containerd started');
+  }
+
+  /** Stops containerd, then any shim of ours still running (containerd leaves its shims on purpose). */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    await killShims(this.socket);
+  }
+}
+
+/** Kills containerd-shim processes started for the containerd at `socket` (their `-address` names it). */
+export async function killShims(socket: string): Promise<number> {
+  let killed = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const args = cmdline.split('\0');
+    if (!args[0]?.includes('containerd-shim')) continue;
+    const at = args.indexOf('-address');
+    if (at < 0 || args[at + 1] !== socket) continue;
+    try {
+      process.kill(Number(entry), 'SIGKILL');
+      killed++;
+    } catch {
+      // already gone
+    }
+  }
+  return killed;
+}

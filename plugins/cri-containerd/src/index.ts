@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import { definePlugin, type RuntimeFactory } from '@skiff/kernel';
+import { CriClient } from './cri-client.js';
+import { ContainerdDaemon } from './daemon.js';
+import { importImageArchive } from './images.js';
+import { PLUGIN_NAME, RUNTIME_NAME } from './names.js';
+import { optionsSchema, type ContainerdRuntimeOptions } from './options.js';
+import { ContainerdRuntime } from './runtime.js';
+
+/**
+ * The factory kubelets pick with `runtime: 'containerd'`: for each node, containerd started with a generated
+ * configuration under the node's data dir (or the socket the options name), reached over CRI v1.
+ */
+export function containerdRuntimeFactory(options: ContainerdRuntimeOptions): RuntimeFactory {
+  return {
+    name: RUNTIME_NAME,
+    async create(node) {
+      const logger = node.logger.child({ runtime: RUNTIME_NAME });
+      const daemon = options.socket
+        ? undefined
+        : await ContainerdDaemon.start({
+            baseDir: join(node.dataDir, 'containerd'),
+            binary: options.containerd,
+            sandboxImage: options.sandboxImage,
+            plainHttpRegistries: options.plainHttpRegistries,
+            logLevel: options.logLevel,
+            startTimeoutSeconds: options.startTimeoutSeconds,
+            logger,
+          });
+      const socket = options.socket ?? daemon!.socket;
+      const client = new CriClient(socket);
+      try {
+        await client.waitForReady(options.startTimeoutSeconds * 1000);
+        for (const file of options.imports) logger.info({ file, images: await importImageArchive(socket, file) }, 'image archive imported');
+      } catch (err) {
+        client.close();
+        await daemon?.stop();
+        throw err;
+      }
+      return new ContainerdRuntime(client, logger, async () => daemon?.stop());
+    },
+  };
+}
+
+/** Registers the containerd container runtime with the kubelet. */
+export default definePlugin({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  options: optionsSchema,
+  apply(kernel, options) {
+    kernel.hooks.runtimes.tap(PLUGIN_NAME, (registry) => registry.register(containerdRuntimeFactory(options)));
+  },
+});
+
+export { ContainerdRuntime } from './runtime.js';
+export { CriClient, CriCallError } from './cri-client.js';
+export { ContainerdDaemon, containerdConfig, checkHost, killShims, stateDirFor } from './daemon.js';
+export { importImageArchive } from './images.js';
+export { optionsSchema, type ContainerdRuntimeOptions } from './options.js';
+export { ContainerdError, CONTAINERD_ERRORS, type ContainerdErrorCode } from './errors.js';
+export { PLUGIN_NAME, RUNTIME_NAME, CRI_NAMESPACE } from './names.js';

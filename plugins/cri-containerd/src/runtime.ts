@@ -1,0 +1,225 @@
+import type {
+  ContainerConfig,
+  ContainerRuntime,
+  ContainerStatusInfo,
+  ExecSyncResult,
+  ImageAuth,
+  Logger,
+  PodSandboxConfig,
+  PodSandboxStatus,
+  StreamRequest,
+} from '@skiff/kernel';
+import { type CriClient, isNotFound, type CriMessage } from './cri-client.js';
+import { fromCriContainer, fromCriSandbox, toCriContainerConfig, toCriSandboxConfig } from './convert.js';
+import { RUNTIME_NAME } from './names.js';
+
+type Obj = Record<string, unknown>;
+
+/** The network namespace path containerd made for a sandbox, from its verbose status. */
+function netnsPathOf(info: Record<string, string> | undefined): string | undefined {
+  if (!info?.info) return undefined;
+  try {
+    const parsed = JSON.parse(info.info) as { runtimeSpec?: { linux?: { namespaces?: { type: string; path?: string }[] } } };
+    return parsed.runtimeSpec?.linux?.namespaces?.find((ns) => ns.type === 'network')?.path;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The kernel's ContainerRuntime over containerd's CRI v1. Statuses of containers that have exited never
+ * change, and a running container's start time neither, so lists reuse what an earlier status call said and
+ * only ask containerd about containers that changed state.
+ */
+export class ContainerdRuntime implements ContainerRuntime {
+  readonly name = RUNTIME_NAME;
+  private readonly netns = new Map<string, string>();
+  private readonly statuses = new Map<string, ContainerStatusInfo>();
+
+  constructor(
+    readonly client: CriClient,
+    private readonly logger: Logger,
+    private readonly onClose: () => Promise<void> = async () => undefined,
+  ) {}
+
+  async version() {
+    const answer = await this.client.runtime('Version', { version: '0.1.0' });
+    return {
+      runtimeName: answer.runtime_name as string,
+      runtimeVersion: answer.runtime_version as string,
+      runtimeApiVersion: answer.runtime_api_version as string,
+    };
+  }
+
+  async runPodSandbox(config: PodSandboxConfig): Promise<string> {
+    const answer = await this.client.runtime('RunPodSandbox', { config: toCriSandboxConfig(config) });
+    return answer.pod_sandbox_id as string;
+  }
+
+  async stopPodSandbox(sandboxId: string): Promise<void> {
+    await this.ignoringNotFound(this.client.runtime('StopPodSandbox', { pod_sandbox_id: sandboxId }));
+  }
+
+  async removePodSandbox(sandboxId: string): Promise<void> {
+    await this.ignoringNotFound(this.client.runtime('RemovePodSandbox', { pod_sandbox_id: sandboxId }));
+    this.netns.delete(sandboxId);
+  }
+
+  async podSandboxStatus(sandboxId: string): Promise<PodSandboxStatus | undefined> {
+    let answer: CriMessage;
+    try {
+      answer = await this.client.runtime('PodSandboxStatus', { pod_sandbox_id: sandboxId, verbose: true });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    const netns = netnsPathOf(answer.info as Record<string, string> | undefined);
+    if (netns) this.netns.set(sandboxId, netns);
+    return fromCriSandbox(answer.status as Obj, netns);
+  }
+
+  async listPodSandbox(filter?: { labelSelector?: Record<string, string> }): Promise<PodSandboxStatus[]> {
+    const answer = await this.client.runtime('ListPodSandbox', filter?.labelSelector ? { filter: { label_selector: filter.labelSelector } } : {});
+    const items = (answer.items as Obj[]) ?? [];
+    return Promise.all(
+      items.map(async (item) => {
+        const id = item.id as string;
+        // A sandbox from before this process started: its namespace path is only in the verbose status.
+        if (!this.netns.has(id) && item.state === 'SANDBOX_READY') await this.podSandboxStatus(id);
+        return fromCriSandbox(item, this.netns.get(id));
+      }),
+    );
+  }
+
+  async createContainer(sandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string> {
+    const answer = await this.client.runtime('CreateContainer', {
+      pod_sandbox_id: sandboxId,
+      config: toCriContainerConfig(config),
+      sandbox_config: toCriSandboxConfig(sandboxConfig),
+    });
+    return answer.container_id as string;
+  }
+
+  async startContainer(containerId: string): Promise<void> {
+    await this.client.runtime('StartContainer', { container_id: containerId });
+  }
+
+  async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
+    await this.ignoringNotFound(this.client.runtime('StopContainer', { container_id: containerId, timeout: timeoutSeconds }, (timeoutSeconds + 30) * 1000));
+  }
+
+  async removeContainer(containerId: string): Promise<void> {
+    await this.ignoringNotFound(this.client.runtime('RemoveContainer', { container_id: containerId }));
+    this.statuses.delete(containerId);
+  }
+
+  async containerStatus(containerId: string): Promise<ContainerStatusInfo | undefined> {
+    let answer: CriMessage;
+    try {
+      answer = await this.client.runtime('ContainerStatus', { container_id: containerId });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    return fromCriContainer(answer.status as Obj);
+  }
+
+  async listContainers(filter?: { podSandboxId?: string }): Promise<ContainerStatusInfo[]> {
+    const answer = await this.client.runtime('ListContainers', filter?.podSandboxId ? { filter: { pod_sandbox_id: filter.podSandboxId } } : {});
+    const items = (answer.containers as Obj[]) ?? [];
+    const seen = new Set<string>();
+    const listed = await Promise.all(
+      items.map(async (item) => {
+        const id = item.id as string;
+        seen.add(id);
+        const known = this.statuses.get(id);
+        if (known && known.state === item.state && item.state !== 'CONTAINER_CREATED') return known;
+        const status = await this.containerStatus(id);
+        if (!status) return undefined;
+        const merged = { ...status, podSandboxId: item.pod_sandbox_id as string };
+        if (merged.state === 'CONTAINER_RUNNING' || merged.state === 'CONTAINER_EXITED') this.statuses.set(id, merged);
+        return merged;
+      }),
+    );
+    if (!filter?.podSandboxId) for (const id of this.statuses.keys()) if (!seen.has(id)) this.statuses.delete(id);
+    return listed.filter((status): status is ContainerStatusInfo => status !== undefined);
+  }
+
+  async pullImage(image: string, auth?: ImageAuth): Promise<string> {
+    const request: CriMessage = { image: { image } };
+    if (auth) {
+      request.auth = {
+        username: auth.username ?? '',
+        password: auth.password ?? '',
+        auth: auth.auth ?? '',
+        server_address: auth.serverAddress ?? '',
+        identity_token: auth.identityToken ?? '',
+        registry_token: auth.registryToken ?? '',
+      };
+    }
+    const answer = await this.client.image('PullImage', request);
+    return answer.image_ref as string;
+  }
+
+  async imageStatus(image: string): Promise<{ id: string; repoTags: string[]; size: number } | undefined> {
+    const answer = await this.client.image('ImageStatus', { image: { image } });
+    const found = answer.image as Obj | null | undefined;
+    if (!found || !found.id) return undefined;
+    return { id: found.id as string, repoTags: (found.repo_tags as string[]) ?? [], size: Number(found.size ?? 0) };
+  }
+
+  async execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult> {
+    const answer = await this.client.runtime('ExecSync', { container_id: containerId, cmd, timeout: timeoutSeconds }, (timeoutSeconds + 10) * 1000);
+    return {
+      stdout: Buffer.from((answer.stdout as Uint8Array | undefined) ?? []),
+      stderr: Buffer.from((answer.stderr as Uint8Array | undefined) ?? []),
+      exitCode: (answer.exit_code as number | undefined) ?? 0,
+    };
+  }
+
+  async exec(request: StreamRequest): Promise<string> {
+    const answer = await this.client.runtime('Exec', {
+      container_id: request.containerId,
+      cmd: request.cmd ?? [],
+      tty: request.tty ?? false,
+      stdin: request.stdin ?? false,
+      stdout: request.stdout ?? false,
+      stderr: request.stderr ?? false,
+    });
+    return answer.url as string;
+  }
+
+  async attach(request: StreamRequest): Promise<string> {
+    const answer = await this.client.runtime('Attach', {
+      container_id: request.containerId,
+      tty: request.tty ?? false,
+      stdin: request.stdin ?? false,
+      stdout: request.stdout ?? false,
+      stderr: request.stderr ?? false,
+    });
+    return answer.url as string;
+  }
+
+  async portForward(sandboxId: string, ports: number[]): Promise<string> {
+    const answer = await this.client.runtime('PortForward', { pod_sandbox_id: sandboxId, port: ports });
+    return answer.url as string;
+  }
+
+  async reopenContainerLog(containerId: string): Promise<void> {
+    await this.client.runtime('ReopenContainerLog', { container_id: containerId });
+  }
+
+  async close(): Promise<void> {
+    this.client.close();
+    await this.onClose();
+  }
+
+  private async ignoringNotFound(call: Promise<unknown>): Promise<void> {
+    try {
+      await call;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      this.logger.debug({ err }, 'already gone');
+    }
+  }
+}
