@@ -31,6 +31,16 @@ ${Object.entries(PLUGIN_KINDS)
   --dir        where to create skiff-plugin-<name>/ (default: this folder)
   -h, --help   print this help`,
   },
+  image: {
+    summary: "load image archives into a running local cluster's nodes",
+    usage: `usage: skiff image import FILE... [--data-dir DIR] [--node NAME]
+
+Imports OCI or docker-archive image tars into the containerd of each node of a running cluster started with
+the local preset (or of one node), for machines without a registry. Pods then use the archive's image names.
+  --data-dir   the cluster's data dir (default: ./.skiff)
+  --node       only this node (default: every node)
+  -h, --help   print this help`,
+  },
   version: {
     summary: 'print the skiff version',
     usage: `usage: skiff version

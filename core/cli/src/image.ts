@@ -1,0 +1,49 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type * as ContainerdPlugin from '@skiff/plugin-cri-containerd';
+import type { Output } from './up.js';
+
+/** The containerd runtime plugin, loaded only when an image command runs (the dev preset has no containerd). */
+async function containerdPlugin(): Promise<typeof ContainerdPlugin> {
+  try {
+    return await import('@skiff/plugin-cri-containerd');
+  } catch {
+    throw new Error('skiff image needs @skiff/plugin-cri-containerd (npm install @skiff/plugin-cri-containerd)');
+  }
+}
+
+/**
+ * `skiff image import FILE… [--data-dir DIR] [--node NAME]`: loads image archives into the containerd of each
+ * node of a running local cluster, for machines without a registry (as `kind load image-archive` does).
+ */
+export async function image(argv: string[], output: Output, cwd: string): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, node: { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [verb, ...files] = positionals;
+  if (verb !== 'import') throw new Error(verb === undefined ? 'skiff image needs a subcommand: import' : `unknown image subcommand "${verb}" (known: import)`);
+  if (files.length === 0) throw new Error('skiff image import needs at least one image archive (an OCI or docker-archive tar)');
+  const dataDir = resolve(cwd, values['data-dir'] ?? '.skiff');
+  const nodesDir = join(dataDir, 'nodes');
+  const nodes = values.node ? [values.node] : existsSync(nodesDir) ? readdirSync(nodesDir).sort() : [];
+  const { importImageArchive, stateDirFor } = await containerdPlugin();
+  const running = nodes
+    .map((node) => ({ node, socket: join(stateDirFor(join(nodesDir, node, 'containerd')), 'containerd.sock') }))
+    .filter(({ socket }) => existsSync(socket));
+  if (running.length === 0) {
+    const which = values.node ? `node ${values.node}` : 'any node';
+    throw new Error(`no running containerd for ${which} under ${dataDir}: start the cluster first (skiff up --preset local)`);
+  }
+  for (const file of files) {
+    const path = resolve(cwd, file);
+    if (!existsSync(path)) throw new Error(`no such image archive: ${file}`);
+    for (const { node, socket } of running) {
+      const names = await importImageArchive(socket, path);
+      output.out(`${node}: imported ${names.join(', ') || file}`);
+    }
+  }
+}
