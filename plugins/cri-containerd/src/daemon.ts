@@ -212,6 +212,8 @@ export class ContainerdDaemon {
       clearTimeout(timer);
     }
     await killShims(this.socket);
+    // Sockets and (by now unmounted) namespace files: a mount still there makes this fail, and it is kept.
+    await rm(this.stateDir, { recursive: true, force: true }).catch((err: unknown) => this.options.logger.warn({ err }, 'containerd state left behind'));
   }
 }
 

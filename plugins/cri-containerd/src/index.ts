@@ -3,6 +3,7 @@ import { definePlugin, type RuntimeFactory } from '@skiff/kernel';
 import { CriClient } from './cri-client.js';
 import { ContainerdDaemon } from './daemon.js';
 import { importImageArchive } from './images.js';
+import { buildPauseImage } from './pause-image.js';
 import { PLUGIN_NAME, RUNTIME_NAME } from './names.js';
 import { optionsSchema, type ContainerdRuntimeOptions } from './options.js';
 import { ContainerdRuntime } from './runtime.js';
@@ -29,15 +30,22 @@ export function containerdRuntimeFactory(options: ContainerdRuntimeOptions): Run
           });
       const socket = options.socket ?? daemon!.socket;
       const client = new CriClient(socket);
+      const runtime = new ContainerdRuntime(client, logger, async () => daemon?.stop());
       try {
         await client.waitForReady(options.startTimeoutSeconds * 1000);
         for (const file of options.imports) logger.info({ file, images: await importImageArchive(socket, file) }, 'image archive imported');
+        if (options.buildSandboxImage && !(await runtime.imageStatus(options.sandboxImage))) {
+          const file = join(node.dataDir, 'containerd', 'pause.tar');
+          await buildPauseImage(options.sandboxImage, file);
+          await importImageArchive(socket, file);
+          logger.info({ image: options.sandboxImage }, 'sandbox image built from busybox-static and imported');
+        }
       } catch (err) {
         client.close();
         await daemon?.stop();
         throw err;
       }
-      return new ContainerdRuntime(client, logger, async () => daemon?.stop());
+      return runtime;
     },
   };
 }
@@ -57,6 +65,7 @@ export { ContainerdRuntime } from './runtime.js';
 export { CriClient, CriCallError } from './cri-client.js';
 export { ContainerdDaemon, containerdConfig, checkHost, killShims, stateDirFor } from './daemon.js';
 export { importImageArchive } from './images.js';
+export { buildPauseImage } from './pause-image.js';
 export { optionsSchema, type ContainerdRuntimeOptions } from './options.js';
 export { ContainerdError, CONTAINERD_ERRORS, type ContainerdErrorCode } from './errors.js';
 export { PLUGIN_NAME, RUNTIME_NAME, CRI_NAMESPACE } from './names.js';

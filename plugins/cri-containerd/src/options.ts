@@ -9,6 +9,11 @@ export const optionsSchema = {
     },
     containerd: { type: 'string', default: 'containerd', description: 'the containerd binary started for each node' },
     sandboxImage: { type: 'string', default: 'skiff.local/pause:3.10', description: 'the pause image every pod sandbox runs' },
+    buildSandboxImage: {
+      type: 'boolean',
+      default: true,
+      description: "when the sandbox image is not on the node, build it from the host's static busybox (no registry serves one here)",
+    },
     imports: {
       type: 'array',
       items: { type: 'string' },
