@@ -193,6 +193,8 @@ export interface NetworkAttachment {
    * restart keeps its IP. Networks that cannot honour it ignore it.
    */
   preferredIP?: string;
+  /** The pod's host ports (CNI `portMappings` capability); networks without port mapping ignore them. */
+  portMappings?: { protocol?: string; containerPort: number; hostPort?: number; hostIp?: string }[];
 }
 
 export interface NetworkResult {
