@@ -17,7 +17,15 @@ const sh = promisify(execFile);
 const BIN_DIR = '/usr/lib/cni';
 // Apart from any running cluster (10.244.0.0/16, skiff<i>): node 0 of 10.250.0.0/16 on bridge skifft0.
 const BRIDGE = 'skifft0';
-const OPTIONS = { clusterCIDR: '10.250.0.0/16', nodeCIDRMaskSize: 24, binDir: BIN_DIR, bridgeName: 'skifft', hairpinMode: true, ipMasq: true };
+const OPTIONS = {
+  clusterCIDR: '10.250.0.0/16',
+  nodeCIDRMaskSize: 24,
+  binDir: BIN_DIR,
+  bridgeName: 'skifft',
+  hairpinMode: true,
+  ipMasq: true,
+  dns: { nameservers: ['10.96.0.10'], searches: ['svc.cluster.local'] },
+};
 
 function whyNotReal(): string | undefined {
   if (process.platform !== 'linux') return 'not Linux';
@@ -122,6 +130,7 @@ describe.skipIf(skipReason !== undefined)('the bridge network with the real CNI 
     expect(result.ips).toHaveLength(1);
     expect(result.ips[0]!.address).toMatch(/^10\.250\.1\.\d+\/24$/);
     expect(result.ips[0]!.gateway).toBe('10.250.1.1');
+    expect(result.dns).toEqual({ nameservers: ['10.96.0.10'], search: ['svc.cluster.local'] });
     const ip = ipOf(result.ips[0]!.address);
     expect((await run('ip', 'netns', 'exec', netnsName(pod), 'ip', '-4', 'addr', 'show', 'eth0')).stdout).toContain(`inet ${result.ips[0]!.address}`);
     expect((await run('ip', 'netns', 'exec', netnsName(pod), 'ip', 'link', 'show', 'lo')).stdout).toMatch(/state UNKNOWN|,UP/);

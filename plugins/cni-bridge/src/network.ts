@@ -77,6 +77,7 @@ export class BridgeNetwork implements PodNetwork {
 
     const dir = join(node.dataDir, 'cni');
     const ipamDir = join(dir, 'networks');
+    const dns = cniDns(options.dns);
     const main = bridgeConflist({
       networkName: bridge,
       bridge,
@@ -85,7 +86,7 @@ export class BridgeNetwork implements PodNetwork {
       hairpinMode: options.hairpinMode,
       ipMasq: options.ipMasq,
       ...(options.mtu === undefined ? {} : { mtu: options.mtu }),
-      ...(cniDns(options.dns) ? { dns: cniDns(options.dns) } : {}),
+      ...(dns ? { dns } : {}),
     });
     const loopback = loopbackConflist();
     await mkdir(join(dir, 'net.d'), { recursive: true });
@@ -115,7 +116,8 @@ export class BridgeNetwork implements PodNetwork {
       const cached = await this.layout.cache.read(this.layout.main.name, attachment.containerId, attachment.ifName);
       if (cached) {
         if (cached.netns === attachment.netnsPath && (await this.stillAttached(attachment))) return toNetworkResult(cached.result);
-        await this.detach(attachment);
+        // The old attachment lives in the namespace it was made in.
+        await this.detach({ ...attachment, netnsPath: cached.netns });
       }
       return toNetworkResult(await this.attach(attachment));
     });
