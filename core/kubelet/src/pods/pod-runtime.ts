@@ -214,7 +214,8 @@ export class PodRuntimeManager {
 
   private async addNetwork(pod: Pod, sandbox: PodSandboxStatus, preferredIP = pod.status?.podIP): Promise<string> {
     const { network } = this.options;
-    const result = await network.add(this.attachment(sandbox, preferredIP));
+    const { portMappings } = sandboxConfig(pod, sandbox.metadata.attempt);
+    const result = await network.add({ ...this.attachment(sandbox, preferredIP), ...(portMappings ? { portMappings } : {}) });
     const address = result.ips[0]?.address.split('/')[0];
     if (!address) throw new KubeletError('SKIFF_ERR_KUBELET_NETWORK_NO_IP', { name: network.name, pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
     this.ips.set(sandbox.id, address);
