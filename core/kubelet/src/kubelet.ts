@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { RESOURCES, isApiError, type Pod } from '@skiff/api';
 import { assertCanI, EventRecorderImpl, SharedInformerFactory, createLoopbackClient } from '@skiff/client';
-import type { ApiHandler, ContainerRuntime, Hooks, Logger, NetworkFactory, NodeContext, PodNetwork, RuntimeFactory } from '@skiff/kernel';
+import type { ApiHandler, ContainerRuntime, Hooks, Logger, NetworkFactory, NodeConnections, NodeContext, PodNetwork, RuntimeFactory } from '@skiff/kernel';
 import { KUBELET_COMPONENT } from './names.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
@@ -9,6 +9,7 @@ import { NodeRegistration } from './node/node-registration.js';
 import { callNamed, namingFailures, type NodePluginIdentity } from './plugin-failures.js';
 import { PodRuntimeManager } from './pods/pod-runtime.js';
 import { PodWorkers } from './pods/pod-workers.js';
+import { KubeletNodeConnection } from './streaming/node-connection.js';
 
 export interface KubeletConfig {
   nodeName: string;
@@ -30,6 +31,8 @@ export interface KubeletConfig {
   apiHandler: ApiHandler;
   hooks: Pick<Hooks, 'podAdmit' | 'podSync'>;
   logger: Logger;
+  /** Where this kubelet offers the API server its pods' logs, exec, attach and port-forward. */
+  connections?: NodeConnections;
 }
 
 /** In-process nodes share the host's loopback address. */
@@ -47,6 +50,7 @@ export class Kubelet {
   private workers: PodWorkers | undefined;
   private manager: PodRuntimeManager | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private unregister: (() => void) | undefined;
   private readonly logger: Logger;
 
   constructor(private readonly config: KubeletConfig) {
@@ -101,10 +105,18 @@ export class Kubelet {
     // Sandboxes of pods deleted while this kubelet was away have nobody left to clean them up.
     await manager.killOrphans((namespace, name, uid) => pods.get(`${namespace}/${name}`)?.metadata.uid === uid);
     this.workers.start(this.abort.signal);
+    const connection = new KubeletNodeConnection({
+      nodeName,
+      runtime,
+      pod: (namespace, name) => pods.get(`${namespace}/${name}`),
+      signal: this.abort.signal,
+    });
+    this.unregister = this.config.connections?.register(nodeName, connection);
     this.logger.info({ runtime: runtime.name, network: network.name, podCIDR: network.podCIDR?.() }, 'kubelet started');
   }
 
   async stop(): Promise<void> {
+    this.unregister?.();
     this.abort.abort();
     clearInterval(this.heartbeat);
     await this.workers?.stopped();

@@ -5,6 +5,7 @@ import { Kubelet } from './kubelet.js';
 import { PLUGIN_NAME } from './names.js';
 import { kubeletOptionsSchema } from './options.js';
 import { NameRegistry } from './registry.js';
+import { NodeConnectionRegistry } from './streaming/node-connections.js';
 
 /** Runs the runtimes and networks hooks once and returns the filled registries. */
 export function collectNodePlugins(kernel: Kernel) {
@@ -17,16 +18,21 @@ export function collectNodePlugins(kernel: Kernel) {
 
 /**
  * The kubelet component: runs `nodes` in-process nodes named <namePrefix>-1 … -N, each with the runtime
- * and network the options name, talking to the in-process API server as system:node:<name>.
+ * and network the options name, talking to the in-process API server as system:node:<name>. Each node
+ * offers the API server its pods' logs, exec, attach and port-forward through `nodeConnections`.
  */
 export const kubeletPlugin = definePlugin({
   name: PLUGIN_NAME,
   version: '0.1.0',
   kernel: '^0.1.0',
   needs: ['apiHandler'],
+  provides: ['nodeConnections'],
   options: kubeletOptionsSchema,
   apply(kernel, options) {
     const kubelets: Kubelet[] = [];
+    // Provided at once, so the API server can look nodes up whenever a request comes, whatever the start order.
+    const connections = new NodeConnectionRegistry();
+    kernel.provide('nodeConnections', connections);
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.KUBELET, {
       async start() {
         const count = options.nodes ?? kernel.config.nodes;
@@ -56,6 +62,7 @@ export const kubeletPlugin = definePlugin({
             apiHandler,
             hooks: kernel.hooks,
             logger,
+            connections,
           });
           kubelets.push(kubelet);
           await kubelet.start();

@@ -1,15 +1,19 @@
+import { join } from 'node:path';
 import { definePlugin, type RuntimeFactory } from '@skiff/kernel';
-import { RUNTIME_NAME, PLUGIN_NAME } from './names.js';
+import { RUNTIME_DATA_FOLDER, RUNTIME_NAME, PLUGIN_NAME } from './names.js';
 import { optionsSchema, type SimulatedRuntimeOptions } from './options.js';
 import { SimulatedRuntime } from './runtime.js';
 
 export { optionsSchema } from './options.js';
 
-/** The factory kubelets pick with `runtime: 'simulated'`: one in-memory runtime per node. */
+/**
+ * The factory kubelets pick with `runtime: 'simulated'`: one in-memory runtime per node, with a folder in the
+ * node's data folder for container logs the kubelet's log folder cannot take.
+ */
 export function simulatedRuntimeFactory(options: SimulatedRuntimeOptions): RuntimeFactory {
   return {
     name: RUNTIME_NAME,
-    create: (node) => new SimulatedRuntime(options, node.logger.child({ runtime: RUNTIME_NAME })),
+    create: (node) => new SimulatedRuntime(options, node.logger.child({ runtime: RUNTIME_NAME }), join(node.dataDir, RUNTIME_DATA_FOLDER)),
   };
 }
 

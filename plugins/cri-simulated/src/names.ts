@@ -4,6 +4,9 @@ export const PLUGIN_NAME = '@skiff/plugin-cri-simulated';
 export const RUNTIME_NAME = 'simulated';
 export const RUNTIME_VERSION = '0.1.0';
 
+/** The runtime's own folder in the node's data folder (containers' logs when the kubelet's log folder cannot be written). */
+export const RUNTIME_DATA_FOLDER = 'cri-simulated';
+
 /**
  * A container label the Skiff kubelet sets to `init` on init containers. The simulated runtime has no
  * processes, so, like kwok, it lets init containers run to completion (exit 0) as soon as they start;

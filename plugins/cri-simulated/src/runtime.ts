@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ContainerConfig, ContainerRuntime, ContainerStatusInfo, Logger, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
 import { RuntimeError } from './errors.js';
 import { imageDigest, imageSize, normalizeImage, repoDigest } from './images.js';
+import { SimulatedLogs } from './logs.js';
 import {
   CONTAINER_ROLE_LABEL,
   RESTART_POLICY_LABEL,
@@ -42,6 +43,7 @@ function matchesLabels(labels: Record<string, string> | undefined, selector: Rec
  * containers are records with unique ids, states and timestamps (milliseconds since the epoch).
  * Unknown ids are errors, except that stopping or removing something already removed is a no-op, as
  * the CRI asks. A container is removed only once it is not running, a sandbox only once it is stopped.
+ * Given a folder of its own, it writes each started container a CRI log file with one line saying so.
  */
 export class SimulatedRuntime implements ContainerRuntime {
   readonly name = RUNTIME_NAME;
@@ -54,14 +56,18 @@ export class SimulatedRuntime implements ContainerRuntime {
   private readonly exits = new Map<string, NodeJS.Timeout>();
   private readonly failImages: Set<string>;
   private readonly options: SimulatedRuntimeOptions;
+  /** Containers' log files; none without a data folder (a runtime made for a unit test). */
+  private readonly logs: SimulatedLogs | undefined;
   private closed = false;
 
   constructor(
     options: Partial<SimulatedRuntimeOptions> = {},
     private readonly logger?: Logger,
+    dataDir?: string,
   ) {
     this.options = { ...DEFAULT_OPTIONS, ...options };
     this.failImages = new Set(this.options.failImages.map(normalizeImage));
+    this.logs = dataDir === undefined ? undefined : new SimulatedLogs(dataDir, logger);
   }
 
   async version() {
@@ -111,6 +117,7 @@ export class SimulatedRuntime implements ContainerRuntime {
       this.containers.delete(id);
       this.removed.add(id);
       this.forgetExit(id);
+      await this.logs?.remove(id);
     }
     this.sandboxes.delete(sandboxId);
     this.removed.add(sandboxId);
@@ -127,7 +134,7 @@ export class SimulatedRuntime implements ContainerRuntime {
       .map((sandbox) => structuredClone(sandbox.status));
   }
 
-  async createContainer(sandboxId: string, config: ContainerConfig, _sandboxConfig: PodSandboxConfig): Promise<string> {
+  async createContainer(sandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string> {
     this.checkOpen();
     const sandbox = this.sandboxes.get(sandboxId);
     if (!sandbox) throw new RuntimeError('SKIFF_ERR_CRI_NOT_FOUND', { kind: 'sandbox', id: sandboxId });
@@ -140,7 +147,7 @@ export class SimulatedRuntime implements ContainerRuntime {
         throw new RuntimeError('SKIFF_ERR_CRI_NAME_RESERVED', { kind: 'container', name: `${config.metadata.name}_${config.metadata.attempt}`, id: held.id });
     }
     const id = newId();
-    this.containers.set(id, {
+    const container: ContainerStatusInfo = {
       id,
       podSandboxId: sandboxId,
       metadata: { ...config.metadata },
@@ -149,7 +156,11 @@ export class SimulatedRuntime implements ContainerRuntime {
       image: { image: config.image.image },
       imageRef: repoDigest(config.image.image),
       labels: { ...config.labels },
-    });
+    };
+    // Held before the log is placed, so the name stays reserved while that waits on the disk.
+    this.containers.set(id, container);
+    const logPath = await this.logs?.place(id, sandboxConfig, config);
+    if (logPath) container.logPath = logPath;
     return id;
   }
 
@@ -169,6 +180,7 @@ export class SimulatedRuntime implements ContainerRuntime {
     if (this.containers.get(containerId) !== container || container.state !== 'CONTAINER_CREATED') return;
     container.state = 'CONTAINER_RUNNING';
     container.startedAt = Date.now();
+    await this.logs?.write(containerId, 'stdout', `simulated container ${container.metadata.name} started (image ${container.image.image})`);
     if (container.labels?.[CONTAINER_ROLE_LABEL] === 'init') return this.exit(container);
     const sandbox = this.sandboxes.get(container.podSandboxId);
     const lifetime = this.lifetime(container, sandbox?.config.annotations ?? {});
@@ -206,6 +218,7 @@ export class SimulatedRuntime implements ContainerRuntime {
     this.containers.delete(containerId);
     this.removed.add(containerId);
     this.forgetExit(containerId);
+    await this.logs?.remove(containerId);
   }
 
   async containerStatus(containerId: string): Promise<ContainerStatusInfo | undefined> {
@@ -240,6 +253,7 @@ export class SimulatedRuntime implements ContainerRuntime {
     this.exits.clear();
     this.sandboxes.clear();
     this.containers.clear();
+    await this.logs?.removeAll();
   }
 
   /**
