@@ -63,7 +63,8 @@ const plugin = definePlugin({
       async start() {
         const api = server!;
         for (const definition of builtinResources()) api.registry.register(definition);
-        registerBuiltinHandlers(api.handlers);
+        // The kubelet provides `nodeConnections`, possibly after the API server starts: looked up per request.
+        registerBuiltinHandlers(api.handlers, (node) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : undefined));
         kernel.hooks.resources.call(api.registry);
         kernel.hooks.initializers.call(api.initializers);
         api.start(kernel.resolve('store'));

@@ -1,7 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ApiHandler, Logger } from '@skiff/kernel';
 import { negotiateProtobuf } from '../pipeline/negotiate.js';
+import { writeRawResponse } from '../streaming/raw-response.js';
+import { upgradeApiRequest } from '../streaming/upgrade-request.js';
 import { sendResponse } from './send-response.js';
 import { toApiRequest } from './to-api-request.js';
 
@@ -30,6 +34,8 @@ const REASONS: Record<number, string> = {
  */
 export class HttpServer {
   private readonly app: FastifyInstance;
+  /** Connections handed over by upgrades (exec, attach, port-forward): fastify no longer tracks them. */
+  private readonly upgraded = new Set<Duplex>();
 
   constructor(private readonly options: HttpServerOptions) {
     this.app = fastify({
@@ -72,6 +78,8 @@ export class HttpServer {
       if (code === 500) options.logger.error({ err: error }, 'HTTP layer failed');
       sendStatus(reply, code, error.message);
     });
+    // fastify routes no upgrade requests: they come here from Node's server and run the same pipeline.
+    this.app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
   }
 
   /** Listens; port 0 picks a free port. Returns the port actually bound. */
@@ -81,6 +89,7 @@ export class HttpServer {
   }
 
   async close(): Promise<void> {
+    for (const socket of this.upgraded) socket.destroy();
     await this.app.close();
   }
 
@@ -101,7 +110,33 @@ export class HttpServer {
       return controller.signal;
     });
     const response = await this.options.handler.handle(apiRequest);
+    // Only an upgrade request can be upgraded, and Node hands those to `upgrade`, never to fastify.
+    if (response.upgrade) return sendStatus(reply, 400, 'Upgrade request required');
     await sendResponse(reply, negotiateProtobuf(apiRequest, response));
+  }
+
+  /**
+   * An upgrade request: authenticated, authorized and audited like any other. A response that upgrades
+   * takes the socket over; any other is written onto the socket, which then closes.
+   */
+  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    this.upgraded.add(socket);
+    const closed = new AbortController();
+    socket.on('error', () => socket.destroy());
+    socket.once('close', () => {
+      this.upgraded.delete(socket);
+      closed.abort();
+    });
+    try {
+      const apiRequest = upgradeApiRequest(request, closed.signal);
+      const response = await this.options.handler.handle(apiRequest);
+      if (socket.destroyed) return;
+      if (response.upgrade) response.upgrade(socket, head);
+      else await writeRawResponse(socket, negotiateProtobuf(apiRequest, response));
+    } catch (err) {
+      this.options.logger.error({ err }, 'upgrade request failed');
+      socket.destroy();
+    }
   }
 }
 

@@ -49,7 +49,7 @@ export const pods = defineKind({
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: ['status', 'binding', 'eviction', 'log', 'ephemeralcontainers', 'resize'],
+  subresources: ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward', 'ephemeralcontainers', 'resize'],
   keptOnStatusUpdate: ['deletionTimestamp', 'ownerReferences'],
   table: { columns: POD_COLUMNS, cells: podCells },
   strategy: {

@@ -30,6 +30,8 @@ import { APIREGISTRATION_KINDS } from './apiregistration.js';
 import { bindings, CORE_KINDS, pods } from './core.js';
 import { COORDINATION_KINDS } from './coordination.js';
 import { registerReviewHandlers, REVIEW_KINDS } from './reviews.js';
+import { registerPodStreamHandlers } from './pod-streams.js';
+import type { NodeConnectionLookup } from '../streaming/pod-target.js';
 
 export { podQOSClass, type QOSClass } from './pod-qos.js';
 export { NAMESPACE_FINALIZER } from './core.js';
@@ -60,8 +62,9 @@ export function builtinResources(): ResourceDefinition[] {
   ];
 }
 
-/** The handlers of the built-in kinds' own verbs and subresources. */
-export function registerBuiltinHandlers(handlers: KindHandlers): void {
+/** The handlers of the built-in kinds' own verbs and subresources; `nodes` finds a node's kubelet for the pod subresources it serves. */
+export function registerBuiltinHandlers(handlers: KindHandlers, nodes: NodeConnectionLookup): void {
+  registerPodStreamHandlers(handlers, nodes);
   handlers
     .register({ group: '', resource: pods.resource, subresource: 'binding', verb: 'create' }, (ctx, body) => bindPod(ctx, body.value))
     .register({ group: '', resource: pods.resource, subresource: 'eviction', verb: 'create' }, (ctx, body) => evictPod(ctx, body.value))

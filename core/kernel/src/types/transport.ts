@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { KubeObject, Status, UserInfo } from '@skiff/api';
 
 /**
@@ -19,6 +20,11 @@ export interface ApiRequest {
   peerCertificates?: Buffer[];
   /** Aborted when the client goes away (watch streams end). */
   signal?: AbortSignal;
+  /**
+   * Every value of each query parameter, in order, for the parameters that repeat (exec's `command`); `query`
+   * keeps the first. Set by transports that can upgrade a connection.
+   */
+  queryAll?: Record<string, string[]>;
 }
 
 export interface WatchEvent<T = KubeObject> {
@@ -35,6 +41,14 @@ export interface ApiResponse {
   stream?: AsyncIterable<WatchEvent>;
   /** For log-like responses: text chunks; for protobuf watches, length-prefixed frames. */
   textStream?: AsyncIterable<string | Uint8Array>;
+  /**
+   * For connection upgrades (exec, attach, port-forward): takes the client's connection over once the
+   * request has passed the pipeline. It answers on the socket itself — a 101 and the new protocol, or an
+   * HTTP error — and owns the socket from then on. `head` holds bytes the client sent after the request's
+   * headers. Only a transport that received an upgrade request (`Connection: Upgrade`) calls it; others
+   * answer `status` (101) as an error.
+   */
+  upgrade?: (socket: Duplex, head: Buffer) => void;
 }
 
 /**

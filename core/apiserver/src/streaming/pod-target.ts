@@ -1,0 +1,62 @@
+import { ApiError, errors, type Pod } from '@skiff/api';
+import type { NodeConnection, PodRef } from '@skiff/kernel';
+import type { RestContext } from '../rest/context.js';
+import { readObject } from '../rest/read.js';
+
+/** Finds the kubelet connection of a node; undefined when no kubelet of that name is connected. */
+export type NodeConnectionLookup = (nodeName: string) => NodeConnection | undefined;
+
+/** The annotation naming the container kubectl picks when none is given (kubectl logs, exec, attach, cp). */
+export const DEFAULT_CONTAINER_ANNOTATION = 'kubectl.kubernetes.io/default-container';
+
+/** The pod the request names; 404 when there is none. */
+export async function readPod(ctx: RestContext): Promise<Pod> {
+  return (await readObject(ctx)).object as Pod;
+}
+
+export function podRef(pod: Pod): PodRef {
+  return { namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '' };
+}
+
+/** The connection to the kubelet of the pod's node: 400 for a pod not yet scheduled, 500 when no kubelet of that node is connected. */
+export function nodeConnectionOf(pod: Pod, nodes: NodeConnectionLookup): NodeConnection {
+  const nodeName = pod.spec?.nodeName;
+  if (!nodeName) throw errors.badRequest(`pod ${pod.metadata.name} does not have a host assigned`);
+  const connection = nodes(nodeName);
+  if (!connection) throw errors.internal(`error dialing backend: no kubelet of node "${nodeName}" is connected to this API server`);
+  return connection;
+}
+
+/** Every container name of the pod, as kube-apiserver lists them: init containers, containers, ephemeral containers. */
+export function containerNames(pod: Pod): string[] {
+  const spec = pod.spec as Pod['spec'] & { ephemeralContainers?: { name: string }[] };
+  return [...(spec?.initContainers ?? []), ...(spec?.containers ?? []), ...(spec?.ephemeralContainers ?? [])].map((container) => container.name);
+}
+
+/**
+ * The container a request is about, checked as kube-apiserver does: a named container must exist; without a
+ * name, the pod's only container, or the one its default-container annotation names.
+ */
+export function chooseContainer(pod: Pod, requested: string | undefined): string {
+  const names = containerNames(pod);
+  const podName = pod.metadata.name;
+  if (requested) {
+    if (!names.includes(requested)) throw errors.badRequest(`container ${requested} is not valid for pod ${podName}`);
+    return requested;
+  }
+  const containers = pod.spec?.containers ?? [];
+  if (containers.length === 1) return containers[0]!.name;
+  const annotated = pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION];
+  if (annotated && names.includes(annotated)) return annotated;
+  if (containers.length === 0) throw errors.badRequest(`a container name must be specified for pod ${podName}`);
+  throw errors.badRequest(`a container name must be specified for pod ${podName}, choose one of: [${names.join(' ')}]`);
+}
+
+/**
+ * A failure of the kubelet side (the node connection): API errors pass as they are, anything else becomes
+ * a 500 Status carrying its message.
+ */
+export function nodeFailure(err: unknown): Error {
+  if (err instanceof ApiError || (err instanceof Error && 'toStatus' in err)) return err;
+  return errors.internal((err as Error)?.message ?? String(err));
+}
