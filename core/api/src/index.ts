@@ -10,6 +10,7 @@ export * from './schema.js';
 export * from './validation.js';
 export * from './defaults.js';
 export * from './limits.js';
+export * from './downward-api.js';
 export * from './protobuf/index.js';
 export * from './generated/facts.js';
 export * from './kinds/index.js';

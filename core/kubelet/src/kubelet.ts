@@ -1,14 +1,27 @@
 import { mkdir } from 'node:fs/promises';
 import { RESOURCES, isApiError, type Pod } from '@skiff/api';
 import { assertCanI, EventRecorderImpl, SharedInformerFactory, createLoopbackClient } from '@skiff/client';
-import type { ApiHandler, ContainerRuntime, Hooks, Logger, NetworkFactory, NodeConnections, NodeContext, PodNetwork, RuntimeFactory } from '@skiff/kernel';
+import type {
+  ApiHandler,
+  ContainerRuntime,
+  Hooks,
+  Logger,
+  NetworkFactory,
+  NodeConnections,
+  NodeContext,
+  PodNetwork,
+  RuntimeFactory,
+  VolumePlugin,
+} from '@skiff/kernel';
 import { KUBELET_COMPONENT } from './names.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
 import { NodeRegistration } from './node/node-registration.js';
 import { callNamed, namingFailures, type NodePluginIdentity } from './plugin-failures.js';
+import { PodFiles } from './pods/pod-files.js';
 import { PodRuntimeManager } from './pods/pod-runtime.js';
 import { PodWorkers } from './pods/pod-workers.js';
+import { VolumeManager } from './volumes/volume-manager.js';
 import { KubeletNodeConnection } from './streaming/node-connection.js';
 
 export interface KubeletConfig {
@@ -25,6 +38,10 @@ export interface KubeletConfig {
   podsOnShutdown?: 'keep' | 'stop';
   runtimeFactory: RuntimeFactory;
   networkFactory: NetworkFactory;
+  /** The volume types this node can set up (registered through the volumes hook). */
+  volumePlugins: VolumePlugin[];
+  /** The cluster's DNS domain. */
+  clusterDomain: string;
   /** The plugins that registered the runtime and the network: their failures name them. */
   runtimePlugin?: string;
   networkPlugin?: string;
@@ -86,12 +103,31 @@ export class Kubelet {
 
     const informers = (this.informers = new SharedInformerFactory(client, { logger: this.logger }));
     const pods = informers.informer<Pod>(RESOURCES.pods, { fieldSelector: `spec.nodeName=${nodeName}` });
-    const manager = (this.manager = new PodRuntimeManager({ runtime, network, hostIP: IN_PROCESS_NODE_IP, logger: this.logger }));
+    const files = new PodFiles(dataDir);
+    const volumes = new VolumeManager({
+      plugins: this.config.volumePlugins,
+      files,
+      nodeName,
+      client,
+      node: () => registration.node,
+      logger: this.logger,
+      refreshMs: this.config.podResyncSeconds * 1000,
+    });
+    const manager = (this.manager = new PodRuntimeManager({
+      runtime,
+      network,
+      hostIP: IN_PROCESS_NODE_IP,
+      logger: this.logger,
+      files,
+      volumes,
+      clusterDomain: this.config.clusterDomain,
+    }));
     this.workers = new PodWorkers({
       nodeName,
       client,
       pods,
       manager,
+      volumes,
       runtime,
       recorder: new EventRecorderImpl(client, { component: KUBELET_COMPONENT, host: nodeName, logger: this.logger }),
       hooks: this.config.hooks,
@@ -104,6 +140,7 @@ export class Kubelet {
     await informers.waitForSync(this.abort.signal);
     // Sandboxes of pods deleted while this kubelet was away have nobody left to clean them up.
     await manager.killOrphans((namespace, name, uid) => pods.get(`${namespace}/${name}`)?.metadata.uid === uid);
+    await this.workers.removeOrphanFiles();
     this.workers.start(this.abort.signal);
     const connection = new KubeletNodeConnection({
       nodeName,

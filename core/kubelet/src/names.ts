@@ -28,5 +28,8 @@ export const CRI_LABELS = Object.freeze({
  */
 export const CONTAINER_RELIST_MS = 1000;
 
+/** How often the kubelet removes the folders of pods it no longer has (Kubernetes' housekeeping). */
+export const HOUSEKEEPING_MS = 10_000;
+
 /** The network interface every pod gets. */
 export const POD_INTERFACE = 'eth0';

@@ -20,6 +20,7 @@ export const kubeletOptionsSchema = {
     heartbeatSeconds: { type: 'number', minimum: 1, default: 10, description: 'lease renewal and node status period' },
     leaseDurationSeconds: { type: 'integer', minimum: 1, default: 40, description: 'the node lease duration' },
     podResyncSeconds: { type: 'number', minimum: 1, default: 30, description: 'every pod is synced again this often' },
+    clusterDomain: { type: 'string', default: 'cluster.local', description: "the cluster's DNS domain (pod FQDNs in /etc/hosts, DNS search paths)" },
     podsOnShutdown: {
       type: 'string',
       enum: ['keep', 'stop'],

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE, type Kernel, type NetworkFactory, type RuntimeFactory } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, type Kernel, type NetworkFactory, type RuntimeFactory, type VolumePlugin } from '@skiff/kernel';
 import { KubeletError } from './errors.js';
 import { Kubelet } from './kubelet.js';
 import { PLUGIN_NAME } from './names.js';
@@ -7,13 +7,15 @@ import { kubeletOptionsSchema } from './options.js';
 import { NameRegistry } from './registry.js';
 import { NodeConnectionRegistry } from './streaming/node-connections.js';
 
-/** Runs the runtimes and networks hooks once and returns the filled registries. */
+/** Runs the runtimes, networks and volumes hooks once and returns the filled registries. */
 export function collectNodePlugins(kernel: Kernel) {
   const runtimes = new NameRegistry<RuntimeFactory>('container runtime');
   const networks = new NameRegistry<NetworkFactory>('pod network');
+  const volumes = new NameRegistry<VolumePlugin>('volume plugin');
   kernel.hooks.runtimes.call(runtimes);
   kernel.hooks.networks.call(networks);
-  return { runtimes, networks };
+  kernel.hooks.volumes.call(volumes);
+  return { runtimes, networks, volumes };
 }
 
 /**
@@ -37,7 +39,7 @@ export const kubeletPlugin = definePlugin({
       async start() {
         const count = options.nodes ?? kernel.config.nodes;
         if (count === 0) return;
-        const { runtimes, networks } = collectNodePlugins(kernel);
+        const { runtimes, networks, volumes } = collectNodePlugins(kernel);
         const runtimeFactory = runtimes.get(options.runtime);
         if (!runtimeFactory) throw new KubeletError('SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN', { name: options.runtime, known: runtimes.known() });
         const networkFactory = networks.get(options.network);
@@ -57,6 +59,8 @@ export const kubeletPlugin = definePlugin({
             podsOnShutdown: options.podsOnShutdown,
             runtimeFactory,
             networkFactory,
+            volumePlugins: volumes.list(),
+            clusterDomain: options.clusterDomain,
             runtimePlugin: runtimes.pluginOf(options.runtime),
             networkPlugin: networks.pluginOf(options.network),
             apiHandler,

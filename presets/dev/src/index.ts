@@ -7,7 +7,7 @@ import { definePreset } from '@skiff/kernel';
  * authorization for authenticated users, namespace lifecycle and ServiceAccount admission, the deployment / replicaset / daemonset / statefulset / job / cronjob /
  * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
  * service-lb controllers, host-path volumes (a default StorageClass, provisioning and binding), the default scheduler with resources-fit and least-allocated, and kubelets on a
- * simulated runtime with a simple IPAM network.
+ * simulated runtime with a simple IPAM network and the built-in volume types.
  */
 export default definePreset({
   name: '@skiff/preset-dev',
@@ -43,6 +43,7 @@ export default definePreset({
     '@skiff/kubelet',
     '@skiff/plugin-cri-simulated',
     '@skiff/plugin-network-ipam',
+    '@skiff/plugin-volumes-builtin',
   ],
   config: {
     nodes: 1,

@@ -1,4 +1,5 @@
 import type { Node, Pod } from '@skiff/api';
+import type { ApiClient } from './client.js';
 import type { Logger } from './logger.js';
 
 /** What a runtime or network factory learns about the node it serves. */
@@ -254,11 +255,39 @@ export interface NetworkFactory {
   create(node: NodeContext): PodNetwork | Promise<PodNetwork>;
 }
 
+/** What the kubelet hands a volume plugin with every call: who it runs as and where. */
+export interface VolumeContext {
+  nodeName: string;
+  /** The node's folder (NodeContext.dataDir); pod volume folders live under `<dataDir>/pods/<uid>/volumes`. */
+  dataDir: string;
+  /** The kubelet's API client (system:node:<name>): ConfigMaps, Secrets, PersistentVolumeClaims, TokenRequests. */
+  client: ApiClient;
+  logger: Logger;
+  /** The Node as the kubelet last registered it (allocatable, for resourceFieldRef without limits). */
+  node(): Node | undefined;
+  /** Records an event about the pod (a volume that fell back to something weaker, say). */
+  event(type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+/** What a volume's setUp may answer: where the volume really is, when that is not its folder. */
+export interface VolumeSetUpResult {
+  /** The host path containers mount instead of the volume folder (hostPath, a PersistentVolume's path). */
+  path?: string;
+  /** Containers always get the volume read-only (configMap, secret, downwardAPI, projected). */
+  readOnly?: boolean;
+}
+
+/**
+ * A volume type the kubelet can set up (emptyDir, configMap, hostPath…). `setUp` is called before the
+ * pod's containers are created and again on every sync of the running pod, so it must be idempotent, and
+ * volumes that project API data refresh their files then. `tearDown` runs once the pod's sandbox is gone;
+ * after a kubelet restart the pod may be known only by `metadata.uid` (the spec is then empty).
+ */
 export interface VolumePlugin {
   name: string;
   canSupport(volume: Record<string, unknown>): boolean;
-  setUp(pod: Pod, volume: Record<string, unknown>, dir: string): Promise<void>;
-  tearDown(pod: Pod, volumeName: string, dir: string): Promise<void>;
+  setUp(pod: Pod, volume: Record<string, unknown>, dir: string, context?: VolumeContext): Promise<void | VolumeSetUpResult>;
+  tearDown(pod: Pod, volumeName: string, dir: string, context?: VolumeContext): Promise<void>;
 }
 
 export interface NamedRegistry<T extends { name: string }> {

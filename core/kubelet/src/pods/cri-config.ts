@@ -1,6 +1,7 @@
 import type { Container, Pod } from '@skiff/api';
-import type { ContainerConfig, PodSandboxConfig } from '@skiff/kernel';
+import type { ContainerConfig, ContainerMount, PodSandboxConfig } from '@skiff/kernel';
 import { CRI_LABELS } from '../names.js';
+import { podHostname } from './etc-hosts.js';
 
 /** The labels that tie runtime objects to a pod. */
 export function podLabels(pod: Pod): Record<string, string> {
@@ -11,7 +12,23 @@ export function podLabels(pod: Pod): Record<string, string> {
   };
 }
 
-export function sandboxConfig(pod: Pod, attempt: number): PodSandboxConfig {
+/** What the kubelet worked out for the pod's sandbox besides the pod itself. */
+export interface SandboxSettings {
+  /** Where the runtime writes the containers' logs (`<container>/<attempt>.log` under it). */
+  logDirectory: string;
+}
+
+/** What the kubelet worked out for a container besides its spec. */
+export interface ContainerSettings {
+  mounts: ContainerMount[];
+}
+
+/** The CRI log path of a container instance, relative to the sandbox's logDirectory. */
+export function containerLogPath(container: string, attempt: number): string {
+  return `${container}/${attempt}.log`;
+}
+
+export function sandboxConfig(pod: Pod, attempt: number, settings: SandboxSettings): PodSandboxConfig {
   const { name, namespace, uid } = pod.metadata as { name: string; namespace: string; uid: string };
   const portMappings = pod.spec.containers
     .flatMap((container) => container.ports ?? [])
@@ -19,29 +36,33 @@ export function sandboxConfig(pod: Pod, attempt: number): PodSandboxConfig {
     .map((port) => ({ protocol: port.protocol ?? 'TCP', containerPort: port.containerPort, hostPort: port.hostPort }));
   return {
     metadata: { name, namespace, uid, attempt },
-    hostname: (pod.spec.hostname as string | undefined) ?? name,
-    logDirectory: `/var/log/pods/${namespace}_${name}_${uid}`,
+    hostname: podHostname(pod),
+    logDirectory: settings.logDirectory,
     labels: { ...pod.metadata.labels, ...podLabels(pod) },
     annotations: { ...pod.metadata.annotations },
     ...(portMappings.length ? { portMappings } : {}),
   };
 }
 
-export function containerConfig(pod: Pod, container: Container, attempt: number, role: 'init' | 'regular'): ContainerConfig {
-  const { name, namespace, uid } = pod.metadata;
+export function containerConfig(pod: Pod, container: Container, attempt: number, role: 'init' | 'regular', settings: ContainerSettings): ContainerConfig {
   return {
     metadata: { name: container.name, attempt },
     image: { image: container.image ?? '' },
     ...(container.command ? { command: container.command } : {}),
     ...(container.args ? { args: container.args } : {}),
     envs: (container.env ?? []).filter((env) => env.value !== undefined).map((env) => ({ key: env.name, value: env.value! })),
+    mounts: settings.mounts,
     labels: {
       ...podLabels(pod),
       [CRI_LABELS.CONTAINER_NAME]: container.name,
       [CRI_LABELS.CONTAINER_ROLE]: role,
       [CRI_LABELS.RESTART_POLICY]: pod.spec.restartPolicy ?? 'Always',
     },
-    annotations: { 'io.kubernetes.container.restartCount': String(attempt) },
-    logPath: `/var/log/pods/${namespace}_${name}_${uid}/${container.name}/${attempt}.log`,
+    annotations: {
+      'io.kubernetes.container.restartCount': String(attempt),
+      ...(container.terminationMessagePath ? { 'io.kubernetes.container.terminationMessagePath': String(container.terminationMessagePath) } : {}),
+      ...(container.terminationMessagePolicy ? { 'io.kubernetes.container.terminationMessagePolicy': String(container.terminationMessagePolicy) } : {}),
+    },
+    logPath: containerLogPath(container.name, attempt),
   };
 }

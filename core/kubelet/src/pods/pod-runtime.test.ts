@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
 import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
 import type { Pod } from '@skiff/api';
-import { boundPod, silentLogger } from '../test-support/objects.js';
-import { PodRuntimeManager } from './pod-runtime.js';
+import { boundPod } from '../test-support/objects.js';
+import { runtimeManager } from '../test-support/runtime-manager.js';
 
 let dataDir: string;
 beforeEach(async () => {
@@ -19,10 +19,10 @@ afterEach(async () => {
 async function setUp(failImages: string[] = []) {
   const runtime = new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0, failImages });
   const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), dataDir);
-  const manager = new PodRuntimeManager({ runtime, network, hostIP: '127.0.0.1', logger: silentLogger });
+  const { manager, volumes, files, api } = runtimeManager({ runtime, network, dataDir });
   const events: string[] = [];
   const sink = (type: string, reason: string, message: string) => void events.push(`${type} ${reason}: ${message}`);
-  return { runtime, network, manager, events, sink };
+  return { runtime, network, manager, volumes, files, api, events, sink };
 }
 
 describe('PodRuntimeManager', () => {

@@ -1,10 +1,18 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Container, Pod } from '@skiff/api';
-import type { ContainerRuntime, ContainerStatusInfo, Logger, NetworkAttachment, PodNetwork, PodSandboxStatus } from '@skiff/kernel';
+import type { ContainerRuntime, ContainerStatusInfo, Logger, NetworkAttachment, PodNetwork, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
 import { KubeletError } from '../errors.js';
 import { CRI_LABELS, POD_INTERFACE } from '../names.js';
+import { VolumeSetUpError, type MountedVolume, type VolumeManager } from '../volumes/volume-manager.js';
+import { ContainerConfigError } from './container-config-error.js';
+import { containerMounts } from './container-mounts.js';
 import { containerConfig, sandboxConfig } from './cri-config.js';
+import { etcHostsContent, nodeHostsFile, writeEtcHosts } from './etc-hosts.js';
 import type { PodEventSink } from './events.js';
 import { ImagePuller, type Waiting } from './image-puller.js';
+import type { PodFiles } from './pod-files.js';
+import { terminationMessage } from './termination-message.js';
 
 /** One container of the pod as the runtime has it after a sync. */
 export interface ContainerObservation {
@@ -33,6 +41,21 @@ export interface PodRuntimeOptions {
   /** The node's address: the pod IP of hostNetwork pods. */
   hostIP: string;
   logger: Logger;
+  /** Where the node keeps pods' folders and logs. */
+  files: PodFiles;
+  volumes: VolumeManager;
+  /** The cluster's DNS domain (pod FQDNs in /etc/hosts). */
+  clusterDomain: string;
+}
+
+/** What one sync of a pod works with once its volumes and sandbox are there. */
+interface PodSetting {
+  pod: Pod;
+  sandbox: PodSandboxStatus;
+  sandboxConfig: PodSandboxConfig;
+  volumes: ReadonlyMap<string, MountedVolume>;
+  podIP: string;
+  event: PodEventSink;
 }
 
 const noEvents: PodEventSink = () => undefined;
@@ -56,14 +79,25 @@ export class PodRuntimeManager {
   private readonly puller: ImagePuller;
   /** Pod IP per sandbox id (learned from the network's ADD). */
   private readonly ips = new Map<string, string>();
+  /** What each exited container instance left in its termination-log file, by container id. */
+  private readonly terminationMessages = new Map<string, string>();
 
   constructor(private readonly options: PodRuntimeOptions) {
     this.puller = new ImagePuller(options.runtime);
   }
 
   async sync(pod: Pod, event: PodEventSink = noEvents): Promise<PodObservation> {
-    const { runtime } = this.options;
+    const { runtime, files } = this.options;
     const uid = pod.metadata.uid!;
+    const identity = { namespace: pod.metadata.namespace!, name: pod.metadata.name!, uid };
+    await files.prepare(identity);
+    let volumes: ReadonlyMap<string, MountedVolume>;
+    try {
+      volumes = await this.options.volumes.setUp(pod, event);
+    } catch (err) {
+      if (err instanceof VolumeSetUpError) return this.waitingForVolumes(pod);
+      throw err;
+    }
     const named = await runtime.listPodSandbox({
       labelSelector: { [CRI_LABELS.POD_NAMESPACE]: pod.metadata.namespace!, [CRI_LABELS.POD_NAME]: pod.metadata.name! },
     });
@@ -81,10 +115,13 @@ export class PodRuntimeManager {
     const attempt = sandboxes.length ? Math.max(...sandboxes.map((s) => s.metadata.attempt)) + 1 : 0;
     const sandbox = ready ?? (await this.startSandbox(pod, attempt, previousIP, event));
     const podIP = await this.podIP(pod, sandbox);
+    const nodeHosts = pod.spec.hostNetwork ? await nodeHostsFile() : '';
+    await writeEtcHosts(files.etcHosts(uid), etcHostsContent(pod, [podIP], this.options.clusterDomain, nodeHosts));
+    const setting: PodSetting = { pod, sandbox, sandboxConfig: this.sandboxConfig(pod, sandbox.metadata.attempt), volumes, podIP, event };
 
     let incomplete = false;
     const started = async (container: Container, role: 'init' | 'regular', attempt: number): Promise<Waiting | undefined> => {
-      const waiting = await this.startContainer(pod, sandbox, container, role, attempt, event);
+      const waiting = await this.startContainer(setting, container, role, attempt);
       if (waiting) incomplete = true;
       return waiting;
     };
@@ -121,8 +158,8 @@ export class PodRuntimeManager {
       current = await this.latestContainers(sandbox.id);
     }
 
-    const observe = (container: Container, pending: Waiting): ContainerObservation => {
-      const status = current.get(container.name);
+    const observe = async (container: Container, pending: Waiting): Promise<ContainerObservation> => {
+      const status = await this.withTerminationMessage(pod, container, current.get(container.name));
       return {
         name: container.name,
         ...(status ? { status } : {}),
@@ -130,20 +167,49 @@ export class PodRuntimeManager {
         ...(waiting.has(container.name) || !status ? { waiting: waiting.get(container.name) ?? pending } : {}),
       };
     };
+    const initContainers: ContainerObservation[] = [];
+    for (const container of pod.spec.initContainers ?? []) initContainers.push(await observe(container, { reason: 'PodInitializing' }));
+    const containers: ContainerObservation[] = [];
+    for (const container of pod.spec.containers) containers.push(await observe(container, { reason: initialized ? 'ContainerCreating' : 'PodInitializing' }));
+    return { sandboxReady: true, podIP, initialized, initContainers, containers, incomplete };
+  }
+
+  /** A pod whose volumes are not set up yet: no sandbox, every container waiting in ContainerCreating. */
+  private waitingForVolumes(pod: Pod): PodObservation {
+    const waiting = (container: Container): ContainerObservation => ({
+      name: container.name,
+      restartCount: 0,
+      waiting: { reason: pod.spec.initContainers?.length ? 'PodInitializing' : 'ContainerCreating' },
+    });
     return {
-      sandboxReady: true,
-      podIP,
-      initialized,
-      initContainers: (pod.spec.initContainers ?? []).map((c) => observe(c, { reason: 'PodInitializing' })),
-      containers: pod.spec.containers.map((c) => observe(c, { reason: initialized ? 'ContainerCreating' : 'PodInitializing' })),
-      incomplete,
+      sandboxReady: false,
+      initialized: !pod.spec.initContainers?.length,
+      initContainers: (pod.spec.initContainers ?? []).map(waiting),
+      containers: pod.spec.containers.map(waiting),
+      incomplete: true,
     };
   }
 
-  /** Stops and removes everything the runtime holds for the pod (every sandbox with its name), releasing its IPs. */
-  async killPod(namespace: string, name: string, gracePeriodSeconds: number, event: PodEventSink = noEvents): Promise<void> {
+  /** An exited instance's status with what the container left in its termination-log file (read once per instance). */
+  private async withTerminationMessage(pod: Pod, container: Container, instance: ContainerStatusInfo | undefined): Promise<ContainerStatusInfo | undefined> {
+    if (instance?.state !== 'CONTAINER_EXITED') return instance;
+    let message = this.terminationMessages.get(instance.id);
+    if (message === undefined) {
+      const path = this.options.files.terminationLog(pod.metadata.uid!, container.name, instance.metadata.attempt);
+      message = (await terminationMessage(container, instance, path)) ?? '';
+      this.terminationMessages.set(instance.id, message);
+    }
+    return message ? { ...instance, message } : instance;
+  }
+
+  /**
+   * Stops and removes everything the runtime holds for the pod (every sandbox with its name), releasing its
+   * IPs; answers the uids whose sandboxes it removed.
+   */
+  async killPod(namespace: string, name: string, gracePeriodSeconds: number, event: PodEventSink = noEvents): Promise<string[]> {
     const sandboxes = await this.options.runtime.listPodSandbox({ labelSelector: { [CRI_LABELS.POD_NAMESPACE]: namespace, [CRI_LABELS.POD_NAME]: name } });
     for (const sandbox of sandboxes) await this.killSandbox(sandbox, gracePeriodSeconds, event);
+    return [...new Set(sandboxes.map((sandbox) => sandbox.metadata.uid))];
   }
 
   /** Kills sandboxes of pods this node should not run (deleted while the kubelet was away, say). */
@@ -160,6 +226,18 @@ export class PodRuntimeManager {
 
   forget(uid: string): void {
     this.puller.forget(uid);
+  }
+
+  /** The uids of every pod the runtime has a sandbox for. */
+  async sandboxUids(): Promise<Set<string>> {
+    return new Set((await this.options.runtime.listPodSandbox()).map((sandbox) => sandbox.metadata.uid));
+  }
+
+  private sandboxConfig(pod: Pod, attempt: number): PodSandboxConfig {
+    const { files } = this.options;
+    return sandboxConfig(pod, attempt, {
+      logDirectory: files.logDirectory({ namespace: pod.metadata.namespace!, name: pod.metadata.name!, uid: pod.metadata.uid! }),
+    });
   }
 
   /** The last instance of each container of a sandbox, by container name. */
@@ -198,7 +276,7 @@ export class PodRuntimeManager {
     const { runtime } = this.options;
     let id: string | undefined;
     try {
-      id = await runtime.runPodSandbox(sandboxConfig(pod, attempt));
+      id = await runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
       const sandbox = (await runtime.podSandboxStatus(id))!;
       if (!pod.spec.hostNetwork) await this.addNetwork(pod, sandbox, preferredIP);
       return sandbox;
@@ -214,7 +292,7 @@ export class PodRuntimeManager {
 
   private async addNetwork(pod: Pod, sandbox: PodSandboxStatus, preferredIP = pod.status?.podIP): Promise<string> {
     const { network } = this.options;
-    const { portMappings } = sandboxConfig(pod, sandbox.metadata.attempt);
+    const { portMappings } = this.sandboxConfig(pod, sandbox.metadata.attempt);
     const result = await network.add({ ...this.attachment(sandbox, preferredIP), ...(portMappings ? { portMappings } : {}) });
     const address = result.ips[0]?.address.split('/')[0];
     if (!address) throw new KubeletError('SKIFF_ERR_KUBELET_NETWORK_NO_IP', { name: network.name, pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
@@ -228,20 +306,23 @@ export class PodRuntimeManager {
     return this.ips.get(sandbox.id) ?? (await this.addNetwork(pod, sandbox));
   }
 
-  private async startContainer(
-    pod: Pod,
-    sandbox: PodSandboxStatus,
-    container: Container,
-    role: 'init' | 'regular',
-    attempt: number,
-    event: PodEventSink,
-  ): Promise<Waiting | undefined> {
-    const { runtime } = this.options;
+  private async startContainer(setting: PodSetting, container: Container, role: 'init' | 'regular', attempt: number): Promise<Waiting | undefined> {
+    const { runtime, files } = this.options;
+    const { pod, sandbox, event } = setting;
     const pulling = await this.puller.ensure(pod.metadata.uid!, container, event);
     if (pulling) return pulling;
+    let config;
+    try {
+      config = await this.containerConfig(setting, container, role, attempt);
+    } catch (err) {
+      if (!(err instanceof ContainerConfigError)) throw err;
+      event('Warning', 'Failed', `Error: ${err.message}`);
+      return { reason: 'CreateContainerConfigError', message: err.message };
+    }
+    await mkdir(join(setting.sandboxConfig.logDirectory ?? files.logDirectory(sandbox.metadata), container.name), { recursive: true, mode: 0o755 });
     let id: string;
     try {
-      id = await runtime.createContainer(sandbox.id, containerConfig(pod, container, attempt, role), sandboxConfig(pod, sandbox.metadata.attempt));
+      id = await runtime.createContainer(sandbox.id, config, setting.sandboxConfig);
     } catch (err) {
       event('Warning', 'Failed', `Error: ${(err as Error).message}`);
       return { reason: 'CreateContainerError', message: (err as Error).message };
@@ -257,10 +338,22 @@ export class PodRuntimeManager {
     return undefined;
   }
 
+  /** The CRI config of a container instance: its mounts (volumes, /etc/hosts, termination log). */
+  private async containerConfig(setting: PodSetting, container: Container, role: 'init' | 'regular', attempt: number) {
+    const { files } = this.options;
+    const uid = setting.pod.metadata.uid!;
+    const mounts = await containerMounts(container, setting.volumes, {
+      etcHosts: files.etcHosts(uid),
+      terminationLog: files.terminationLog(uid, container.name, attempt),
+    });
+    return containerConfig(setting.pod, container, attempt, role, { mounts });
+  }
+
   /** Stop the containers, take the sandbox off the network, stop and remove it (the CRI/CNI teardown order). */
   private async killSandbox(sandbox: PodSandboxStatus, gracePeriodSeconds: number, event: PodEventSink): Promise<void> {
     const { runtime, network } = this.options;
     for (const container of await runtime.listContainers({ podSandboxId: sandbox.id })) {
+      this.terminationMessages.delete(container.id);
       if (container.state === 'CONTAINER_EXITED') continue;
       event('Normal', 'Killing', `Stopping container ${container.metadata.name}`);
       await runtime.stopContainer(container.id, gracePeriodSeconds);

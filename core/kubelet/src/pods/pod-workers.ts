@@ -1,7 +1,8 @@
 import { RESOURCES, isApiError, type Node, type Pod, type PodStatus } from '@skiff/api';
 import { WorkQueue, objectKey, runWorkers, splitObjectKey } from '@skiff/client';
 import type { ApiClient, ContainerRuntime, EventRecorder, Hooks, Informer, Logger, PodSyncContext } from '@skiff/kernel';
-import { CONTAINER_RELIST_MS, CRI_LABELS } from '../names.js';
+import { CONTAINER_RELIST_MS, CRI_LABELS, HOUSEKEEPING_MS } from '../names.js';
+import type { VolumeManager } from '../volumes/volume-manager.js';
 import type { PodEventSink } from './events.js';
 import type { PodRuntimeManager } from './pod-runtime.js';
 import { buildPodStatus, rejectedPodStatus, rfc3339, sameStatus, type StatusContext } from './pod-status.js';
@@ -12,6 +13,7 @@ export interface PodWorkersOptions {
   /** Pods bound to this node (fieldSelector spec.nodeName=<node>). */
   pods: Informer<Pod>;
   manager: PodRuntimeManager;
+  volumes: VolumeManager;
   runtime: ContainerRuntime;
   recorder: EventRecorder;
   hooks: Pick<Hooks, 'podAdmit' | 'podSync'>;
@@ -62,7 +64,29 @@ export class PodWorkers {
     this.running = runWorkers(this.queue, workers, (key) => this.sync(key), { logger, signal, maxRetries: Number.POSITIVE_INFINITY });
     const relist = setInterval(() => void this.relist().catch((err: unknown) => logger.warn({ err }, 'listing the runtime containers failed')), relistMs);
     relist.unref();
-    signal.addEventListener('abort', () => clearInterval(relist), { once: true });
+    const housekeeping = setInterval(
+      () => void this.removeOrphanFiles().catch((err: unknown) => logger.warn({ err }, 'removing the files of pods that are gone failed')),
+      HOUSEKEEPING_MS,
+    );
+    housekeeping.unref();
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearInterval(relist);
+        clearInterval(housekeeping);
+      },
+      { once: true },
+    );
+  }
+
+  /**
+   * Removes the folders (volumes, hosts file, logs) of pods this node no longer has: neither bound to it nor
+   * holding a sandbox (deleted while the kubelet was away, or whose removal failed halfway).
+   */
+  async removeOrphanFiles(): Promise<void> {
+    const wanted = new Set(this.options.pods.list().map((pod) => pod.metadata.uid!));
+    for (const uid of await this.options.manager.sandboxUids()) wanted.add(uid);
+    await this.options.volumes.removeOrphans((uid) => wanted.has(uid));
   }
 
   /**
@@ -92,7 +116,10 @@ export class PodWorkers {
     const pod = pods.get(key);
     if (!pod) {
       const { namespace = '', name } = splitObjectKey(key);
-      await manager.killPod(namespace, name, 0);
+      const uids = new Set(await manager.killPod(namespace, name, 0));
+      const admitted = this.admitted.get(key);
+      if (admitted) uids.add(admitted);
+      for (const uid of uids) await this.options.volumes.removePod(uid);
       this.forget(key);
       return;
     }
@@ -138,6 +165,7 @@ export class PodWorkers {
     const { namespace, name, uid } = pod.metadata as { namespace: string; name: string; uid: string };
     const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
     await this.options.manager.killPod(namespace, name, grace, this.eventsFor(pod));
+    await this.options.volumes.removePod(uid, pod, this.eventsFor(pod));
     this.forget(objectKey(pod));
     try {
       await this.options.client.delete(RESOURCES.pods, name, namespace, { gracePeriodSeconds: 0, preconditions: { uid } });

@@ -1,0 +1,28 @@
+import type { ContainerRuntime, PodNetwork } from '@skiff/kernel';
+import { builtinVolumePlugins } from '@skiff/plugin-volumes-builtin';
+import { PodFiles } from '../pods/pod-files.js';
+import { PodRuntimeManager } from '../pods/pod-runtime.js';
+import { VolumeManager } from '../volumes/volume-manager.js';
+import { fakeApi, type FakeApi } from './fake-api.js';
+import { silentLogger } from './objects.js';
+
+export interface ManagerSetup {
+  runtime: ContainerRuntime;
+  network: PodNetwork;
+  dataDir: string;
+  api?: FakeApi;
+}
+
+/** A PodRuntimeManager over a runtime and network, with the built-in volume plugins and pod files under `dataDir`. */
+export function runtimeManager({ runtime, network, dataDir, api = fakeApi() }: ManagerSetup) {
+  const files = new PodFiles(dataDir);
+  const node = () => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'node-1' },
+    status: { capacity: { cpu: '4', memory: '8Gi' }, allocatable: { cpu: '4', memory: '8Gi' } },
+  });
+  const volumes = new VolumeManager({ plugins: builtinVolumePlugins(), files, nodeName: 'node-1', client: api, node, logger: silentLogger });
+  const manager = new PodRuntimeManager({ runtime, network, hostIP: '127.0.0.1', logger: silentLogger, files, volumes, clusterDomain: 'cluster.local' });
+  return { manager, volumes, files, api };
+}

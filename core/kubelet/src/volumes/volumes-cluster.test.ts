@@ -1,0 +1,89 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCES, isApiError, type CoreEvent, type KubeObject, type Pod, type ResourceType } from '@skiff/api';
+import serviceAccountTokens from '@skiff/plugin-authn-serviceaccount';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
+import { nodePlugins } from '../test-support/node-plugins.js';
+
+const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
+const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
+
+let cluster: ControlPlane;
+beforeAll(async () => {
+  cluster = await startControlPlane([...nodePlugins(), serviceAccountTokens], { config: { nodes: 1, logLevel: 'silent' } });
+  await cluster.client.create<KubeObject>(
+    SERVICE_ACCOUNTS,
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'default' } },
+    'default',
+  );
+});
+afterAll(() => cluster?.stop());
+
+const getPod = (name: string) => cluster.client.get<Pod>(RESOURCES.pods, name, 'default');
+const nodeDir = () => join(cluster.dataDir, 'nodes', 'node-1');
+
+describe('volumes on a real API server', () => {
+  it('waits for a missing ConfigMap (FailedMount), then runs with its files and a token bound to the pod; deleting the pod removes them', async () => {
+    await cluster.client.create<Pod>(
+      RESOURCES.pods,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'mounted', namespace: 'default' },
+        spec: {
+          containers: [{ name: 'app', image: 'nginx:1.27', volumeMounts: [{ name: 'settings', mountPath: '/etc/settings' }] }],
+          volumes: [
+            { name: 'settings', configMap: { name: 'settings' } },
+            {
+              name: 'kube-api-access-x1',
+              projected: {
+                defaultMode: 420,
+                sources: [
+                  { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+                  { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      'default',
+    );
+    const event = await waitFor('a FailedMount event', async () =>
+      (await cluster.client.list<CoreEvent>(RESOURCES.events, 'default')).items.find((e) => e.involvedObject.name === 'mounted' && e.reason === 'FailedMount'),
+    );
+    expect(event.message).toBe('MountVolume.SetUp failed for volume "settings" : configmap "settings" not found');
+    expect((await getPod('mounted')).status?.containerStatuses?.[0]?.state.waiting?.reason).toBe('ContainerCreating');
+
+    await cluster.client.create<KubeObject>(
+      CONFIG_MAPS,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { color: 'blue' } },
+      'default',
+    );
+    const running = await waitFor('mounted to run', async () => {
+      const pod = await getPod('mounted');
+      return pod.status?.phase === 'Running' && pod;
+    });
+    const volumes = join(nodeDir(), 'pods', running.metadata.uid!, 'volumes');
+    expect(await readFile(join(volumes, 'kubernetes.io~configmap', 'settings', 'color'), 'utf8')).toBe('blue');
+    const token = await readFile(join(volumes, 'kubernetes.io~projected', 'kube-api-access-x1', 'token'), 'utf8');
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+    expect(claims['kubernetes.io']).toMatchObject({
+      namespace: 'default',
+      pod: { name: 'mounted', uid: running.metadata.uid },
+      serviceaccount: { name: 'default' },
+    });
+    expect(await readFile(join(volumes, 'kubernetes.io~projected', 'kube-api-access-x1', 'namespace'), 'utf8')).toBe('default');
+
+    await cluster.client.delete(RESOURCES.pods, 'mounted', 'default');
+    await waitFor('mounted to be gone with its folder', async () => {
+      const gone = await getPod('mounted').then(
+        () => false,
+        (err: unknown) => isApiError(err, 'NotFound'),
+      );
+      return gone && (await stat(join(nodeDir(), 'pods', running.metadata.uid!)).catch(() => undefined)) === undefined;
+    });
+    await expect(stat(join(nodeDir(), 'logs', `default_mounted_${running.metadata.uid}`))).rejects.toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { VolumeError } from './errors.js';
+
+const run = promisify(execFile);
+
+/** Mounting a tmpfs takes root (CAP_SYS_ADMIN); a kubelet without it falls back to plain folders. */
+export function runningAsRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+/** `\040` and friends in /proc mount tables stand for the octal character code. */
+function unescapeMountPath(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+}
+
+/** Mount points of this process's mount namespace (empty where there is no /proc, as on macOS). */
+export async function mountPoints(): Promise<string[]> {
+  const table = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
+  return table
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => unescapeMountPath(line.split(' ')[4] ?? ''));
+}
+
+export async function isMountPoint(path: string): Promise<boolean> {
+  return (await mountPoints()).includes(resolve(path));
+}
+
+/** Mounts a tmpfs on `dir` (which must exist), limited to `sizeBytes` when given. */
+export async function mountTmpfs(dir: string, mode: number, sizeBytes?: number): Promise<void> {
+  const options = [`mode=${mode.toString(8)}`, ...(sizeBytes ? [`size=${sizeBytes}`] : [])].join(',');
+  try {
+    await run('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir]);
+  } catch (err) {
+    throw new VolumeError('SKIFF_ERR_VOLUME_MOUNT', {
+      what: 'tmpfs',
+      path: dir,
+      detail: ((err as { stderr?: string }).stderr || (err as Error).message).trim(),
+    });
+  }
+}
+
+export async function unmount(dir: string): Promise<void> {
+  if (!(await isMountPoint(dir))) return;
+  await run('umount', [dir]);
+}
