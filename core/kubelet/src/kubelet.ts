@@ -13,6 +13,8 @@ import type {
   RuntimeFactory,
   VolumePlugin,
 } from '@skiff/kernel';
+import { ApiEnvSources, SERVICES } from './env/env-sources.js';
+import type { Service } from './env/service-env.js';
 import { KUBELET_COMPONENT } from './names.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
@@ -103,6 +105,8 @@ export class Kubelet {
 
     const informers = (this.informers = new SharedInformerFactory(client, { logger: this.logger }));
     const pods = informers.informer<Pod>(RESOURCES.pods, { fieldSelector: `spec.nodeName=${nodeName}` });
+    // Service environment variables come from every Service of a pod's namespace (and default/kubernetes).
+    const services = informers.informer<Service>(SERVICES);
     const files = new PodFiles(dataDir);
     const volumes = new VolumeManager({
       plugins: this.config.volumePlugins,
@@ -121,6 +125,8 @@ export class Kubelet {
       files,
       volumes,
       clusterDomain: this.config.clusterDomain,
+      env: new ApiEnvSources(client, services),
+      node: () => registration.node,
     }));
     this.workers = new PodWorkers({
       nodeName,

@@ -21,6 +21,11 @@ export interface SandboxSettings {
 /** What the kubelet worked out for a container besides its spec. */
 export interface ContainerSettings {
   mounts: ContainerMount[];
+  /** The container's final environment (envFrom, env, service variables). */
+  env: ReadonlyMap<string, string>;
+  /** command and args with `$(VAR)` expanded. */
+  command?: string[];
+  args?: string[];
 }
 
 /** The CRI log path of a container instance, relative to the sandbox's logDirectory. */
@@ -48,9 +53,9 @@ export function containerConfig(pod: Pod, container: Container, attempt: number,
   return {
     metadata: { name: container.name, attempt },
     image: { image: container.image ?? '' },
-    ...(container.command ? { command: container.command } : {}),
-    ...(container.args ? { args: container.args } : {}),
-    envs: (container.env ?? []).filter((env) => env.value !== undefined).map((env) => ({ key: env.name, value: env.value! })),
+    ...(settings.command ? { command: settings.command } : {}),
+    ...(settings.args ? { args: settings.args } : {}),
+    envs: [...settings.env].map(([key, value]) => ({ key, value })),
     mounts: settings.mounts,
     labels: {
       ...podLabels(pod),

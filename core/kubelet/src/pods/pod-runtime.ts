@@ -1,7 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Container, Pod } from '@skiff/api';
+import type { Container, Node, Pod } from '@skiff/api';
 import type { ContainerRuntime, ContainerStatusInfo, Logger, NetworkAttachment, PodNetwork, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
+import { containerEnvironment, expandCommand } from '../env/container-env.js';
+import type { EnvSources } from '../env/env-sources.js';
+import { lookupIn, expand } from '../env/expansion.js';
 import { KubeletError } from '../errors.js';
 import { CRI_LABELS, POD_INTERFACE } from '../names.js';
 import { VolumeSetUpError, type MountedVolume, type VolumeManager } from '../volumes/volume-manager.js';
@@ -46,6 +49,10 @@ export interface PodRuntimeOptions {
   volumes: VolumeManager;
   /** The cluster's DNS domain (pod FQDNs in /etc/hosts). */
   clusterDomain: string;
+  /** ConfigMaps, Secrets and Services for containers' environments. */
+  env: EnvSources;
+  /** The Node as last registered (allocatable for resourceFieldRef). */
+  node: () => Node | undefined;
 }
 
 /** What one sync of a pod works with once its volumes and sandbox are there. */
@@ -338,15 +345,21 @@ export class PodRuntimeManager {
     return undefined;
   }
 
-  /** The CRI config of a container instance: its mounts (volumes, /etc/hosts, termination log). */
+  /** The CRI config of a container instance: its environment, expanded command, and mounts (volumes, /etc/hosts, termination log). */
   private async containerConfig(setting: PodSetting, container: Container, role: 'init' | 'regular', attempt: number) {
-    const { files } = this.options;
-    const uid = setting.pod.metadata.uid!;
-    const mounts = await containerMounts(container, setting.volumes, {
-      etcHosts: files.etcHosts(uid),
-      terminationLog: files.terminationLog(uid, container.name, attempt),
-    });
-    return containerConfig(setting.pod, container, attempt, role, { mounts });
+    const { files, hostIP } = this.options;
+    const { pod, podIP, event } = setting;
+    const uid = pod.metadata.uid!;
+    const placement = { podIPs: [podIP], hostIPs: [hostIP], allocatable: this.options.node()?.status?.allocatable };
+    const env = await containerEnvironment(pod, container, this.options.env, placement, event);
+    const lookup = lookupIn(env);
+    const mounts = await containerMounts(
+      container,
+      setting.volumes,
+      { etcHosts: files.etcHosts(uid), terminationLog: files.terminationLog(uid, container.name, attempt) },
+      (text) => expand(text, lookup),
+    );
+    return containerConfig(pod, container, attempt, role, { mounts, env, ...expandCommand(container, env) });
   }
 
   /** Stop the containers, take the sandbox off the network, stop and remove it (the CRI/CNI teardown order). */

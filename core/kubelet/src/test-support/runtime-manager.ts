@@ -1,5 +1,6 @@
 import type { ContainerRuntime, PodNetwork } from '@skiff/kernel';
 import { builtinVolumePlugins } from '@skiff/plugin-volumes-builtin';
+import { ApiEnvSources } from '../env/env-sources.js';
 import { PodFiles } from '../pods/pod-files.js';
 import { PodRuntimeManager } from '../pods/pod-runtime.js';
 import { VolumeManager } from '../volumes/volume-manager.js';
@@ -23,6 +24,16 @@ export function runtimeManager({ runtime, network, dataDir, api = fakeApi() }: M
     status: { capacity: { cpu: '4', memory: '8Gi' }, allocatable: { cpu: '4', memory: '8Gi' } },
   });
   const volumes = new VolumeManager({ plugins: builtinVolumePlugins(), files, nodeName: 'node-1', client: api, node, logger: silentLogger });
-  const manager = new PodRuntimeManager({ runtime, network, hostIP: '127.0.0.1', logger: silentLogger, files, volumes, clusterDomain: 'cluster.local' });
+  const manager = new PodRuntimeManager({
+    runtime,
+    network,
+    hostIP: '127.0.0.1',
+    logger: silentLogger,
+    files,
+    volumes,
+    clusterDomain: 'cluster.local',
+    env: new ApiEnvSources(api),
+    node,
+  });
   return { manager, volumes, files, api };
 }

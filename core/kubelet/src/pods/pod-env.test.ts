@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
+import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
+import { fakeApi } from '../test-support/fake-api.js';
+import { boundPod } from '../test-support/objects.js';
+import { recording } from '../test-support/recording-runtime.js';
+import { runtimeManager } from '../test-support/runtime-manager.js';
+import { buildPodStatus } from './pod-status.js';
+
+let dataDir: string;
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'skiff-pod-env-'));
+});
+afterEach(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function setUp() {
+  const recorder = recording(new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 }));
+  const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), join(dataDir, 'ipam'));
+  const api = fakeApi();
+  const { manager, files } = runtimeManager({ runtime: recorder.runtime, network, dataDir: join(dataDir, 'node'), api });
+  const events: string[] = [];
+  const sink = (type: string, reason: string, message: string) => void events.push(`${type} ${reason}: ${message}`);
+  return { ...recorder, manager, files, api, events, sink };
+}
+
+describe('container environment in the CRI config', () => {
+  it('hands the runtime the resolved environment and the expanded command, args and subPathExpr', async () => {
+    const { manager, config, files, sink } = await setUp();
+    const pod = boundPod('web-1', {
+      volumes: [{ name: 'data', emptyDir: {} }],
+      containers: [
+        {
+          name: 'app',
+          image: 'nginx:1.27',
+          command: ['sh', '-c', 'echo $(POD_NAME)'],
+          args: ['$$(POD_NAME)', '$(POD_IP)'],
+          env: [
+            { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+            { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+          ],
+          volumeMounts: [{ name: 'data', mountPath: '/data', subPathExpr: 'pods/$(POD_NAME)' }],
+        },
+      ],
+    });
+    const observed = await manager.sync(pod, sink);
+    const created = config('app');
+    expect(created.envs).toEqual([
+      { key: 'POD_NAME', value: 'web-1' },
+      { key: 'POD_IP', value: observed.podIP },
+    ]);
+    expect(created.command).toEqual(['sh', '-c', 'echo web-1']);
+    expect(created.args).toEqual(['$(POD_NAME)', observed.podIP]);
+    expect(created.mounts![0]).toEqual({
+      containerPath: '/data',
+      hostPath: join(files.podDir('uid-web-1'), 'volumes', 'kubernetes.io~empty-dir', 'data', 'pods', 'web-1'),
+    });
+  });
+
+  it('waits in CreateContainerConfigError while a ConfigMap key is missing, then starts once it is there', async () => {
+    const { manager, api, events, sink } = await setUp();
+    const pod = boundPod('web-1', {
+      containers: [{ name: 'app', image: 'nginx:1.27', env: [{ name: 'COLOR', valueFrom: { configMapKeyRef: { name: 'settings', key: 'color' } } }] }],
+    });
+    const waiting = await manager.sync(pod, sink);
+    expect(waiting.incomplete).toBe(true);
+    expect(waiting.containers[0]!.waiting).toEqual({ reason: 'CreateContainerConfigError', message: 'configmap "settings" not found' });
+    expect(events).toContain('Warning Failed: Error: configmap "settings" not found');
+    const status = buildPodStatus(pod, waiting, { hostIP: '127.0.0.1', runtimeName: 'simulated', now: '2026-01-01T00:00:00Z' });
+    expect(status.containerStatuses![0]!.state).toEqual({ waiting: { reason: 'CreateContainerConfigError', message: 'configmap "settings" not found' } });
+
+    api.put('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { size: 'L' } });
+    expect((await manager.sync(pod, sink)).containers[0]!.waiting).toEqual({
+      reason: 'CreateContainerConfigError',
+      message: "couldn't find key color in ConfigMap default/settings",
+    });
+    api.put('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { color: 'blue' } });
+    expect((await manager.sync(pod, sink)).containers[0]!.status?.state).toBe('CONTAINER_RUNNING');
+  });
+});
