@@ -16,6 +16,18 @@ import {
 } from './test-clients.js';
 import { SpdySession, type StreamEnd } from './spdy/session.js';
 
+/** An error as the kubelet's are: its own class, saying which Status it is. */
+class NodeSideError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KubeletError';
+  }
+
+  toStatus() {
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: 'BadRequest', code: 400 };
+  }
+}
+
 /** A node connection double: logs from a script, streaming URLs on the test runtime. */
 class FakeNode implements NodeConnection {
   readonly logCalls: { pod: PodRef; container: string; options: ContainerLogOptions }[] = [];
@@ -30,7 +42,8 @@ class FakeNode implements NodeConnection {
 
   async containerLogs(pod: PodRef, container: string, options: ContainerLogOptions, signal: AbortSignal) {
     this.logCalls.push({ pod, container, options });
-    if (container === 'waiting') throw errors.badRequest(`container "waiting" in pod "${pod.name}" is waiting to start: ContainerCreating`);
+    if (container === 'waiting') throw new NodeSideError(`container "waiting" in pod "${pod.name}" is waiting to start: ContainerCreating`);
+    if (container === 'b' && pod.name === 'two') throw errors.notFound('pods', '', pod.name);
     return this.logs(signal);
   }
 
@@ -182,8 +195,10 @@ describe('pods/log', () => {
     expect((await server.request('GET', `${PODS}/stray/log`)).json).toMatchObject({ code: 500, message: expect.stringContaining('node "ghost"') });
     expect((await server.request('GET', `${PODS}/two/log?container=waiting`)).json).toMatchObject({
       code: 400,
+      reason: 'BadRequest',
       message: 'container "waiting" in pod "two" is waiting to start: ContainerCreating',
     });
+    expect((await server.request('GET', `${PODS}/two/log?container=b`)).json).toMatchObject({ code: 404, reason: 'NotFound' });
   });
 
   it('checks PodLogOptions: 400 naming a malformed parameter, 422 for values out of range', async () => {

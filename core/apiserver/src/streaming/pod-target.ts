@@ -1,4 +1,4 @@
-import { ApiError, errors, type Pod } from '@skiff/api';
+import { ApiError, errors, type Pod, type Status } from '@skiff/api';
 import type { NodeConnection, PodRef } from '@skiff/kernel';
 import type { RestContext } from '../rest/context.js';
 import { readObject } from '../rest/read.js';
@@ -53,10 +53,15 @@ export function chooseContainer(pod: Pod, requested: string | undefined): string
 }
 
 /**
- * A failure of the kubelet side (the node connection): API errors pass as they are, anything else becomes
- * a 500 Status carrying its message.
+ * A failure of the kubelet side (the node connection): API errors pass as they are, errors that say which
+ * Status they are (`toStatus()`, as the kubelet's coded errors do) become that Status, anything else a 500.
  */
-export function nodeFailure(err: unknown): Error {
-  if (err instanceof ApiError || (err instanceof Error && 'toStatus' in err)) return err;
+export function nodeFailure(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const toStatus = (err as { toStatus?: unknown } | undefined)?.toStatus;
+  if (typeof toStatus === 'function') {
+    const status = toStatus.call(err) as Partial<Status> | undefined;
+    if (status && typeof status.code === 'number') return ApiError.fromStatus(status, status.code);
+  }
   return errors.internal((err as Error)?.message ?? String(err));
 }
