@@ -19,6 +19,7 @@ import { KUBELET_COMPONENT } from './names.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
 import { NodeRegistration } from './node/node-registration.js';
+import { PodDns } from './pods/dns.js';
 import { callNamed, namingFailures, type NodePluginIdentity } from './plugin-failures.js';
 import { PodFiles } from './pods/pod-files.js';
 import { PodRuntimeManager } from './pods/pod-runtime.js';
@@ -44,6 +45,10 @@ export interface KubeletConfig {
   volumePlugins: VolumePlugin[];
   /** The cluster's DNS domain. */
   clusterDomain: string;
+  /** The cluster DNS servers pods with dnsPolicy ClusterFirst use (none: they get the node's resolv.conf). */
+  clusterDNS: string[];
+  /** The node's resolver configuration ('' for none). */
+  resolvConf: string;
   /** The plugins that registered the runtime and the network: their failures name them. */
   runtimePlugin?: string;
   networkPlugin?: string;
@@ -127,6 +132,7 @@ export class Kubelet {
       clusterDomain: this.config.clusterDomain,
       env: new ApiEnvSources(client, services),
       node: () => registration.node,
+      dns: new PodDns({ clusterDNS: this.config.clusterDNS, clusterDomain: this.config.clusterDomain, resolvConf: this.config.resolvConf }),
     }));
     this.workers = new PodWorkers({
       nodeName,

@@ -21,6 +21,14 @@ export const kubeletOptionsSchema = {
     leaseDurationSeconds: { type: 'integer', minimum: 1, default: 40, description: 'the node lease duration' },
     podResyncSeconds: { type: 'number', minimum: 1, default: 30, description: 'every pod is synced again this often' },
     clusterDomain: { type: 'string', default: 'cluster.local', description: "the cluster's DNS domain (pod FQDNs in /etc/hosts, DNS search paths)" },
+    clusterDNS: {
+      type: 'array',
+      items: { type: 'string' },
+      default: [],
+      description:
+        "cluster DNS server addresses for dnsPolicy ClusterFirst pods; without any they get the node's resolv.conf (Default) and a MissingClusterDNS warning",
+    },
+    resolvConf: { type: 'string', default: '/etc/resolv.conf', description: "the node's resolver configuration, for dnsPolicy Default ('' for none)" },
     podsOnShutdown: {
       type: 'string',
       enum: ['keep', 'stop'],

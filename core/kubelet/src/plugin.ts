@@ -61,6 +61,8 @@ export const kubeletPlugin = definePlugin({
             networkFactory,
             volumePlugins: volumes.list(),
             clusterDomain: options.clusterDomain,
+            clusterDNS: options.clusterDNS,
+            resolvConf: options.resolvConf,
             runtimePlugin: runtimes.pluginOf(options.runtime),
             networkPlugin: networks.pluginOf(options.network),
             apiHandler,

@@ -1,7 +1,9 @@
 import type { Container, Pod } from '@skiff/api';
 import type { ContainerConfig, ContainerMount, PodSandboxConfig } from '@skiff/kernel';
 import { CRI_LABELS } from '../names.js';
+import type { DnsConfig } from './dns.js';
 import { podHostname } from './etc-hosts.js';
+import { containerResources, containerSecurityContext, sandboxLinux } from './linux-config.js';
 
 /** The labels that tie runtime objects to a pod. */
 export function podLabels(pod: Pod): Record<string, string> {
@@ -16,6 +18,8 @@ export function podLabels(pod: Pod): Record<string, string> {
 export interface SandboxSettings {
   /** Where the runtime writes the containers' logs (`<container>/<attempt>.log` under it). */
   logDirectory: string;
+  /** The pod's resolver configuration (from its dnsPolicy and dnsConfig). */
+  dnsConfig?: DnsConfig;
 }
 
 /** What the kubelet worked out for a container besides its spec. */
@@ -26,6 +30,8 @@ export interface ContainerSettings {
   /** command and args with `$(VAR)` expanded. */
   command?: string[];
   args?: string[];
+  /** The node's memory in bytes (the OOM score adjustment of Burstable containers). */
+  memoryCapacity: number;
 }
 
 /** The CRI log path of a container instance, relative to the sandbox's logDirectory. */
@@ -33,19 +39,27 @@ export function containerLogPath(container: string, attempt: number): string {
   return `${container}/${attempt}.log`;
 }
 
-export function sandboxConfig(pod: Pod, attempt: number, settings: SandboxSettings): PodSandboxConfig {
-  const { name, namespace, uid } = pod.metadata as { name: string; namespace: string; uid: string };
-  const portMappings = pod.spec.containers
+/** The pod's host ports (CNI portMappings and the sandbox's). */
+export function hostPortMappings(pod: Pod): NonNullable<PodSandboxConfig['portMappings']> {
+  return pod.spec.containers
     .flatMap((container) => container.ports ?? [])
     .filter((port) => port.hostPort)
     .map((port) => ({ protocol: port.protocol ?? 'TCP', containerPort: port.containerPort, hostPort: port.hostPort }));
+}
+
+/** The sandbox of a pod: host name (none with hostNetwork: the node's), log directory, DNS, namespaces and security. */
+export function sandboxConfig(pod: Pod, attempt: number, settings: SandboxSettings): PodSandboxConfig {
+  const { name, namespace, uid } = pod.metadata as { name: string; namespace: string; uid: string };
+  const portMappings = hostPortMappings(pod);
   return {
     metadata: { name, namespace, uid, attempt },
-    hostname: podHostname(pod),
+    ...(pod.spec.hostNetwork ? {} : { hostname: podHostname(pod) }),
     logDirectory: settings.logDirectory,
+    ...(settings.dnsConfig ? { dnsConfig: settings.dnsConfig } : {}),
     labels: { ...pod.metadata.labels, ...podLabels(pod) },
     annotations: { ...pod.metadata.annotations },
     ...(portMappings.length ? { portMappings } : {}),
+    linux: sandboxLinux(pod),
   };
 }
 
@@ -55,6 +69,7 @@ export function containerConfig(pod: Pod, container: Container, attempt: number,
     image: { image: container.image ?? '' },
     ...(settings.command ? { command: settings.command } : {}),
     ...(settings.args ? { args: settings.args } : {}),
+    ...(container.workingDir ? { workingDir: String(container.workingDir) } : {}),
     envs: [...settings.env].map(([key, value]) => ({ key, value })),
     mounts: settings.mounts,
     labels: {
@@ -69,5 +84,12 @@ export function containerConfig(pod: Pod, container: Container, attempt: number,
       ...(container.terminationMessagePolicy ? { 'io.kubernetes.container.terminationMessagePolicy': String(container.terminationMessagePolicy) } : {}),
     },
     logPath: containerLogPath(container.name, attempt),
+    ...(container.stdin ? { stdin: true } : {}),
+    ...(container.stdinOnce ? { stdinOnce: true } : {}),
+    ...(container.tty ? { tty: true } : {}),
+    linux: {
+      resources: containerResources(pod, container, settings.memoryCapacity),
+      securityContext: containerSecurityContext(pod, container),
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
-import type { Container, Node, Pod } from '@skiff/api';
+import { parseBytes, type Container, type Node, type Pod } from '@skiff/api';
 import type { ContainerRuntime, ContainerStatusInfo, Logger, NetworkAttachment, PodNetwork, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
 import { containerEnvironment, expandCommand } from '../env/container-env.js';
 import type { EnvSources } from '../env/env-sources.js';
@@ -10,7 +11,8 @@ import { CRI_LABELS, POD_INTERFACE } from '../names.js';
 import { VolumeSetUpError, type MountedVolume, type VolumeManager } from '../volumes/volume-manager.js';
 import { ContainerConfigError } from './container-config-error.js';
 import { containerMounts } from './container-mounts.js';
-import { containerConfig, sandboxConfig } from './cri-config.js';
+import { containerConfig, hostPortMappings, sandboxConfig } from './cri-config.js';
+import type { DnsConfig, DnsWarning, PodDns } from './dns.js';
 import { etcHostsContent, nodeHostsFile, writeEtcHosts } from './etc-hosts.js';
 import type { PodEventSink } from './events.js';
 import { ImagePuller, type Waiting } from './image-puller.js';
@@ -51,8 +53,10 @@ export interface PodRuntimeOptions {
   clusterDomain: string;
   /** ConfigMaps, Secrets and Services for containers' environments. */
   env: EnvSources;
-  /** The Node as last registered (allocatable for resourceFieldRef). */
+  /** The Node as last registered (allocatable for resourceFieldRef, memory capacity for OOM scores). */
   node: () => Node | undefined;
+  /** Works out pods' resolver configurations. */
+  dns: PodDns;
 }
 
 /** What one sync of a pod works with once its volumes and sandbox are there. */
@@ -120,11 +124,12 @@ export class PodRuntimeManager {
       await this.killSandbox(stale, 0, event);
     }
     const attempt = sandboxes.length ? Math.max(...sandboxes.map((s) => s.metadata.attempt)) + 1 : 0;
-    const sandbox = ready ?? (await this.startSandbox(pod, attempt, previousIP, event));
+    const dns = await this.options.dns.configFor(pod);
+    const sandbox = ready ?? (await this.startSandbox(pod, attempt, previousIP, dns, event));
     const podIP = await this.podIP(pod, sandbox);
     const nodeHosts = pod.spec.hostNetwork ? await nodeHostsFile() : '';
     await writeEtcHosts(files.etcHosts(uid), etcHostsContent(pod, [podIP], this.options.clusterDomain, nodeHosts));
-    const setting: PodSetting = { pod, sandbox, sandboxConfig: this.sandboxConfig(pod, sandbox.metadata.attempt), volumes, podIP, event };
+    const setting: PodSetting = { pod, sandbox, sandboxConfig: this.sandboxConfig(pod, sandbox.metadata.attempt, dns.config), volumes, podIP, event };
 
     let incomplete = false;
     const started = async (container: Container, role: 'init' | 'regular', attempt: number): Promise<Waiting | undefined> => {
@@ -240,11 +245,16 @@ export class PodRuntimeManager {
     return new Set((await this.options.runtime.listPodSandbox()).map((sandbox) => sandbox.metadata.uid));
   }
 
-  private sandboxConfig(pod: Pod, attempt: number): PodSandboxConfig {
+  private sandboxConfig(pod: Pod, attempt: number, dnsConfig: DnsConfig): PodSandboxConfig {
     const { files } = this.options;
-    return sandboxConfig(pod, attempt, {
-      logDirectory: files.logDirectory({ namespace: pod.metadata.namespace!, name: pod.metadata.name!, uid: pod.metadata.uid! }),
-    });
+    const logDirectory = files.logDirectory({ namespace: pod.metadata.namespace!, name: pod.metadata.name!, uid: pod.metadata.uid! });
+    return sandboxConfig(pod, attempt, { logDirectory, dnsConfig });
+  }
+
+  /** The node's memory in bytes, as it reports it (the host's when it has not registered yet). */
+  private memoryCapacity(): number {
+    const memory = this.options.node()?.status?.capacity?.memory;
+    return memory === undefined ? totalmem() : parseBytes(memory);
   }
 
   /** The last instance of each container of a sandbox, by container name. */
@@ -279,11 +289,18 @@ export class PodRuntimeManager {
     };
   }
 
-  private async startSandbox(pod: Pod, attempt: number, preferredIP: string | undefined, event: PodEventSink): Promise<PodSandboxStatus> {
+  private async startSandbox(
+    pod: Pod,
+    attempt: number,
+    preferredIP: string | undefined,
+    dns: { config: DnsConfig; warnings: DnsWarning[] },
+    event: PodEventSink,
+  ): Promise<PodSandboxStatus> {
     const { runtime } = this.options;
+    for (const [reason, message] of dns.warnings) event('Warning', reason, message);
     let id: string | undefined;
     try {
-      id = await runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+      id = await runtime.runPodSandbox(this.sandboxConfig(pod, attempt, dns.config));
       const sandbox = (await runtime.podSandboxStatus(id))!;
       if (!pod.spec.hostNetwork) await this.addNetwork(pod, sandbox, preferredIP);
       return sandbox;
@@ -299,8 +316,8 @@ export class PodRuntimeManager {
 
   private async addNetwork(pod: Pod, sandbox: PodSandboxStatus, preferredIP = pod.status?.podIP): Promise<string> {
     const { network } = this.options;
-    const { portMappings } = this.sandboxConfig(pod, sandbox.metadata.attempt);
-    const result = await network.add({ ...this.attachment(sandbox, preferredIP), ...(portMappings ? { portMappings } : {}) });
+    const portMappings = hostPortMappings(pod);
+    const result = await network.add({ ...this.attachment(sandbox, preferredIP), ...(portMappings.length ? { portMappings } : {}) });
     const address = result.ips[0]?.address.split('/')[0];
     if (!address) throw new KubeletError('SKIFF_ERR_KUBELET_NETWORK_NO_IP', { name: network.name, pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
     this.ips.set(sandbox.id, address);
@@ -359,7 +376,7 @@ export class PodRuntimeManager {
       { etcHosts: files.etcHosts(uid), terminationLog: files.terminationLog(uid, container.name, attempt) },
       (text) => expand(text, lookup),
     );
-    return containerConfig(pod, container, attempt, role, { mounts, env, ...expandCommand(container, env) });
+    return containerConfig(pod, container, attempt, role, { mounts, env, ...expandCommand(container, env), memoryCapacity: this.memoryCapacity() });
   }
 
   /** Stop the containers, take the sandbox off the network, stop and remove it (the CRI/CNI teardown order). */

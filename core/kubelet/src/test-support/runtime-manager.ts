@@ -1,6 +1,7 @@
 import type { ContainerRuntime, PodNetwork } from '@skiff/kernel';
 import { builtinVolumePlugins } from '@skiff/plugin-volumes-builtin';
 import { ApiEnvSources } from '../env/env-sources.js';
+import { PodDns } from '../pods/dns.js';
 import { PodFiles } from '../pods/pod-files.js';
 import { PodRuntimeManager } from '../pods/pod-runtime.js';
 import { VolumeManager } from '../volumes/volume-manager.js';
@@ -12,10 +13,12 @@ export interface ManagerSetup {
   network: PodNetwork;
   dataDir: string;
   api?: FakeApi;
+  /** Cluster DNS servers (default one, so pods get cluster DNS without a MissingClusterDNS warning). */
+  clusterDNS?: string[];
 }
 
 /** A PodRuntimeManager over a runtime and network, with the built-in volume plugins and pod files under `dataDir`. */
-export function runtimeManager({ runtime, network, dataDir, api = fakeApi() }: ManagerSetup) {
+export function runtimeManager({ runtime, network, dataDir, api = fakeApi(), clusterDNS = ['10.96.0.10'] }: ManagerSetup) {
   const files = new PodFiles(dataDir);
   const node = () => ({
     apiVersion: 'v1',
@@ -34,6 +37,7 @@ export function runtimeManager({ runtime, network, dataDir, api = fakeApi() }: M
     clusterDomain: 'cluster.local',
     env: new ApiEnvSources(api),
     node,
+    dns: new PodDns({ clusterDNS, clusterDomain: 'cluster.local', resolvConf: '/etc/resolv.conf' }),
   });
   return { manager, volumes, files, api };
 }

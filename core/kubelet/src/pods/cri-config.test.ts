@@ -12,7 +12,7 @@ import { buildPodStatus } from './pod-status.js';
 
 let dataDir: string;
 beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'skiff-pod-env-'));
+  dataDir = await mkdtemp(join(tmpdir(), 'skiff-cri-config-'));
 });
 afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
@@ -80,5 +80,56 @@ describe('container environment in the CRI config', () => {
     });
     api.put('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { color: 'blue' } });
     expect((await manager.sync(pod, sink)).containers[0]!.status?.state).toBe('CONTAINER_RUNNING');
+  });
+});
+
+describe('sandbox and container settings in the CRI config', () => {
+  it('hands the runtime resources, security, namespaces, DNS, host name, working dir and terminal settings', async () => {
+    const { manager, config, sandboxes, sink, events } = await setUp();
+    const pod = boundPod('web-1', {
+      hostname: 'front',
+      shareProcessNamespace: true,
+      containers: [
+        {
+          name: 'app',
+          image: 'nginx:1.27',
+          workingDir: '/srv',
+          tty: true,
+          stdin: true,
+          stdinOnce: true,
+          resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '500m', memory: '1Gi' } },
+          securityContext: { runAsUser: 1000, capabilities: { drop: ['ALL'] } },
+        },
+      ],
+    });
+    await manager.sync(pod, sink);
+    expect(sandboxes[0]).toMatchObject({
+      hostname: 'front',
+      dnsConfig: { servers: ['10.96.0.10'], searches: expect.arrayContaining(['default.svc.cluster.local']), options: ['ndots:5'] },
+      linux: { securityContext: { namespaceOptions: { network: 'POD', pid: 'POD', ipc: 'POD' } } },
+    });
+    expect(config('app')).toMatchObject({
+      workingDir: '/srv',
+      tty: true,
+      stdin: true,
+      stdinOnce: true,
+      linux: {
+        resources: { cpuShares: 512, cpuQuota: 50_000, cpuPeriod: 100_000, memoryLimitInBytes: 1024 ** 3, oomScoreAdj: -997 },
+        securityContext: { namespaceOptions: { network: 'POD', pid: 'POD', ipc: 'POD' }, runAsUser: 1000, capabilities: { dropCapabilities: ['ALL'] } },
+      },
+    });
+    expect(events.filter((e) => e.includes('DNS'))).toEqual([]);
+  });
+
+  it('warns MissingClusterDNS once, when the sandbox is made, on a node without cluster DNS', async () => {
+    const recorder = recording(new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 }));
+    const network = await IpamNetwork.open(parseCidr('10.244.2.0/24'), join(dataDir, 'ipam-2'));
+    const { manager } = runtimeManager({ runtime: recorder.runtime, network, dataDir: join(dataDir, 'node-2'), clusterDNS: [] });
+    const events: string[] = [];
+    const sink = (type: string, reason: string) => void events.push(`${type} ${reason}`);
+    await manager.sync(boundPod('web-1'), sink);
+    await manager.sync(boundPod('web-1'), sink);
+    expect(events.filter((e) => e.includes('MissingClusterDNS'))).toEqual(['Warning MissingClusterDNS']);
+    expect(recorder.sandboxes[0]!.dnsConfig).toBeDefined();
   });
 });
