@@ -1,9 +1,9 @@
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors } from '@skiff/api';
-import { definePlugin, type ContainerLogOptions, type NodeConnection, type NodeConnections, type PodRef, type StreamRequest } from '@skiff/kernel';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
 import { receivedText, startTestRuntime, type TestRuntime } from './test-runtime.js';
+import { FakeNode, nodeConnectionsPlugin } from './test-node.js';
 import {
   eventually,
   rawExchange,
@@ -28,55 +28,19 @@ class NodeSideError extends Error {
   }
 }
 
-/** A node connection double: logs from a script, streaming URLs on the test runtime. */
-class FakeNode implements NodeConnection {
-  readonly logCalls: { pod: PodRef; container: string; options: ContainerLogOptions }[] = [];
-  readonly streamCalls: { kind: string; pod: PodRef; container: string; request: Omit<StreamRequest, 'containerId'> }[] = [];
-  readonly portForwardCalls: { pod: PodRef; ports: number[] }[] = [];
-  logs: (signal: AbortSignal) => AsyncIterable<Uint8Array> = async function* () {
-    yield Buffer.from('line 1\nline 2\n');
-  };
-  nextToken = 'unset';
-
-  constructor(private readonly runtime: () => TestRuntime) {}
-
-  async containerLogs(pod: PodRef, container: string, options: ContainerLogOptions, signal: AbortSignal) {
-    this.logCalls.push({ pod, container, options });
-    if (container === 'waiting') throw new NodeSideError(`container "waiting" in pod "${pod.name}" is waiting to start: ContainerCreating`);
-    if (container === 'b' && pod.name === 'two') throw errors.notFound('pods', '', pod.name);
-    return this.logs(signal);
-  }
-
-  async streamURL(kind: 'exec' | 'attach', pod: PodRef, container: string, request: Omit<StreamRequest, 'containerId'>) {
-    this.streamCalls.push({ kind, pod, container, request });
-    return this.runtime().url(kind, this.nextToken);
-  }
-
-  async portForwardURL(pod: PodRef, ports: number[]) {
-    this.portForwardCalls.push({ pod, ports });
-    return this.runtime().url('portforward', this.nextToken);
-  }
-}
-
 let runtime: TestRuntime;
 const node = new FakeNode(() => runtime);
-const connections = new Map<string, NodeConnection>([['node-a', node]]);
-const registry: NodeConnections = {
-  register: (name, connection) => {
-    connections.set(name, connection);
-    return () => connections.delete(name);
-  },
-  get: (name) => connections.get(name),
+// Like the kubelet's, errors about the container come before the first byte.
+const kubeletLogs: FakeNode['logs'] = (_signal, container, pod) => {
+  if (container === 'waiting') throw new NodeSideError(`container "waiting" in pod "${pod.name}" is waiting to start: ContainerCreating`);
+  if (container === 'b' && pod.name === 'two') throw errors.notFound('pods', '', pod.name);
+  return (async function* () {
+    yield Buffer.from('line 1\nline 2\n');
+  })();
 };
-const nodesPlugin = definePlugin({
-  name: 'test-node-connections',
-  version: '0.1.0',
-  kernel: '^0.1.0',
-  provides: ['nodeConnections'],
-  apply(kernel) {
-    kernel.hooks.components.tap('test-node-connections', () => kernel.provide('nodeConnections', registry));
-  },
-});
+node.logs = kubeletLogs;
+let nextToken = 'unset';
+node.token = () => nextToken;
 
 let server: TestServer;
 const PODS = '/api/v1/namespaces/default/pods';
@@ -88,7 +52,7 @@ async function createPod(name: string, spec: Record<string, unknown>, annotation
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
-  server = await startTestServer({ testDefinitions: false, plugins: [nodesPlugin] });
+  server = await startTestServer({ testDefinitions: false, plugins: [nodeConnectionsPlugin({ 'node-a': node })] });
   await createPod('web', { nodeName: 'node-a', containers: [{ name: 'app', image: 'busybox' }] });
   await createPod('pending', { containers: [{ name: 'app', image: 'busybox' }] });
   await createPod('stray', { nodeName: 'ghost', containers: [{ name: 'app', image: 'busybox' }] });
@@ -175,10 +139,18 @@ describe('pods/log', () => {
     release();
   });
 
-  it('chooses the container as kube-apiserver does, or says why it cannot', async () => {
+  it('ends the response where a log that breaks off mid-stream stopped', async () => {
     node.logs = async function* () {
-      yield Buffer.from('ok');
+      yield Buffer.from('partial\n');
+      throw new Error('the disk went away');
     };
+    const response = await server.request('GET', `${PODS}/web/log`);
+    expect(response.status).toBe(200);
+    expect(response.text).toBe('partial\n');
+  });
+
+  it('chooses the container as kube-apiserver does, or says why it cannot', async () => {
+    node.logs = kubeletLogs;
     const multi = await server.request('GET', `${PODS}/two/log`);
     expect(multi.status).toBe(400);
     expect(multi.json).toMatchObject({ reason: 'BadRequest', message: 'a container name must be specified for pod two, choose one of: [init a b waiting]' });
@@ -284,7 +256,7 @@ async function remoteCommandStreams(session: SpdySession, types: string[]) {
 
 describe('exec over SPDY (kubectl before 1.30, and the fallback of every kubectl)', () => {
   it('passes the session through to the runtime, which chooses the protocol', async () => {
-    node.nextToken = 'spdy-exec';
+    nextToken = 'spdy-exec';
     runtime.expect('exec', 'spdy-exec', ['error', 'stdin', 'stdout', 'stderr'], async (streams, session) => {
       await session.ended('stdin');
       streams.get('stdout')!.write(Buffer.from(`got ${receivedText(streams.get('stdin'))}`));
@@ -316,7 +288,7 @@ describe('exec over SPDY (kubectl before 1.30, and the fallback of every kubectl
   });
 
   it('answers the runtime’s refusal as a Status', async () => {
-    node.nextToken = 'expired';
+    nextToken = 'expired';
     const outcome = await upgradeRequest(target(), 'POST', execPath('web', 'command=ls&stdout=true'), {
       ...ADMIN,
       upgrade: 'SPDY/3.1',
@@ -332,7 +304,7 @@ describe('exec over SPDY (kubectl before 1.30, and the fallback of every kubectl
 
 describe('exec and attach over WebSocket (kubectl 1.30+)', () => {
   it('translates v5 channels to the runtime’s SPDY streams and the exit code to the status channel', async () => {
-    node.nextToken = 'ws-exec';
+    nextToken = 'ws-exec';
     runtime.expect('exec', 'ws-exec', ['error', 'stdin', 'stdout', 'stderr'], async (streams, session) => {
       await session.ended('stdin');
       streams.get('stdout')!.write(Buffer.from(receivedText(streams.get('stdin')).toUpperCase()));
@@ -366,7 +338,7 @@ describe('exec and attach over WebSocket (kubectl 1.30+)', () => {
   });
 
   it('relays resize messages with a terminal and opens no stderr stream', async () => {
-    node.nextToken = 'ws-tty';
+    nextToken = 'ws-tty';
     let resized = '';
     runtime.expect('exec', 'ws-tty', ['error', 'stdin', 'stdout', 'resize'], async (streams, session) => {
       await session.ended('stdin');
@@ -393,7 +365,7 @@ describe('exec and attach over WebSocket (kubectl 1.30+)', () => {
   });
 
   it('speaks the base64 protocols in text messages (attach, v4.base64.channel.k8s.io)', async () => {
-    node.nextToken = 'ws-attach';
+    nextToken = 'ws-attach';
     runtime.expect('attach', 'ws-attach', ['error', 'stdout'], async (streams) => {
       streams.get('stdout')!.write(Buffer.from('attached output'));
       return 0;
@@ -416,7 +388,7 @@ describe('exec and attach over WebSocket (kubectl 1.30+)', () => {
   });
 
   it('refuses before the handshake when the runtime does, so kubectl can fall back', async () => {
-    node.nextToken = 'gone';
+    nextToken = 'gone';
     const outcome = await upgradeRequest(target(), 'GET', execPath('web', 'command=ls&stdout=true'), webSocketHeaders(['v5.channel.k8s.io'], 'admin-token'));
     expect(outcome).toMatchObject({ upgraded: false, status: 404, body: { message: 'unable to upgrade connection: invalid or expired token' } });
   });
@@ -448,7 +420,7 @@ describe('port-forward', () => {
   }
 
   it('tunnels SPDY inside WebSocket binary messages (kubectl 1.31+)', async () => {
-    node.nextToken = 'ws-pf';
+    nextToken = 'ws-pf';
     runtime.expect('portforward', 'ws-pf', ['error:0', 'data:0'], echo('0') as never);
     const outcome = await upgradeRequest(target(), 'GET', `${PODS}/web/portforward?ports=80`, webSocketHeaders(['SPDY/3.1+portforward.k8s.io'], 'admin-token'));
     if (!outcome.upgraded) throw new Error(`not upgraded: ${outcome.status} ${outcome.text}`);
@@ -467,7 +439,7 @@ describe('port-forward', () => {
   });
 
   it('passes SPDY through (kubectl before 1.31, and the fallback)', async () => {
-    node.nextToken = 'spdy-pf';
+    nextToken = 'spdy-pf';
     runtime.expect('portforward', 'spdy-pf', ['error:0', 'data:0'], echo('0') as never);
     const outcome = await upgradeRequest(target(), 'POST', `${PODS}/web/portforward`, {
       ...ADMIN,

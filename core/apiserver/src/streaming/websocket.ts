@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
+import { ByteQueue } from './byte-queue.js';
 import { hasToken, headerList } from './headers.js';
 
 // RFC 6455, the server side: the opening handshake, frames, fragmented messages, ping/pong and the closing
@@ -101,22 +102,23 @@ function applyMask(payload: Buffer, mask: Buffer): Buffer {
  * server must refuse: unmasked, RSV bits set, unknown opcodes, fragmented or oversized control frames.
  */
 export class FrameParser {
-  private buffered: Buffer = Buffer.alloc(0);
+  private readonly queue = new ByteQueue();
 
   constructor(private readonly maxFrameBytes: number = DEFAULT_MAX_MESSAGE_BYTES) {}
 
   push(chunk: Buffer): Frame[] {
-    this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
+    this.queue.push(chunk);
     const frames: Frame[] = [];
     for (let frame = this.next(); frame; frame = this.next()) frames.push(frame);
     return frames;
   }
 
   private next(): Frame | undefined {
-    const data = this.buffered;
-    if (data.length < 2) return undefined;
-    const first = data[0]!;
-    const second = data[1]!;
+    const queue = this.queue;
+    if (queue.length < 2) return undefined;
+    const header = queue.peek(Math.min(queue.length, 10));
+    const first = header[0]!;
+    const second = header[1]!;
     const fin = (first & 0x80) !== 0;
     const opcode = first & 0x0f;
     if (first & 0x70) throw new WebSocketProtocolError(CLOSE_CODE.PROTOCOL_ERROR, 'reserved bits set without a negotiated extension');
@@ -126,12 +128,12 @@ export class FrameParser {
     let length = second & 0x7f;
     let offset = 2;
     if (length === 126) {
-      if (data.length < 4) return undefined;
-      length = data.readUInt16BE(2);
+      if (header.length < 4) return undefined;
+      length = header.readUInt16BE(2);
       offset = 4;
     } else if (length === 127) {
-      if (data.length < 10) return undefined;
-      const long = data.readBigUInt64BE(2);
+      if (header.length < 10) return undefined;
+      const long = header.readBigUInt64BE(2);
       if (long > BigInt(this.maxFrameBytes)) throw new WebSocketProtocolError(CLOSE_CODE.MESSAGE_TOO_BIG, 'frame too large');
       length = Number(long);
       offset = 10;
@@ -139,11 +141,9 @@ export class FrameParser {
     if (control && (!fin || length > MAX_CONTROL_PAYLOAD))
       throw new WebSocketProtocolError(CLOSE_CODE.PROTOCOL_ERROR, 'control frames must be whole and short');
     if (length > this.maxFrameBytes) throw new WebSocketProtocolError(CLOSE_CODE.MESSAGE_TOO_BIG, 'frame too large');
-    if (data.length < offset + 4 + length) return undefined;
-    const mask = data.subarray(offset, offset + 4);
-    const payload = applyMask(data.subarray(offset + 4, offset + 4 + length), mask);
-    this.buffered = data.subarray(offset + 4 + length);
-    return { fin, opcode, payload };
+    if (queue.length < offset + 4 + length) return undefined;
+    const frame = queue.take(offset + 4 + length);
+    return { fin, opcode, payload: applyMask(frame.subarray(offset + 4), frame.subarray(offset, offset + 4)) };
   }
 }
 

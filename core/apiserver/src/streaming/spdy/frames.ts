@@ -1,3 +1,5 @@
+import { ByteQueue } from '../byte-queue.js';
+
 // SPDY/3.1 framing (the Chromium "SPDY Protocol - Draft 3.1" document): an 8-byte header, then the payload.
 // Control frames: 1 bit set, 15-bit version, 16-bit type, 8-bit flags, 24-bit length. Data frames: 1 bit
 // clear, 31-bit stream id, 8-bit flags, 24-bit length.
@@ -65,19 +67,18 @@ export class SpdyProtocolError extends Error {
 
 /** Splits a byte stream into frames; `push` returns the frames completed by the chunk. */
 export class FrameReader {
-  private buffered: Buffer = Buffer.alloc(0);
+  private readonly queue = new ByteQueue();
 
   constructor(private readonly maxPayload: number = MAX_PAYLOAD) {}
 
   push(chunk: Buffer): Frame[] {
-    this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
+    this.queue.push(chunk);
     const frames: Frame[] = [];
-    while (this.buffered.length >= 8) {
-      const length = this.buffered.readUInt32BE(4) & MAX_PAYLOAD;
+    while (this.queue.length >= 8) {
+      const length = this.queue.peek(8).readUInt32BE(4) & MAX_PAYLOAD;
       if (length > this.maxPayload) throw new SpdyProtocolError(`frame of ${length} bytes exceeds the limit of ${this.maxPayload}`);
-      if (this.buffered.length < 8 + length) break;
-      frames.push(parseFrame(this.buffered.subarray(0, 8 + length)));
-      this.buffered = this.buffered.subarray(8 + length);
+      if (this.queue.length < 8 + length) break;
+      frames.push(parseFrame(this.queue.take(8 + length)));
     }
     return frames;
   }
