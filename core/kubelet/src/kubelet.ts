@@ -19,6 +19,7 @@ import { KUBELET_COMPONENT } from './names.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
 import { NodeRegistration } from './node/node-registration.js';
+import { CrashLoopBackOff } from './pods/crash-loop-backoff.js';
 import { PodDns } from './pods/dns.js';
 import { callNamed, namingFailures, type NodePluginIdentity } from './plugin-failures.js';
 import { PodFiles } from './pods/pod-files.js';
@@ -49,6 +50,9 @@ export interface KubeletConfig {
   clusterDNS: string[];
   /** The node's resolver configuration ('' for none). */
   resolvConf: string;
+  /** Crash-loop back-off: the first wait and the longest, in seconds (Kubernetes: 10 and 300). */
+  crashLoopBackoffBaseSeconds: number;
+  crashLoopBackoffMaxSeconds: number;
   /** The plugins that registered the runtime and the network: their failures name them. */
   runtimePlugin?: string;
   networkPlugin?: string;
@@ -133,6 +137,7 @@ export class Kubelet {
       env: new ApiEnvSources(client, services),
       node: () => registration.node,
       dns: new PodDns({ clusterDNS: this.config.clusterDNS, clusterDomain: this.config.clusterDomain, resolvConf: this.config.resolvConf }),
+      backOff: new CrashLoopBackOff({ initialMs: this.config.crashLoopBackoffBaseSeconds * 1000, maxMs: this.config.crashLoopBackoffMaxSeconds * 1000 }),
     }));
     this.workers = new PodWorkers({
       nodeName,

@@ -29,6 +29,13 @@ export const kubeletOptionsSchema = {
         "cluster DNS server addresses for dnsPolicy ClusterFirst pods; without any they get the node's resolv.conf (Default) and a MissingClusterDNS warning",
     },
     resolvConf: { type: 'string', default: '/etc/resolv.conf', description: "the node's resolver configuration, for dnsPolicy Default ('' for none)" },
+    crashLoopBackoffBaseSeconds: {
+      type: 'number',
+      minimum: 0,
+      default: 10,
+      description: 'the wait before the second restart of a container that keeps exiting; it doubles with each restart',
+    },
+    crashLoopBackoffMaxSeconds: { type: 'number', minimum: 0, default: 300, description: 'the longest crash-loop back-off' },
     podsOnShutdown: {
       type: 'string',
       enum: ['keep', 'stop'],

@@ -63,6 +63,8 @@ export const kubeletPlugin = definePlugin({
             clusterDomain: options.clusterDomain,
             clusterDNS: options.clusterDNS,
             resolvConf: options.resolvConf,
+            crashLoopBackoffBaseSeconds: options.crashLoopBackoffBaseSeconds,
+            crashLoopBackoffMaxSeconds: options.crashLoopBackoffMaxSeconds,
             runtimePlugin: runtimes.pluginOf(options.runtime),
             networkPlugin: networks.pluginOf(options.network),
             apiHandler,

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseBytes, type Container, type Node, type Pod } from '@skiff/api';
@@ -14,7 +14,8 @@ import { containerMounts } from './container-mounts.js';
 import { containerConfig, hostPortMappings, sandboxConfig } from './cri-config.js';
 import type { DnsConfig, DnsWarning, PodDns } from './dns.js';
 import { etcHostsContent, nodeHostsFile, writeEtcHosts } from './etc-hosts.js';
-import type { PodEventSink } from './events.js';
+import type { CrashLoopBackOff } from './crash-loop-backoff.js';
+import { formatDuration, podDescription, type PodEventSink } from './events.js';
 import { ImagePuller, type Waiting } from './image-puller.js';
 import type { PodFiles } from './pod-files.js';
 import { terminationMessage } from './termination-message.js';
@@ -24,6 +25,8 @@ export interface ContainerObservation {
   name: string;
   /** Its latest instance in the runtime, if one was created. */
   status?: ContainerStatusInfo;
+  /** The instance before it, if the runtime still has it (the container's lastState). */
+  previous?: ContainerStatusInfo;
   restartCount: number;
   /** Why it is not running yet, when that is something to show (ErrImagePull, PodInitializing…). */
   waiting?: Waiting;
@@ -38,6 +41,8 @@ export interface PodObservation {
   containers: ContainerObservation[];
   /** Something could not be done yet (an image pull, a container start): sync again after a backoff. */
   incomplete: boolean;
+  /** A container waits out its crash-loop back-off: sync again this soon to restart it. */
+  retryAfterMs?: number;
 }
 
 export interface PodRuntimeOptions {
@@ -57,6 +62,8 @@ export interface PodRuntimeOptions {
   node: () => Node | undefined;
   /** Works out pods' resolver configurations. */
   dns: PodDns;
+  /** Restart back-off of containers that keep exiting (CrashLoopBackOff). */
+  backOff: CrashLoopBackOff;
 }
 
 /** What one sync of a pod works with once its volumes and sandbox are there. */
@@ -132,25 +139,45 @@ export class PodRuntimeManager {
     const setting: PodSetting = { pod, sandbox, sandboxConfig: this.sandboxConfig(pod, sandbox.metadata.attempt, dns.config), volumes, podIP, event };
 
     let incomplete = false;
-    const started = async (container: Container, role: 'init' | 'regular', attempt: number): Promise<Waiting | undefined> => {
-      const waiting = await this.startContainer(setting, container, role, attempt);
-      if (waiting) incomplete = true;
-      return waiting;
+    let retryAfterMs: number | undefined;
+    const waiting = new Map<string, Waiting>();
+    /** Starts a new instance of a container — after its crash-loop back-off, when it is a restart of one that exited. */
+    const start = async (container: Container, role: 'init' | 'regular', attempt: number, exited?: ContainerStatusInfo): Promise<void> => {
+      if (exited) {
+        const key = `${uid}/${container.name}`;
+        const finishedAt = exited.finishedAt ?? exited.createdAt;
+        const wait = this.options.backOff.remaining(key, finishedAt);
+        if (wait > 0) {
+          const described = podDescription(pod.metadata);
+          const message = `back-off ${formatDuration(this.options.backOff.current(key))} restarting failed container=${container.name} pod=${described}`;
+          waiting.set(container.name, { reason: 'CrashLoopBackOff', message });
+          event('Warning', 'BackOff', `Back-off restarting failed container ${container.name} in pod ${described}`);
+          retryAfterMs = Math.min(retryAfterMs ?? Number.POSITIVE_INFINITY, wait);
+          return;
+        }
+        this.options.backOff.next(key, finishedAt);
+      }
+      const problem = await this.startContainer(setting, container, role, attempt);
+      if (problem) {
+        waiting.set(container.name, problem);
+        incomplete = true;
+      }
     };
 
-    let current = await this.latestContainers(sandbox.id);
-    const waiting = new Map<string, Waiting>();
+    let current = await this.containerInstances(sandbox.id);
     let initialized = true;
     for (const container of pod.spec.initContainers ?? []) {
-      let instance = current.get(container.name);
-      if (!instance || (instance.state === 'CONTAINER_EXITED' && instance.exitCode !== 0 && shouldRestart(pod, instance.exitCode))) {
-        const problem = await started(container, 'init', instance ? instance.metadata.attempt + 1 : this.previousRestarts(pod, container.name, true));
-        if (problem) waiting.set(container.name, problem);
-        current = await this.latestContainers(sandbox.id);
-        instance = current.get(container.name);
-      }
-      const completed = instance?.state === 'CONTAINER_EXITED' && instance.exitCode === 0;
-      const sidecarRunning = container.restartPolicy === 'Always' && instance?.state === 'CONTAINER_RUNNING';
+      // A sidecar (restartPolicy Always) keeps running beside the containers and is restarted whenever it exits.
+      const sidecar = container.restartPolicy === 'Always';
+      let instance = current.get(container.name)?.[0];
+      const role = sidecar ? 'regular' : 'init';
+      if (!instance) await start(container, role, this.previousRestarts(pod, container.name, true));
+      else if (instance.state === 'CONTAINER_EXITED' && (sidecar || (instance.exitCode !== 0 && shouldRestart(pod, instance.exitCode))))
+        await start(container, role, instance.metadata.attempt + 1, instance);
+      current = await this.containerInstances(sandbox.id);
+      instance = current.get(container.name)?.[0];
+      const completed = !sidecar && instance?.state === 'CONTAINER_EXITED' && instance.exitCode === 0;
+      const sidecarRunning = sidecar && instance?.state === 'CONTAINER_RUNNING';
       if (!completed && !sidecarRunning) {
         initialized = false;
         break;
@@ -159,22 +186,24 @@ export class PodRuntimeManager {
 
     if (initialized) {
       for (const container of pod.spec.containers) {
-        const instance = current.get(container.name);
-        let problem: Waiting | undefined;
-        if (!instance) problem = await started(container, 'regular', this.previousRestarts(pod, container.name, false));
+        const instance = current.get(container.name)?.[0];
+        if (!instance) await start(container, 'regular', this.previousRestarts(pod, container.name, false));
         else if (instance.state === 'CONTAINER_EXITED' && shouldRestart(pod, instance.exitCode))
-          problem = await started(container, 'regular', instance.metadata.attempt + 1);
+          await start(container, 'regular', instance.metadata.attempt + 1, instance);
         else if (instance.state === 'CONTAINER_CREATED') await runtime.startContainer(instance.id);
-        if (problem) waiting.set(container.name, problem);
       }
-      current = await this.latestContainers(sandbox.id);
+      current = await this.containerInstances(sandbox.id);
     }
+    current = await this.prune(pod, current);
 
     const observe = async (container: Container, pending: Waiting): Promise<ContainerObservation> => {
-      const status = await this.withTerminationMessage(pod, container, current.get(container.name));
+      const [latest, previous] = current.get(container.name) ?? [];
+      const status = await this.withTerminationMessage(pod, container, latest);
+      const before = await this.withTerminationMessage(pod, container, previous);
       return {
         name: container.name,
         ...(status ? { status } : {}),
+        ...(before ? { previous: before } : {}),
         restartCount: status?.metadata.attempt ?? 0,
         ...(waiting.has(container.name) || !status ? { waiting: waiting.get(container.name) ?? pending } : {}),
       };
@@ -183,7 +212,7 @@ export class PodRuntimeManager {
     for (const container of pod.spec.initContainers ?? []) initContainers.push(await observe(container, { reason: 'PodInitializing' }));
     const containers: ContainerObservation[] = [];
     for (const container of pod.spec.containers) containers.push(await observe(container, { reason: initialized ? 'ContainerCreating' : 'PodInitializing' }));
-    return { sandboxReady: true, podIP, initialized, initContainers, containers, incomplete };
+    return { sandboxReady: true, podIP, initialized, initContainers, containers, incomplete, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   }
 
   /** A pod whose volumes are not set up yet: no sandbox, every container waiting in ContainerCreating. */
@@ -238,6 +267,7 @@ export class PodRuntimeManager {
 
   forget(uid: string): void {
     this.puller.forget(uid);
+    this.options.backOff.forget(`${uid}/`);
   }
 
   /** The uids of every pod the runtime has a sandbox for. */
@@ -257,14 +287,33 @@ export class PodRuntimeManager {
     return memory === undefined ? totalmem() : parseBytes(memory);
   }
 
-  /** The last instance of each container of a sandbox, by container name. */
-  private async latestContainers(sandboxId: string): Promise<Map<string, ContainerStatusInfo>> {
-    const latest = new Map<string, ContainerStatusInfo>();
+  /** The instances of each container of a sandbox, by container name, newest first. */
+  private async containerInstances(sandboxId: string): Promise<Map<string, ContainerStatusInfo[]>> {
+    const instances = new Map<string, ContainerStatusInfo[]>();
     for (const container of await this.options.runtime.listContainers({ podSandboxId: sandboxId })) {
-      const held = latest.get(container.metadata.name);
-      if (!held || container.metadata.attempt > held.metadata.attempt) latest.set(container.metadata.name, container);
+      const list = instances.get(container.metadata.name) ?? [];
+      list.push(container);
+      instances.set(container.metadata.name, list);
     }
-    return latest;
+    for (const list of instances.values()) list.sort((a, b) => b.metadata.attempt - a.metadata.attempt);
+    return instances;
+  }
+
+  /**
+   * Removes exited instances older than the previous one of each container (Kubernetes keeps one dead
+   * instance a container, for `kubectl logs --previous` and lastState), with their termination-log files.
+   */
+  private async prune(pod: Pod, instances: Map<string, ContainerStatusInfo[]>): Promise<Map<string, ContainerStatusInfo[]>> {
+    for (const [name, list] of instances) {
+      for (const old of list.slice(2)) {
+        if (old.state !== 'CONTAINER_EXITED') continue;
+        await this.options.runtime.removeContainer(old.id);
+        this.terminationMessages.delete(old.id);
+        await rm(this.options.files.terminationLog(pod.metadata.uid!, name, old.metadata.attempt), { force: true });
+      }
+      instances.set(name, list.slice(0, 2));
+    }
+    return instances;
   }
 
   /**

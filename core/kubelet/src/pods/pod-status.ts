@@ -1,4 +1,5 @@
-import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from '@skiff/api';
+import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from '@skiff/api';
+import type { ContainerStatusInfo } from '@skiff/kernel';
 import type { ContainerObservation, PodObservation } from './pod-runtime.js';
 import { qosClass } from './qos.js';
 
@@ -16,7 +17,20 @@ export function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-function containerStatus(spec: Container, observed: ContainerObservation, context: StatusContext, init: boolean): ContainerStatus {
+/** An exited instance as a `terminated` container state. */
+function terminatedState(instance: ContainerStatusInfo, context: StatusContext): NonNullable<ContainerState['terminated']> {
+  const exitCode = instance.exitCode ?? 0;
+  return {
+    exitCode,
+    reason: instance.reason ?? (exitCode === 0 ? 'Completed' : 'Error'),
+    ...(instance.message ? { message: instance.message } : {}),
+    startedAt: rfc3339(instance.startedAt ?? instance.createdAt),
+    finishedAt: rfc3339(instance.finishedAt ?? instance.createdAt),
+    containerID: `${context.runtimeName}://${instance.id}`,
+  };
+}
+
+function containerStatus(spec: Container, observed: ContainerObservation, context: StatusContext, init: boolean, before?: ContainerStatus): ContainerStatus {
   const instance = observed.status;
   const status: ContainerStatus = {
     name: spec.name,
@@ -34,37 +48,47 @@ function containerStatus(spec: Container, observed: ContainerObservation, contex
     // A running init container is still working (a running sidecar is serving).
     status.ready = !init || spec.restartPolicy === 'Always';
   } else if (instance?.state === 'CONTAINER_EXITED' && !observed.waiting) {
-    const exitCode = instance.exitCode ?? 0;
-    status.state = {
-      terminated: {
-        exitCode,
-        reason: instance.reason ?? (exitCode === 0 ? 'Completed' : 'Error'),
-        ...(instance.message ? { message: instance.message } : {}),
-        startedAt: rfc3339(instance.startedAt ?? instance.createdAt),
-        finishedAt: rfc3339(instance.finishedAt ?? instance.createdAt),
-        containerID: status.containerID!,
-      },
-    };
-    status.ready = init && exitCode === 0;
+    status.state = { terminated: terminatedState(instance, context) };
+    status.ready = init && (instance.exitCode ?? 0) === 0;
   } else {
     const waiting = observed.waiting ?? { reason: 'ContainerCreating' };
     status.state = { waiting: { reason: waiting.reason, ...(waiting.message ? { message: waiting.message } : {}) } };
   }
+  // The last run that ended: the latest instance while the container waits to restart, else the one before it.
+  const ended = instance?.state === 'CONTAINER_EXITED' && status.state.waiting ? instance : observed.previous;
+  if (ended?.state === 'CONTAINER_EXITED') status.lastState = { terminated: terminatedState(ended, context) };
+  else if (before?.lastState?.terminated && before.restartCount === status.restartCount) status.lastState = before.lastState;
   return status;
 }
 
+/**
+ * The pod's phase from its containers', as the kubelet works it out: Pending while one waits to start for the
+ * first time, Running while one runs (or, with restartPolicy Always or OnFailure, until all have ended well),
+ * then Succeeded when all exited 0, else Failed under restartPolicy Never. A container waiting to restart
+ * (CrashLoopBackOff) counts as one that ended.
+ */
 function phaseOf(pod: Pod, observed: PodObservation, init: ContainerStatus[], regular: ContainerStatus[]): NonNullable<PodStatus['phase']> {
   const restartPolicy = pod.spec.restartPolicy ?? 'Always';
   if (!observed.initialized) {
     const initFailed = init.some((s) => (s.state.terminated?.exitCode ?? 0) !== 0);
     return restartPolicy === 'Never' && initFailed ? 'Failed' : 'Pending';
   }
-  if (regular.some((s) => s.state.waiting)) return 'Pending';
-  if (regular.some((s) => s.state.running)) return 'Running';
-  // Every container has exited.
+  let waiting = 0;
+  let running = 0;
+  let stopped = 0;
+  let succeeded = 0;
+  for (const s of regular) {
+    if (s.state.running) running++;
+    else if (s.state.terminated) {
+      stopped++;
+      if (s.state.terminated.exitCode === 0) succeeded++;
+    } else if (s.lastState?.terminated) stopped++;
+    else waiting++;
+  }
+  if (waiting > 0) return 'Pending';
+  if (running > 0) return 'Running';
   if (restartPolicy === 'Always') return 'Running';
-  const failed = regular.some((s) => s.state.terminated!.exitCode !== 0);
-  if (!failed) return 'Succeeded';
+  if (stopped === succeeded) return 'Succeeded';
   return restartPolicy === 'Never' ? 'Failed' : 'Running';
 }
 
@@ -91,8 +115,13 @@ function withTransitions(conditions: PodCondition[], previous: PodCondition[] | 
 /** The pod status a sync observed, in the shape and words `kubectl get/describe/wait` expect. */
 export function buildPodStatus(pod: Pod, observed: PodObservation, context: StatusContext): PodStatus {
   const initSpecs = pod.spec.initContainers ?? [];
-  const init = initSpecs.map((spec, i) => containerStatus(spec, observed.initContainers[i]!, context, true));
-  const regular = pod.spec.containers.map((spec, i) => containerStatus(spec, observed.containers[i]!, context, false));
+  const before = (statuses: ContainerStatus[] | undefined, name: string) => statuses?.find((status) => status.name === name);
+  const init = initSpecs.map((spec, i) =>
+    containerStatus(spec, observed.initContainers[i]!, context, true, before(pod.status?.initContainerStatuses, spec.name)),
+  );
+  const regular = pod.spec.containers.map((spec, i) =>
+    containerStatus(spec, observed.containers[i]!, context, false, before(pod.status?.containerStatuses, spec.name)),
+  );
   const phase = phaseOf(pod, observed, init, regular);
   const completed = phase === 'Succeeded' || phase === 'Failed';
   const unready = regular.filter((s) => !s.ready).map((s) => s.name);

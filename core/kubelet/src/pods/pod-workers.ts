@@ -142,7 +142,7 @@ export class PodWorkers {
       );
       throw new SyncIncomplete(key, reasons);
     }
-    this.queue.addAfter(key, this.options.resyncMs);
+    this.queue.addAfter(key, Math.min(this.options.resyncMs, observed.retryAfterMs ?? Number.POSITIVE_INFINITY));
   }
 
   /** Node-level admission, once per pod: a rejected pod is marked Failed and never started. */

@@ -1,6 +1,7 @@
 import type { ContainerRuntime, PodNetwork } from '@skiff/kernel';
 import { builtinVolumePlugins } from '@skiff/plugin-volumes-builtin';
 import { ApiEnvSources } from '../env/env-sources.js';
+import { CrashLoopBackOff } from '../pods/crash-loop-backoff.js';
 import { PodDns } from '../pods/dns.js';
 import { PodFiles } from '../pods/pod-files.js';
 import { PodRuntimeManager } from '../pods/pod-runtime.js';
@@ -15,10 +16,19 @@ export interface ManagerSetup {
   api?: FakeApi;
   /** Cluster DNS servers (default one, so pods get cluster DNS without a MissingClusterDNS warning). */
   clusterDNS?: string[];
+  /** Crash-loop back-off (default 10 s doubling to 300 s). */
+  backOff?: CrashLoopBackOff;
 }
 
 /** A PodRuntimeManager over a runtime and network, with the built-in volume plugins and pod files under `dataDir`. */
-export function runtimeManager({ runtime, network, dataDir, api = fakeApi(), clusterDNS = ['10.96.0.10'] }: ManagerSetup) {
+export function runtimeManager({
+  runtime,
+  network,
+  dataDir,
+  api = fakeApi(),
+  clusterDNS = ['10.96.0.10'],
+  backOff = new CrashLoopBackOff({ initialMs: 10_000, maxMs: 300_000 }),
+}: ManagerSetup) {
   const files = new PodFiles(dataDir);
   const node = () => ({
     apiVersion: 'v1',
@@ -38,6 +48,7 @@ export function runtimeManager({ runtime, network, dataDir, api = fakeApi(), clu
     env: new ApiEnvSources(api),
     node,
     dns: new PodDns({ clusterDNS, clusterDomain: 'cluster.local', resolvConf: '/etc/resolv.conf' }),
+    backOff,
   });
   return { manager, volumes, files, api };
 }
