@@ -50,7 +50,8 @@ export function toCriContainerConfig(config: ContainerConfig): CriMessage {
     command: config.command,
     args: config.args,
     working_dir: config.workingDir,
-    envs: config.envs,
+    // KeyValue.value is `bytes` in CRI (same wire format as the string older runtimes read): raw UTF-8.
+    envs: config.envs?.map((env) => ({ key: env.key, value: Buffer.from(env.value, 'utf8') })),
     mounts: config.mounts?.map((mount) =>
       defined({ container_path: mount.containerPath, host_path: mount.hostPath, readonly: mount.readonly, propagation: mount.propagation }),
     ),

@@ -124,6 +124,7 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
         metadata: { name: 'main', attempt: 0 },
         image: { image: 'skiff.local/pause:3.10' },
         command: ['sh', '-c', 'echo started; exec sleep 300'],
+        envs: [{ key: 'GREETING', value: 'grüß dich' }],
         logPath: 'main/0.log',
       },
       sandboxConfig,
@@ -136,6 +137,7 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
     const hostname = await runtime.execSync(id, ['sh', '-c', 'read -r name < /etc/hostname && echo "$name"'], 5);
     expect({ out: hostname.stdout.toString(), code: hostname.exitCode }).toEqual({ out: 'probe\n', code: 0 });
     expect((await runtime.execSync(id, ['sh', '-c', 'exit 3'], 5)).exitCode).toBe(3);
+    expect((await runtime.execSync(id, ['sh', '-c', 'echo "$GREETING"'], 5)).stdout.toString()).toBe('grüß dich\n');
     expect(await runtime.exec({ containerId: id, cmd: ['ls'], stdout: true })).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/exec\//);
     expect(readFileSync(join(dataDir, 'logs', 'main/0.log'), 'utf8')).toMatch(/^\S+Z stdout F started\n$/);
 
