@@ -30,7 +30,7 @@ const { kubectl, ok, json, apply } = kubectlOn(kubectl136.path, () => skiff.kube
 const CONFIG = `export default {
   preset: 'local',
   plugins: [
-    ['@skiff/kubelet', { crashLoopBackoffBaseSeconds: 1, crashLoopBackoffMaxSeconds: 4 }],
+
   ],
 };
 `;
@@ -149,7 +149,7 @@ spec:
   containers:
   - name: talk
     image: ${busybox}
-    command: ["sh", "-c", "echo first; echo to-stderr >&2; i=0; while [ $i -lt 3 ]; do i=$((i+1)); echo tick $i; sleep 1; done; exit 1"]
+    command: ["sh", "-c", "echo first; sleep 1; echo to-stderr >&2; i=0; while [ $i -lt 3 ]; do sleep 1; i=$((i+1)); echo tick $i; done; exit 1"]
 `);
     await waitForPod('talker', running, 'ran');
     await waitFor('the first lines in kubectl logs', async () => (await ok('logs', 'talker')).includes('first\nto-stderr\n'), WAIT);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, openSync, readFileSync, closeSync } from 'node:fs';
 import { chmod, mkdir, readdir, readlink, symlink, writeFile, rm } from 'node:fs/promises';
@@ -212,9 +212,30 @@ export class ContainerdDaemon {
       clearTimeout(timer);
     }
     await killShims(this.socket);
-    // Sockets and (by now unmounted) namespace files: a mount still there makes this fail, and it is kept.
-    await rm(this.stateDir, { recursive: true, force: true }).catch((err: unknown) => this.options.logger.warn({ err }, 'containerd state left behind'));
+    // Sandboxes still there when containerd stops keep their mounts (shm, network namespace, rootfs): all are
+    // under the state dir, so they go with it.
+    const left = unmountUnder(this.stateDir);
+    if (left.length) this.options.logger.warn({ mounts: left }, 'mounts left behind under the containerd state dir');
+    else await rm(this.stateDir, { recursive: true, force: true }).catch((err: unknown) => this.options.logger.warn({ err }, 'containerd state left behind'));
   }
+}
+
+/** The mount points below `dir`, deepest first (from /proc/self/mountinfo; octal escapes decoded). */
+export function mountsUnder(dir: string): string[] {
+  const prefix = `${dir}/`;
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4])
+    .filter((point): point is string => !!point)
+    .map((point) => point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))))
+    .filter((point) => point.startsWith(prefix))
+    .sort((a, b) => b.length - a.length);
+}
+
+/** Unmounts (lazily, so a busy one still goes) every mount below `dir`; answers the ones that stayed. */
+export function unmountUnder(dir: string): string[] {
+  for (const point of mountsUnder(dir)) spawnSync('umount', ['--lazy', point], { stdio: 'ignore' });
+  return mountsUnder(dir);
 }
 
 /** Kills containerd-shim processes started for the containerd at `socket` (their `-address` names it). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ContainerRuntime, Logger, PodSandboxConfig } from '@skiff/kernel';
-import { checkHost, containerdConfig, stateDirFor } from './daemon.js';
+import { checkHost, containerdConfig, mountsUnder, stateDirFor } from './daemon.js';
 import { containerdRuntimeFactory } from './index.js';
 import { isDynamicElf } from './pause-image.js';
 import type { ContainerdRuntime } from './runtime.js';
@@ -172,6 +172,9 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
     await runtime.close();
     expect(shims()).toEqual([]);
     expect(existsSync(socket)).toBe(false);
+    // The sandbox left running kept mounts (shm, netns, rootfs): they went with containerd's state dir.
+    expect(mountsUnder(stateDirFor(join(dataDir, 'containerd')))).toEqual([]);
+    expect(existsSync(stateDirFor(join(dataDir, 'containerd')))).toBe(false);
     runtime = undefined as unknown as ContainerRuntime as ContainerdRuntime;
   }, 60_000);
 });
