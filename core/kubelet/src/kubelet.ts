@@ -25,6 +25,8 @@ import { callNamed, namingFailures, type NodePluginIdentity } from './plugin-fai
 import { PodFiles } from './pods/pod-files.js';
 import { PodRuntimeManager } from './pods/pod-runtime.js';
 import { PodWorkers } from './pods/pod-workers.js';
+import { ActionRunner } from './probes/actions.js';
+import { ProbeManager } from './probes/probe-manager.js';
 import { VolumeManager } from './volumes/volume-manager.js';
 import { KubeletNodeConnection } from './streaming/node-connection.js';
 
@@ -126,6 +128,7 @@ export class Kubelet {
       logger: this.logger,
       refreshMs: this.config.podResyncSeconds * 1000,
     });
+    const runner = new ActionRunner(runtime);
     const manager = (this.manager = new PodRuntimeManager({
       runtime,
       network,
@@ -138,15 +141,26 @@ export class Kubelet {
       node: () => registration.node,
       dns: new PodDns({ clusterDNS: this.config.clusterDNS, clusterDomain: this.config.clusterDomain, resolvConf: this.config.resolvConf }),
       backOff: new CrashLoopBackOff({ initialMs: this.config.crashLoopBackoffBaseSeconds * 1000, maxMs: this.config.crashLoopBackoffMaxSeconds * 1000 }),
+      runner,
     }));
+    const recorder = new EventRecorderImpl(client, { component: KUBELET_COMPONENT, host: nodeName, logger: this.logger });
+    const eventsFor = (pod: Pod) => (type: 'Normal' | 'Warning', reason: string, message: string) => recorder.event(pod, type, reason, message);
+    const probes = new ProbeManager({
+      runner,
+      onChange: (pod) => this.workers?.resync(pod),
+      kill: (pod, container, containerId, grace, message) => manager.killContainer(pod, container.name, containerId, grace, eventsFor(pod), message),
+      events: eventsFor,
+      logger: this.logger,
+    });
     this.workers = new PodWorkers({
       nodeName,
       client,
       pods,
       manager,
       volumes,
+      probes,
       runtime,
-      recorder: new EventRecorderImpl(client, { component: KUBELET_COMPONENT, host: nodeName, logger: this.logger }),
+      recorder,
       hooks: this.config.hooks,
       node: () => registration.node,
       hostIP: IN_PROCESS_NODE_IP,

@@ -25,3 +25,6 @@ export const SIMULATE_RUN_MS_ANNOTATION = 'skiff.io/simulate-run-ms';
 
 /** Pod annotation: the exit code of the pod's containers when they exit by themselves (default 0). */
 export const SIMULATE_EXIT_CODE_ANNOTATION = 'skiff.io/simulate-exit-code';
+
+/** Pod annotation: the exit code of commands run in the pod's containers (exec probes and hooks; default 0). */
+export const SIMULATE_EXEC_EXIT_CODE_ANNOTATION = 'skiff.io/simulate-exec-exit-code';

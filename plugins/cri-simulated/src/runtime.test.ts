@@ -3,7 +3,13 @@ import { waitFor, type ContainerConfig, type PodSandboxConfig } from '@skiff/ker
 import { SimulatedRuntime } from './runtime.js';
 import { RuntimeError } from './errors.js';
 import { normalizeImage, repoDigest } from './images.js';
-import { CONTAINER_ROLE_LABEL, RESTART_POLICY_LABEL, SIMULATE_EXIT_CODE_ANNOTATION, SIMULATE_RUN_MS_ANNOTATION } from './names.js';
+import {
+  CONTAINER_ROLE_LABEL,
+  RESTART_POLICY_LABEL,
+  SIMULATE_EXEC_EXIT_CODE_ANNOTATION,
+  SIMULATE_EXIT_CODE_ANNOTATION,
+  SIMULATE_RUN_MS_ANNOTATION,
+} from './names.js';
 
 const sandboxConfig = (uid = 'uid-1', attempt = 0): PodSandboxConfig => ({
   metadata: { name: 'web-1', namespace: 'default', uid, attempt },
@@ -212,6 +218,18 @@ describe('SimulatedRuntime', () => {
     expect(stopped).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 0, reason: 'Completed' });
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(await rt.containerStatus(containerId)).toEqual(stopped);
+  });
+
+  it('answers ExecSync in running containers with exit code 0, or the code the pod asks for', async () => {
+    const rt = runtime();
+    expect(rt.simulated).toBe(true);
+    const { containerId: passing } = await podContainer(rt, 'Always');
+    expect(await rt.execSync(passing, ['cat', '/tmp/healthy'], 1)).toEqual({ stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0 });
+    const { containerId: failing } = await podContainer(rt, 'Always', { [SIMULATE_EXEC_EXIT_CODE_ANNOTATION]: '1' });
+    expect((await rt.execSync(failing, ['check'], 1)).exitCode).toBe(1);
+    await rt.stopContainer(passing, 0);
+    await expect(rt.execSync(passing, ['x'], 1)).rejects.toThrow(/is not running: cannot exec in it/);
+    await expect(rt.execSync('nope', ['x'], 1)).rejects.toThrow('container "nope" not found');
   });
 
   it('hands out copies, never its own records', async () => {

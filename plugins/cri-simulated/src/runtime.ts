@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ContainerConfig, ContainerRuntime, ContainerStatusInfo, Logger, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
+import type { ContainerConfig, ContainerRuntime, ContainerStatusInfo, ExecSyncResult, Logger, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
 import { RuntimeError } from './errors.js';
 import { imageDigest, imageSize, normalizeImage, repoDigest } from './images.js';
 import { SimulatedLogs } from './logs.js';
@@ -8,6 +8,7 @@ import {
   RESTART_POLICY_LABEL,
   RUNTIME_NAME,
   RUNTIME_VERSION,
+  SIMULATE_EXEC_EXIT_CODE_ANNOTATION,
   SIMULATE_EXIT_CODE_ANNOTATION,
   SIMULATE_RUN_MS_ANNOTATION,
 } from './names.js';
@@ -47,6 +48,8 @@ function matchesLabels(labels: Record<string, string> | undefined, selector: Rec
  */
 export class SimulatedRuntime implements ContainerRuntime {
   readonly name = RUNTIME_NAME;
+  /** No processes or network: the kubelet counts network probes and HTTP hooks against these containers as successes. */
+  readonly simulated = true;
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly containers = new Map<string, ContainerStatusInfo>();
   /** Ids that existed and were removed: stop/remove of these succeed quietly. */
@@ -208,6 +211,20 @@ export class SimulatedRuntime implements ContainerRuntime {
     const container = this.containers.get(containerId);
     if (!container) return this.alreadyRemoved('container', containerId);
     this.exit(container);
+  }
+
+  /**
+   * ExecSync with no process to run in: a command in a running container answers no output and exit code 0
+   * (the pod's skiff.io/simulate-exec-exit-code annotation changes the code), so exec probes and hooks pass.
+   */
+  async execSync(containerId: string, _cmd: string[], _timeoutSeconds: number): Promise<ExecSyncResult> {
+    this.checkOpen();
+    const container = this.containers.get(containerId);
+    if (!container) throw new RuntimeError('SKIFF_ERR_CRI_NOT_FOUND', { kind: 'container', id: containerId });
+    if (container.state !== 'CONTAINER_RUNNING')
+      throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'container', id: containerId, state: 'not running', detail: 'cannot exec in it' });
+    const annotations = this.sandboxes.get(container.podSandboxId)?.config.annotations ?? {};
+    return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: annotationInteger(annotations[SIMULATE_EXEC_EXIT_CODE_ANNOTATION], 0, 255) ?? 0 };
   }
 
   async removeContainer(containerId: string): Promise<void> {

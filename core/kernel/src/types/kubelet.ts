@@ -145,6 +145,11 @@ export interface StreamRequest {
 
 export interface ContainerRuntime {
   readonly name: string;
+  /**
+   * No processes or network behind the containers (the simulated runtime): the kubelet counts HTTP, TCP
+   * and gRPC probes and HTTP lifecycle hooks against them as successes instead of dialling fake addresses.
+   */
+  readonly simulated?: boolean;
   version(): Promise<{ runtimeName: string; runtimeVersion: string; runtimeApiVersion: string }>;
   runPodSandbox(config: PodSandboxConfig): Promise<string>;
   stopPodSandbox(sandboxId: string): Promise<void>;

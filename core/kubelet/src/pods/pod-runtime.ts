@@ -14,9 +14,11 @@ import { containerMounts } from './container-mounts.js';
 import { containerConfig, hostPortMappings, sandboxConfig } from './cri-config.js';
 import type { DnsConfig, DnsWarning, PodDns } from './dns.js';
 import { etcHostsContent, nodeHostsFile, writeEtcHosts } from './etc-hosts.js';
+import type { ActionRunner, Handler } from '../probes/actions.js';
 import type { CrashLoopBackOff } from './crash-loop-backoff.js';
 import { formatDuration, podDescription, type PodEventSink } from './events.js';
 import { ImagePuller, type Waiting } from './image-puller.js';
+import { LifecycleHooks } from './lifecycle-hooks.js';
 import type { PodFiles } from './pod-files.js';
 import { terminationMessage } from './termination-message.js';
 
@@ -30,6 +32,9 @@ export interface ContainerObservation {
   restartCount: number;
   /** Why it is not running yet, when that is something to show (ErrImagePull, PodInitializing…). */
   waiting?: Waiting;
+  /** What its probes say about the running instance (set by the pod workers; unset: no such probe). */
+  started?: boolean;
+  ready?: boolean;
 }
 
 /** What a sync found and did: the raw material of the pod's status. */
@@ -64,7 +69,14 @@ export interface PodRuntimeOptions {
   dns: PodDns;
   /** Restart back-off of containers that keep exiting (CrashLoopBackOff). */
   backOff: CrashLoopBackOff;
+  /** Runs lifecycle hooks (and probes) against containers. */
+  runner: ActionRunner;
 }
+
+/** terminationGracePeriodSeconds when a pod sets none. */
+const DEFAULT_GRACE_SECONDS = 30;
+/** What a container is left to stop after its preStop hook took its time (Kubernetes: 2 s). */
+const MIN_GRACE_AFTER_HOOK_SECONDS = 2;
 
 /** What one sync of a pod works with once its volumes and sandbox are there. */
 interface PodSetting {
@@ -100,8 +112,11 @@ export class PodRuntimeManager {
   /** What each exited container instance left in its termination-log file, by container id. */
   private readonly terminationMessages = new Map<string, string>();
 
+  private readonly hooks: LifecycleHooks;
+
   constructor(private readonly options: PodRuntimeOptions) {
     this.puller = new ImagePuller(options.runtime);
+    this.hooks = new LifecycleHooks(options.runner);
   }
 
   async sync(pod: Pod, event: PodEventSink = noEvents): Promise<PodObservation> {
@@ -245,11 +260,11 @@ export class PodRuntimeManager {
 
   /**
    * Stops and removes everything the runtime holds for the pod (every sandbox with its name), releasing its
-   * IPs; answers the uids whose sandboxes it removed.
+   * IPs; answers the uids whose sandboxes it removed. With the pod, its containers' preStop hooks run first.
    */
-  async killPod(namespace: string, name: string, gracePeriodSeconds: number, event: PodEventSink = noEvents): Promise<string[]> {
+  async killPod(namespace: string, name: string, gracePeriodSeconds: number, event: PodEventSink = noEvents, pod?: Pod): Promise<string[]> {
     const sandboxes = await this.options.runtime.listPodSandbox({ labelSelector: { [CRI_LABELS.POD_NAMESPACE]: namespace, [CRI_LABELS.POD_NAME]: name } });
-    for (const sandbox of sandboxes) await this.killSandbox(sandbox, gracePeriodSeconds, event);
+    for (const sandbox of sandboxes) await this.killSandbox(sandbox, gracePeriodSeconds, event, pod);
     return [...new Set(sandboxes.map((sandbox) => sandbox.metadata.uid))];
   }
 
@@ -373,6 +388,11 @@ export class PodRuntimeManager {
     return address;
   }
 
+  /** The pod's IP as its status has it (the node's on the host network), for hooks of a pod being stopped. */
+  private podIPOf(pod: Pod): string | undefined {
+    return pod.spec.hostNetwork ? this.options.hostIP : pod.status?.podIP;
+  }
+
   /** The pod's IP; a sandbox from before a kubelet restart asks the network again (ADD is idempotent). */
   private async podIP(pod: Pod, sandbox: PodSandboxStatus): Promise<string> {
     if (pod.spec.hostNetwork) return this.options.hostIP;
@@ -408,6 +428,16 @@ export class PodRuntimeManager {
       return { reason: 'RunContainerError', message: (err as Error).message };
     }
     event('Normal', 'Started', `Started container ${container.name}`);
+    const postStart = (container.lifecycle as { postStart?: Handler } | undefined)?.postStart;
+    if (postStart) {
+      const grace = pod.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
+      const failed = await this.hooks.run(postStart, { pod, container, containerId: id, podIP: setting.podIP }, grace);
+      if (failed) {
+        event('Warning', 'FailedPostStartHook', failed);
+        await this.killContainer(pod, container.name, id, grace, event, 'FailedPostStartHook');
+        return { reason: 'PostStartHookError', message: failed };
+      }
+    }
     return undefined;
   }
 
@@ -428,15 +458,43 @@ export class PodRuntimeManager {
     return containerConfig(pod, container, attempt, role, { mounts, env, ...expandCommand(container, env), memoryCapacity: this.memoryCapacity() });
   }
 
-  /** Stop the containers, take the sandbox off the network, stop and remove it (the CRI/CNI teardown order). */
-  private async killSandbox(sandbox: PodSandboxStatus, gracePeriodSeconds: number, event: PodEventSink): Promise<void> {
-    const { runtime, network } = this.options;
-    for (const container of await runtime.listContainers({ podSandboxId: sandbox.id })) {
-      this.terminationMessages.delete(container.id);
-      if (container.state === 'CONTAINER_EXITED') continue;
-      event('Normal', 'Killing', `Stopping container ${container.metadata.name}`);
-      await runtime.stopContainer(container.id, gracePeriodSeconds);
+  /**
+   * Stops a container within the grace period: its preStop hook first (when the pod is known and there is
+   * time), then the runtime's stop — SIGTERM, and SIGKILL when the rest of the grace period is over — with at
+   * least 2 seconds left after a hook.
+   */
+  async killContainer(
+    pod: Pod | undefined,
+    name: string,
+    containerId: string,
+    gracePeriodSeconds: number,
+    event: PodEventSink,
+    message = `Stopping container ${name}`,
+  ): Promise<void> {
+    event('Normal', 'Killing', message);
+    let grace = gracePeriodSeconds;
+    const spec = pod && [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((container) => container.name === name);
+    const preStop = (spec?.lifecycle as { preStop?: Handler } | undefined)?.preStop;
+    if (pod && spec && preStop && grace > 0) {
+      const began = Date.now();
+      const failed = await this.hooks.run(preStop, { pod, container: spec, containerId, podIP: this.podIPOf(pod) }, grace);
+      if (failed) event('Warning', 'FailedPreStopHook', failed);
+      grace = Math.max(MIN_GRACE_AFTER_HOOK_SECONDS, grace - Math.floor((Date.now() - began) / 1000));
     }
+    await this.options.runtime.stopContainer(containerId, grace);
+  }
+
+  /** Stop the containers (in parallel), take the sandbox off the network, stop and remove it (the CRI/CNI teardown order). */
+  private async killSandbox(sandbox: PodSandboxStatus, gracePeriodSeconds: number, event: PodEventSink, pod?: Pod): Promise<void> {
+    const { runtime, network } = this.options;
+    const containers = await runtime.listContainers({ podSandboxId: sandbox.id });
+    for (const container of containers) this.terminationMessages.delete(container.id);
+    const owner = pod?.metadata.uid === sandbox.metadata.uid ? pod : undefined;
+    await Promise.all(
+      containers
+        .filter((container) => container.state !== 'CONTAINER_EXITED')
+        .map((container) => this.killContainer(owner, container.metadata.name, container.id, gracePeriodSeconds, event)),
+    );
     await network.del(this.attachment(sandbox));
     this.ips.delete(sandbox.id);
     await runtime.stopPodSandbox(sandbox.id);

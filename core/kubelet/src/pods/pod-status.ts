@@ -44,9 +44,10 @@ function containerStatus(spec: Container, observed: ContainerObservation, contex
   };
   if (instance?.state === 'CONTAINER_RUNNING') {
     status.state = { running: { startedAt: rfc3339(instance.startedAt ?? instance.createdAt) } };
-    status.started = true;
+    // A startup probe holds `started` (and readiness) back until it succeeds; a readiness probe decides `ready`.
+    status.started = observed.started ?? true;
     // A running init container is still working (a running sidecar is serving).
-    status.ready = !init || spec.restartPolicy === 'Always';
+    status.ready = (!init || spec.restartPolicy === 'Always') && status.started && (observed.ready ?? true);
   } else if (instance?.state === 'CONTAINER_EXITED' && !observed.waiting) {
     status.state = { terminated: terminatedState(instance, context) };
     status.ready = init && (instance.exitCode ?? 0) === 0;

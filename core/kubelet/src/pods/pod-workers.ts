@@ -1,10 +1,11 @@
-import { RESOURCES, isApiError, type Node, type Pod, type PodStatus } from '@skiff/api';
+import { RESOURCES, isApiError, type Container, type Node, type Pod, type PodStatus } from '@skiff/api';
 import { WorkQueue, objectKey, runWorkers, splitObjectKey } from '@skiff/client';
 import type { ApiClient, ContainerRuntime, EventRecorder, Hooks, Informer, Logger, PodSyncContext } from '@skiff/kernel';
 import { CONTAINER_RELIST_MS, CRI_LABELS, HOUSEKEEPING_MS } from '../names.js';
+import type { ProbeManager } from '../probes/probe-manager.js';
 import type { VolumeManager } from '../volumes/volume-manager.js';
 import type { PodEventSink } from './events.js';
-import type { PodRuntimeManager } from './pod-runtime.js';
+import type { ContainerObservation, PodObservation, PodRuntimeManager } from './pod-runtime.js';
 import { buildPodStatus, rejectedPodStatus, rfc3339, sameStatus, type StatusContext } from './pod-status.js';
 
 export interface PodWorkersOptions {
@@ -14,6 +15,8 @@ export interface PodWorkersOptions {
   pods: Informer<Pod>;
   manager: PodRuntimeManager;
   volumes: VolumeManager;
+  /** Liveness, readiness and startup probes of the pods' containers. */
+  probes: ProbeManager;
   runtime: ContainerRuntime;
   recorder: EventRecorder;
   hooks: Pick<Hooks, 'podAdmit' | 'podSync'>;
@@ -74,9 +77,15 @@ export class PodWorkers {
       () => {
         clearInterval(relist);
         clearInterval(housekeeping);
+        this.options.probes.stop();
       },
       { once: true },
     );
+  }
+
+  /** Syncs the pod soon (a probe changed its verdict, say). */
+  resync(pod: Pod): void {
+    this.queue.add(objectKey(pod));
   }
 
   /**
@@ -125,12 +134,14 @@ export class PodWorkers {
     }
     if (pod.metadata.deletionTimestamp) return this.terminate(pod);
     if (isTerminal(pod)) {
+      this.options.probes.removePod(pod.metadata.uid!);
       await manager.killPod(pod.metadata.namespace!, pod.metadata.name!, 0);
       return;
     }
     if (!(await this.admit(pod))) return;
 
     const observed = await manager.sync(pod, this.eventsFor(pod));
+    this.withProbes(pod, observed);
     const context: PodSyncContext = { pod, node: this.options.node(), runtime: this.options.runtime, reasons: [] };
     await this.options.hooks.podSync.promise(context);
     const status = buildPodStatus(pod, observed, this.statusContext());
@@ -143,6 +154,20 @@ export class PodWorkers {
       throw new SyncIncomplete(key, reasons);
     }
     this.queue.addAfter(key, Math.min(this.options.resyncMs, observed.retryAfterMs ?? Number.POSITIVE_INFINITY));
+  }
+
+  /** Starts, follows or stops the pod's probes, and puts what they say into the observation. */
+  private withProbes(pod: Pod, observed: PodObservation): void {
+    const { probes } = this.options;
+    probes.update(pod, observed);
+    const uid = pod.metadata.uid!;
+    const annotate = (containers: Container[], observations: ContainerObservation[]) =>
+      containers.forEach((container, i) => {
+        const observation = observations[i];
+        if (observation) Object.assign(observation, probes.status(uid, container, observation.status?.id));
+      });
+    annotate(pod.spec.initContainers ?? [], observed.initContainers);
+    annotate(pod.spec.containers, observed.containers);
   }
 
   /** Node-level admission, once per pod: a rejected pod is marked Failed and never started. */
@@ -164,7 +189,8 @@ export class PodWorkers {
   private async terminate(pod: Pod): Promise<void> {
     const { namespace, name, uid } = pod.metadata as { namespace: string; name: string; uid: string };
     const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
-    await this.options.manager.killPod(namespace, name, grace, this.eventsFor(pod));
+    this.options.probes.removePod(uid);
+    await this.options.manager.killPod(namespace, name, grace, this.eventsFor(pod), pod);
     await this.options.volumes.removePod(uid, pod, this.eventsFor(pod));
     this.forget(objectKey(pod));
     try {
@@ -178,7 +204,10 @@ export class PodWorkers {
   /** Drops what this node remembered about a pod that is gone. */
   private forget(key: string): void {
     const uid = this.admitted.get(key);
-    if (uid) this.options.manager.forget(uid);
+    if (uid) {
+      this.options.manager.forget(uid);
+      this.options.probes.removePod(uid);
+    }
     this.admitted.delete(key);
   }
 

@@ -5,6 +5,7 @@ import { CrashLoopBackOff } from '../pods/crash-loop-backoff.js';
 import { PodDns } from '../pods/dns.js';
 import { PodFiles } from '../pods/pod-files.js';
 import { PodRuntimeManager } from '../pods/pod-runtime.js';
+import { ActionRunner } from '../probes/actions.js';
 import { VolumeManager } from '../volumes/volume-manager.js';
 import { fakeApi, type FakeApi } from './fake-api.js';
 import { silentLogger } from './objects.js';
@@ -49,6 +50,7 @@ export function runtimeManager({
     node,
     dns: new PodDns({ clusterDNS, clusterDomain: 'cluster.local', resolvConf: '/etc/resolv.conf' }),
     backOff,
+    runner: new ActionRunner(runtime),
   });
   return { manager, volumes, files, api };
 }
