@@ -16,6 +16,7 @@ import type {
 import { ApiEnvSources, SERVICES } from './env/env-sources.js';
 import type { Service } from './env/service-env.js';
 import { KUBELET_COMPONENT } from './names.js';
+import { hostCapacity } from './node/host-capacity.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
 import { NodeRegistration } from './node/node-registration.js';
@@ -37,6 +38,8 @@ export interface KubeletConfig {
   /** Where this node keeps state (the network's allocations, say). */
   dataDir: string;
   capacity: NodeCapacity;
+  /** Where cpu, memory and ephemeral-storage come from: the config (`capacity`) or this machine. */
+  capacitySource?: 'config' | 'host';
   heartbeatSeconds: number;
   leaseDurationSeconds: number;
   podResyncSeconds: number;
@@ -102,9 +105,10 @@ export class Kubelet {
 
     const client = createLoopbackClient(apiHandler, { username: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] });
     await assertCanI(client, `system:node:${nodeName}`, { verb: 'update', group: '', resource: 'pods', subresource: 'status' });
+    const capacity = this.config.capacitySource === 'host' ? await hostCapacity(dataDir, this.config.capacity.pods) : this.config.capacity;
     const registration = new NodeRegistration(client, {
       name: nodeName,
-      capacity: this.config.capacity,
+      capacity,
       containerRuntimeVersion: `${version.runtimeName}://${version.runtimeVersion}`,
       podCIDR: network.podCIDR?.(),
       internalIP: IN_PROCESS_NODE_IP,

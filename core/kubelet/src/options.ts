@@ -11,6 +11,12 @@ export const kubeletOptionsSchema = {
       type: 'object',
       description: 'what each node offers',
       properties: {
+        source: {
+          type: 'string',
+          enum: ['config', 'host'],
+          default: 'config',
+          description: "'config': cpu, memory and ephemeralStorage below; 'host': this machine's CPUs, memory and the data dir's file system",
+        },
         cpu: { type: 'string', default: '4' },
         memory: { type: 'string', default: '8Gi' },
         ephemeralStorage: { type: 'string', default: '100Gi', description: 'local scratch space (ephemeral-storage)' },

@@ -53,6 +53,7 @@ export const kubeletPlugin = definePlugin({
             index,
             dataDir: resolve(kernel.config.rootDir, kernel.config.dataDir, 'nodes', nodeName),
             capacity: options.capacity,
+            capacitySource: options.capacity.source,
             heartbeatSeconds: options.heartbeatSeconds,
             leaseDurationSeconds: options.leaseDurationSeconds,
             podResyncSeconds: options.podResyncSeconds,
