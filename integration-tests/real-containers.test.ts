@@ -30,7 +30,7 @@ const { kubectl, ok, json, apply } = kubectlOn(kubectl136.path, () => skiff.kube
 const CONFIG = `export default {
   preset: 'local',
   plugins: [
-
+    ['@skiff/kubelet', { crashLoopBackoffBaseSeconds: 1, crashLoopBackoffMaxSeconds: 4 }],
   ],
 };
 `;
@@ -96,7 +96,9 @@ afterAll(async () => {
 
 describe.skipIf(notRoot)('real containers with kubectl', () => {
   it('kubectl run starts httpd in a real container; the host reaches the pod IP; port-forward answers on 127.0.0.1', async () => {
-    expect(await ok('run', 'web', `--image=${busybox}`, '--port=8080', '--', 'httpd', '-f', '-p', '8080', '-h', '/www')).toBe('pod/web created\n');
+    expect(await ok('run', 'web', `--image=${busybox}`, '--port=8080', '--', 'sh', '-c', 'echo serving /www; exec httpd -f -p 8080 -h /www')).toBe(
+      'pod/web created\n',
+    );
     const pod = await waitForPod('web', running, 'ran');
     expect(pod.status.podIP).toMatch(/^10\.244\.1\.\d+$/);
     expect(pod.status.containerStatuses[0]).toMatchObject({ ready: true, restartCount: 0, started: true });
@@ -120,9 +122,15 @@ describe.skipIf(notRoot)('real containers with kubectl', () => {
     }
   });
 
-  it('kubectl exec runs in the container and passes exit codes back, with every kubectl 1.27–1.36', async () => {
+  it('kubectl exec (exit codes, stdin), logs and cp both ways, with every kubectl 1.27–1.36', async () => {
     for (const { minor, path } of kubectlVersions()) {
       const { kubectl: versioned } = kubectlOn(path, () => skiff.kubeconfig, join(cacheDir, `exec-${minor}`));
+      expect({ minor, out: (await versioned(['logs', 'web'])).stdout }).toEqual({ minor, out: 'serving /www\n' });
+      const local = join(project, `cp-${minor}.txt`);
+      writeFileSync(local, `kubectl 1.${minor} was here\n`);
+      expect({ minor, code: (await versioned(['cp', local, `web:/tmp/cp-${minor}.txt`])).code }).toEqual({ minor, code: 0 });
+      expect({ minor, code: (await versioned(['cp', `web:/tmp/cp-${minor}.txt`, `${local}.back`])).code }).toEqual({ minor, code: 0 });
+      expect(readFileSync(`${local}.back`, 'utf8')).toBe(`kubectl 1.${minor} was here\n`);
       const hostname = await versioned(['exec', 'web', '--', 'cat', '/etc/hostname']);
       expect({ minor, code: hostname.code, out: hostname.stdout, err: hostname.stderr }).toEqual({ minor, code: 0, out: 'web\n', err: '' });
       const failing = await versioned(['exec', 'web', '--', 'sh', '-c', 'echo oops >&2; exit 3']);
@@ -160,6 +168,26 @@ spec:
     expect(await ok('logs', 'talker', '--previous')).toBe('first\nto-stderr\ntick 1\ntick 2\ntick 3\n');
     expect(await ok('logs', 'talker', '--timestamps', '--tail=1', '--previous')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z tick 3\n$/);
     await ok('delete', 'pod', 'talker', '--grace-period=1');
+  });
+
+  it('kubectl attach streams a running container; kubectl run -i --rm passes stdin through and removes the pod', async () => {
+    const shout = await kubectl(['run', '-i', '--rm', '--restart=Never', 'upper', `--image=${busybox}`, '--', 'tr', 'a-z', 'A-Z'], 'quiet please\n');
+    expect({ code: shout.code, out: shout.stdout }).toEqual({ code: 0, out: 'QUIET PLEASE\npod "upper" deleted from default namespace\n' });
+    expect((await kubectl(['get', 'pod', 'upper'])).code).toBe(1);
+
+    await ok('run', 'ticker', `--image=${busybox}`, '--', 'sh', '-c', 'i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done');
+    await waitForPod('ticker', running, 'ran');
+    const attach = spawn(kubectl136.path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, 'attach', 'ticker'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let seen = '';
+    attach.stdout.on('data', (d: Buffer) => (seen += d.toString()));
+    try {
+      await waitFor('ticks through kubectl attach', () => /tick \d+\ntick \d+\n/.test(seen), WAIT);
+    } finally {
+      attach.kill('SIGINT');
+    }
+    await ok('delete', 'pod', 'ticker', '--grace-period=0', '--force');
   });
 
   it('an exit 3 shows Terminated with exit code 3, then CrashLoopBackOff', async () => {
@@ -228,6 +256,7 @@ spec:
 kind: Pod
 metadata: {name: probed}
 spec:
+  terminationGracePeriodSeconds: 2
   containers:
   - name: app
     image: ${busybox}

@@ -13,7 +13,7 @@ export default definePreset({
     ['@skiff/plugin-network-ipam', false],
     '@skiff/plugin-cri-containerd',
     '@skiff/plugin-cni-bridge',
-    ['@skiff/kubelet', { runtime: 'containerd', network: 'bridge', podsOnShutdown: 'stop' }],
+    ['@skiff/kubelet', { runtime: 'containerd', network: 'bridge', podsOnShutdown: 'stop', capacity: { source: 'host' } }],
   ],
   config: {
     nodes: 1,
