@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEnvelope } from './envelope.js';
 import { decodeProtobufObject, encodeProtobufObject, encodeProtobufWatchEvent, protobufMessageOf } from './objects.js';
-import { WireReader } from './wire.js';
+import type { KubeObject } from '../types.js';
+import { WIRE_TYPE, WireReader } from './wire.js';
 
 describe('built-in objects as protobuf bodies', () => {
   it('finds the message of a kind by its apiVersion', () => {
@@ -62,45 +62,61 @@ describe('built-in objects as protobuf bodies', () => {
   });
 });
 
-describe('protobuf watch frames', () => {
-  it('frame a WatchEvent (typed in the watched group version) holding the enveloped object, behind a 4-byte length', () => {
-    const object = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', resourceVersion: '7' }, spec: { replicas: 2 } };
-    const frame = encodeProtobufWatchEvent('apps/v1', 'MODIFIED', object);
-    const length = new DataView(frame.buffer, frame.byteOffset).getUint32(0);
-    expect(length).toBe(frame.length - 4);
-    const envelope = decodeEnvelope(frame.subarray(4));
-    expect([envelope.apiVersion, envelope.kind]).toEqual(['apps/v1', 'WatchEvent']);
-    const reader = new WireReader(envelope.raw);
-    const event: { type?: string; raw?: Uint8Array } = {};
-    while (!reader.done) {
-      const { field, wireType } = reader.tag();
-      if (field === 1) event.type = reader.string();
-      else if (field === 2) {
-        const extension = new WireReader(reader.bytesField());
-        extension.tag();
-        event.raw = extension.bytesField();
-      } else reader.skip(wireType);
+/**
+ * Reads a watch frame as client-go does: after the 4-byte length, the bytes go straight into a
+ * metav1.WatchEvent (its raw protobuf serializer adds no magic and no envelope). Strict: anything but
+ * `type` (1) and `object` (2), both length-delimited, is an error — the "k8s\0" magic, for one, reads as
+ * field 13 opening a group, which Go skips into the bytes after it and then fails on ("wiretype end group
+ * for non-group", "unexpected EOF", an illegal wire type: whichever the bytes happen to give).
+ */
+function readWatchFrame(frame: Uint8Array): { type: string; object: KubeObject } {
+  expect(new DataView(frame.buffer, frame.byteOffset).getUint32(0)).toBe(frame.length - 4);
+  const reader = new WireReader(frame, 4);
+  const event: { type?: string; raw?: Uint8Array } = {};
+  while (!reader.done) {
+    const { field, wireType } = reader.tag();
+    if (wireType !== WIRE_TYPE.LENGTH_DELIMITED || (field !== 1 && field !== 2))
+      throw new Error(`a WatchEvent has no field ${field} of wire type ${wireType} (at the frame's start: a magic or an envelope?)`);
+    if (field === 1) event.type = reader.string();
+    else {
+      const extension = new WireReader(reader.bytesField());
+      expect(extension.tag()).toEqual({ field: 1, wireType: WIRE_TYPE.LENGTH_DELIMITED });
+      event.raw = extension.bytesField();
+      expect(extension.done).toBe(true);
     }
-    expect(event.type).toBe('MODIFIED');
-    expect(decodeProtobufObject(event.raw!)).toEqual(object);
+  }
+  return { type: event.type!, object: decodeProtobufObject(event.raw!) };
+}
+
+describe('protobuf watch frames', () => {
+  it('are a 4-byte length and the bare WatchEvent, whose object is the enveloped object', () => {
+    const object = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', resourceVersion: '7' }, spec: { replicas: 2 } };
+    const frame = encodeProtobufWatchEvent('MODIFIED', object);
+    expect(frame[4]).toBe(0x0a); // field 1 (type), length-delimited: no "k8s\0" before it
+    expect(readWatchFrame(frame)).toEqual({ type: 'MODIFIED', object });
   });
 
-  it('carry an ERROR event’s Status, a meta/v1 kind in every group version', () => {
+  it('carry a pod, a BOOKMARK and an ERROR event’s Status (a meta/v1 kind in every group version)', () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'echo1',
+        namespace: 'default',
+        uid: '6f1c2a4e-0d1b-4c55-9a3e-2b7f1e0c9d11',
+        resourceVersion: '25',
+        creationTimestamp: '2025-11-25T21:00:05Z',
+      },
+      spec: { containers: [{ name: 'echo1', image: 'skiff.local/busybox:1', args: ['sh', '-c', 'cat'], stdin: true, stdinOnce: true }] },
+      status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2025-11-25T21:00:05Z' }] },
+    };
+    expect(readWatchFrame(encodeProtobufWatchEvent('ADDED', pod))).toEqual({ type: 'ADDED', object: pod });
+    const bookmark = { apiVersion: 'v1', kind: 'Pod', metadata: { resourceVersion: '30', annotations: { 'k8s.io/initial-events-end': 'true' } } };
+    expect(readWatchFrame(encodeProtobufWatchEvent('BOOKMARK', bookmark))).toEqual({ type: 'BOOKMARK', object: bookmark });
     expect(protobufMessageOf('apps/v1', 'Status')).toBe('k8s.io.apimachinery.pkg.apis.meta.v1.Status');
     const status = { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code: 410, reason: 'Expired' };
-    const frame = encodeProtobufWatchEvent('v1', 'ERROR', status as never);
-    const reader = new WireReader(decodeEnvelope(frame.subarray(4)).raw);
-    let raw: Uint8Array | undefined;
-    while (!reader.done) {
-      const { field, wireType } = reader.tag();
-      if (field !== 2) {
-        reader.skip(wireType);
-        continue;
-      }
-      const extension = new WireReader(reader.bytesField());
-      extension.tag();
-      raw = extension.bytesField();
-    }
-    expect(decodeProtobufObject(raw!)).toMatchObject({ kind: 'Status', status: 'Failure', code: 410, reason: 'Expired' });
+    const error = readWatchFrame(encodeProtobufWatchEvent('ERROR', status as never));
+    expect(error.type).toBe('ERROR');
+    expect(error.object).toMatchObject({ kind: 'Status', status: 'Failure', code: 410, reason: 'Expired' });
   });
 });

@@ -46,16 +46,15 @@ export function encodeProtobufObject(object: KubeObject): Uint8Array {
 
 /**
  * One event of a protobuf watch stream (`application/vnd.kubernetes.protobuf;stream=watch`): a 4-byte
- * big-endian length, then a WatchEvent in its envelope (typed in the watched group version) whose `object`
- * holds the object's own enveloped protobuf.
+ * big-endian length, then the WatchEvent's own bytes, with no magic and no envelope (client-go reads
+ * watch frames with the raw protobuf serializer, which unmarshals each frame straight into a
+ * metav1.WatchEvent); only the event's `object` holds an enveloped object, as a GET would answer it.
  */
-export function encodeProtobufWatchEvent(groupVersion: string, type: string, object: KubeObject): Uint8Array {
-  const event = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).string(type);
-  const raw = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).bytesField(encodeProtobufObject(object)).finish();
-  event.tag(2, WIRE_TYPE.LENGTH_DELIMITED).bytesField(raw);
-  const framed = encodeEnvelope(groupVersion, 'WatchEvent', event.finish());
-  const out = new Uint8Array(4 + framed.length);
-  new DataView(out.buffer).setUint32(0, framed.length);
-  out.set(framed, 4);
+export function encodeProtobufWatchEvent(type: string, object: KubeObject): Uint8Array {
+  const raw = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).bytesField(encodeProtobufObject(object));
+  const event = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).string(type).tag(2, WIRE_TYPE.LENGTH_DELIMITED).message(raw).finish();
+  const out = new Uint8Array(4 + event.length);
+  new DataView(out.buffer).setUint32(0, event.length);
+  out.set(event, 4);
   return out;
 }

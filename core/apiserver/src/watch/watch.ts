@@ -45,14 +45,14 @@ export async function watchCollection(ctx: RestContext): Promise<ApiResponse> {
   });
   const groupVersion = apiVersionOf(definition);
   if (!table && prefersProtobuf(request.headers.accept) && protobufMessageOf(groupVersion, definition.kind)) {
-    return { status: 200, headers: PROTOBUF_WATCH_HEADERS, textStream: protobufFrames(stream, groupVersion) };
+    return { status: 200, headers: PROTOBUF_WATCH_HEADERS, textStream: protobufFrames(stream) };
   }
   return { status: 200, headers: WATCH_HEADERS, stream };
 }
 
 /** Each event as a length-prefixed protobuf frame. */
-async function* protobufFrames(stream: AsyncIterable<WatchEvent>, groupVersion: string): AsyncIterable<Uint8Array> {
-  for await (const event of stream) yield encodeProtobufWatchEvent(groupVersion, event.type, event.object as KubeObject);
+async function* protobufFrames(stream: AsyncIterable<WatchEvent>): AsyncIterable<Uint8Array> {
+  for await (const event of stream) yield encodeProtobufWatchEvent(event.type, event.object as KubeObject);
 }
 
 function nameFilter(name: string) {
