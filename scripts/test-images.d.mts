@@ -41,7 +41,15 @@ export function ociArchitecture(nodeArch?: string): string;
 /** One line per missing tool, naming its Debian package; empty when all are there. */
 export function missingPrerequisites(options?: { registry?: boolean }): string[];
 export function buildTestImages(options?: { out?: string; busybox?: string }): Promise<TestImages>;
-export function startRegistry(options?: { out?: string; port?: number; host?: string }): Promise<TestRegistry>;
+/** Basic auth for a registry: an htpasswd file of bcrypt (`$2y$` / `$2b$`) entries. */
+export interface RegistryAuth {
+  htpasswd: string;
+}
+export function startRegistry(options?: { out?: string; port?: number; host?: string; auth?: RegistryAuth }): Promise<TestRegistry>;
 export function stopRegistry(options?: { out?: string }): Promise<boolean>;
-/** Pushes both images to the registry at `address` (HOST:PORT); returns their references and manifest digests. */
-export function pushTestImages(build: TestImages, address: string): Promise<{ reference: string; manifestDigest: string }[]>;
+/** Pushes both images to the registry at `address` (HOST:PORT), logging in with `auth` when given; returns their references and manifest digests. */
+export function pushTestImages(
+  build: TestImages,
+  address: string,
+  options?: { auth?: { username: string; password: string } },
+): Promise<{ reference: string; manifestDigest: string }[]>;

@@ -361,13 +361,14 @@ function ownRegistryAddress(outDir) {
   }
 }
 
-function registryConfig(storage, listen) {
+function registryConfig(storage, listen, auth) {
   // JSON is YAML, so docker-registry reads this as its config file.
   return {
     version: '0.1',
     log: { level: 'warn', accesslog: { disabled: true } },
     storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true }, cache: { blobdescriptor: 'inmemory' } },
     http: { addr: listen, secret: randomBytes(16).toString('hex'), headers: { 'X-Content-Type-Options': ['nosniff'] } },
+    ...(auth ? { auth: { htpasswd: { realm: 'skiff-test-registry', path: resolve(auth.htpasswd) } } } : {}),
   };
 }
 
@@ -416,8 +417,9 @@ export async function stopRegistry({ out = DEFAULT_OUT } = {}) {
  * Makes sure a registry answers on 127.0.0.1:`port` (a free port when not given): reuses one that already
  * does, or starts Debian's docker-registry with storage under `<out>/registry`, detached, so it outlives
  * this process until stop() or `--stop`. stop() stops it only if it was started from `out`.
+ * With `auth.htpasswd` (an htpasswd file of bcrypt entries) a registry it starts asks for basic auth.
  */
-export async function startRegistry({ out = DEFAULT_OUT, port, host = '127.0.0.1' } = {}) {
+export async function startRegistry({ out = DEFAULT_OUT, port, host = '127.0.0.1', auth } = {}) {
   const outDir = resolve(out);
   const listenPort = port ?? (await freePort());
   const address = `${host}:${listenPort}`;
@@ -442,7 +444,7 @@ export async function startRegistry({ out = DEFAULT_OUT, port, host = '127.0.0.1
   if (missing.length > 0) throw new Error(`cannot start a registry; missing: ${missing.join(', ')}`);
 
   makeDir(files.storage);
-  writeFileSync(files.configFile, JSON.stringify(registryConfig(files.storage, `127.0.0.1:${listenPort}`), null, 2));
+  writeFileSync(files.configFile, JSON.stringify(registryConfig(files.storage, `127.0.0.1:${listenPort}`, auth), null, 2));
   const log = openSync(files.logFile, 'w');
   // REGISTRY_* variables would override the config file.
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('REGISTRY_')));
@@ -461,8 +463,11 @@ export async function startRegistry({ out = DEFAULT_OUT, port, host = '127.0.0.1
   return handle(true);
 }
 
-/** Pushes both images from their OCI layouts to the registry at `address` (HOST:PORT); returns their references. */
-export async function pushTestImages(build, address) {
+/**
+ * Pushes both images from their OCI layouts to the registry at `address` (HOST:PORT), logging in with
+ * `auth` when given; returns their references.
+ */
+export async function pushTestImages(build, address, { auth } = {}) {
   parseAddress(address);
   const pushed = [];
   for (const image of Object.values(build.images)) {
@@ -475,6 +480,7 @@ export async function pushTestImages(build, address) {
       '--quiet',
       '--preserve-digests',
       '--dest-tls-verify=false',
+      ...(auth ? [`--dest-creds=${auth.username}:${auth.password}`] : []),
       `oci:${image.layout}:${image.tag}`,
       `docker://${reference}`,
     ]);

@@ -61,7 +61,7 @@ export interface PodRuntimeOptions {
   volumes: VolumeManager;
   /** The cluster's DNS domain (pod FQDNs in /etc/hosts). */
   clusterDomain: string;
-  /** ConfigMaps, Secrets and Services for containers' environments. */
+  /** ConfigMaps, Secrets and Services for containers' environments; Secrets for image pulls. */
   env: EnvSources;
   /** The Node as last registered (allocatable for resourceFieldRef, memory capacity for OOM scores). */
   node: () => Node | undefined;
@@ -115,7 +115,7 @@ export class PodRuntimeManager {
   private readonly hooks: LifecycleHooks;
 
   constructor(private readonly options: PodRuntimeOptions) {
-    this.puller = new ImagePuller(options.runtime);
+    this.puller = new ImagePuller(options.runtime, options.env);
     this.hooks = new LifecycleHooks(options.runner);
   }
 
@@ -402,7 +402,7 @@ export class PodRuntimeManager {
   private async startContainer(setting: PodSetting, container: Container, role: 'init' | 'regular', attempt: number): Promise<Waiting | undefined> {
     const { runtime, files } = this.options;
     const { pod, sandbox, event } = setting;
-    const pulling = await this.puller.ensure(pod.metadata.uid!, container, event);
+    const pulling = await this.puller.ensure(pod, container, event);
     if (pulling) return pulling;
     let config;
     try {
