@@ -11,6 +11,7 @@ export * from './validation.js';
 export * from './defaults.js';
 export * from './limits.js';
 export * from './downward-api.js';
+export * from './ipv4.js';
 export * from './protobuf/index.js';
 export * from './generated/facts.js';
 export * from './kinds/index.js';
