@@ -4,6 +4,8 @@ import garbageCollector from '@skiff/plugin-controller-garbage-collector';
 import criSimulated from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
 import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
+import storageHostPath from '@skiff/plugin-storage-host-path';
+import volumesBuiltin from '@skiff/plugin-volumes-builtin';
 import scheduler from '@skiff/scheduler';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +38,9 @@ beforeAll(async () => {
       [kubelet, { heartbeatSeconds: 1 }],
       [criSimulated, { failImages: [MISSING_IMAGE] }],
       networkIpam,
+      // The kubelet mounts each pod's claim: the host-path provisioner binds the claims, the built-in volumes mount them.
+      storageHostPath,
+      volumesBuiltin,
     ],
     { config: { nodes: 2, logLevel: 'silent' } },
   );
@@ -171,7 +176,7 @@ describe('OrderedReady StatefulSet', () => {
     }
     const claims = await claimsOf('web');
     expect(claims.map((claim) => claim.metadata.name)).toEqual(['data-web-0', 'data-web-1', 'data-web-2']);
-    expect(claims.every((claim) => claim.metadata.ownerReferences === undefined && claim.status?.phase === 'Pending')).toBe(true);
+    expect(claims.every((claim) => claim.metadata.ownerReferences === undefined && claim.status?.phase === 'Bound')).toBe(true);
 
     const events = (await plane.client.list<CoreEvent>(RESOURCES.events, ns)).items.filter((e) => e.involvedObject.uid === created.metadata.uid);
     const messages = events.map((e) => e.message);
