@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CONFIG_DEFAULTS, loadConfig } from '@skiff/kernel';
 import type * as ContainerdPlugin from '@skiff/plugin-cri-containerd';
 import type { Output } from './up.js';
 
@@ -20,14 +21,17 @@ async function containerdPlugin(): Promise<typeof ContainerdPlugin> {
 export async function image(argv: string[], output: Output, cwd: string): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { 'data-dir': { type: 'string' }, node: { type: 'string' } },
+    options: { 'data-dir': { type: 'string' }, config: { type: 'string', short: 'c' }, node: { type: 'string' } },
     allowPositionals: true,
     strict: true,
   });
   const [verb, ...files] = positionals;
   if (verb !== 'import') throw new Error(verb === undefined ? 'skiff image needs a subcommand: import' : `unknown image subcommand "${verb}" (known: import)`);
   if (files.length === 0) throw new Error('skiff image import needs at least one image archive (an OCI or docker-archive tar)');
-  const dataDir = resolve(cwd, values['data-dir'] ?? '.skiff');
+  // The cluster's data dir as `skiff up` finds it: the flag, else the config file's (from its own folder).
+  const dataDir = values['data-dir']
+    ? resolve(cwd, values['data-dir'])
+    : await loadConfig({ cwd, file: values.config }).then(({ config, rootDir }) => resolve(rootDir, config.dataDir ?? CONFIG_DEFAULTS.dataDir));
   const nodesDir = join(dataDir, 'nodes');
   const nodes = values.node ? [values.node] : existsSync(nodesDir) ? readdirSync(nodesDir).sort() : [];
   const { importImageArchive, stateDirFor } = await containerdPlugin();

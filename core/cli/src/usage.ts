@@ -33,11 +33,12 @@ ${Object.entries(PLUGIN_KINDS)
   },
   image: {
     summary: "load image archives into a running local cluster's nodes",
-    usage: `usage: skiff image import FILE... [--data-dir DIR] [--node NAME]
+    usage: `usage: skiff image import FILE... [--data-dir DIR] [--config FILE] [--node NAME]
 
 Imports OCI or docker-archive image tars into the containerd of each node of a running cluster started with
 the local preset (or of one node), for machines without a registry. Pods then use the archive's image names.
-  --data-dir   the cluster's data dir (default: ./.skiff)
+  --data-dir   the cluster's data dir (default: the config file's, else ./.skiff)
+  --config     the cluster's config file (default: found in this folder, as skiff up does)
   --node       only this node (default: every node)
   -h, --help   print this help`,
   },
