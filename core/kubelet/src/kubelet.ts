@@ -193,7 +193,8 @@ export class Kubelet {
     clearInterval(this.heartbeat);
     await this.workers?.stopped();
     await this.informers?.stopped();
-    if (this.config.podsOnShutdown === 'stop')
+    // A runtime whose pods end with it (it started containerd itself) gets them stopped first, so their networks are freed.
+    if (this.config.podsOnShutdown === 'stop' || this.runtime?.podsEndWithRuntime)
       await this.manager?.killOrphans(() => false).catch((err: unknown) => this.logger.warn({ err }, 'stopping pods at shutdown failed'));
     await this.runtime?.close?.();
     await this.network?.close?.();

@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, openSync, readFileSync, closeSync } from 'node:fs';
-import { chmod, mkdir, readdir, readlink, symlink, writeFile, rm } from 'node:fs/promises';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '@skiff/kernel';
 import { ContainerdError } from './errors.js';
@@ -137,7 +137,11 @@ function plainHttpHosts(registry: string): string {
 export class ContainerdDaemon {
   readonly socket: string;
   private child: ChildProcess | undefined;
+  /** The pid of a containerd an earlier run left behind, adopted instead of started. */
+  private adopted: number | undefined;
   private exited: Promise<void> | undefined;
+  private failed: Promise<never> | undefined;
+  private stopping = false;
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -177,20 +181,37 @@ export class ContainerdDaemon {
     }
   }
 
+  /**
+   * Starts containerd, or adopts the one an earlier Skiff of this node left running (killed with -9, say): it
+   * still holds the node's containers, and the kubelet syncs them again instead of losing them.
+   */
   private async spawn(binary: string): Promise<void> {
     const { baseDir, logger } = this.options;
+    const configFile = join(baseDir, 'config.toml');
+    const [running] = processesWithArgs('containerd', ['--config', configFile]);
+    if (running !== undefined && existsSync(this.socket)) {
+      this.adopted = running;
+      logger.warn({ pid: running, socket: this.socket }, 'adopting the containerd an earlier run of this node left running');
+      return;
+    }
+    // A socket left by a containerd that is gone would pass for a started one.
+    await rm(this.socket, { force: true });
     const log = openSync(join(baseDir, 'containerd.log'), 'a');
-    const child = spawn(binary, ['--config', join(baseDir, 'config.toml')], { stdio: ['ignore', log, log], detached: false });
+    const child = spawn(binary, ['--config', configFile], { stdio: ['ignore', log, log], detached: false });
     closeSync(log);
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    let started = false;
     const failed = new Promise<never>((_, reject) => {
       child.once('error', (err) => reject(new ContainerdError('SKIFF_ERR_CONTAINERD_START', { detail: err.message })));
-      child.once('exit', (code, signal) =>
-        reject(new ContainerdError('SKIFF_ERR_CONTAINERD_START', { detail: `it exited (${signal ?? code}); see ${join(baseDir, 'containerd.log')}` })),
-      );
+      child.once('exit', (code, signal) => {
+        const detail = `it exited (${signal ?? code}); see ${join(baseDir, 'containerd.log')}`;
+        if (started && !this.stopping) logger.error({ code, signal }, `containerd stopped unexpectedly: ${detail}`);
+        reject(new ContainerdError('SKIFF_ERR_CONTAINERD_START', { detail }));
+      });
     });
     failed.catch(() => undefined);
+    this.failed = failed;
     const deadline = Date.now() + this.options.startTimeoutSeconds * 1000;
     while (!existsSync(this.socket)) {
       if (Date.now() > deadline) {
@@ -199,11 +220,18 @@ export class ContainerdDaemon {
       }
       await Promise.race([new Promise((r) => setTimeout(r, 20)), failed]);
     }
+    started = true;
     logger.info({ pid: child.pid, socket: this.socket }, 'containerd started');
+  }
+
+  /** Settles with the start's failure if containerd exits before `ready` (so a wait for its socket can stop early). */
+  whenFailed(): Promise<never> {
+    return this.failed ?? new Promise<never>(() => undefined);
   }
 
   /** Stops containerd, then any shim of ours still running (containerd leaves its shims on purpose). */
   async stop(): Promise<void> {
+    this.stopping = true;
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
@@ -211,6 +239,7 @@ export class ContainerdDaemon {
       await this.exited;
       clearTimeout(timer);
     }
+    if (this.adopted !== undefined) await stopProcess(this.adopted, 10_000);
     await killShims(this.socket);
     // Sandboxes still there when containerd stops keep their mounts (shm, network namespace, rootfs): all are
     // under the state dir, so they go with it.
@@ -236,6 +265,53 @@ export function mountsUnder(dir: string): string[] {
 export function unmountUnder(dir: string): string[] {
   for (const point of mountsUnder(dir)) spawnSync('umount', ['--lazy', point], { stdio: 'ignore' });
   return mountsUnder(dir);
+}
+
+/** The pids of processes whose command is `name` and whose arguments contain `args` in order. */
+export function processesWithArgs(name: string, args: string[]): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (!argv[0] || !(argv[0] === name || argv[0].endsWith(`/${name}`))) continue;
+    const at = argv.indexOf(args[0]!);
+    if (at >= 0 && args.every((arg, i) => argv[at + i] === arg)) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+async function stopProcess(pid: number, graceMs: number): Promise<void> {
+  const alive = () => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSafe(`/proc/${pid}/status`));
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  while (alive()) {
+    if (Date.now() > deadline) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        return;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** Kills containerd-shim processes started for the containerd at `socket` (their `-address` names it). */

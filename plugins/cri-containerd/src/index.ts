@@ -30,9 +30,9 @@ export function containerdRuntimeFactory(options: ContainerdRuntimeOptions): Run
           });
       const socket = options.socket ?? daemon!.socket;
       const client = new CriClient(socket);
-      const runtime = new ContainerdRuntime(client, logger, async () => daemon?.stop());
+      const runtime = new ContainerdRuntime(client, logger, async () => daemon?.stop(), daemon !== undefined);
       try {
-        await client.waitForReady(options.startTimeoutSeconds * 1000);
+        await Promise.race([client.waitForReady(options.startTimeoutSeconds * 1000), daemon?.whenFailed()]);
         for (const file of options.imports) logger.info({ file, images: await importImageArchive(socket, file) }, 'image archive imported');
         if (options.buildSandboxImage && !(await runtime.imageStatus(options.sandboxImage))) {
           const file = join(node.dataDir, 'containerd', 'pause.tar');

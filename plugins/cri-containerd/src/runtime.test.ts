@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ContainerRuntime, Logger, PodSandboxConfig } from '@skiff/kernel';
-import { checkHost, containerdConfig, mountsUnder, stateDirFor } from './daemon.js';
+import { checkHost, ContainerdDaemon, containerdConfig, mountsUnder, processesWithArgs, stateDirFor } from './daemon.js';
 import { containerdRuntimeFactory } from './index.js';
 import { isDynamicElf } from './pause-image.js';
 import type { ContainerdRuntime } from './runtime.js';
@@ -176,5 +176,36 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
     expect(mountsUnder(stateDirFor(join(dataDir, 'containerd')))).toEqual([]);
     expect(existsSync(stateDirFor(join(dataDir, 'containerd')))).toBe(false);
     runtime = undefined as unknown as ContainerRuntime as ContainerdRuntime;
+  }, 60_000);
+});
+
+describe.skipIf(missing !== undefined)('a containerd left running by an earlier run', () => {
+  it('is adopted by the next start of the node, and stopped with it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'skiff-cri-adopt-'));
+    const baseDir = join(dataDir, 'containerd');
+    const options = {
+      baseDir,
+      binary: 'containerd',
+      sandboxImage: 'skiff.local/pause:3.10',
+      plainHttpRegistries: [],
+      logLevel: 'warn',
+      startTimeoutSeconds: 20,
+      logger: quiet,
+    };
+    try {
+      // The first start's Skiff "dies" without stopping its containerd: the second start finds it running.
+      const first = await ContainerdDaemon.start(options);
+      const [pid] = processesWithArgs('containerd', ['--config', join(baseDir, 'config.toml')]);
+      expect(pid).toBeGreaterThan(0);
+      const second = await ContainerdDaemon.start(options);
+      expect(second.socket).toBe(first.socket);
+      expect(processesWithArgs('containerd', ['--config', join(baseDir, 'config.toml')])).toEqual([pid]);
+      await second.stop();
+      expect(processesWithArgs('containerd', ['--config', join(baseDir, 'config.toml')])).toEqual([]);
+      expect(existsSync(second.stateDir)).toBe(false);
+      await first.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -36,10 +36,14 @@ export class ContainerdRuntime implements ContainerRuntime {
   private readonly netns = new Map<string, string>();
   private readonly statuses = new Map<string, ContainerStatusInfo>();
 
+  /**
+   * @param ownsDaemon containerd was started for this runtime and stops with it (its shims too): pods end with it.
+   */
   constructor(
     readonly client: CriClient,
     private readonly logger: Logger,
     private readonly onClose: () => Promise<void> = async () => undefined,
+    readonly podsEndWithRuntime = false,
   ) {}
 
   async version() {

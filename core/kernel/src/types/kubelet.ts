@@ -150,6 +150,11 @@ export interface ContainerRuntime {
    * and gRPC probes and HTTP lifecycle hooks against them as successes instead of dialling fake addresses.
    */
   readonly simulated?: boolean;
+  /**
+   * True when closing the runtime ends its containers (it started the container runtime itself): the kubelet then
+   * stops its pods before closing it, whatever podsOnShutdown says, so their networks and mounts are freed.
+   */
+  readonly podsEndWithRuntime?: boolean;
   version(): Promise<{ runtimeName: string; runtimeVersion: string; runtimeApiVersion: string }>;
   runPodSandbox(config: PodSandboxConfig): Promise<string>;
   stopPodSandbox(sandboxId: string): Promise<void>;
