@@ -195,7 +195,12 @@ spec:
     const terminated = await waitForPod('crasher', (pod) => pod.status.containerStatuses?.[0]?.lastState?.terminated?.exitCode === 3, 'terminated with 3');
     expect(terminated.status.containerStatuses[0].lastState.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
     await waitForPod('crasher', (pod) => pod.status.containerStatuses[0].state.waiting?.reason === 'CrashLoopBackOff', 'went CrashLoopBackOff');
-    expect((await ok('get', 'pod', 'crasher')).split('\n')[1]).toMatch(/^crasher\s+0\/1\s+(CrashLoopBackOff|Error)\s+\d+/);
+    // The table is read again: between two back-offs the container may be running for an instant.
+    await waitFor(
+      'kubectl get to show CrashLoopBackOff',
+      async () => /^crasher\s+0\/1\s+CrashLoopBackOff\s+\d+/.test((await ok('get', 'pod', 'crasher')).split('\n')[1] ?? ''),
+      WAIT,
+    );
     await ok('delete', 'pod', 'crasher', '--grace-period=0', '--force');
   });
 
@@ -261,13 +266,14 @@ spec:
   - name: app
     image: ${busybox}
     command: ["sh", "-c", "touch /tmp/alive; exec httpd -f -p 8080 -h /www"]
-    livenessProbe: {exec: {command: ["cat", "/tmp/alive"]}, periodSeconds: 1, failureThreshold: 1}
+    livenessProbe: {exec: {command: ["cat", "/tmp/alive"]}, periodSeconds: 1, timeoutSeconds: 5, failureThreshold: 2}
     readinessProbe: {httpGet: {path: /ready.html, port: 8080}, periodSeconds: 1, failureThreshold: 1}
 `);
     const started = await waitForPod('probed', running, 'ran');
     expect(started.status.conditions.find((c: any) => c.type === 'Ready').status).toBe('False');
     await ok('exec', 'probed', '--', 'sh', '-c', 'echo ok > /www/ready.html');
-    await waitForPod('probed', (pod) => pod.status.conditions.find((c: any) => c.type === 'Ready')?.status === 'True', 'became Ready');
+    const ready = await waitForPod('probed', (pod) => pod.status.conditions.find((c: any) => c.type === 'Ready')?.status === 'True', 'became Ready');
+    expect(ready.status.containerStatuses[0].restartCount).toBe(0);
     await ok('exec', 'probed', '--', 'rm', '/tmp/alive');
     const restarted = await waitForPod('probed', (pod) => pod.status.containerStatuses[0].restartCount >= 1, 'restarted');
     expect(restarted.status.containerStatuses[0].lastState.terminated).toBeDefined();
