@@ -1,3 +1,4 @@
+import { waitFor } from '@skiff/kernel';
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -121,4 +122,29 @@ export function kubectlOn(binary: string, kubeconfig: () => string, cacheDir: st
     json: async <T = any>(...args: string[]) => JSON.parse(await ok(...args, '-o', 'json')) as T,
     apply: async (manifest: string) => expectSuccess(['apply', '-f', '-'], await kubectl(['apply', '-f', '-'], manifest)),
   };
+}
+
+/** A pod whose phase is Running with every container running. */
+export const podRunning = (pod: any): boolean => pod.status?.phase === 'Running' && (pod.status.containerStatuses ?? []).every((c: any) => c.state?.running);
+
+/**
+ * Waits until `kubectl get pod <name>` passes `check` and answers the pod; on timeout the error shows its last
+ * status. `what` completes "pod <name> to have …".
+ */
+export async function waitForPod(
+  json: KubectlOn['json'],
+  name: string,
+  check: (pod: any) => boolean,
+  what: string,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<any> {
+  return waitFor(
+    `pod ${name} to have ${what}`,
+    async () => {
+      const pod = await json('get', 'pod', name);
+      if (check(pod)) return pod;
+      throw new Error(`its status: ${JSON.stringify(pod.status)}`);
+    },
+    { timeoutMs: 60_000, intervalMs: 200, ...options },
+  );
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubectlOn, kubectlVersions } from './clients.js';
+import { kubectlOn, kubectlVersions, podRunning, waitForPod } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 import { buildTestImages, missingPrerequisites, pushTestImages, startRegistry, type TestRegistry } from '../scripts/test-images.mjs';
 
@@ -34,20 +34,7 @@ function htpasswdLine(user: string, password: string): string {
   return `${user}:${hash}\n`;
 }
 
-async function waitForPod(name: string, check: (pod: any) => boolean, what: string): Promise<any> {
-  return waitFor(
-    `pod ${name} to have ${what}`,
-    async () => {
-      const pod = await json('get', 'pod', name);
-      if (check(pod)) return pod;
-      throw new Error(`its status: ${JSON.stringify(pod.status)}`);
-    },
-    WAIT,
-  );
-}
-
 const pullFailed = (pod: any) => ['ErrImagePull', 'ImagePullBackOff'].includes(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason);
-const running = (pod: any) => pod.status?.phase === 'Running' && (pod.status.containerStatuses ?? []).every((c: any) => c.state?.running);
 
 function podManifest(name: string, pullSecrets: string[]): string {
   return `apiVersion: v1
@@ -105,7 +92,7 @@ afterAll(async () => {
 describe.skipIf(notRoot)('image pull secrets with a registry that wants a login', () => {
   it("a pod without a pull secret cannot pull: ErrImagePull / ImagePullBackOff with the registry's 401", async () => {
     await apply(podManifest('anonymous', []));
-    const pod = await waitForPod('anonymous', pullFailed, 'failed to pull');
+    const pod = await waitForPod(json, 'anonymous', pullFailed, 'failed to pull');
     expect(pod.status.phase).toBe('Pending');
     await eventsMatching('anonymous', UNAUTHORIZED);
     await ok('delete', 'pod', 'anonymous', '--grace-period=0', '--force');
@@ -114,7 +101,7 @@ describe.skipIf(notRoot)('image pull secrets with a registry that wants a login'
   it('a wrong password fails alike, and a missing secret is a FailedToRetrieveImagePullSecret warning', async () => {
     await ok('create', 'secret', 'docker-registry', 'wrongcred', `--docker-server=${registry.address}`, `--docker-username=${USER}`, '--docker-password=nope');
     await apply(podManifest('wrong', ['wrongcred', 'absent']));
-    await waitForPod('wrong', pullFailed, 'failed to pull');
+    await waitForPod(json, 'wrong', pullFailed, 'failed to pull');
     await eventsMatching(
       'wrong',
       /FailedToRetrieveImagePullSecret\s+pod\/wrong\s+Unable to retrieve some image pull secrets \(absent\); attempting to pull the image may not succeed\./,
@@ -136,7 +123,7 @@ describe.skipIf(notRoot)('image pull secrets with a registry that wants a login'
       ),
     ).toBe('secret/regcred created\n');
     await apply(podManifest('private', ['regcred']));
-    const pod = await waitForPod('private', running, 'ran');
+    const pod = await waitForPod(json, 'private', podRunning, 'ran');
     expect(pod.status.containerStatuses[0].imageID).toMatch(/sha256:[0-9a-f]{64}$/);
     await waitFor('its log', async () => (await ok('logs', 'private')) === 'pulled with credentials\n', WAIT);
     await eventsMatching('private', /Successfully pulled image ".*skiff\/busybox:1"/);

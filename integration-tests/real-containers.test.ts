@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { stateDirFor } from '@skiff/plugin-cri-containerd';
-import { kubectlOn, kubectlVersions, runProgram } from './clients.js';
+import { kubectlOn, kubectlVersions, podRunning, runProgram, waitForPod } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 import { buildTestImages, INDEX_HTML, missingPrerequisites, pushTestImages, startRegistry, type TestRegistry } from '../scripts/test-images.mjs';
 
@@ -48,23 +48,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function podOf(name: string): Promise<any> {
-  return json('get', 'pod', name);
-}
-
-/** Waits until the pod passes `check`; on timeout the error shows its last status. */
-async function waitForPod(name: string, check: (pod: any) => boolean, what: string): Promise<any> {
-  return waitFor(
-    `pod ${name} to have ${what}`,
-    async () => {
-      const pod = await podOf(name);
-      if (check(pod)) return pod;
-      throw new Error(`its status: ${JSON.stringify(pod.status)}`);
-    },
-    WAIT,
-  );
-}
-
 /** The shims and processes of this cluster's containerd (other containerds on the machine are not ours). */
 function ourProcesses(): string[] {
   const socket = join(stateDirFor(join(nodeDir(), 'containerd')), 'containerd.sock');
@@ -72,8 +55,6 @@ function ourProcesses(): string[] {
     .split('\n')
     .filter((line) => line.includes(socket) || line.includes(join(nodeDir(), 'containerd')));
 }
-
-const running = (pod: any) => pod.status?.phase === 'Running' && (pod.status.containerStatuses ?? []).every((c: any) => c.state?.running);
 
 beforeAll(async () => {
   if (notRoot) return;
@@ -99,7 +80,7 @@ describe.skipIf(notRoot)('real containers with kubectl', () => {
     expect(await ok('run', 'web', `--image=${busybox}`, '--port=8080', '--', 'sh', '-c', 'echo serving /www; exec httpd -f -p 8080 -h /www')).toBe(
       'pod/web created\n',
     );
-    const pod = await waitForPod('web', running, 'ran');
+    const pod = await waitForPod(json, 'web', podRunning, 'ran');
     expect(pod.status.podIP).toMatch(/^10\.244\.1\.\d+$/);
     expect(pod.status.containerStatuses[0]).toMatchObject({ ready: true, restartCount: 0, started: true });
     expect(pod.status.containerStatuses[0].containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
@@ -159,12 +140,12 @@ spec:
     image: ${busybox}
     command: ["sh", "-c", "echo first; sleep 1; echo to-stderr >&2; i=0; while [ $i -lt 3 ]; do sleep 1; i=$((i+1)); echo tick $i; done; exit 1"]
 `);
-    await waitForPod('talker', running, 'ran');
+    await waitForPod(json, 'talker', podRunning, 'ran');
     await waitFor('the first lines in kubectl logs', async () => (await ok('logs', 'talker')).includes('first\nto-stderr\n'), WAIT);
     expect(await ok('logs', 'talker', '--tail=1')).toMatch(/^(first|to-stderr|tick \d)\n$/);
     const followed = await kubectl(['logs', '-f', 'talker'], undefined, 30_000);
     expect(followed.stdout).toBe('first\nto-stderr\ntick 1\ntick 2\ntick 3\n');
-    await waitForPod('talker', (pod) => pod.status.containerStatuses[0].restartCount >= 1, 'restarted');
+    await waitForPod(json, 'talker', (pod) => pod.status.containerStatuses[0].restartCount >= 1, 'restarted');
     expect(await ok('logs', 'talker', '--previous')).toBe('first\nto-stderr\ntick 1\ntick 2\ntick 3\n');
     expect(await ok('logs', 'talker', '--timestamps', '--tail=1', '--previous')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z tick 3\n$/);
     await ok('delete', 'pod', 'talker', '--grace-period=1');
@@ -176,7 +157,7 @@ spec:
     expect((await kubectl(['get', 'pod', 'upper'])).code).toBe(1);
 
     await ok('run', 'ticker', `--image=${busybox}`, '--', 'sh', '-c', 'i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done');
-    await waitForPod('ticker', running, 'ran');
+    await waitForPod(json, 'ticker', podRunning, 'ran');
     const attach = spawn(kubectl136.path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, 'attach', 'ticker'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -192,9 +173,14 @@ spec:
 
   it('an exit 3 shows Terminated with exit code 3, then CrashLoopBackOff', async () => {
     await ok('run', 'crasher', `--image=${busybox}`, '--', 'sh', '-c', 'exit 3');
-    const terminated = await waitForPod('crasher', (pod) => pod.status.containerStatuses?.[0]?.lastState?.terminated?.exitCode === 3, 'terminated with 3');
+    const terminated = await waitForPod(
+      json,
+      'crasher',
+      (pod) => pod.status.containerStatuses?.[0]?.lastState?.terminated?.exitCode === 3,
+      'terminated with 3',
+    );
     expect(terminated.status.containerStatuses[0].lastState.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
-    await waitForPod('crasher', (pod) => pod.status.containerStatuses[0].state.waiting?.reason === 'CrashLoopBackOff', 'went CrashLoopBackOff');
+    await waitForPod(json, 'crasher', (pod) => pod.status.containerStatuses[0].state.waiting?.reason === 'CrashLoopBackOff', 'went CrashLoopBackOff');
     // The table is read again: between two back-offs the container may be running for an instant.
     await waitFor(
       'kubectl get to show CrashLoopBackOff',
@@ -206,7 +192,7 @@ spec:
 
   it("an unknown image shows ErrImagePull, then ImagePullBackOff with the registry's message", async () => {
     await ok('run', 'ghost', `--image=${registry.address}/skiff/nothing:1`);
-    const pod = await waitForPod('ghost', (p) => p.status.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff', 'went ImagePullBackOff');
+    const pod = await waitForPod(json, 'ghost', (p) => p.status.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff', 'went ImagePullBackOff');
     expect(pod.status.phase).toBe('Pending');
     const events = await ok('get', 'events', '--field-selector', 'involvedObject.name=ghost');
     expect(events).toMatch(/Failed to pull image ".*skiff\/nothing:1": .*not found/);
@@ -242,7 +228,7 @@ spec:
     - {name: settings, mountPath: /etc/settings}
     - {name: creds, mountPath: /etc/creds, readOnly: true}
 `);
-    await waitForPod('duo', running, 'ran');
+    await waitForPod(json, 'duo', podRunning, 'ran');
     await waitFor(
       'the note in the shared emptyDir',
       async () => (await kubectl(['exec', 'duo', '-c', 'reader', '--', 'cat', '/shared/note'])).stdout === 'from-writer\n',
@@ -269,13 +255,13 @@ spec:
     livenessProbe: {exec: {command: ["cat", "/tmp/alive"]}, periodSeconds: 1, timeoutSeconds: 5, failureThreshold: 2}
     readinessProbe: {httpGet: {path: /ready.html, port: 8080}, periodSeconds: 1, failureThreshold: 1}
 `);
-    const started = await waitForPod('probed', running, 'ran');
+    const started = await waitForPod(json, 'probed', podRunning, 'ran');
     expect(started.status.conditions.find((c: any) => c.type === 'Ready').status).toBe('False');
     await ok('exec', 'probed', '--', 'sh', '-c', 'echo ok > /www/ready.html');
-    const ready = await waitForPod('probed', (pod) => pod.status.conditions.find((c: any) => c.type === 'Ready')?.status === 'True', 'became Ready');
+    const ready = await waitForPod(json, 'probed', (pod) => pod.status.conditions.find((c: any) => c.type === 'Ready')?.status === 'True', 'became Ready');
     expect(ready.status.containerStatuses[0].restartCount).toBe(0);
     await ok('exec', 'probed', '--', 'rm', '/tmp/alive');
-    const restarted = await waitForPod('probed', (pod) => pod.status.containerStatuses[0].restartCount >= 1, 'restarted');
+    const restarted = await waitForPod(json, 'probed', (pod) => pod.status.containerStatuses[0].restartCount >= 1, 'restarted');
     expect(restarted.status.containerStatuses[0].lastState.terminated).toBeDefined();
     const events = await ok('get', 'events', '--field-selector', 'involvedObject.name=probed');
     expect(events).toMatch(/Unhealthy.*Liveness probe failed/);
@@ -322,13 +308,13 @@ spec:
     ]);
     expect({ code: result.code, out: result.stdout }).toEqual({ code: 0, out: 'node-1: imported skiff.local/busybox:1\n' });
     await ok('run', 'imported', '--image=skiff.local/busybox:1', '--image-pull-policy=Never', '--', 'sleep', '3600');
-    await waitForPod('imported', running, 'ran');
+    await waitForPod(json, 'imported', podRunning, 'ran');
     await ok('delete', 'pod', 'imported', '--grace-period=0', '--force');
   });
 
   it('Ctrl-C stops the pods, containerd and its shims, and frees the network', async () => {
     await ok('run', 'last', `--image=${busybox}`, '--', 'sleep', '3600');
-    await waitForPod('last', running, 'ran');
+    await waitForPod(json, 'last', podRunning, 'ran');
     expect(await skiff.stop()).toBe(0);
     expect(ourProcesses()).toEqual([]);
     expect(execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })).not.toMatch(/ skiff0[:@]/);
