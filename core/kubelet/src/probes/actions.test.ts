@@ -1,8 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createHttp2Server, type Http2Server } from 'node:http2';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ContainerRuntime, ExecSyncResult } from '@skiff/kernel';
+import { KubeletError } from '../errors.js';
 import { boundPod } from '../test-support/objects.js';
 import { ActionRunner, PROBE_USER_AGENT, resolvePort, type ActionTarget } from './actions.js';
 
@@ -17,6 +18,19 @@ beforeAll(async () => {
   http = createServer((req, res) => {
     seen = req.headers;
     if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2000);
+    if (req.url === '/trickle') {
+      // A byte every 50 ms, never ending: the socket is never idle for long.
+      res.writeHead(200);
+      const drip = setInterval(() => res.write('.'), 50);
+      res.on('close', () => clearInterval(drip));
+      return;
+    }
+    if (req.url === '/flood') {
+      // 64 KiB at once, then the response stays open.
+      res.writeHead(200);
+      res.write('x'.repeat(64 * 1024));
+      return;
+    }
     res.statusCode = req.url === '/healthz' ? 200 : req.url === '/moved' ? 302 : 500;
     res.end(req.url === '/healthz' ? 'ok' : 'nope');
   });
@@ -64,6 +78,56 @@ describe('probe and hook actions', () => {
     expect(await runner.run({ exec: { command: ['false'] } }, target, 5)).toEqual({ outcome: 'failure', output: 'out err', exitCode: 3 });
     expect(calls[0]).toEqual(['c1', ['true'], 5]);
     await expect(new ActionRunner(runtime()).run({ exec: { command: ['x'] } }, target, 1)).rejects.toThrow('cannot run commands in containers');
+  });
+
+  it('exec: a command that outlives its timeout fails (DeadlineExceeded from the runtime, wrapped or not)', async () => {
+    const deadline = Object.assign(new Error('rpc error: code = DeadlineExceeded desc = context deadline exceeded'), { grpcCode: 'DeadlineExceeded' });
+    const timedOut = { outcome: 'failure', output: 'command "sleep 10" timed out' };
+    const plain = new ActionRunner(
+      runtime(async () => {
+        throw deadline;
+      }),
+    );
+    expect(await plain.run({ exec: { command: ['sleep', '10'] } }, target, 1)).toEqual(timedOut);
+    const wrapped = new ActionRunner(
+      runtime(async () => {
+        throw new KubeletError(
+          'SKIFF_ERR_KUBELET_RUNTIME_FAILED',
+          { name: 'containerd', from: '', method: 'execSync', detail: deadline.message },
+          { cause: new Error('outer', { cause: deadline }) },
+        );
+      }),
+    );
+    expect(await wrapped.run({ exec: { command: ['sleep', '10'] } }, target, 1)).toEqual(timedOut);
+    const broken = new ActionRunner(
+      runtime(async () => {
+        throw Object.assign(new Error('rpc error: code = NotFound desc = container not found'), { grpcCode: 'NotFound' });
+      }),
+    );
+    await expect(broken.run({ exec: { command: ['true'] } }, target, 1)).rejects.toThrow('code = NotFound');
+    // A runtime that does not answer at all: the kubelet gives up a second after the timeout.
+    vi.useFakeTimers();
+    try {
+      const silent = new ActionRunner(runtime(() => new Promise(() => undefined)));
+      const pending = silent.run({ exec: { command: ['sleep', '10'] } }, target, 2);
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(await pending).toEqual(timedOut);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('httpGet: a response that never ends fails at the deadline; a huge one is cut at 10 KiB', { timeout: 5000 }, async () => {
+    const runner = new ActionRunner(runtime());
+    const started = Date.now();
+    expect(await runner.run({ httpGet: { path: '/trickle', port: httpPort } }, target, 0.3)).toEqual({
+      outcome: 'failure',
+      output: `Get "http://127.0.0.1:${httpPort}/trickle": context deadline exceeded (Client.Timeout or context cancellation while reading body)`,
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+    const flood = await runner.run({ httpGet: { path: '/flood', port: httpPort } }, target, 3);
+    expect(flood.outcome).toBe('success');
+    expect(flood.output).toBe('x'.repeat(10 * 1024));
   });
 
   it('httpGet: 200–399 succeed, with kube-probe as User-Agent and the headers asked for', async () => {

@@ -99,6 +99,29 @@ function dialError(host: string, port: number, err: NodeJS.ErrnoException, timed
   return `dial tcp ${address}: ${err.message}`;
 }
 
+/** An exec action's command that ran past its timeout: the probe fails (it does not error). */
+export class ExecTimeoutError extends Error {
+  constructor(command: string[]) {
+    super(`command ${JSON.stringify(command.join(' '))} timed out`);
+    this.name = 'ExecTimeoutError';
+  }
+}
+
+/**
+ * Whether an error, or one it wraps (`cause`: the kubelet names unexpected runtime failures
+ * SKIFF_ERR_KUBELET_RUNTIME_FAILED around the original), is a gRPC DeadlineExceeded — containerd's answer to an
+ * ExecSync whose command outlived its timeout.
+ */
+export function isDeadlineExceeded(err: unknown): boolean {
+  for (let depth = 0; depth < 8 && typeof err === 'object' && err !== null; depth++) {
+    const { grpcCode, message } = err as { grpcCode?: unknown; message?: unknown };
+    if (grpcCode === 'DeadlineExceeded') return true;
+    if (typeof message === 'string' && message.startsWith('rpc error: code = DeadlineExceeded')) return true;
+    err = (err as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /**
  * Runs probe and lifecycle-hook handlers against a container: `exec` through the runtime's ExecSync, `httpGet`,
  * `tcpSocket` and `grpc` (grpc.health.v1) over the network to the pod's IP (or the handler's host), and `sleep`.
@@ -123,26 +146,35 @@ export class ActionRunner {
     return this.grpc(handler.grpc!, target, timeoutMs);
   }
 
-  /** The command's exit code decides; its output (stdout then stderr) is the message. */
+  /**
+   * The command's exit code decides; its output (stdout then stderr) is the message. A command that outlives
+   * its timeout — the runtime answers DeadlineExceeded, or says nothing for a second past the timeout — is a
+   * failure `command "<cmd>" timed out`, as in Kubernetes; any other runtime error is thrown (the probe errored).
+   */
   async exec(command: string[], target: ActionTarget, timeoutSeconds: number): Promise<ActionResult> {
     if (!this.runtime.execSync) throw new Error(`container runtime "${this.runtime.name}" cannot run commands in containers (no ExecSync)`);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`command ${JSON.stringify(command.join(' '))} timed out`)), (timeoutSeconds + 1) * 1000);
+      timer = setTimeout(() => reject(new ExecTimeoutError(command)), (timeoutSeconds + 1) * 1000);
     });
     try {
       const result = await Promise.race([this.runtime.execSync(target.containerId, command, timeoutSeconds), timedOut]);
       const output = Buffer.concat([result.stdout, result.stderr]).toString('utf8');
       return { ...(result.exitCode === 0 ? success(output) : failure(output)), exitCode: result.exitCode };
     } catch (err) {
-      if ((err as Error).message.endsWith('timed out')) return failure((err as Error).message);
+      if (err instanceof ExecTimeoutError) return failure(err.message);
+      if (isDeadlineExceeded(err)) return failure(new ExecTimeoutError(command).message);
       throw err;
     } finally {
       clearTimeout(timer);
     }
   }
 
-  /** A status from 200 to 399 is a success; anything else, or no answer in time, a failure. */
+  /**
+   * A status from 200 to 399 is a success; anything else, or no whole answer within the timeout, a failure.
+   * At most MAX_HTTP_BODY bytes of the body are read (the rest is dropped, as Kubernetes does), so a response
+   * that streams or trickles forever settles by the cap or by the deadline.
+   */
   httpGet(action: HttpGetAction, target: ActionTarget, timeoutMs: number): Promise<ActionResult> {
     const host = hostOf(target, action.host);
     const port = resolvePort(action.port, target.container);
@@ -153,25 +185,47 @@ export class ActionRunner {
     for (const header of action.httpHeaders ?? []) headers[header.name] = header.value;
     const send = scheme === 'https' ? httpsRequest : httpRequest;
     return new Promise((resolve) => {
-      const request = send(url, { method: 'GET', headers, timeout: timeoutMs, rejectUnauthorized: false }, (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          if (size < MAX_HTTP_BODY) chunks.push(chunk.subarray(0, MAX_HTTP_BODY - size));
-          size += chunk.length;
-        });
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          const body = Buffer.concat(chunks).toString('utf8');
-          resolve(status >= 200 && status < 400 ? success(body) : failure(`HTTP probe failed with statuscode: ${status}`));
-        });
-        response.on('error', (err) => resolve(failure(`Get "${url}": ${err.message}`)));
-      });
-      request.on('timeout', () => {
+      let settled = false;
+      let response: IncomingMessage | undefined;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const settle = (result: ActionResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
         request.destroy();
-        resolve(failure(`Get "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`));
+        resolve(result);
+      };
+      const verdict = (answer: IncomingMessage) => {
+        const status = answer.statusCode ?? 0;
+        const body = Buffer.concat(chunks).toString('utf8');
+        settle(status >= 200 && status < 400 ? success(body) : failure(`HTTP probe failed with statuscode: ${status}`));
+      };
+      const request = send(url, { method: 'GET', headers, rejectUnauthorized: false }, (answer: IncomingMessage) => {
+        response = answer;
+        answer.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          chunks.push(chunk.subarray(0, MAX_HTTP_BODY - size));
+          size += chunk.length;
+          // Enough read: stop reading (destroying the request drops the rest) and judge by the status.
+          if (size >= MAX_HTTP_BODY) verdict(answer);
+        });
+        answer.on('end', () => verdict(answer));
+        answer.on('error', (err) => settle(failure(`Get "${url}": ${err.message}`)));
       });
-      request.on('error', (err: NodeJS.ErrnoException) => resolve(failure(`Get "${url}": ${dialError(host, port, err, false)}`)));
+      // One deadline for the whole exchange: http.request's own timeout only notices an idle socket.
+      const deadline = setTimeout(
+        () =>
+          settle(
+            failure(
+              response
+                ? `Get "${url}": context deadline exceeded (Client.Timeout or context cancellation while reading body)`
+                : `Get "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+            ),
+          ),
+        timeoutMs,
+      );
+      request.on('error', (err: NodeJS.ErrnoException) => settle(failure(`Get "${url}": ${dialError(host, port, err, false)}`)));
       request.end();
     });
   }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Container, Pod } from '@skiff/api';
 import type { ContainerStatusInfo } from '@skiff/kernel';
 import { boundPod, silentLogger } from '../test-support/objects.js';
@@ -6,17 +6,25 @@ import type { PodObservation } from '../pods/pod-runtime.js';
 import type { ActionRunner, Handler } from './actions.js';
 import { ProbeManager, type Probe } from './probe-manager.js';
 
-/** A probe "second" in these tests. */
-const SECOND = 40;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A probe "second" in these tests: a real one, on fake timers, so the counts below are exact on any machine. */
+const SECOND = 1000;
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 /** Answers each probe by its exec command's first word: `ok` succeeds, anything else fails; the test flips them. */
 class ScriptedRunner {
   verdicts = new Map<string, boolean>();
   calls: string[] = [];
+  /** Set: the next run waits for the test to answer it (a probe in flight). */
+  hold: ((answer: () => void) => void) | undefined;
+  /** Set: runs throw this (the runtime failed). */
+  error: Error | undefined;
   async run(handler: Handler) {
     const name = handler.exec!.command![0]!;
     this.calls.push(name);
+    const hold = this.hold;
+    this.hold = undefined;
+    if (hold) await new Promise<void>((answer) => hold(answer));
+    if (this.error) throw this.error;
     return this.verdicts.get(name) ? { outcome: 'success' as const, output: '' } : { outcome: 'failure' as const, output: `${name} said no` };
   }
 }
@@ -40,7 +48,11 @@ function observed(status: ContainerStatusInfo | undefined): PodObservation {
 }
 
 let manager: ProbeManager | undefined;
-afterEach(() => manager?.stop());
+beforeEach(() => void vi.useFakeTimers());
+afterEach(() => {
+  manager?.stop();
+  vi.useRealTimers();
+});
 
 function setUp(container: Partial<Container>) {
   const runner = new ScriptedRunner();
@@ -134,5 +146,72 @@ describe('probe manager', () => {
     const calls = runner.calls.length;
     await sleep(3 * SECOND);
     expect(runner.calls.length).toBe(calls);
+  });
+  it('drops a run that was in flight when its container exited: no verdict, no events, no next run', async () => {
+    const { runner, events, changes, pod, manager, status } = setUp({ readinessProbe: probe('ready') });
+    runner.verdicts.set('ready', true);
+    let answer: (() => void) | undefined;
+    runner.hold = (resolve) => (answer = resolve);
+    manager.update(pod, observed(instance('c1')));
+    await sleep(0);
+    expect(runner.calls).toEqual(['ready']);
+    manager.update(pod, observed(instance('c1', 'CONTAINER_EXITED')));
+    answer!();
+    await sleep(5 * SECOND);
+    expect(runner.calls).toEqual(['ready']);
+    expect(status('c1')).toEqual({ ready: false });
+    expect(changes).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  it('does not keep erroring, or kill, against a container that exited mid-run', async () => {
+    const { runner, events, kills, pod, manager } = setUp({ livenessProbe: probe('alive') });
+    let answer: (() => void) | undefined;
+    runner.hold = (resolve) => (answer = resolve);
+    manager.update(pod, observed(instance('c1')));
+    await sleep(0);
+    manager.update(pod, observed(instance('c1', 'CONTAINER_EXITED')));
+    answer!();
+    await sleep(5 * SECOND);
+    expect(runner.calls).toEqual(['alive']);
+    expect(kills).toEqual([]);
+    expect(events).toEqual([]);
+    runner.error = new Error('container not running');
+    runner.hold = (resolve) => (answer = resolve);
+    manager.update(pod, observed(instance('c2')));
+    await sleep(0);
+    manager.update(pod, observed(instance('c2', 'CONTAINER_EXITED')));
+    answer!();
+    await sleep(5 * SECOND);
+    expect(runner.calls).toEqual(['alive', 'alive']);
+    expect(events).toEqual([]);
+  });
+
+  it('follows the next instance when a run for the previous one was still in flight', async () => {
+    const { runner, pod, manager, status } = setUp({ readinessProbe: probe('ready') });
+    runner.verdicts.set('ready', true);
+    let answer: (() => void) | undefined;
+    runner.hold = (resolve) => (answer = resolve);
+    manager.update(pod, observed(instance('c1')));
+    await sleep(0);
+    manager.update(pod, observed(instance('c2')));
+    answer!();
+    await sleep(0);
+    expect(status('c1')).toEqual({ ready: false });
+    await sleep(SECOND);
+    expect(status('c2')).toEqual({ ready: true });
+    const calls = runner.calls.length;
+    await sleep(3 * SECOND);
+    expect(runner.calls.length).toBe(calls + 3);
+  });
+
+  it('starts no probes once stopped, even for syncs that were still in flight', async () => {
+    const { runner, pod, manager, status } = setUp({ readinessProbe: probe('ready') });
+    runner.verdicts.set('ready', true);
+    manager.stop();
+    manager.update(pod, observed(instance('c1')));
+    await sleep(5 * SECOND);
+    expect(runner.calls).toEqual([]);
+    expect(status('c1')).toEqual({ ready: false });
   });
 });

@@ -57,6 +57,11 @@ class ProbeWorker {
   private onHold = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /**
+   * Bumped whenever the worker stops following an instance (it exited, a new one started, the worker stopped):
+   * a run that was in flight then compares it, and neither acts on its answer nor schedules the next run.
+   */
+  private generation = 0;
   pod!: Pod;
   container!: Container;
   podIP: string | undefined;
@@ -83,6 +88,7 @@ class ProbeWorker {
     this.container = container;
     this.podIP = podIP;
     if (instance?.state !== 'CONTAINER_RUNNING') {
+      this.generation++;
       clearTimeout(this.timer);
       this.timer = undefined;
       if (this.type === 'readiness') this.result = false;
@@ -91,6 +97,7 @@ class ProbeWorker {
     // Already probing this instance, done with it (a startup probe that succeeded), or waiting for the next one.
     if (instance.id === this.containerId && (this.timer || this.onHold || (this.type === 'startup' && this.result === true))) return;
     if (instance.id !== this.containerId) {
+      this.generation++;
       this.containerId = instance.id;
       this.result = ProbeWorker.initial(this.type);
       this.lastRaw = undefined;
@@ -104,6 +111,7 @@ class ProbeWorker {
 
   stop(): void {
     this.stopped = true;
+    this.generation++;
     clearTimeout(this.timer);
   }
 
@@ -116,17 +124,20 @@ class ProbeWorker {
 
   private async probeOnce(): Promise<void> {
     const containerId = this.containerId;
+    const generation = this.generation;
     try {
-      await this.attempt(containerId!);
+      await this.attempt(containerId!, generation);
     } catch (err) {
       this.manager.logger.warn({ err, pod: `${this.pod.metadata.namespace}/${this.pod.metadata.name}`, container: this.container.name }, 'probe failed to run');
     }
-    if (!this.stopped && this.containerId === containerId && !this.onHold && !(this.type === 'startup' && this.result === true))
+    // Following stopped (or moved to another instance) while this run was in flight: whoever changed it owns the timer.
+    if (this.generation !== generation) return;
+    if (!this.stopped && !this.onHold && !(this.type === 'startup' && this.result === true))
       this.schedule((this.probe.periodSeconds ?? 10) * this.manager.secondMs);
     else this.timer = undefined;
   }
 
-  private async attempt(containerId: string): Promise<void> {
+  private async attempt(containerId: string, generation: number): Promise<void> {
     const { pod, container } = this;
     // Liveness and readiness wait for a startup probe to succeed.
     if (this.type !== 'startup' && this.manager.startupPending(pod, container, containerId)) return;
@@ -135,14 +146,16 @@ class ProbeWorker {
     let outcome: boolean;
     try {
       const result = await this.manager.options.runner.run(probe, { pod, container, containerId, podIP: this.podIP }, probe.timeoutSeconds ?? 1);
+      // The instance exited (or the worker stopped) meanwhile: its answer is stale.
+      if (this.generation !== generation) return;
       outcome = result.outcome === 'success';
       if (!outcome) event('Warning', 'Unhealthy', `${TITLE[this.type]} probe failed: ${result.output}`);
     } catch (err) {
+      if (this.generation !== generation) return;
       // The probe could not run (the runtime failed): say so, and keep the verdict as it was.
       event('Warning', 'Unhealthy', `${TITLE[this.type]} probe errored: ${(err as Error).message}`);
       return;
     }
-    if (this.containerId !== containerId || this.stopped) return;
     this.run = outcome === this.lastRaw ? this.run + 1 : 1;
     this.lastRaw = outcome;
     const threshold = outcome ? (probe.successThreshold ?? 1) : (probe.failureThreshold ?? 3);
@@ -168,6 +181,8 @@ class ProbeWorker {
  */
 export class ProbeManager {
   private readonly workers = new Map<string, ProbeWorker>();
+  /** Set by stop(): syncs still in flight when the kubelet stops must not start workers again. */
+  private stopped = false;
   readonly secondMs: number;
   readonly logger: Logger;
 
@@ -178,6 +193,7 @@ export class ProbeManager {
 
   /** Brings the pod's probe workers in line with what its latest sync observed. */
   update(pod: Pod, observed: PodObservation): void {
+    if (this.stopped) return;
     const uid = pod.metadata.uid!;
     const wanted = new Set<string>();
     const follow = (container: Container, observation: ContainerObservation | undefined) => {
@@ -229,7 +245,9 @@ export class ProbeManager {
     }
   }
 
+  /** Stops every probe for good: later updates (from syncs still in flight) start none. */
   stop(): void {
+    this.stopped = true;
     for (const worker of this.workers.values()) worker.stop();
     this.workers.clear();
   }
