@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definePlugin, type StreamRequest } from '@skiff/kernel';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
-import { eventually } from './test-clients.js';
-import { FakeNode, nodeConnectionsPlugin } from './test-node.js';
-import { receivedText, startTestRuntime, type Script, type TestRuntime } from './test-runtime.js';
+import { eventually } from '../test-support/test-clients.js';
+import { FakeNode, nodeConnectionsPlugin } from '../test-support/test-node.js';
+import { receivedText, startTestRuntime, type Script, type TestRuntime } from '../test-support/test-runtime.js';
 
 // The real kubectl (the one on PATH) against the API server and a stand-in runtime: exec and port-forward over
 // WebSocket (its default) and over SPDY (its fallback, forced with kubectl's own switches), and logs.

@@ -2,8 +2,8 @@ import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors } from '@skiff/api';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
-import { receivedText, startTestRuntime, type TestRuntime } from './test-runtime.js';
-import { FakeNode, nodeConnectionsPlugin } from './test-node.js';
+import { receivedText, startTestRuntime, type TestRuntime } from '../test-support/test-runtime.js';
+import { FakeNode, nodeConnectionsPlugin } from '../test-support/test-node.js';
 import {
   eventually,
   rawExchange,
@@ -13,7 +13,7 @@ import {
   webSocketClient,
   webSocketHeaders,
   type UpgradeOutcome,
-} from './test-clients.js';
+} from '../test-support/test-clients.js';
 import { SpdySession, type StreamEnd } from './spdy/session.js';
 
 /** An error as the kubelet's are: its own class, saying which Status it is. */

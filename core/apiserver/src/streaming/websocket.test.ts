@@ -1,6 +1,16 @@
 import { Duplex, PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { CLOSE_CODE, acceptKey, encodeFrame, FrameParser, handshakeProblem, OPCODE, WebSocketConnection, type WebSocketProtocolError } from './websocket.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  CLOSE_CODE,
+  acceptKey,
+  encodeFrame,
+  FrameParser,
+  handshakeProblem,
+  isValidCloseCode,
+  OPCODE,
+  WebSocketConnection,
+  type WebSocketProtocolError,
+} from './websocket.js';
 
 const MASK = Buffer.from([0x37, 0xfa, 0x21, 0x3d]);
 
@@ -166,5 +176,110 @@ describe('a WebSocket connection', () => {
     socket.destroy();
     await new Promise((resolve) => setImmediate(resolve));
     expect(closes).toEqual([CLOSE_CODE.ABNORMAL]);
+  });
+
+  it('refuses close codes that may not be sent (RFC 6455 section 7.4) with 1002 and reasons that are not UTF-8 with 1007', async () => {
+    const closeFrame = (code: number, reason: Buffer = Buffer.alloc(0)) => {
+      const payload = Buffer.alloc(2 + reason.length);
+      payload.writeUInt16BE(code);
+      reason.copy(payload, 2);
+      return encodeFrame(OPCODE.CLOSE, payload, { mask: MASK });
+    };
+    for (const [bytes, code] of [
+      [closeFrame(0), CLOSE_CODE.PROTOCOL_ERROR],
+      [closeFrame(999), CLOSE_CODE.PROTOCOL_ERROR],
+      [closeFrame(1004), CLOSE_CODE.PROTOCOL_ERROR],
+      [closeFrame(1005), CLOSE_CODE.PROTOCOL_ERROR],
+      [closeFrame(1006), CLOSE_CODE.PROTOCOL_ERROR],
+      [closeFrame(1015), CLOSE_CODE.PROTOCOL_ERROR],
+      [closeFrame(2000), CLOSE_CODE.PROTOCOL_ERROR],
+      [closeFrame(5000), CLOSE_CODE.PROTOCOL_ERROR],
+      [closeFrame(CLOSE_CODE.NORMAL, Buffer.from([0x62, 0x79, 0xff])), CLOSE_CODE.INVALID_PAYLOAD],
+    ] as const) {
+      const { socket, written, ended, fromClient } = fakeSocket();
+      const closes: number[] = [];
+      new WebSocketConnection(socket, { message: () => undefined, close: (c) => closes.push(c) });
+      fromClient(bytes);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(closes).toEqual([code]);
+      const frames = serverFrames(written());
+      expect(frames).toHaveLength(1);
+      expect(frames[0]!.opcode).toBe(OPCODE.CLOSE);
+      expect(frames[0]!.payload.readUInt16BE(0)).toBe(code);
+      expect(ended()).toBe(true);
+    }
+  });
+
+  it('accepts the close codes a peer may send, a UTF-8 reason, and a close frame without a code', async () => {
+    expect([1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 4999].every(isValidCloseCode)).toBe(true);
+    const reason = Buffer.from('bye — für jetzt', 'utf8');
+    const payload = Buffer.concat([Buffer.from([0x0f, 0xa0]), reason]); // 4000
+    const { socket, written, fromClient } = fakeSocket();
+    const closes: [number, string][] = [];
+    new WebSocketConnection(socket, { message: () => undefined, close: (c, r) => closes.push([c, r]) });
+    fromClient(encodeFrame(OPCODE.CLOSE, payload, { mask: MASK }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closes).toEqual([[4000, 'bye — für jetzt']]);
+    expect(serverFrames(written())).toEqual([{ fin: true, opcode: OPCODE.CLOSE, payload: payload.subarray(0, 2) }]);
+
+    const empty = fakeSocket();
+    const codes: number[] = [];
+    new WebSocketConnection(empty.socket, { message: () => undefined, close: (c) => codes.push(c) });
+    empty.fromClient(encodeFrame(OPCODE.CLOSE, Buffer.alloc(0), { mask: MASK }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(codes).toEqual([CLOSE_CODE.NO_STATUS]);
+    expect(serverFrames(empty.written())).toEqual([{ fin: true, opcode: OPCODE.CLOSE, payload: Buffer.alloc(0) }]);
+  });
+
+  it('keeps a close reason within a control frame, cut at a character boundary', async () => {
+    const { socket, written } = fakeSocket();
+    const ws = new WebSocketConnection(socket, { message: () => undefined, close: () => undefined });
+    ws.close(CLOSE_CODE.INTERNAL_ERROR, 'ü'.repeat(100));
+    const [frame] = serverFrames(written());
+    expect(frame!.payload.length).toBeLessThanOrEqual(125);
+    expect(frame!.payload.subarray(2).toString('utf8')).toBe('ü'.repeat(61));
+    socket.destroy();
+  });
+
+  describe('a peer that never closes its side of the TCP connection', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    const closeFrame = () => encodeFrame(OPCODE.CLOSE, Buffer.from([0x03, 0xe8]), { mask: MASK });
+    for (const [what, bytes, start] of [
+      ['after answering its close frame', closeFrame, undefined],
+      ['after a protocol error', () => encodeFrame(OPCODE.BINARY, Buffer.from('unmasked')), undefined],
+      ['after our close frame was answered', closeFrame, (ws: WebSocketConnection) => ws.close()],
+    ] as const) {
+      it(`has its socket destroyed ${what}`, async () => {
+        vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+        const { socket, ended, fromClient } = fakeSocket();
+        const closes: number[] = [];
+        const ws = new WebSocketConnection(socket, { message: () => undefined, close: (c) => closes.push(c) });
+        start?.(ws);
+        fromClient(bytes());
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(ended()).toBe(true);
+        expect(closes).toHaveLength(1);
+        vi.advanceTimersByTime(4_999);
+        expect(socket.destroyed).toBe(false);
+        vi.advanceTimersByTime(1);
+        expect(socket.destroyed).toBe(true);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(closes).toHaveLength(1);
+      });
+    }
+
+    it('has its close timer cleared when the socket closes', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const { socket } = fakeSocket();
+      const ws = new WebSocketConnection(socket, { message: () => undefined, close: () => undefined });
+      ws.close();
+      expect(vi.getTimerCount()).toBe(1);
+      socket.destroy();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });

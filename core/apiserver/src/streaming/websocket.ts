@@ -16,6 +16,8 @@ export const CLOSE_CODE = Object.freeze({
   GOING_AWAY: 1001,
   PROTOCOL_ERROR: 1002,
   UNSUPPORTED_DATA: 1003,
+  /** Never sent: what a close frame without a code reports. */
+  NO_STATUS: 1005,
   /** Never sent: what a connection that ended without a close frame reports. */
   ABNORMAL: 1006,
   INVALID_PAYLOAD: 1007,
@@ -25,9 +27,32 @@ export const CLOSE_CODE = Object.freeze({
 
 /** The largest message a client may send (stdin chunks and port-forward frames are far smaller). */
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-/** How long a close frame waits for the peer's before the socket is ended anyway. */
+/**
+ * How long the socket may stay open once we have sent a close frame or ended our side: a peer that never
+ * answers, or never closes its side of the TCP connection, has its socket destroyed after this.
+ */
 const CLOSE_TIMEOUT_MS = 5_000;
 const MAX_CONTROL_PAYLOAD = 125;
+/** A close frame's reason: what is left of a control frame's payload after the 2-byte code. */
+const MAX_CLOSE_REASON_BYTES = MAX_CONTROL_PAYLOAD - 2;
+
+/**
+ * Whether `code` may appear in a close frame on the wire (RFC 6455 §7.4 and the IANA registry): the defined
+ * codes except 1004 (reserved), 1005 and 1006 (never sent) and 1015 (TLS failure, never sent), and the ranges
+ * for libraries (3000-3999) and applications (4000-4999). Everything else is reserved or out of range.
+ */
+export function isValidCloseCode(code: number): boolean {
+  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999);
+}
+
+/** The UTF-8 bytes of `text`, cut at a character boundary to at most `max` bytes. */
+function utf8Prefix(text: string, max: number): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= max) return bytes;
+  let end = max;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // step back off continuation bytes
+  return bytes.subarray(0, end);
+}
 
 /** A `Connection: Upgrade` + `Upgrade: websocket` request (header names lower-case). */
 export function isWebSocketRequest(headers: Record<string, string | undefined>): boolean {
@@ -174,7 +199,10 @@ export class WebSocketConnection {
     this.parser = new FrameParser(maxMessageBytes);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.finish(CLOSE_CODE.ABNORMAL, ''));
+    socket.on('close', () => {
+      clearTimeout(this.closeTimer);
+      this.finish(CLOSE_CODE.ABNORMAL, '');
+    });
   }
 
   /** Feeds bytes that arrived with the upgrade request (after its headers). */
@@ -192,11 +220,23 @@ export class WebSocketConnection {
   close(code: number = CLOSE_CODE.NORMAL, reason = ''): void {
     if (this.closeSent || this.socket.destroyed) return;
     this.closeSent = true;
-    const text = Buffer.from(reason.slice(0, 120), 'utf8');
+    const text = utf8Prefix(reason, MAX_CLOSE_REASON_BYTES);
     const payload = Buffer.alloc(2 + text.length);
     payload.writeUInt16BE(code, 0);
     text.copy(payload, 2);
     this.socket.write(encodeFrame(OPCODE.CLOSE, payload));
+    this.destroyLater();
+  }
+
+  /** Ends our side of the socket; it is destroyed if the peer has not closed its side within the timeout. */
+  private end(): void {
+    this.socket.end();
+    this.destroyLater();
+  }
+
+  /** Arms the timer that destroys the socket; only its 'close' clears it. */
+  private destroyLater(): void {
+    if (this.closeTimer || this.socket.destroyed) return;
     this.closeTimer = setTimeout(() => this.socket.destroy(), CLOSE_TIMEOUT_MS);
     this.closeTimer.unref();
   }
@@ -211,7 +251,7 @@ export class WebSocketConnection {
     } catch (err) {
       const code = err instanceof WebSocketProtocolError ? err.closeCode : CLOSE_CODE.INTERNAL_ERROR;
       this.close(code, (err as Error).message);
-      this.socket.end();
+      this.end();
       this.finish(code, (err as Error).message);
     }
   }
@@ -258,21 +298,27 @@ export class WebSocketConnection {
 
   private receiveClose(payload: Buffer): void {
     if (payload.length === 1) throw new WebSocketProtocolError(CLOSE_CODE.PROTOCOL_ERROR, 'malformed close frame');
-    const code = payload.length >= 2 ? payload.readUInt16BE(0) : CLOSE_CODE.NORMAL;
-    const reason = payload.length > 2 ? payload.subarray(2).toString('utf8') : '';
+    // No code in the frame: report 1005 (no status received) as the code, but never send it (§7.1.5).
+    const code = payload.length >= 2 ? payload.readUInt16BE(0) : CLOSE_CODE.NO_STATUS;
+    if (payload.length >= 2 && !isValidCloseCode(code)) throw new WebSocketProtocolError(CLOSE_CODE.PROTOCOL_ERROR, `invalid close code ${code}`);
+    let reason = '';
+    try {
+      reason = utf8.decode(payload.subarray(2));
+    } catch {
+      throw new WebSocketProtocolError(CLOSE_CODE.INVALID_PAYLOAD, 'close reason is not UTF-8');
+    }
     // Answer with the same code (RFC 6455 §5.5.1), then end our side: the peer closes the TCP connection.
     if (!this.closeSent) {
       this.closeSent = true;
       this.socket.write(encodeFrame(OPCODE.CLOSE, payload.subarray(0, 2)));
     }
-    this.socket.end();
+    this.end();
     this.finish(code, reason);
   }
 
   private finish(code: number, reason: string): void {
     if (this.finished) return;
     this.finished = true;
-    if (this.closeTimer) clearTimeout(this.closeTimer);
     this.handlers.close(code, reason);
   }
 }

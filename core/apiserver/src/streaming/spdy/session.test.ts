@@ -2,7 +2,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialUpgrade, type Upgraded } from '../backend.js';
-import { receivedText, startTestRuntime, type TestRuntime } from '../test-runtime.js';
+import { receivedText, startTestRuntime, type TestRuntime } from '../../test-support/test-runtime.js';
 import {
   controlFrame,
   dataFrame,

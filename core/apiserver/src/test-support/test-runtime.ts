@@ -19,8 +19,8 @@ import {
   streamHeadersPayload,
   streamValuePayload,
   type Frame,
-} from './spdy/frames.js';
-import { HeaderCompressor, HeaderDecompressor } from './spdy/header-compression.js';
+} from '../streaming/spdy/frames.js';
+import { HeaderCompressor, HeaderDecompressor } from '../streaming/spdy/header-compression.js';
 
 export interface RuntimeStream {
   id: number;

@@ -7,8 +7,8 @@ import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
-import { SpdySession } from './spdy/session.js';
-import { encodeFrame, OPCODE } from './websocket.js';
+import { SpdySession } from '../streaming/spdy/session.js';
+import { encodeFrame, OPCODE } from '../streaming/websocket.js';
 
 export interface UpgradeTarget {
   url: string;
