@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { VolumeError } from './errors.js';
 import { DATA_LINK, PAYLOAD_DIR_MODE } from './names.js';
+import { exists } from './volumes/common.js';
 
 /** One file of a projected payload: its bytes and permission bits. */
 export interface PayloadFile {
@@ -27,13 +28,6 @@ function timestampedName(): string {
   const pad = (n: number, width = 2) => String(n).padStart(width, '0');
   const stamp = `${now.getUTCFullYear()}_${pad(now.getUTCMonth() + 1)}_${pad(now.getUTCDate())}_${pad(now.getUTCHours())}_${pad(now.getUTCMinutes())}_${pad(now.getUTCSeconds())}`;
   return `..${stamp}.${randomBytes(5).toString('hex')}`;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** Whether the payload folder holds exactly `payload` (same files, bytes and modes). */

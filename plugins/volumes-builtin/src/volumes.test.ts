@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Pod } from '@skiff/api';
 import type { VolumePlugin } from '@skiff/kernel';
 import { builtinVolumePlugins } from './index.js';
 import { VOLUME_PLUGIN } from './names.js';
@@ -218,6 +219,32 @@ describe('downwardAPI and projected', () => {
     ]);
     await plugin.setUp(pod, volume, target, context);
     expect(context.tokenRequests).toHaveLength(1);
+  });
+
+  it("forgets the pod's tokens when its volume is torn down, also for a pod known by its uid alone", async () => {
+    const volume = { name: 'kube-api-access-abcde', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } };
+    const plugin = pluginFor(volume);
+    const context = fakeContext();
+    const web = testPod();
+    const other = testPod({}, { name: 'other', uid: 'uid-web-2' });
+    await plugin.setUp(web, volume, join(dir, 'web'), context);
+    await plugin.setUp(other, volume, join(dir, 'other'), context);
+    expect(context.tokenRequests).toHaveLength(2);
+
+    await plugin.tearDown(web, volume.name, join(dir, 'web'), context);
+    await expect(lstat(join(dir, 'web'))).rejects.toThrow(/ENOENT/);
+    await plugin.setUp(web, volume, join(dir, 'web'), context);
+    expect(context.tokenRequests).toHaveLength(3);
+    expect(await readFile(join(dir, 'web/token'), 'utf8')).toBe('token-3');
+    // The other pod's token is still held.
+    await plugin.setUp(other, volume, join(dir, 'other'), context);
+    expect(context.tokenRequests).toHaveLength(3);
+
+    // An orphan the kubelet finds on disk: it has the uid and nothing else.
+    const orphan: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { uid: 'uid-web-2' }, spec: { containers: [] } };
+    await plugin.tearDown(orphan, volume.name, join(dir, 'other'), context);
+    await plugin.setUp(other, volume, join(dir, 'other'), context);
+    expect(context.tokenRequests).toHaveLength(4);
   });
 
   it('refuses a projection it does not know', async () => {

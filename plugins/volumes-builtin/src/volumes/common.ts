@@ -21,6 +21,7 @@ export function requireContext(context: VolumeContext | undefined, plugin: strin
   return context;
 }
 
+/** Whether anything (a file, folder or symlink, dangling or not) is at `path`. */
 export async function exists(path: string): Promise<boolean> {
   return lstat(path).then(
     () => true,

@@ -77,7 +77,7 @@ export function downwardAPIPlugin(options: BuiltinVolumeOptions): VolumePlugin {
  * bound to the pod (the `kube-api-access-*` volume every pod gets from ServiceAccount admission).
  */
 export function projectedPlugin(options: BuiltinVolumeOptions, tokens: ServiceAccountTokens): VolumePlugin {
-  return payloadPlugin(VOLUME_PLUGIN.PROJECTED, 'projected', true, options, async (context, pod, source, volume) => {
+  const plugin = payloadPlugin(VOLUME_PLUGIN.PROJECTED, 'projected', true, options, async (context, pod, source, volume) => {
     const defaultMode = modeOf(source);
     const payload: Payload = new Map();
     for (const projection of (source.sources as Json[] | undefined) ?? []) {
@@ -96,4 +96,14 @@ export function projectedPlugin(options: BuiltinVolumeOptions, tokens: ServiceAc
     }
     return payload;
   });
+  return {
+    ...plugin,
+    // The pod's tokens go with its volumes, or they would be held for every pod this kubelet ever ran. The uid is
+    // all the kubelet knows of a pod it tears down from its folder alone, and all forget() needs.
+    async tearDown(pod, volumeName, dir, context) {
+      const uid = pod.metadata.uid;
+      if (uid) tokens.forget(uid);
+      await plugin.tearDown(pod, volumeName, dir, context);
+    },
+  };
 }
