@@ -82,6 +82,7 @@ export class Kubelet {
   private informers: SharedInformerFactory | undefined;
   private workers: PodWorkers | undefined;
   private manager: PodRuntimeManager | undefined;
+  private volumes: VolumeManager | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private unregister: (() => void) | undefined;
   private readonly logger: Logger;
@@ -123,7 +124,7 @@ export class Kubelet {
     // Service environment variables come from every Service of a pod's namespace (and default/kubernetes).
     const services = informers.informer<Service>(SERVICES);
     const files = new PodFiles(dataDir);
-    const volumes = new VolumeManager({
+    const volumes = (this.volumes = new VolumeManager({
       plugins: this.config.volumePlugins,
       files,
       nodeName,
@@ -131,7 +132,7 @@ export class Kubelet {
       node: () => registration.node,
       logger: this.logger,
       refreshMs: this.config.podResyncSeconds * 1000,
-    });
+    }));
     const runner = new ActionRunner(runtime);
     const manager = (this.manager = new PodRuntimeManager({
       runtime,
@@ -194,8 +195,11 @@ export class Kubelet {
     await this.workers?.stopped();
     await this.informers?.stopped();
     // A runtime whose pods end with it (it started containerd itself) gets them stopped first, so their networks are freed.
-    if (this.config.podsOnShutdown === 'stop' || this.runtime?.podsEndWithRuntime)
+    if (this.config.podsOnShutdown === 'stop' || this.runtime?.podsEndWithRuntime) {
       await this.manager?.killOrphans(() => false).catch((err: unknown) => this.logger.warn({ err }, 'stopping pods at shutdown failed'));
+      // Nothing uses the volumes once the sandboxes are gone: unmount them (tmpfs emptyDirs) rather than leave them under the data dir.
+      await this.volumes?.tearDownAll().catch((err: unknown) => this.logger.warn({ err }, 'tearing down volumes at shutdown failed'));
+    }
     await this.runtime?.close?.();
     await this.network?.close?.();
   }

@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
 import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
 import type { Pod } from '@skiff/api';
+import type { NetworkAttachment } from '@skiff/kernel';
 import { boundPod } from '../test-support/objects.js';
 import { runtimeManager } from '../test-support/runtime-manager.js';
 
@@ -161,6 +162,77 @@ describe('PodRuntimeManager', () => {
     await manager.sync(boundPod('web-1', {}, 'old-uid'), sink);
     await manager.sync(boundPod('web-1', {}, 'new-uid'), sink);
     expect((await runtime.listPodSandbox()).map((s) => s.metadata.uid)).toEqual(['new-uid']);
+  });
+
+  it('rolls a failed sandbox start back whole: network DEL, stop, remove; a failing step does not hide the cause', async () => {
+    const runtime = new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 });
+    const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), dataDir);
+    const deleted: string[] = [];
+    const flaky = new Proxy(network, {
+      get(target, property) {
+        if (property === 'add')
+          return async (attachment: NetworkAttachment) => {
+            const result = await target.add(attachment);
+            return { ...result, ips: [] };
+          };
+        if (property === 'del')
+          return async (attachment: NetworkAttachment) => {
+            deleted.push(attachment.containerId);
+            return target.del(attachment);
+          };
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const failingStop = new Proxy(runtime, {
+      get(target, property) {
+        if (property === 'stopPodSandbox') return async () => Promise.reject(new Error('stop failed'));
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { manager } = runtimeManager({ runtime: failingStop, network: flaky, dataDir });
+    await expect(manager.sync(boundPod('web-1'))).rejects.toMatchObject({ code: 'SKIFF_ERR_KUBELET_NETWORK_NO_IP' });
+    expect(deleted).toHaveLength(1);
+    // The address the failed ADD took is free again (host-local keeps one file per allocated address).
+    expect((await readdir(dataDir)).filter((file) => file.startsWith('10.'))).toEqual([]);
+  });
+
+  it('starts containers left created (a kubelet restart between create and start, a failed start)', async () => {
+    const runtime = new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 });
+    const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), dataDir);
+    let failStarts = 1;
+    const flaky = new Proxy(runtime, {
+      get(target, property) {
+        if (property === 'startContainer')
+          return async (id: string) => (failStarts-- > 0 ? Promise.reject(new Error('start failed')) : target.startContainer(id));
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { manager } = runtimeManager({ runtime: flaky, network, dataDir });
+    const pod = boundPod('web-1', { initContainers: [{ name: 'migrate', image: 'busybox:1.36' }] });
+    const stuck = await manager.sync(pod);
+    expect(stuck).toMatchObject({ initialized: false, incomplete: true });
+    expect(stuck.initContainers[0]).toMatchObject({
+      waiting: { reason: 'RunContainerError', message: 'start failed' },
+      status: { state: 'CONTAINER_CREATED' },
+    });
+
+    const resumed = await manager.sync(pod);
+    expect(resumed).toMatchObject({ initialized: true, incomplete: false });
+    expect(resumed.initContainers[0]!.status).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 0, metadata: { attempt: 0 } });
+    expect(resumed.containers[0]!.status).toMatchObject({ state: 'CONTAINER_RUNNING' });
+
+    const regular = boundPod('web-2');
+    failStarts = 2;
+    expect((await manager.sync(regular)).containers[0]).toMatchObject({ waiting: { reason: 'RunContainerError' }, status: { state: 'CONTAINER_CREATED' } });
+    const again = await manager.sync(regular);
+    expect(again.incomplete).toBe(true);
+    expect(again.containers[0]).toMatchObject({ waiting: { reason: 'RunContainerError', message: 'start failed' }, status: { state: 'CONTAINER_CREATED' } });
+    const started = await manager.sync(regular);
+    expect(started.containers[0]!.status).toMatchObject({ state: 'CONTAINER_RUNNING', metadata: { attempt: 0 } });
+    expect(started.containers[0]!.waiting).toBeUndefined();
   });
 
   it('gives hostNetwork pods the node address and no pod network', async () => {

@@ -156,6 +156,12 @@ export class PodRuntimeManager {
     let incomplete = false;
     let retryAfterMs: number | undefined;
     const waiting = new Map<string, Waiting>();
+    /** Shows why a container is not running yet, and has the sync retried. */
+    const noteProblem = (container: Container, problem: Waiting | undefined) => {
+      if (!problem) return;
+      waiting.set(container.name, problem);
+      incomplete = true;
+    };
     /** Starts a new instance of a container — after its crash-loop back-off, when it is a restart of one that exited. */
     const start = async (container: Container, role: 'init' | 'regular', attempt: number, exited?: ContainerStatusInfo): Promise<void> => {
       if (exited) {
@@ -172,12 +178,11 @@ export class PodRuntimeManager {
         }
         this.options.backOff.next(key, finishedAt);
       }
-      const problem = await this.startContainer(setting, container, role, attempt);
-      if (problem) {
-        waiting.set(container.name, problem);
-        incomplete = true;
-      }
+      noteProblem(container, await this.startContainer(setting, container, role, attempt));
     };
+    /** Starts an instance left created but never started (the kubelet restarted in between, or its start failed). */
+    const resume = async (container: Container, instance: ContainerStatusInfo): Promise<void> =>
+      noteProblem(container, await this.runCreated(setting, container, instance.id));
 
     let current = await this.containerInstances(sandbox.id);
     let initialized = true;
@@ -189,6 +194,7 @@ export class PodRuntimeManager {
       if (!instance) await start(container, role, this.previousRestarts(pod, container.name, true));
       else if (instance.state === 'CONTAINER_EXITED' && (sidecar || (instance.exitCode !== 0 && shouldRestart(pod, instance.exitCode))))
         await start(container, role, instance.metadata.attempt + 1, instance);
+      else if (instance.state === 'CONTAINER_CREATED') await resume(container, instance);
       current = await this.containerInstances(sandbox.id);
       instance = current.get(container.name)?.[0];
       const completed = !sidecar && instance?.state === 'CONTAINER_EXITED' && instance.exitCode === 0;
@@ -205,7 +211,7 @@ export class PodRuntimeManager {
         if (!instance) await start(container, 'regular', this.previousRestarts(pod, container.name, false));
         else if (instance.state === 'CONTAINER_EXITED' && shouldRestart(pod, instance.exitCode))
           await start(container, 'regular', instance.metadata.attempt + 1, instance);
-        else if (instance.state === 'CONTAINER_CREATED') await runtime.startContainer(instance.id);
+        else if (instance.state === 'CONTAINER_CREATED') await resume(container, instance);
       }
       current = await this.containerInstances(sandbox.id);
     }
@@ -360,19 +366,28 @@ export class PodRuntimeManager {
     dns: { config: DnsConfig; warnings: DnsWarning[] },
     event: PodEventSink,
   ): Promise<PodSandboxStatus> {
-    const { runtime } = this.options;
+    const { runtime, network, logger } = this.options;
     for (const [reason, message] of dns.warnings) event('Warning', reason, message);
     let id: string | undefined;
+    let sandbox: PodSandboxStatus | undefined;
     try {
       id = await runtime.runPodSandbox(this.sandboxConfig(pod, attempt, dns.config));
-      const sandbox = (await runtime.podSandboxStatus(id))!;
+      sandbox = (await runtime.podSandboxStatus(id))!;
       if (!pod.spec.hostNetwork) await this.addNetwork(pod, sandbox, preferredIP);
       return sandbox;
     } catch (err) {
       event('Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(err as Error).message}`);
+      // Best effort, each step on its own: the original failure is the one to report.
+      const rollbackFailed = (step: string) => (cause: unknown) =>
+        logger.warn({ err: cause, pod: `${pod.metadata.namespace}/${pod.metadata.name}`, sandbox: id }, `rolling back a failed sandbox start: ${step} failed`);
+      // ADD may have succeeded (or half-succeeded) before the failure: release its IP, cached result and port rules.
+      if (sandbox && !pod.spec.hostNetwork) {
+        this.ips.delete(sandbox.id);
+        await network.del(this.attachment(sandbox)).catch(rollbackFailed('network DEL'));
+      }
       if (id) {
-        await runtime.stopPodSandbox(id);
-        await runtime.removePodSandbox(id);
+        await runtime.stopPodSandbox(id).catch(rollbackFailed('stopping the sandbox'));
+        await runtime.removePodSandbox(id).catch(rollbackFailed('removing the sandbox'));
       }
       throw err;
     }
@@ -421,8 +436,14 @@ export class PodRuntimeManager {
       return { reason: 'CreateContainerError', message: (err as Error).message };
     }
     event('Normal', 'Created', `Created container ${container.name}`);
+    return this.runCreated(setting, container, id);
+  }
+
+  /** Starts a created container instance, then runs its postStart hook; a failed start is a RunContainerError. */
+  private async runCreated(setting: PodSetting, container: Container, id: string): Promise<Waiting | undefined> {
+    const { pod, event } = setting;
     try {
-      await runtime.startContainer(id);
+      await this.options.runtime.startContainer(id);
     } catch (err) {
       event('Warning', 'Failed', `Error: failed to start container "${container.name}": ${(err as Error).message}`);
       return { reason: 'RunContainerError', message: (err as Error).message };

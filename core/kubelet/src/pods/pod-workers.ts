@@ -93,9 +93,10 @@ export class PodWorkers {
    * holding a sandbox (deleted while the kubelet was away, or whose removal failed halfway).
    */
   async removeOrphanFiles(): Promise<void> {
-    const wanted = new Set(this.options.pods.list().map((pod) => pod.metadata.uid!));
-    for (const uid of await this.options.manager.sandboxUids()) wanted.add(uid);
-    await this.options.volumes.removeOrphans((uid) => wanted.has(uid));
+    const { pods, manager, volumes } = this.options;
+    const sandboxes = await manager.sandboxUids();
+    // The informer is read when each folder is decided on: a pod added while the runtime was listed is wanted.
+    await volumes.removeOrphans((uid) => sandboxes.has(uid) || pods.list().some((pod) => pod.metadata.uid === uid));
   }
 
   /**
@@ -136,6 +137,8 @@ export class PodWorkers {
     if (isTerminal(pod)) {
       this.options.probes.removePod(pod.metadata.uid!);
       await manager.killPod(pod.metadata.namespace!, pod.metadata.name!, 0);
+      // Its sandbox is gone: nothing uses the volumes any more (memory-backed emptyDirs would hold RAM).
+      await this.options.volumes.tearDown(pod.metadata.uid!, pod, this.eventsFor(pod));
       return;
     }
     if (!(await this.admit(pod))) return;
@@ -174,7 +177,9 @@ export class PodWorkers {
   private async admit(pod: Pod): Promise<boolean> {
     const key = objectKey(pod);
     const uid = pod.metadata.uid!;
-    if (this.admitted.get(key) === uid) return true;
+    const previous = this.admitted.get(key);
+    if (previous === uid) return true;
+    if (previous) await this.removeReplaced(key, previous);
     const rejection = await this.options.hooks.podAdmit.promise(pod, this.options.node());
     if (rejection) {
       this.options.recorder.event(pod, 'Warning', rejection.reason, rejection.message);
@@ -199,6 +204,16 @@ export class PodWorkers {
       // Already gone, or a new pod took the name: either way this one is done.
       if (!isApiError(err, 'NotFound') && !isApiError(err, 'Conflict')) throw err;
     }
+  }
+
+  /**
+   * An earlier pod of the same name (deleted and recreated before this worker saw the deletion): stop its
+   * probes, drop its back-off and pulls, kill its sandbox and remove its volumes and files.
+   */
+  private async removeReplaced(key: string, uid: string): Promise<void> {
+    this.forget(key);
+    await this.options.manager.killOrphans((_namespace, _name, sandboxUid) => sandboxUid !== uid);
+    await this.options.volumes.removePod(uid);
   }
 
   /** Drops what this node remembered about a pod that is gone. */

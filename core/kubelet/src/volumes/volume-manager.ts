@@ -1,4 +1,4 @@
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Node, Pod } from '@skiff/api';
 import type { ApiClient, Logger, VolumeContext, VolumePlugin } from '@skiff/kernel';
@@ -93,6 +93,20 @@ export class VolumeManager {
    * something is still mounted in it. `pod` is the pod when the kubelet still knows it.
    */
   async removePod(uid: string, pod: Pod = podStub(uid), event: PodEventSink = () => undefined): Promise<void> {
+    await this.tearDown(uid, pod, event);
+    const { files, logger } = this.options;
+    const podDir = files.podDir(uid);
+    const stillMounted = await mountsUnder(podDir);
+    if (stillMounted.length) return logger.warn({ uid, mounts: stillMounted }, 'keeping the folder of a removed pod: something is still mounted in it');
+    await rm(podDir, { recursive: true, force: true });
+    await files.removeLogs(uid);
+  }
+
+  /**
+   * Tears down every volume folder of the pod (its sandbox is gone) and keeps the rest of its folder and its
+   * logs: a pod that finished, or one stopped with the node, is still there to look at.
+   */
+  async tearDown(uid: string, pod: Pod = podStub(uid), event: PodEventSink = () => undefined): Promise<void> {
     this.setUps.delete(uid);
     const { files, logger } = this.options;
     const context = this.context(event);
@@ -108,15 +122,21 @@ export class VolumeManager {
           logger.warn({ err, uid, volume, plugin: pluginDir }, 'tearing a volume down failed');
         }
       }
+      // Gone once every volume in it is (rmdir leaves a folder with anything left in it alone).
+      await rmdir(join(volumesDir, pluginDir)).catch(() => undefined);
     }
-    const podDir = files.podDir(uid);
-    const stillMounted = await mountsUnder(podDir);
-    if (stillMounted.length) return logger.warn({ uid, mounts: stillMounted }, 'keeping the folder of a removed pod: something is still mounted in it');
-    await rm(podDir, { recursive: true, force: true });
-    await files.removeLogs(uid);
   }
 
-  /** Removes the folders of pods that are neither wanted nor in the runtime (deleted while the kubelet was away). */
+  /** Tears down the volumes of every pod this node has a folder for (the kubelet stops its pods on shutdown). */
+  async tearDownAll(): Promise<void> {
+    for (const uid of await this.options.files.knownUids()) await this.tearDown(uid);
+  }
+
+  /**
+   * Removes the folders of pods that are neither wanted nor in the runtime (deleted while the kubelet was away).
+   * `wanted` is asked about each pod just before its folder would go, so it must read the current state (the
+   * informer), not a snapshot taken before the folders were listed: a pod added meanwhile would lose its files.
+   */
   async removeOrphans(wanted: (uid: string) => boolean): Promise<void> {
     for (const uid of await this.options.files.knownUids()) {
       if (wanted(uid)) continue;

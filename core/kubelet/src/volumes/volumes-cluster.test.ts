@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, isApiError, type CoreEvent, type KubeObject, type Pod, type ResourceType } from '@skiff/api';
@@ -85,5 +86,40 @@ describe('volumes on a real API server', () => {
       return gone && (await stat(join(nodeDir(), 'pods', running.metadata.uid!)).catch(() => undefined)) === undefined;
     });
     await expect(stat(join(nodeDir(), 'logs', `default_mounted_${running.metadata.uid}`))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('a kubelet that stops its pods on shutdown', () => {
+  it("tears their volumes down too, keeping the pods' folders", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'skiff-kubelet-shutdown-'));
+    try {
+      const stopping = await startControlPlane(nodePlugins({}, { podsOnShutdown: 'stop' }), { dataDir, config: { nodes: 1, logLevel: 'silent' } });
+      let uid: string;
+      try {
+        await stopping.client.create<Pod>(
+          RESOURCES.pods,
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: 'cached', namespace: 'default' },
+            spec: { containers: [{ name: 'app', image: 'nginx:1.27' }], volumes: [{ name: 'cache', emptyDir: {} }] },
+          },
+          'default',
+        );
+        const running = await waitFor('cached to run', async () => {
+          const pod = await stopping.client.get<Pod>(RESOURCES.pods, 'cached', 'default');
+          return pod.status?.phase === 'Running' && pod;
+        });
+        uid = running.metadata.uid!;
+        await stat(join(dataDir, 'nodes', 'node-1', 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'cache'));
+      } finally {
+        await stopping.stop();
+      }
+      const podDir = join(dataDir, 'nodes', 'node-1', 'pods', uid);
+      expect(await readdir(join(podDir, 'volumes')).catch(() => [])).toEqual([]);
+      expect((await stat(podDir)).isDirectory()).toBe(true);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
