@@ -4,6 +4,7 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node
 import { chmod, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '@skiff/kernel';
+import { findTool, mountsUnder } from '@skiff/node-host';
 import { ContainerdError } from './errors.js';
 import { NETNS_ONLY_CNI } from './names.js';
 
@@ -21,20 +22,12 @@ export interface DaemonOptions {
 /** Where the CNI plugins of Debian's containernetworking-plugins live (containerd needs `loopback`). */
 const CNI_BIN_DIR = '/usr/lib/cni';
 
-function findOnPath(binary: string): string | undefined {
-  if (binary.includes('/')) return existsSync(binary) ? binary : undefined;
-  for (const dir of (process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin').split(':')) {
-    if (existsSync(join(dir, binary))) return join(dir, binary);
-  }
-  return undefined;
-}
-
 /** Refuses, with one clear line, on a machine where containerd cannot run pods. */
-export function checkHost(binary: string): string {
+export async function checkHost(binary: string): Promise<string> {
   if (process.getuid?.() !== 0) throw new ContainerdError('SKIFF_ERR_CONTAINERD_NOT_ROOT');
-  const found = findOnPath(binary);
+  const found = await findTool(binary);
   if (!found) throw new ContainerdError('SKIFF_ERR_CONTAINERD_MISSING', { binary });
-  if (!findOnPath('runc')) throw new ContainerdError('SKIFF_ERR_CONTAINERD_MISSING', { binary: 'runc' });
+  if (!(await findTool('runc'))) throw new ContainerdError('SKIFF_ERR_CONTAINERD_MISSING', { binary: 'runc' });
   if (!existsSync(join(CNI_BIN_DIR, 'loopback'))) throw new ContainerdError('SKIFF_ERR_CONTAINERD_MISSING', { binary: `${CNI_BIN_DIR}/loopback` });
   const filesystems = readFileSync('/proc/filesystems', 'utf8');
   if (!/\boverlay\b/.test(filesystems) && !existsSync('/sys/module/overlay')) throw new ContainerdError('SKIFF_ERR_CONTAINERD_NO_OVERLAYFS');
@@ -151,7 +144,7 @@ export class ContainerdDaemon {
   }
 
   static async start(options: DaemonOptions): Promise<ContainerdDaemon> {
-    const binary = checkHost(options.binary);
+    const binary = await checkHost(options.binary);
     const { baseDir } = options;
     const stateDir = stateDirFor(baseDir);
     const daemon = new ContainerdDaemon(options, stateDir);
@@ -243,27 +236,15 @@ export class ContainerdDaemon {
     await killShims(this.socket);
     // Sandboxes still there when containerd stops keep their mounts (shm, network namespace, rootfs): all are
     // under the state dir, so they go with it.
-    const left = unmountUnder(this.stateDir);
+    const left = await unmountUnder(this.stateDir);
     if (left.length) this.options.logger.warn({ mounts: left }, 'mounts left behind under the containerd state dir');
     else await rm(this.stateDir, { recursive: true, force: true }).catch((err: unknown) => this.options.logger.warn({ err }, 'containerd state left behind'));
   }
 }
 
-/** The mount points below `dir`, deepest first (from /proc/self/mountinfo; octal escapes decoded). */
-export function mountsUnder(dir: string): string[] {
-  const prefix = `${dir}/`;
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((line) => line.split(' ')[4])
-    .filter((point): point is string => !!point)
-    .map((point) => point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))))
-    .filter((point) => point.startsWith(prefix))
-    .sort((a, b) => b.length - a.length);
-}
-
 /** Unmounts (lazily, so a busy one still goes) every mount below `dir`; answers the ones that stayed. */
-export function unmountUnder(dir: string): string[] {
-  for (const point of mountsUnder(dir)) spawnSync('umount', ['--lazy', point], { stdio: 'ignore' });
+export async function unmountUnder(dir: string): Promise<string[]> {
+  for (const point of await mountsUnder(dir)) spawnSync('umount', ['--lazy', point], { stdio: 'ignore' });
   return mountsUnder(dir);
 }
 

@@ -63,7 +63,7 @@ export default definePlugin({
 
 export { ContainerdRuntime } from './runtime.js';
 export { CriClient, CriCallError } from './cri-client.js';
-export { ContainerdDaemon, containerdConfig, checkHost, killShims, mountsUnder, stateDirFor, unmountUnder } from './daemon.js';
+export { ContainerdDaemon, containerdConfig, checkHost, killShims, stateDirFor, unmountUnder } from './daemon.js';
 export { importImageArchive } from './images.js';
 export { buildPauseImage } from './pause-image.js';
 export { optionsSchema, type ContainerdRuntimeOptions } from './options.js';

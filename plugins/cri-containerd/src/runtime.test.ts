@@ -4,17 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ContainerRuntime, Logger, PodSandboxConfig } from '@skiff/kernel';
-import { checkHost, ContainerdDaemon, containerdConfig, mountsUnder, processesWithArgs, stateDirFor } from './daemon.js';
+import { mountsUnder } from '@skiff/node-host';
+import { checkHost, ContainerdDaemon, containerdConfig, processesWithArgs, stateDirFor } from './daemon.js';
 import { containerdRuntimeFactory } from './index.js';
 import { isDynamicElf } from './pause-image.js';
 import type { ContainerdRuntime } from './runtime.js';
 
 const quiet: Logger = { child: () => quiet, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} } as unknown as Logger;
 
-function missingForRealContainers(): string | undefined {
+async function missingForRealContainers(): Promise<string | undefined> {
   if (process.getuid?.() !== 0) return 'not root';
   try {
-    checkHost('containerd');
+    await checkHost('containerd');
   } catch (err) {
     return (err as Error).message;
   }
@@ -23,19 +24,19 @@ function missingForRealContainers(): string | undefined {
 }
 
 describe('checks before containerd starts', () => {
-  it('refuses a non-root start with one line pointing at the dev preset', () => {
+  it('refuses a non-root start with one line pointing at the dev preset', async () => {
     const spy = vi.spyOn(process as { getuid(): number }, 'getuid').mockReturnValue(1000);
     try {
-      expect(() => checkHost('containerd')).toThrow(/needs root .*use the dev preset/);
+      await expect(checkHost('containerd')).rejects.toThrow(/needs root .*use the dev preset/);
     } finally {
       spy.mockRestore();
     }
   });
 
-  it('names a missing containerd binary and the install script', () => {
+  it('names a missing containerd binary and the install script', async () => {
     const spy = vi.spyOn(process as { getuid(): number }, 'getuid').mockReturnValue(0);
     try {
-      expect(() => checkHost('/nonexistent/containerd')).toThrow(
+      await expect(checkHost('/nonexistent/containerd')).rejects.toThrow(
         '/nonexistent/containerd was not found: install containerd, runc and the CNI plugins (bash scripts/install-system-deps.sh)',
       );
     } finally {
@@ -70,7 +71,7 @@ describe('checks before containerd starts', () => {
   });
 });
 
-const missing = missingForRealContainers();
+const missing = await missingForRealContainers();
 if (missing) console.warn(`cri-containerd: real containerd tests skipped: ${missing}`);
 
 describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
@@ -173,7 +174,7 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
     expect(shims()).toEqual([]);
     expect(existsSync(socket)).toBe(false);
     // The sandbox left running kept mounts (shm, netns, rootfs): they went with containerd's state dir.
-    expect(mountsUnder(stateDirFor(join(dataDir, 'containerd')))).toEqual([]);
+    expect(await mountsUnder(stateDirFor(join(dataDir, 'containerd')))).toEqual([]);
     expect(existsSync(stateDirFor(join(dataDir, 'containerd')))).toBe(false);
     runtime = undefined as unknown as ContainerRuntime as ContainerdRuntime;
   }, 60_000);

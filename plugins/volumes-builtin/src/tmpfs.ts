@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { mountPoints } from '@skiff/node-host';
 import { VolumeError } from './errors.js';
 
 const run = promisify(execFile);
@@ -9,20 +9,6 @@ const run = promisify(execFile);
 /** Mounting a tmpfs takes root (CAP_SYS_ADMIN); a kubelet without it falls back to plain folders. */
 export function runningAsRoot(): boolean {
   return process.getuid?.() === 0;
-}
-
-/** `\040` and friends in /proc mount tables stand for the octal character code. */
-function unescapeMountPath(field: string): string {
-  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-}
-
-/** Mount points of this process's mount namespace (empty where there is no /proc, as on macOS). */
-export async function mountPoints(): Promise<string[]> {
-  const table = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
-  return table
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => unescapeMountPath(line.split(' ')[4] ?? ''));
 }
 
 export async function isMountPoint(path: string): Promise<boolean> {

@@ -4,7 +4,7 @@ import type { Node, Pod } from '@skiff/api';
 import type { ApiClient, Logger, VolumeContext, VolumePlugin } from '@skiff/kernel';
 import type { PodEventSink } from '../pods/events.js';
 import { escapePluginName, type PodFiles } from '../pods/pod-files.js';
-import { mountsUnder } from './mount-table.js';
+import { mountsUnder } from '@skiff/node-host';
 
 /** Where a pod volume is on the node, as containers mount it. */
 export interface MountedVolume {

@@ -1,0 +1,2 @@
+export { mountPoints, mountsUnder } from './mounts.js';
+export { findTool, toolPath } from './tools.js';
