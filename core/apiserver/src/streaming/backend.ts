@@ -2,6 +2,9 @@ import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { hasToken } from './headers.js';
 
+export const SPDY_UPGRADE = 'SPDY/3.1';
+export const STREAM_PROTOCOL_HEADER = 'X-Stream-Protocol-Version';
+
 /** How long connecting to the runtime's streaming server and reading its answer to the upgrade may take. */
 const DIAL_TIMEOUT_MS = 10_000;
 /** The most of a refusal's head and body kept for the error message. */

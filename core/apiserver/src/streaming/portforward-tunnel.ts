@@ -1,7 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { dialUpgrade } from './backend.js';
-import { SPDY_UPGRADE, STREAM_PROTOCOL_HEADER } from './pass-through.js';
-import { backendError, refusalError, writeRawStatus } from './raw-response.js';
+import { throughRuntime } from './runtime-upgrade.js';
 import { endSoon, pauseUntilDrained } from './splice.js';
 import { CLOSE_CODE, handshakeResponse, WebSocketConnection } from './websocket.js';
 
@@ -22,40 +20,23 @@ export function tunneledProtocols(offered: string[]): string[] {
  * message's payload to the runtime, each chunk from the runtime as one message. No SPDY is parsed.
  */
 export function portForwardTunnel(streamUrl: string, key: string, protocols: string[]): (socket: Duplex, head: Buffer) => void {
-  return (client, head) => {
-    const closed = new AbortController();
-    client.once('close', () => closed.abort());
-    void (async () => {
-      let answer;
-      try {
-        answer = await dialUpgrade(
-          streamUrl,
-          { method: 'POST', upgrade: SPDY_UPGRADE, headers: protocols.map((protocol): [string, string] => [STREAM_PROTOCOL_HEADER, protocol]) },
-          closed.signal,
-        );
-      } catch (err) {
-        writeRawStatus(client, backendError(err));
-        return;
-      }
-      if (!answer.upgraded) return writeRawStatus(client, refusalError(answer));
-      const backend = answer.socket;
-      if (client.destroyed) return backend.destroy();
-      const chosen = answer.headers['x-stream-protocol-version']?.trim();
-      client.write(handshakeResponse(key, chosen ? `${TUNNEL_PREFIX}${chosen}` : undefined));
-      const ws = new WebSocketConnection(client, {
-        message(data, binary) {
-          if (!binary) return ws.close(CLOSE_CODE.UNSUPPORTED_DATA, 'the tunnel carries binary messages only');
-          if (!backend.write(data)) pauseUntilDrained(client, backend);
-        },
-        close: () => endSoon(backend),
-      });
-      backend.on('data', (chunk: Buffer) => {
-        if (!ws.send(chunk)) pauseUntilDrained(backend, client);
-      });
-      backend.once('close', () => ws.close(CLOSE_CODE.NORMAL));
-      if (answer.rest.length) ws.send(answer.rest);
-      ws.receiveHead(head);
-      backend.resume();
-    })();
-  };
+  return throughRuntime(streamUrl, protocols, (client, head, runtime) => {
+    const backend = runtime.socket;
+    const chosen = runtime.headers['x-stream-protocol-version']?.trim();
+    client.write(handshakeResponse(key, chosen ? `${TUNNEL_PREFIX}${chosen}` : undefined));
+    const ws = new WebSocketConnection(client, {
+      message(data, binary) {
+        if (!binary) return ws.close(CLOSE_CODE.UNSUPPORTED_DATA, 'the tunnel carries binary messages only');
+        if (!backend.write(data)) pauseUntilDrained(client, backend);
+      },
+      close: () => endSoon(backend),
+    });
+    backend.on('data', (chunk: Buffer) => {
+      if (!ws.send(chunk)) pauseUntilDrained(backend, client);
+    });
+    backend.once('close', () => ws.close(CLOSE_CODE.NORMAL));
+    if (runtime.rest.length) ws.send(runtime.rest);
+    ws.receiveHead(head);
+    backend.resume();
+  });
 }

@@ -1,9 +1,8 @@
 import type { Duplex } from 'node:stream';
 import type { Status } from '@skiff/api';
 import type { Logger } from '@skiff/kernel';
-import { dialUpgrade, type Upgraded } from './backend.js';
-import { SPDY_UPGRADE, STREAM_PROTOCOL_HEADER } from './pass-through.js';
-import { backendError, refusalError, writeRawStatus } from './raw-response.js';
+import type { Upgraded } from './backend.js';
+import { throughRuntime } from './runtime-upgrade.js';
 import { SpdySession, type SpdyStream, type StreamHandlers } from './spdy/session.js';
 import { endSoon, pauseUntilDrained } from './splice.js';
 import { CLOSE_CODE, handshakeResponse, WebSocketConnection } from './websocket.js';
@@ -57,23 +56,10 @@ export function remoteCommandBridge(
   streams: RemoteCommandStreams,
   logger: Logger,
 ): (socket: Duplex, head: Buffer) => void {
-  return (client, head) => {
-    const closed = new AbortController();
-    client.once('close', () => closed.abort());
-    void (async () => {
-      let answer;
-      try {
-        answer = await dialUpgrade(streamUrl, { method: 'POST', upgrade: SPDY_UPGRADE, headers: [[STREAM_PROTOCOL_HEADER, RUNTIME_PROTOCOL]] }, closed.signal);
-      } catch (err) {
-        writeRawStatus(client, backendError(err));
-        return;
-      }
-      if (!answer.upgraded) return writeRawStatus(client, refusalError(answer));
-      if (client.destroyed) return answer.socket.destroy();
-      client.write(handshakeResponse(key, protocol.name));
-      new Bridge(client, head, answer, protocol, streams, logger).start();
-    })();
-  };
+  return throughRuntime(streamUrl, [RUNTIME_PROTOCOL], (client, head, runtime) => {
+    client.write(handshakeResponse(key, protocol.name));
+    new Bridge(client, head, runtime, protocol, streams, logger).start();
+  });
 }
 
 class Bridge {
