@@ -2,12 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { boundPod } from '../test-support/objects.js';
 import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
 import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
-import { fakeApi } from '../test-support/fake-api.js';
-import { boundPod } from '../test-support/objects.js';
 import { recording } from '../test-support/recording-runtime.js';
-import { runtimeManager } from '../test-support/runtime-manager.js';
+import { runtimeManager, simulatedNode } from '../test-support/runtime-manager.js';
 import { buildPodStatus } from './pod-status.js';
 
 let dataDir: string;
@@ -18,15 +17,7 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function setUp() {
-  const recorder = recording(new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 }));
-  const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), join(dataDir, 'ipam'));
-  const api = fakeApi();
-  const { manager, files } = runtimeManager({ runtime: recorder.runtime, network, dataDir: join(dataDir, 'node'), api });
-  const events: string[] = [];
-  const sink = (type: string, reason: string, message: string) => void events.push(`${type} ${reason}: ${message}`);
-  return { ...recorder, manager, files, api, events, sink };
-}
+const setUp = () => simulatedNode(dataDir);
 
 describe('container environment in the CRI config', () => {
   it('hands the runtime the resolved environment and the expanded command, args and subPathExpr', async () => {

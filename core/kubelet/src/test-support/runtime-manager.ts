@@ -1,4 +1,7 @@
+import { join } from 'node:path';
 import type { ContainerRuntime, PodNetwork } from '@skiff/kernel';
+import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
+import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
 import { builtinVolumePlugins } from '@skiff/plugin-volumes-builtin';
 import { ApiEnvSources } from '../env/env-sources.js';
 import { CrashLoopBackOff } from '../pods/crash-loop-backoff.js';
@@ -9,6 +12,7 @@ import { ActionRunner } from '../probes/actions.js';
 import { VolumeManager } from '../volumes/volume-manager.js';
 import { fakeApi, type FakeApi } from './fake-api.js';
 import { silentLogger } from './objects.js';
+import { recording } from './recording-runtime.js';
 
 export interface ManagerSetup {
   runtime: ContainerRuntime;
@@ -53,4 +57,18 @@ export function runtimeManager({
     runner: new ActionRunner(runtime),
   });
   return { manager, volumes, files, api };
+}
+
+/**
+ * A node on the simulated runtime and network under `dataDir`: the manager with its pod files, the recording of
+ * runtime calls, a fake API and an event sink that collects "<type> <reason>: <message>" lines.
+ */
+export async function simulatedNode(dataDir: string) {
+  const recorder = recording(new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 }));
+  const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), join(dataDir, 'ipam'));
+  const api = fakeApi();
+  const { manager, files } = runtimeManager({ runtime: recorder.runtime, network, dataDir: join(dataDir, 'node'), api });
+  const events: string[] = [];
+  const sink = (type: string, reason: string, message: string) => void events.push(`${type} ${reason}: ${message}`);
+  return { ...recorder, manager, files, api, events, sink };
 }
