@@ -18,7 +18,8 @@ import type { NamedRegistry, NetworkFactory, PodAdmitResult, PodSyncContext, Run
 
 /**
  * The hook catalogue: every extension point of a Skiff cluster, in one frozen object.
- * Plugins tap these; they never add or replace hooks. docs/hooks.md carries the reference table.
+ * Plugins tap these; they never add or replace hooks. docs/hooks.md carries the reference table, and
+ * hooks-page.test.ts checks it against this file: a hook added, changed or removed here changes the page too.
  */
 export function createHooks() {
   return Object.freeze({
@@ -92,7 +93,7 @@ export const ADMISSION_STAGE = Object.freeze({
   QUOTA: 900,
 });
 
-/** Authentication and authorization chain stages. */
+/** Stages of the authenticate chain (the authorize chain has its own, AUTHORIZE_STAGE). */
 export const CHAIN_STAGE = Object.freeze({
   LOOPBACK: -1000,
   CERTIFICATE: -100,
