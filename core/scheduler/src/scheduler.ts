@@ -1,4 +1,4 @@
-import { RESOURCES, isApiError, type Node, type Pod } from '@skiff/api';
+import { RESOURCES, isApiError, isPodTerminal, type Node, type Pod } from '@skiff/api';
 import { objectKey } from '@skiff/client';
 import type { ApiClient, CycleState, EventRecorder, Informer, InformerFactory, Logger, SchedulerPlugin, SchedulingStatus } from '@skiff/kernel';
 import { SchedulerCache } from './cache/scheduler-cache.js';
@@ -55,10 +55,6 @@ async function failureOf(
     if (err instanceof PluginThrew) return thrownFailure(err);
     throw err;
   }
-}
-
-function isTerminal(pod: Pod): boolean {
-  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 }
 
 /** A change to anything but status and bookkeeping: worth another scheduling attempt. */
@@ -177,9 +173,9 @@ export class Scheduler {
     const key = objectKey(pod);
     if (pod.spec.nodeName) {
       this.queue.delete(key);
-      if (!isTerminal(pod)) {
+      if (!isPodTerminal(pod)) {
         this.cache.setPod(key, pod);
-      } else if (old && !isTerminal(old)) {
+      } else if (old && !isPodTerminal(old)) {
         this.cache.removePod(key);
         this.queue.moveAllToActive();
       }

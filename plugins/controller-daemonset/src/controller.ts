@@ -1,4 +1,4 @@
-import { isApiError, labelSelectorFromObject, RESOURCES, type Node, type OwnerReference, type Pod } from '@skiff/api';
+import { isApiError, isPodReady, labelSelectorFromObject, RESOURCES, type Node, type OwnerReference, type Pod } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
@@ -22,7 +22,6 @@ import { RevisionHistory } from './history-store.js';
 import { planDaemonPods, podsByNode } from './manage.js';
 import { BURST_REPLICAS, CONTROLLER_NAME, CONTROLLER_REVISION_HASH_LABEL, EVENT_REASON } from './names.js';
 import { podForNode, templateGeneration } from './pod-template.js';
-import { isPodReady } from './pods.js';
 import { CONTROLLER_REVISIONS, DAEMONSETS, type ControllerRevision, type DaemonSet } from './resources.js';
 import { isRollingUpdate, planRollingUpdate } from './rolling.js';
 import { calculateStatus, statusChanged } from './status.js';

@@ -1,8 +1,8 @@
-import type { Node, Pod } from '@skiff/api';
+import { isPodAvailable, isPodReady, isPodTerminal, type Node, type Pod } from '@skiff/api';
 import { nodeShouldRunDaemonPod } from './eligibility.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './names.js';
 import { targetNodeName } from './node-affinity.js';
-import { compareScheduledThenOldest, isPodAvailable, isPodReady, isPodTerminal } from './pods.js';
+import { compareScheduledThenOldest } from './pods.js';
 import type { DaemonSet } from './resources.js';
 import { allowsSurge } from './rolling.js';
 

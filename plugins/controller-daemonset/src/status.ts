@@ -1,7 +1,7 @@
-import type { Node, Pod } from '@skiff/api';
+import { isPodAvailable, isPodReady, type Node, type Pod } from '@skiff/api';
 import { nodeShouldRunDaemonPod } from './eligibility.js';
 import { isPodUpdated, templateGeneration } from './pod-template.js';
-import { compareScheduledThenOldest, isPodAvailable, isPodReady } from './pods.js';
+import { compareScheduledThenOldest } from './pods.js';
 import type { DaemonSet, DaemonSetStatus } from './resources.js';
 
 /**

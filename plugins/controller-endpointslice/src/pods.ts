@@ -1,13 +1,10 @@
 import { isIPv6 } from 'node:net';
-import type { Pod } from '@skiff/api';
+import { isPodReady, type Pod } from '@skiff/api';
 import type { Service, ServicePort } from './resources.js';
 
 // Which pods back a Service, and how: the rules both endpoint controllers share.
 
-/** The pod's Ready condition is True. */
-export function isPodReady(pod: Pod): boolean {
-  return pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') ?? false;
-}
+export { isPodReady };
 
 /** The pod's IPs, `status.podIPs` first, `status.podIP` for pods reported without the list. */
 export function podIPs(pod: Pod): string[] {

@@ -1,10 +1,10 @@
-import type { Pod } from '@skiff/api';
+import { isPodReady, type Pod } from '@skiff/api';
 import { kubeTime } from '@skiff/controller-manager';
 import { nextBackoffRecord, remainingBackoffMs, type BackoffRecord } from './backoff.js';
 import { formatIndexes, parseIndexes } from './indexes.js';
 import { EVENT_REASON, JOB_CONDITION, JOB_FINISH, JOB_SUSPEND, MAX_POD_CREATE_DELETE_PER_SYNC } from './names.js';
 import { matchPodFailurePolicy, type PodFailurePolicy } from './pod-failure-policy.js';
-import { compareForDeletion, finishTime, hasTrackingFinalizer, isActive, isFailed, isReady, isSucceeded, isTerminating, podIndex, restartsOf } from './pods.js';
+import { compareForDeletion, finishTime, hasTrackingFinalizer, isActive, isFailed, isSucceeded, isTerminating, podIndex, restartsOf } from './pods.js';
 import type { Job, JobCondition, JobStatus } from './resources.js';
 
 export interface PlannedEvent {
@@ -261,7 +261,7 @@ export function planJob(input: JobSyncInput): JobPlan {
   }
 
   status.active = active.length - remove.filter(isActive).length + create + createIndexes.length;
-  status.ready = active.filter((pod) => isReady(pod) && !remove.includes(pod)).length;
+  status.ready = active.filter((pod) => isPodReady(pod) && !remove.includes(pod)).length;
   status.terminating = terminating + remove.length;
   if (indexed) {
     const formatted = formatIndexes(completedIndexes);

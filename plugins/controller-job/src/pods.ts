@@ -1,4 +1,4 @@
-import type { Pod } from '@skiff/api';
+import { isPodReady, type Pod } from '@skiff/api';
 import { completionIndexOf } from './indexes.js';
 import { JOB_LABEL, JOB_TRACKING_FINALIZER } from './names.js';
 
@@ -21,10 +21,6 @@ export function isActive(pod: Pod): boolean {
 export function isTerminating(pod: Pod): boolean {
   const phase = pod.status?.phase;
   return Boolean(pod.metadata.deletionTimestamp) && phase !== 'Succeeded' && phase !== 'Failed';
-}
-
-export function isReady(pod: Pod): boolean {
-  return pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') ?? false;
 }
 
 export function hasTrackingFinalizer(pod: Pod): boolean {
@@ -64,7 +60,7 @@ export function compareForDeletion(a: Pod, b: Pod): number {
   if (scheduled !== 0) return scheduled;
   const phase = (PHASE_RANK[a.status?.phase ?? 'Pending'] ?? 0) - (PHASE_RANK[b.status?.phase ?? 'Pending'] ?? 0);
   if (phase !== 0) return phase;
-  const ready = Number(isReady(a)) - Number(isReady(b));
+  const ready = Number(isPodReady(a)) - Number(isPodReady(b));
   if (ready !== 0) return ready;
   return Date.parse(b.metadata.creationTimestamp ?? '') - Date.parse(a.metadata.creationTimestamp ?? '') || 0;
 }

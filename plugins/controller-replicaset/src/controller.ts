@@ -1,4 +1,4 @@
-import { isApiError, labelSelectorFromObject, RESOURCES, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
+import { isApiError, isPodReady, labelSelectorFromObject, RESOURCES, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
@@ -15,7 +15,7 @@ import {
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME, EVENT_REASON } from './names.js';
-import { isPodActive, isPodReady } from './pod-conditions.js';
+import { isPodActive } from './pod-conditions.js';
 import { podsToDelete } from './pod-ranking.js';
 import { podFromTemplate } from './pod-template.js';
 import { calculateStatus, statusChanged, type ManageFailure } from './status.js';

@@ -1,5 +1,4 @@
-import type { Pod } from '@skiff/api';
-import { isPodReady, readyCondition } from './pod-conditions.js';
+import { isPodReady, podReadyCondition, type Pod } from '@skiff/api';
 
 /** Lets users steer scale-down: pods with a lower cost are deleted first. */
 export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
@@ -43,7 +42,7 @@ export function compareForDeletion(a: Pod, b: Pod, siblingsOnNodeA = 0, siblings
   if (siblingsOnNodeA !== siblingsOnNodeB) return siblingsOnNodeB - siblingsOnNodeA;
 
   if (readyA && readyB) {
-    const readySince = newerFirst(readyCondition(a)?.lastTransitionTime, readyCondition(b)?.lastTransitionTime);
+    const readySince = newerFirst(podReadyCondition(a)?.lastTransitionTime, podReadyCondition(b)?.lastTransitionTime);
     if (readySince !== 0) return readySince;
   }
 

@@ -1,7 +1,6 @@
-import type { Pod, ReplicaSet, ReplicaSetStatus } from '@skiff/api';
+import { isPodAvailable, isPodReady, type Pod, type ReplicaSet, type ReplicaSetStatus } from '@skiff/api';
 import { kubeTime } from '@skiff/controller-manager';
 import { REPLICA_FAILURE } from './names.js';
-import { isPodAvailable, isPodReady } from './pod-conditions.js';
 
 export interface ReplicaSetCondition {
   type: string;

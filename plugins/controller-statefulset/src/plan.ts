@@ -1,7 +1,7 @@
-import type { OwnerReference, Pod } from '@skiff/api';
+import { isPodTerminal, type OwnerReference, type Pod } from '@skiff/api';
 import { claimsMatchRetention, missingClaims, podClaimIsStale, type ClaimLookup } from './claims.js';
 import { identityMatches, newMemberPod, ordinalOf, replicasOf, revisionOf, startOrdinal, storageMatches } from './identity.js';
-import { isFinished, isPending, isRunningAndAvailable, isRunningAndReady, isTerminating, isUnavailable } from './pod-state.js';
+import { isPending, isRunningAndAvailable, isRunningAndReady, isTerminating, isUnavailable } from './pod-state.js';
 import type { IntOrPercent, StatefulSet } from './resources.js';
 
 export interface PlanInput {
@@ -116,7 +116,7 @@ function replicaWork(input: PlanInput, pod: Pod, missing: boolean, monotonic: bo
   const { set, claims, now } = input;
   const name = pod.metadata.name!;
   const minReadySeconds = set.spec.minReadySeconds ?? 0;
-  if (isFinished(pod)) return { actions: isTerminating(pod) ? [] : [{ type: 'replace-finished', pod }], blocked: `${name} to be replaced` };
+  if (isPodTerminal(pod)) return { actions: isTerminating(pod) ? [] : [{ type: 'replace-finished', pod }], blocked: `${name} to be replaced` };
   if (missing) {
     if (podClaimIsStale(set, pod, claims)) return { actions: [], blocked: `the claims of the earlier ${name} to be deleted` };
     return { actions: [{ type: 'create', pod }], blocked: monotonic ? `${name} to be created` : undefined };

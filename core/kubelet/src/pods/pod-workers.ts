@@ -1,4 +1,4 @@
-import { RESOURCES, isApiError, type Container, type Node, type Pod, type PodStatus } from '@skiff/api';
+import { RESOURCES, isApiError, isPodTerminal, type Container, type Node, type Pod, type PodStatus } from '@skiff/api';
 import { WorkQueue, objectKey, runWorkers, splitObjectKey } from '@skiff/client';
 import type { ApiClient, ContainerRuntime, EventRecorder, Hooks, Informer, Logger, PodSyncContext } from '@skiff/kernel';
 import { CONTAINER_RELIST_MS, CRI_LABELS, HOUSEKEEPING_MS } from '../names.js';
@@ -37,10 +37,6 @@ class SyncIncomplete extends Error {
     super(`pod ${key} is not fully started yet: ${reasons.join(', ')}`);
     this.name = 'SyncIncomplete';
   }
-}
-
-function isTerminal(pod: Pod): boolean {
-  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 }
 
 /**
@@ -134,7 +130,7 @@ export class PodWorkers {
       return;
     }
     if (pod.metadata.deletionTimestamp) return this.terminate(pod);
-    if (isTerminal(pod)) {
+    if (isPodTerminal(pod)) {
       this.options.probes.removePod(pod.metadata.uid!);
       await manager.killPod(pod.metadata.namespace!, pod.metadata.name!, 0);
       // Its sandbox is gone: nothing uses the volumes any more (memory-backed emptyDirs would hold RAM).
