@@ -15,3 +15,4 @@ export { templateHash } from './template-hash.js';
 export { ownedPodEventHandlers, type OwnedPodEventsOptions, type PodEventHandlers, type PodOwner } from './pod-events.js';
 export { trackWork } from './track.js';
 export { runWhenSynced, type RunWhenSyncedOptions } from './run-when-synced.js';
+export { isPodActive } from './active-pods.js';

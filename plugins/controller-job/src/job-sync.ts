@@ -1,10 +1,10 @@
 import { isPodReady, type Pod } from '@skiff/api';
-import { kubeTime } from '@skiff/controller-manager';
+import { isPodActive, kubeTime } from '@skiff/controller-manager';
 import { nextBackoffRecord, remainingBackoffMs, type BackoffRecord } from './backoff.js';
 import { formatIndexes, parseIndexes } from './indexes.js';
 import { EVENT_REASON, JOB_CONDITION, JOB_FINISH, JOB_SUSPEND, MAX_POD_CREATE_DELETE_PER_SYNC } from './names.js';
 import { matchPodFailurePolicy, type PodFailurePolicy } from './pod-failure-policy.js';
-import { compareForDeletion, finishTime, hasTrackingFinalizer, isActive, isFailed, isSucceeded, isTerminating, podIndex, restartsOf } from './pods.js';
+import { compareForDeletion, finishTime, hasTrackingFinalizer, isFailed, isSucceeded, isTerminating, podIndex, restartsOf } from './pods.js';
 import type { Job, JobCondition, JobStatus } from './resources.js';
 
 export interface PlannedEvent {
@@ -181,7 +181,7 @@ export function planJob(input: JobSyncInput): JobPlan {
 
   const succeeded = indexed ? completedIndexes.size : (status.succeeded ?? 0) + uncountedSucceeded.length;
   const failed = (status.failed ?? 0) + uncountedFailed.length;
-  const active = pods.filter(isActive);
+  const active = pods.filter(isPodActive);
   const terminating = pods.filter(isTerminating).length;
 
   // Decide whether the Job is finishing.
@@ -260,7 +260,7 @@ export function planJob(input: JobSyncInput): JobPlan {
     if (deadline !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, deadline);
   }
 
-  status.active = active.length - remove.filter(isActive).length + create + createIndexes.length;
+  status.active = active.length - remove.filter(isPodActive).length + create + createIndexes.length;
   status.ready = active.filter((pod) => isPodReady(pod) && !remove.includes(pod)).length;
   status.terminating = terminating + remove.length;
   if (indexed) {

@@ -11,12 +11,6 @@ export function isFailed(pod: Pod): boolean {
   return pod.status?.phase === 'Failed' || (Boolean(pod.metadata.deletionTimestamp) && !isSucceeded(pod));
 }
 
-/** Neither finished nor on its way out: a pod still doing the Job's work. */
-export function isActive(pod: Pod): boolean {
-  const phase = pod.status?.phase;
-  return phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp;
-}
-
 /** Being deleted and not finished yet. */
 export function isTerminating(pod: Pod): boolean {
   const phase = pod.status?.phase;

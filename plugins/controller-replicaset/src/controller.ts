@@ -6,6 +6,7 @@ import {
   CONTROLLER_UID_INDEX,
   ControllerRefManager,
   Expectations,
+  isPodActive,
   newControllerRef,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
@@ -15,7 +16,6 @@ import {
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME, EVENT_REASON } from './names.js';
-import { isPodActive } from './pod-conditions.js';
 import { podsToDelete } from './pod-ranking.js';
 import { podFromTemplate } from './pod-template.js';
 import { calculateStatus, statusChanged, type ManageFailure } from './status.js';
