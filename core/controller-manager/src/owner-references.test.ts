@@ -1,6 +1,6 @@
 import { RESOURCES, type KubeObject } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
-import { controllerRefOf, newControllerRef, ownerReferencesPatch } from './owner-references.js';
+import { controllerRefOf, newControllerRef, ownerReferencesPatch, resolveControllerRef } from './owner-references.js';
 
 const rs: KubeObject = { metadata: { name: 'web-5d8f', namespace: 'default', uid: 'rs-uid' } };
 
@@ -43,5 +43,16 @@ describe('owner references', () => {
     const owned: KubeObject = { metadata: { uid: 'u', resourceVersion: '7', ownerReferences: [newControllerRef(rs, RESOURCES.replicasets)] } };
     expect(ownerReferencesPatch(owned, []).at(-1)).toEqual({ op: 'remove', path: '/metadata/ownerReferences' });
     expect(ownerReferencesPatch({ metadata: { uid: 'u', resourceVersion: '7' } }, [])).toHaveLength(2);
+  });
+
+  it('resolves a controller reference to the cached owner only while it names that very object', () => {
+    const cache = new Map([['default/web-5d8f', rs]]);
+    const ref = newControllerRef(rs, RESOURCES.replicasets);
+    expect(resolveControllerRef(cache, RESOURCES.replicasets, 'default', ref)).toBe(rs);
+    expect(resolveControllerRef(cache, RESOURCES.replicasets, 'default', undefined)).toBeUndefined();
+    expect(resolveControllerRef(cache, RESOURCES.replicasets, 'other', ref)).toBeUndefined();
+    expect(resolveControllerRef(cache, RESOURCES.replicasets, 'default', { ...ref, uid: 'successor-uid' })).toBeUndefined();
+    expect(resolveControllerRef(cache, RESOURCES.replicasets, 'default', { ...ref, kind: 'Deployment' })).toBeUndefined();
+    expect(resolveControllerRef(cache, RESOURCES.replicasets, 'default', { ...ref, apiVersion: 'extensions/v1beta1' })).toBeUndefined();
   });
 });

@@ -5,6 +5,21 @@ export function controllerRefOf(object: KubeObject): OwnerReference | undefined 
   return object.metadata.ownerReferences?.find((ref) => ref.controller === true);
 }
 
+/**
+ * The cached owner a controller reference in `namespace` points to: `ref` names the owner's kind and group,
+ * and the cached object is still the one it named (same uid), not a successor under the same name.
+ */
+export function resolveControllerRef<T extends KubeObject>(
+  owners: { get(key: string): T | undefined },
+  ownerType: ResourceType,
+  namespace: string | undefined,
+  ref: OwnerReference | undefined,
+): T | undefined {
+  if (!ref || ref.kind !== ownerType.kind || !ref.apiVersion.startsWith(`${ownerType.group}/`)) return undefined;
+  const owner = owners.get(`${namespace}/${ref.name}`);
+  return owner?.metadata.uid === ref.uid ? owner : undefined;
+}
+
 /** The reference a controller puts on what it creates or adopts; it also blocks foreground deletion of the owner. */
 export function newControllerRef(owner: KubeObject, ownerType: ResourceType): OwnerReference {
   return {

@@ -11,6 +11,7 @@ import {
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
   ownedPodEventHandlers,
+  resolveControllerRef,
   runWhenSynced,
   slowStartBatch,
 } from '@skiff/controller-manager';
@@ -81,7 +82,7 @@ export class DaemonSetController {
       ownedPodEventHandlers({
         queue: this.queue,
         expectations: this.expectations,
-        resolveControllerRef: (namespace, ref) => this.resolveControllerRef(namespace, ref),
+        resolveControllerRef: (namespace, ref) => resolveControllerRef(this.daemonSets, DAEMONSETS, namespace, ref),
         selecting: (pod) => this.daemonSetsSelecting(pod),
         isPodReady,
       }),
@@ -254,7 +255,7 @@ export class DaemonSetController {
   private ownedObjectChanged(revision: ControllerRevision): void {
     const ref = controllerRefOf(revision);
     if (ref) {
-      const ds = this.resolveControllerRef(revision.metadata.namespace, ref);
+      const ds = resolveControllerRef(this.daemonSets, DAEMONSETS, revision.metadata.namespace, ref);
       if (ds) this.queue.add(objectKey(ds));
       return;
     }
@@ -277,13 +278,6 @@ export class DaemonSetController {
 
   private enqueueAll(): void {
     for (const ds of this.daemonSets.list()) this.queue.add(objectKey(ds));
-  }
-
-  /** The cached DaemonSet a controller reference points to, if it is still the same object (same uid). */
-  private resolveControllerRef(namespace: string | undefined, ref: OwnerReference): DaemonSet | undefined {
-    if (ref.kind !== DAEMONSETS.kind || !ref.apiVersion.startsWith(`${DAEMONSETS.group}/`)) return undefined;
-    const ds = this.daemonSets.get(`${namespace}/${ref.name}`);
-    return ds?.metadata.uid === ref.uid ? ds : undefined;
   }
 
   /** DaemonSets in the object's namespace whose selector matches it: candidates to adopt an orphan. */

@@ -1,4 +1,4 @@
-import { isApiError, labelSelectorFromObject, RESOURCES, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
+import { isApiError, labelSelectorFromObject, RESOURCES, type Deployment, type Pod, type ReplicaSet } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
@@ -8,6 +8,7 @@ import {
   ControllerRefManager,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
+  resolveControllerRef,
   runWhenSynced,
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
@@ -119,20 +120,13 @@ export class DeploymentController {
     if (!rsRef || rsRef.kind !== RESOURCES.replicasets.kind) return;
     const rs = this.replicaSets.get(`${pod.metadata.namespace}/${rsRef.name}`);
     if (!rs || rs.metadata.uid !== rsRef.uid) return;
-    const d = this.resolveControllerRef(rs.metadata.namespace, controllerRefOf(rs));
+    const d = resolveControllerRef(this.deployments, RESOURCES.deployments, rs.metadata.namespace, controllerRefOf(rs));
     if (d && isRecreate(d)) this.queue.add(objectKey(d));
   }
 
   private enqueueController(rs: ReplicaSet): void {
-    const d = this.resolveControllerRef(rs.metadata.namespace, controllerRefOf(rs));
+    const d = resolveControllerRef(this.deployments, RESOURCES.deployments, rs.metadata.namespace, controllerRefOf(rs));
     if (d) this.queue.add(objectKey(d));
-  }
-
-  /** The cached Deployment a controller reference points to, if it is still the same object (same uid). */
-  private resolveControllerRef(namespace: string | undefined, ref: OwnerReference | undefined): Deployment | undefined {
-    if (!ref || ref.kind !== RESOURCES.deployments.kind || !ref.apiVersion.startsWith(`${RESOURCES.deployments.group}/`)) return undefined;
-    const d = this.deployments.get(`${namespace}/${ref.name}`);
-    return d?.metadata.uid === ref.uid ? d : undefined;
   }
 
   /** Deployments in the ReplicaSet's namespace whose selector matches it: candidates to adopt an orphan. */

@@ -10,6 +10,7 @@ import {
   newControllerRef,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
+  resolveControllerRef,
   runWhenSynced,
   type JsonPatchOperation,
   canonicalJson,
@@ -295,10 +296,7 @@ export class JobController {
   }
 
   private jobOf(pod: Pod): Job | undefined {
-    const ref = controllerRefOf(pod);
-    if (!ref || !this.isJobRef(ref)) return undefined;
-    const job = this.jobs.get(`${pod.metadata.namespace}/${ref.name}`);
-    return job?.metadata.uid === ref.uid ? job : undefined;
+    return resolveControllerRef(this.jobs, JOBS, pod.metadata.namespace, controllerRefOf(pod));
   }
 
   private checkOrphan(pod: Pod): void {

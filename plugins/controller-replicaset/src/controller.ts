@@ -11,6 +11,7 @@ import {
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
   ownedPodEventHandlers,
+  resolveControllerRef,
   runWhenSynced,
   slowStartBatch,
 } from '@skiff/controller-manager';
@@ -59,7 +60,7 @@ export class ReplicaSetController {
       ownedPodEventHandlers({
         queue: this.queue,
         expectations: this.expectations,
-        resolveControllerRef: (namespace, ref) => this.resolveControllerRef(namespace, ref),
+        resolveControllerRef: (namespace, ref) => resolveControllerRef(this.replicaSets, RESOURCES.replicasets, namespace, ref),
         selecting: (pod) => this.replicaSetsSelecting(pod),
         isPodReady,
       }),
@@ -164,13 +165,6 @@ export class ReplicaSetController {
       if (fresh.metadata.uid !== rs.metadata.uid) return;
       await client.updateStatus<ReplicaSet>(RESOURCES.replicasets, { ...fresh, status });
     }
-  }
-
-  /** The cached ReplicaSet a controller reference points to, if it is still the same object (same uid). */
-  private resolveControllerRef(namespace: string | undefined, ref: OwnerReference): ReplicaSet | undefined {
-    if (ref.kind !== RESOURCES.replicasets.kind || !ref.apiVersion.startsWith(`${RESOURCES.replicasets.group}/`)) return undefined;
-    const rs = this.replicaSets.get(`${namespace}/${ref.name}`);
-    return rs?.metadata.uid === ref.uid ? rs : undefined;
   }
 
   /** ReplicaSets in the pod's namespace whose selector matches it: candidates to adopt an orphan. */

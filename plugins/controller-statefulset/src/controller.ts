@@ -9,6 +9,7 @@ import {
   newControllerRef,
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
+  resolveControllerRef,
   runWhenSynced,
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
@@ -127,7 +128,7 @@ export class StatefulSetController {
     if (pod.metadata.deletionTimestamp) return this.podDeleted(pod);
     const ref = controllerRefOf(pod);
     if (ref) {
-      const set = this.resolveControllerRef(pod.metadata.namespace, ref);
+      const set = resolveControllerRef(this.sets, STATEFULSETS, pod.metadata.namespace, ref);
       if (set) this.queue.add(objectKey(set));
       return;
     }
@@ -140,11 +141,11 @@ export class StatefulSetController {
     const ref = controllerRefOf(pod);
     const refChanged = oldRef?.uid !== ref?.uid;
     if (oldRef && refChanged) {
-      const previous = this.resolveControllerRef(oldPod.metadata.namespace, oldRef);
+      const previous = resolveControllerRef(this.sets, STATEFULSETS, oldPod.metadata.namespace, oldRef);
       if (previous) this.queue.add(objectKey(previous));
     }
     if (ref) {
-      const set = this.resolveControllerRef(pod.metadata.namespace, ref);
+      const set = resolveControllerRef(this.sets, STATEFULSETS, pod.metadata.namespace, ref);
       if (!set) return;
       this.queue.add(objectKey(set));
       const minReadySeconds = set.spec.minReadySeconds ?? 0;
@@ -158,19 +159,12 @@ export class StatefulSetController {
   private podDeleted(pod: Pod): void {
     const ref = controllerRefOf(pod);
     if (!ref) return;
-    const set = this.resolveControllerRef(pod.metadata.namespace, ref);
+    const set = resolveControllerRef(this.sets, STATEFULSETS, pod.metadata.namespace, ref);
     if (set) this.queue.add(objectKey(set));
   }
 
   private claimDeleted(claim: PersistentVolumeClaim): void {
     for (const set of this.setsSelecting(claim.metadata.namespace, claim.metadata.labels)) this.queue.add(objectKey(set));
-  }
-
-  /** The cached set a controller reference points to, if it is still the same object (same uid). */
-  private resolveControllerRef(namespace: string | undefined, ref: OwnerReference): StatefulSet | undefined {
-    if (ref.kind !== STATEFULSETS.kind || !ref.apiVersion.startsWith(`${STATEFULSETS.group}/`)) return undefined;
-    const set = this.sets.get(`${namespace}/${ref.name}`);
-    return set?.metadata.uid === ref.uid ? set : undefined;
   }
 
   /** Sets in the namespace whose selector matches the labels: candidates to adopt an orphan. */
