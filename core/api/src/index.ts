@@ -13,6 +13,7 @@ export * from './limits.js';
 export * from './downward-api.js';
 export * from './ipv4.js';
 export * from './pod-state.js';
+export * from './tolerations.js';
 export * from './protobuf/index.js';
 export * from './generated/facts.js';
 export * from './kinds/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAEMON_POD_TOLERATIONS, toleratesTaint, withDaemonTolerations } from './tolerations.js';
+import { DAEMON_POD_TOLERATIONS, withDaemonTolerations } from './tolerations.js';
 
 describe('DaemonSet tolerations', () => {
   it('adds the defaults after the pod own tolerations, and network-unavailable for host-network pods', () => {
@@ -17,14 +17,5 @@ describe('DaemonSet tolerations', () => {
     const result = withDaemonTolerations({ containers: [], tolerations: [own] });
     expect(result).toHaveLength(DAEMON_POD_TOLERATIONS.length);
     expect(result[0]).toEqual({ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' });
-  });
-
-  it('matches taints as Kubernetes does', () => {
-    const taint = { key: 'k', value: 'v', effect: 'NoSchedule' };
-    expect(toleratesTaint({ operator: 'Exists' }, taint)).toBe(true);
-    expect(toleratesTaint({ key: 'k', operator: 'Exists', effect: 'NoExecute' }, taint)).toBe(false);
-    expect(toleratesTaint({ key: 'k', value: 'v' }, taint)).toBe(true);
-    expect(toleratesTaint({ key: 'k', value: 'w' }, taint)).toBe(false);
-    expect(toleratesTaint({ value: 'v' }, taint)).toBe(false);
   });
 });

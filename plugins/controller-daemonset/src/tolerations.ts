@@ -1,4 +1,4 @@
-import type { Node, PodSpec } from '@skiff/api';
+import { toleratesTaint, type Node, type PodSpec } from '@skiff/api';
 
 export interface Taint {
   key: string;
@@ -55,14 +55,7 @@ export function withDaemonTolerations(spec: PodSpec): Toleration[] {
   return tolerations;
 }
 
-/** Kubernetes' ToleratesTaint: an empty effect matches every effect, an empty key with Exists every taint. */
-export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
-  if (toleration.effect && toleration.effect !== taint.effect) return false;
-  if (toleration.key && toleration.key !== taint.key) return false;
-  if (toleration.operator === 'Exists') return true;
-  if (!toleration.key) return false;
-  return (toleration.value ?? '') === (taint.value ?? '');
-}
+export { toleratesTaint };
 
 /** The node's taints with one of `effects` that none of the tolerations tolerates. */
 export function untoleratedTaints(node: Node, tolerations: readonly Toleration[], effects: readonly string[]): Taint[] {
