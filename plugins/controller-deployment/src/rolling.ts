@@ -1,4 +1,4 @@
-import type { Deployment, ReplicaSet } from '@skiff/api';
+import { scaledIntOrPercent, type Deployment, type ReplicaSet } from '@skiff/api';
 import { DeploymentError } from './errors.js';
 import { activeReplicaSets, availableReplicas, byCreationOldestFirst, specReplicas } from './replicasets.js';
 import { desiredReplicas, isRecreate, replicasOf, rollingUpdateParams } from './spec.js';
@@ -14,16 +14,9 @@ export interface ScaleStep {
  * maxUnavailable, as Kubernetes does, so a rollout always has room to move.
  */
 export function scaledValue(value: number | string, total: number, roundUp: boolean, field: string): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  if (typeof value === 'string') {
-    const percent = /^(\d+)%$/.exec(value);
-    if (percent) {
-      const exact = (Number(percent[1]) * total) / 100;
-      return roundUp ? Math.ceil(exact) : Math.floor(exact);
-    }
-    if (/^\d+$/.test(value)) return Number(value);
-  }
-  throw new DeploymentError('SKIFF_ERR_DEPLOYMENT_INT_OR_PERCENT', { field, value: JSON.stringify(value) });
+  const count = scaledIntOrPercent(value, total, roundUp);
+  if (count === undefined) throw new DeploymentError('SKIFF_ERR_DEPLOYMENT_INT_OR_PERCENT', { field, value: JSON.stringify(value) });
+  return count;
 }
 
 /**

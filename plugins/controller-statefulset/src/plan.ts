@@ -1,4 +1,4 @@
-import { isPodTerminal, type OwnerReference, type Pod } from '@skiff/api';
+import { isPodTerminal, scaledIntOrPercent, type OwnerReference, type Pod } from '@skiff/api';
 import { claimsMatchRetention, missingClaims, podClaimIsStale, type ClaimLookup } from './claims.js';
 import { identityMatches, newMemberPod, ordinalOf, replicasOf, revisionOf, startOrdinal, storageMatches } from './identity.js';
 import { isPending, isRunningAndAvailable, isRunningAndReady, isTerminating, isUnavailable } from './pod-state.js';
@@ -50,15 +50,10 @@ export interface Plan {
   waitingFor?: string;
 }
 
-/** `maxUnavailable` as a pod count: a percentage of the replicas rounded down, at least 1. */
+/** `maxUnavailable` as a pod count: a percentage of the replicas rounded down, at least 1 (also when unset or unreadable). */
 export function maxUnavailableOf(value: IntOrPercent | undefined, replicas: number): number {
-  let count = 1;
-  if (typeof value === 'number') count = value;
-  else if (typeof value === 'string') {
-    const percent = /^(\d+)%$/.exec(value);
-    count = percent ? Math.floor((Number(percent[1]) * replicas) / 100) : Number.parseInt(value, 10);
-  }
-  return Number.isFinite(count) && count >= 1 ? count : 1;
+  const count = value === undefined ? undefined : scaledIntOrPercent(value, replicas, false);
+  return count !== undefined && count >= 1 ? count : 1;
 }
 
 export function partitionOf(set: StatefulSet): number {
