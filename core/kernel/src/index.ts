@@ -11,6 +11,7 @@ export { codedError, formatMessage } from './coded-error.js';
 export { waitFor, type WaitForOptions } from './wait.js';
 export { recordingLogger, type LogRecord } from './recording-logger.js';
 export { PluginFailure, isPluginFailure, pluginInCharge, skipFailingTaps, type PluginInCharge } from './tap-errors.js';
+export { Registrations, type RegistrationsOptions } from './registrations.js';
 export * from './types/transport.js';
 export * from './types/apiserver.js';
 export * from './types/client.js';
