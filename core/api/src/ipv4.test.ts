@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCidr, intToIp, ipToInt, isHostAddress, nodeSubnet, parseIpv4Cidr, type Ipv4Cidr } from './ipv4.js';
+import { cidrOptionReaders, formatCidr, intToIp, ipToInt, isHostAddress, nodeSubnet, parseIpv4Cidr, type Ipv4Cidr } from './ipv4.js';
 
 const cidr = (text: string): Ipv4Cidr => {
   const parsed = parseIpv4Cidr(text);
@@ -37,5 +37,22 @@ describe('IPv4 addresses and CIDRs', () => {
     expect(nodeSubnet(cluster, 254, 24)).toEqual({ subnet: cidr('10.244.255.0/24') });
     expect(nodeSubnet(cluster, 255, 24)).toEqual({ problem: 'range', blocks: 255 });
     expect(nodeSubnet(cluster, 0, 8)).toEqual({ problem: 'mask', blocks: 0 });
+  });
+
+  it("reads a network's CIDR options, refusing them with the network's own errors", () => {
+    const readers = cidrOptionReaders({
+      invalid: (problem) => new Error(`invalid ${problem.what} "${problem.value}": ${problem.detail}`),
+      outOfRange: (problem) =>
+        new Error(`node ${problem.index} has no subnet: ${problem.clusterCIDR} holds ${problem.count} /${problem.maskSize} node subnets`),
+    });
+    expect(readers.parseCidr('10.244.0.0/16')).toEqual(cidr('10.244.0.0/16'));
+    expect(() => readers.parseCidr('10.244.0.1/16', 'clusterCIDR')).toThrow(
+      'invalid clusterCIDR "10.244.0.1/16": the host bits are set (did you mean 10.244.0.0/16?)',
+    );
+    expect(() => readers.parseCidr('10.244/16')).toThrow('invalid CIDR "10.244/16": expected an IPv4 CIDR such as 10.244.0.0/16');
+    expect(readers.nodeSubnet('10.244.0.0/16', 0, 24)).toEqual(cidr('10.244.1.0/24'));
+    expect(() => readers.nodeSubnet('10.244.0.0/16', 0, 8)).toThrow('invalid nodeCIDRMaskSize "8": must be between 16 and 30');
+    expect(() => readers.nodeSubnet('10.244.0.0/23', 1, 24)).toThrow('node 1 has no subnet: 10.244.0.0/23 holds 1 /24 node subnets');
+    expect(() => readers.nodeSubnet('10.244.0.1/16', 0, 24)).toThrow('invalid clusterCIDR "10.244.0.1/16"');
   });
 });

@@ -56,3 +56,36 @@ export function nodeSubnet(cluster: Ipv4Cidr, index: number, maskSize: number): 
   if (block >= count) return { problem: 'range', blocks: count - 1 };
   return { subnet: { network: cluster.network + block * 2 ** (32 - maskSize), prefix: maskSize } };
 }
+
+/** The parameters of a refused CIDR option: `invalid {what} "{value}": {detail}`. */
+export type CidrOptionProblem = { what: string; value: string; detail: string };
+
+/** The parameters of a node past the cluster range: `node {index} has no subnet: {clusterCIDR} holds {count} /{maskSize} node subnets`. */
+export type NodeSubnetProblem = { index: string; clusterCIDR: string; count: string; maskSize: string };
+
+/**
+ * How a pod network reads its CIDR options, refusing them with its own coded errors: `parseCidr(text, what)`
+ * for one CIDR option, `nodeSubnet(clusterCIDR, index, maskSize)` for a node's subnet of the cluster's range
+ * (a bad range or mask is `invalid`, a node past the range's blocks `outOfRange`).
+ */
+export function cidrOptionReaders(refuse: { invalid(problem: CidrOptionProblem): Error; outOfRange(problem: NodeSubnetProblem): Error }): {
+  parseCidr(text: string, what?: string): Ipv4Cidr;
+  nodeSubnet(clusterCIDR: string, index: number, maskSize: number): Ipv4Cidr;
+} {
+  const parseCidr = (text: string, what = 'CIDR'): Ipv4Cidr => {
+    const parsed = parseIpv4Cidr(text);
+    if ('problem' in parsed) throw refuse.invalid({ what, value: text, detail: parsed.problem });
+    return parsed.cidr;
+  };
+  return {
+    parseCidr,
+    nodeSubnet(clusterCIDR, index, maskSize) {
+      const cluster = parseCidr(clusterCIDR, 'clusterCIDR');
+      const found = nodeSubnet(cluster, index, maskSize);
+      if ('subnet' in found) return found.subnet;
+      if (found.problem === 'mask')
+        throw refuse.invalid({ what: 'nodeCIDRMaskSize', value: String(maskSize), detail: `must be between ${cluster.prefix} and 30` });
+      throw refuse.outOfRange({ index: String(index), clusterCIDR, count: String(found.blocks), maskSize: String(maskSize) });
+    },
+  };
+}
