@@ -16,7 +16,7 @@ const cacheRoot = tempDir('acceptance-cache');
 
 /** The resources upstream 1.36 serves by default, as the repository writes them down. */
 function upstreamResources(): { name: string; shortNames: string; apiVersion: string; namespaced: string; kind: string }[] {
-  const text = readFileSync(join(REPO_ROOT, 'core/apiserver/src/kinds/api-resources-1.36.txt'), 'utf8');
+  const text = readFileSync(join(REPO_ROOT, 'core/api/src/generated/api-resources-1.36.txt'), 'utf8');
   return text
     .split('\n')
     .filter((line) => line.trim() && !line.startsWith('#'))

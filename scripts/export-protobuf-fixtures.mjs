@@ -49,7 +49,7 @@ const show = (api, tag, path, encoding) => execFileSync('git', ['--git-dir', api
 
 /** `core.v1.Pod` for each served kind of api-resources-1.36.txt (the core group is `core` in fixture names). */
 function servedFixtureNames() {
-  const text = readFileSync(join(ROOT, 'core/apiserver/src/kinds/api-resources-1.36.txt'), 'utf8');
+  const text = readFileSync(join(ROOT, 'core/api/src/generated/api-resources-1.36.txt'), 'utf8');
   return text
     .split('\n')
     .filter((line) => line.trim() && !line.startsWith('#'))

@@ -49,7 +49,7 @@ function defaultContainer(container: Container): void {
     const valueFrom = variable.valueFrom;
     if (isObject(valueFrom) && isObject(valueFrom.fieldRef)) fill(valueFrom.fieldRef, 'apiVersion', 'v1');
   }
-  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) defaultProbe(container[probe]);
+  for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe]) defaultProbe(probe);
   if (isObject(container.lifecycle)) {
     defaultHandler(container.lifecycle.postStart);
     defaultHandler(container.lifecycle.preStop);

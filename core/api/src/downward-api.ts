@@ -1,14 +1,7 @@
 // The downward API: a pod's own metadata and a container's resources as text, the way the kubelet hands them
 // to environment variables (fieldRef, resourceFieldRef) and to downwardAPI / projected volume files.
 import { parseBytes, parseCpuMillis } from './quantity.js';
-import type { Container, ObjectMeta, Quantity, ResourceList } from './types.js';
-
-/** A `resourceFieldRef`: `limits.cpu`, `requests.memory`… of a container, divided by `divisor` (default 1). */
-export interface ResourceFieldSelector {
-  containerName?: string;
-  resource: string;
-  divisor?: Quantity;
-}
+import type { Container, ObjectMeta, ResourceFieldSelector, ResourceList } from './types.js';
 
 const SUBSCRIPTED = /^metadata\.(labels|annotations)\['(.*)'\]$/;
 

@@ -25,5 +25,5 @@ export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): 
   if (!isPodReady(pod)) return false;
   if (minReadySeconds <= 0) return true;
   const since = podReadyCondition(pod)?.lastTransitionTime;
-  return since !== undefined && Date.parse(since) + minReadySeconds * 1000 < now;
+  return typeof since === 'string' && Date.parse(since) + minReadySeconds * 1000 < now;
 }

@@ -1,42 +1,15 @@
-// The Kubernetes object model as Skiff serves it. Only the fields Skiff reads or writes are typed;
-// every object may carry more (objects round-trip through the store untouched).
+// The Kubernetes object model as Skiff serves it. The type of every served kind, its list and what they
+// reach is generated from the API facts (generated/types.ts, by scripts/generate-api-types.mjs); this file
+// keeps the shapes the object model itself adds: any object (KubeObject), any list, Status, who asked.
+import type { ListMeta, ObjectMeta, ResourceTypes } from './generated/types.js';
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type * from './generated/types.js';
 
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: 'Apply' | 'Update';
-  apiVersion?: string;
-  time?: string;
-  fieldsType?: string;
-  fieldsV1?: Record<string, unknown>;
-  subresource?: string;
-}
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string | null;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  managedFields?: ManagedFieldsEntry[];
-  /** Pending initializers (the alpha `metadata.initializers` field, kept by Skiff). */
-  initializers?: { pending: { name: string }[]; result?: Status };
+declare module './generated/types.js' {
+  interface ObjectMeta {
+    /** Pending initializers (the alpha `metadata.initializers` field, kept by Skiff). */
+    initializers?: { pending: { name: string }[]; result?: Status };
+  }
 }
 
 export interface TypeMeta {
@@ -44,15 +17,10 @@ export interface TypeMeta {
   kind?: string;
 }
 
+/** Any object the API serves: a built-in kind's generated type extends it; unknown fields round-trip. */
 export interface KubeObject extends TypeMeta {
   metadata: ObjectMeta;
   [field: string]: unknown;
-}
-
-export interface ListMeta {
-  resourceVersion?: string;
-  continue?: string;
-  remainingItemCount?: number;
 }
 
 export interface KubeList<T extends KubeObject = KubeObject> extends TypeMeta {
@@ -78,243 +46,9 @@ export interface Status extends TypeMeta {
   code: number;
 }
 
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  values?: string[];
-}
-
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
-}
-
+/** A resource quantity as written: `"100m"`, `"1Gi"`, or a plain number. */
 export type Quantity = string | number;
 export type ResourceList = Record<string, Quantity>;
-
-export interface ContainerPort {
-  name?: string;
-  containerPort: number;
-  hostPort?: number;
-  protocol?: string;
-}
-
-export interface Container {
-  name: string;
-  image?: string;
-  command?: string[];
-  args?: string[];
-  ports?: ContainerPort[];
-  env?: { name: string; value?: string; valueFrom?: unknown }[];
-  resources?: { requests?: ResourceList; limits?: ResourceList };
-  imagePullPolicy?: string;
-  [field: string]: unknown;
-}
-
-export interface PodSpec {
-  containers: Container[];
-  initContainers?: Container[];
-  nodeName?: string;
-  nodeSelector?: Record<string, string>;
-  restartPolicy?: string;
-  terminationGracePeriodSeconds?: number;
-  dnsPolicy?: string;
-  schedulerName?: string;
-  priority?: number;
-  tolerations?: unknown[];
-  affinity?: unknown;
-  hostNetwork?: boolean;
-  [field: string]: unknown;
-}
-
-export interface PodCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastProbeTime?: string | null;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
-
-export interface ContainerState {
-  waiting?: { reason?: string; message?: string };
-  running?: { startedAt?: string };
-  terminated?: { exitCode: number; reason?: string; message?: string; startedAt?: string; finishedAt?: string; containerID?: string };
-}
-
-export interface ContainerStatus {
-  name: string;
-  image: string;
-  imageID: string;
-  containerID?: string;
-  ready: boolean;
-  started?: boolean;
-  restartCount: number;
-  state: ContainerState;
-  lastState?: ContainerState;
-}
-
-export interface PodStatus {
-  phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
-  conditions?: PodCondition[];
-  hostIP?: string;
-  hostIPs?: { ip: string }[];
-  podIP?: string;
-  podIPs?: { ip: string }[];
-  startTime?: string;
-  containerStatuses?: ContainerStatus[];
-  initContainerStatuses?: ContainerStatus[];
-  qosClass?: string;
-  reason?: string;
-  message?: string;
-}
-
-export interface Pod extends KubeObject {
-  spec: PodSpec;
-  status?: PodStatus;
-}
-
-export interface PodTemplateSpec {
-  metadata?: ObjectMeta;
-  spec: PodSpec;
-}
-
-export interface ReplicaSetSpec {
-  replicas?: number;
-  minReadySeconds?: number;
-  selector: LabelSelector;
-  template: PodTemplateSpec;
-}
-
-export interface ReplicaSetStatus {
-  replicas: number;
-  fullyLabeledReplicas?: number;
-  readyReplicas?: number;
-  availableReplicas?: number;
-  observedGeneration?: number;
-  conditions?: unknown[];
-}
-
-export interface ReplicaSet extends KubeObject {
-  spec: ReplicaSetSpec;
-  status?: ReplicaSetStatus;
-}
-
-export interface DeploymentCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastUpdateTime?: string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
-
-export interface DeploymentSpec {
-  replicas?: number;
-  selector: LabelSelector;
-  template: PodTemplateSpec;
-  strategy?: { type?: 'RollingUpdate' | 'Recreate'; rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string } };
-  minReadySeconds?: number;
-  revisionHistoryLimit?: number;
-  paused?: boolean;
-  progressDeadlineSeconds?: number;
-}
-
-export interface DeploymentStatus {
-  observedGeneration?: number;
-  replicas?: number;
-  updatedReplicas?: number;
-  readyReplicas?: number;
-  availableReplicas?: number;
-  unavailableReplicas?: number;
-  conditions?: DeploymentCondition[];
-  collisionCount?: number;
-}
-
-export interface Deployment extends KubeObject {
-  spec: DeploymentSpec;
-  status?: DeploymentStatus;
-}
-
-export interface NodeCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastHeartbeatTime?: string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
-
-export interface NodeSpec {
-  podCIDR?: string;
-  podCIDRs?: string[];
-  unschedulable?: boolean;
-  taints?: { key: string; value?: string; effect: string }[];
-  providerID?: string;
-}
-
-export interface NodeStatus {
-  capacity?: ResourceList;
-  allocatable?: ResourceList;
-  conditions?: NodeCondition[];
-  addresses?: { type: string; address: string }[];
-  nodeInfo?: Record<string, string>;
-  daemonEndpoints?: { kubeletEndpoint?: { Port: number } };
-  images?: { names: string[]; sizeBytes?: number }[];
-}
-
-export interface Node extends KubeObject {
-  spec?: NodeSpec;
-  status?: NodeStatus;
-}
-
-export interface Namespace extends KubeObject {
-  spec?: { finalizers?: string[] };
-  status?: { phase?: 'Active' | 'Terminating'; conditions?: unknown[] };
-}
-
-export interface ObjectReference {
-  apiVersion?: string;
-  kind?: string;
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
-
-export interface CoreEvent extends KubeObject {
-  involvedObject: ObjectReference;
-  reason?: string;
-  message?: string;
-  type?: 'Normal' | 'Warning';
-  source?: { component?: string; host?: string };
-  firstTimestamp?: string;
-  lastTimestamp?: string;
-  eventTime?: string | null;
-  count?: number;
-  reportingComponent?: string;
-  reportingInstance?: string;
-}
-
-export interface Lease extends KubeObject {
-  spec: {
-    holderIdentity?: string;
-    leaseDurationSeconds?: number;
-    acquireTime?: string;
-    renewTime?: string;
-    leaseTransitions?: number;
-  };
-}
-
-export interface Binding extends KubeObject {
-  target: ObjectReference;
-}
-
-export interface Scale extends KubeObject {
-  spec: { replicas?: number };
-  status?: { replicas: number; selector?: string };
-}
 
 /** Who made a request, as authentication established it. */
 export interface UserInfo {
@@ -324,25 +58,5 @@ export interface UserInfo {
   extra?: Record<string, string[]>;
 }
 
-/**
- * The TypeScript type of each served resource, keyed as kubectl names a resource: `<plural>` for the
- * core group, `<plural>.<group>` otherwise. Admission plugins narrow a request with it; a package that
- * serves a kind of its own adds it by declaration merging:
- *
- * ```ts
- * declare module '@skiff/api' {
- *   interface ResourceTypes { 'widgets.example.com': Widget }
- * }
- * ```
- */
-export interface ResourceTypes {
-  pods: Pod;
-  nodes: Node;
-  namespaces: Namespace;
-  events: CoreEvent;
-  'replicasets.apps': ReplicaSet;
-  'deployments.apps': Deployment;
-  'leases.coordination.k8s.io': Lease;
-}
-
+/** A served resource as kubectl names it: `pods`, `deployments.apps`. */
 export type ResourceName = keyof ResourceTypes & string;

@@ -1,4 +1,4 @@
-import { RESOURCES, type CoreEvent, type KubeObject } from '@skiff/api';
+import { RESOURCES, type Event, type KubeObject } from '@skiff/api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient, type SkiffClient } from './client.js';
 import { createLoopbackClient } from './connect.js';
@@ -21,8 +21,8 @@ afterEach(() => {
 
 const web: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'shop', uid: 'u-1', resourceVersion: '7' } };
 
-async function events(namespace: string): Promise<CoreEvent[]> {
-  return (await client.list<CoreEvent>(RESOURCES.events, namespace)).items;
+async function events(namespace: string): Promise<Event[]> {
+  return (await client.list<Event>(RESOURCES.events, namespace)).items;
 }
 
 describe('EventRecorderImpl', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isApiError, RESOURCES, type CoreEvent, type KubeObject, type ObjectReference } from '@skiff/api';
+import { isApiError, RESOURCES, type Event, type KubeObject, type ObjectReference } from '@skiff/api';
 import type { ApiClient, EventRecorder, Logger } from '@skiff/kernel';
 import { dropUndefined } from './drop-undefined.js';
 import { silentLogger } from './silent-logger.js';
@@ -19,7 +19,7 @@ const MAX_SERIES = 4096;
 
 /** One Event object on the server and the repeats it stands for. */
 interface Series {
-  event: CoreEvent;
+  event: Event;
   lastSeenMs: number;
   /** The count the server has (so a burst of repeats costs one PATCH, not one each). */
   writtenCount: number;
@@ -65,7 +65,7 @@ export class EventRecorderImpl implements EventRecorder {
   private newSeries(object: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, nowMs: number): Series {
     const involvedObject = involvedObjectOf(object);
     const at = timestamp(nowMs);
-    const event: CoreEvent = {
+    const event: Event = {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RESOURCES, type CoreEvent, type Namespace } from '@skiff/api';
+import { RESOURCES, type Event, type Namespace } from '@skiff/api';
 import apiServer from '@skiff/apiserver';
 import { createLoopbackClient } from '@skiff/client';
 import { definePlugin, Kernel, waitFor, type ControllerContext } from '@skiff/kernel';
@@ -69,11 +69,11 @@ describe('@skiff/controller-manager', () => {
       await client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'observed' } });
       // Events about cluster-scoped objects go to the default namespace, as in Kubernetes.
       const event = await waitFor('the Seen event', async () => {
-        const events = await client.list<CoreEvent>(RESOURCES.events, 'default');
+        const events = await client.list<Event>(RESOURCES.events, 'default');
         return events.items.find((item) => item.reason === 'Seen' && item.involvedObject.name === 'observed');
       });
       expect(event).toMatchObject({ message: 'loud saw namespace observed', type: 'Normal', source: { component: 'loud-controller' } });
-      expect((await client.list<CoreEvent>(RESOURCES.events, 'default')).items.filter((item) => item.message?.startsWith('quiet'))).toEqual([]);
+      expect((await client.list<Event>(RESOURCES.events, 'default')).items.filter((item) => item.message?.startsWith('quiet'))).toEqual([]);
     } finally {
       await kernel.stop();
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, isApiError, type CoreEvent, type Lease, type Node, type Pod } from '@skiff/api';
+import { RESOURCES, isApiError, type Event, type Lease, type Node, type Pod } from '@skiff/api';
 import { definePlugin } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { nodePlugins } from './test-support/node-plugins.js';
@@ -30,8 +30,7 @@ beforeAll(async () => {
 afterAll(() => cluster?.stop());
 
 const getPod = (name: string) => cluster.client.get<Pod>(RESOURCES.pods, name, 'default');
-const eventsOf = async (name: string) =>
-  (await cluster.client.list<CoreEvent>(RESOURCES.events, 'default')).items.filter((e) => e.involvedObject.name === name);
+const eventsOf = async (name: string) => (await cluster.client.list<Event>(RESOURCES.events, 'default')).items.filter((e) => e.involvedObject.name === name);
 
 describe('kubelet and scheduler on a real API server', () => {
   it('registers Ready nodes with capacity, labels, pod CIDRs and leases', async () => {
@@ -50,10 +49,10 @@ describe('kubelet and scheduler on a real API server', () => {
     ]);
     const lease = await cluster.client.get<Lease>(RESOURCES.leases, 'node-2', 'kube-node-lease');
     expect(lease.spec).toMatchObject({ holderIdentity: 'node-2', leaseDurationSeconds: 40 });
-    const renewed = lease.spec.renewTime;
+    const renewed = lease.spec?.renewTime;
     await waitFor(
       'the lease to be renewed',
-      async () => (await cluster.client.get<Lease>(RESOURCES.leases, 'node-2', 'kube-node-lease')).spec.renewTime !== renewed,
+      async () => (await cluster.client.get<Lease>(RESOURCES.leases, 'node-2', 'kube-node-lease')).spec?.renewTime !== renewed,
     );
   });
 
@@ -109,7 +108,7 @@ describe('kubelet and scheduler on a real API server', () => {
 
   it('shows ErrImagePull for an image the registry does not have', async () => {
     await cluster.client.create(RESOURCES.pods, pod('broken-1', { containers: [{ name: 'web', image: 'missing/image:1' }] }), 'default');
-    const waiting = await waitFor('broken-1 to wait on its image', async () => (await getPod('broken-1')).status?.containerStatuses?.[0]?.state.waiting);
+    const waiting = await waitFor('broken-1 to wait on its image', async () => (await getPod('broken-1')).status?.containerStatuses?.[0]?.state?.waiting);
     expect(['ErrImagePull', 'ImagePullBackOff']).toContain(waiting.reason);
     expect((await getPod('broken-1')).status?.phase).toBe('Pending');
   });
@@ -153,10 +152,10 @@ describe('kubelet and scheduler on a real API server', () => {
     await cluster.client.create(RESOURCES.pods, failing, 'default');
     const succeeded = await done('finishes');
     expect(succeeded.status?.phase).toBe('Succeeded');
-    expect(succeeded.status?.containerStatuses?.[0]?.state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    expect(succeeded.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect(succeeded.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
     const failed = await done('fails');
     expect(failed.status?.phase).toBe('Failed');
-    expect(failed.status?.containerStatuses?.[0]?.state.terminated).toMatchObject({ exitCode: 2, reason: 'Error' });
+    expect(failed.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 2, reason: 'Error' });
   });
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Pod } from '@skiff/api';
 import {
   definePlugin,
   Kernel,
@@ -86,7 +86,7 @@ describe('a runtime plugin that fails', () => {
     );
     expect(waiting).toEqual({ reason: 'CreateContainerError', message });
     const events = await waitFor('the Failed event', async () =>
-      (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.find((e) => e.involvedObject.name === 'crashing' && e.reason === 'Failed'),
+      (await client.list<Event>(RESOURCES.events, 'default')).items.find((e) => e.involvedObject.name === 'crashing' && e.reason === 'Failed'),
     );
     expect(events).toMatchObject({ type: 'Warning', reason: 'Failed', message: `Error: ${message}`, source: { component: 'kubelet' } });
     const logged = lines.find((line) => line.message === message);

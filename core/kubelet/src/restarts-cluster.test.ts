@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Pod } from '@skiff/api';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { nodePlugins } from './test-support/node-plugins.js';
 
@@ -27,14 +27,14 @@ describe('crash loops on a real API server', () => {
     );
     const looping = await waitFor('crasher to go CrashLoopBackOff', async () => {
       const pod = await cluster.client.get<Pod>(RESOURCES.pods, 'crasher', 'default');
-      return pod.status?.containerStatuses?.[0]?.state.waiting?.reason === 'CrashLoopBackOff' && pod;
+      return pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' && pod;
     });
     const status = looping.status!.containerStatuses![0]!;
-    expect(status.state.waiting!.message).toMatch(/^back-off (1\.5|3)s restarting failed container=app pod=crasher_default\(.+\)$/);
+    expect(status.state?.waiting!.message).toMatch(/^back-off (1\.5|3)s restarting failed container=app pod=crasher_default\(.+\)$/);
     expect(status.lastState?.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
     expect(looping.status!.phase).toBe('Running');
     await waitFor('a BackOff event', async () =>
-      (await cluster.client.list<CoreEvent>(RESOURCES.events, 'default')).items.some(
+      (await cluster.client.list<Event>(RESOURCES.events, 'default')).items.some(
         (e) =>
           e.involvedObject.name === 'crasher' &&
           e.reason === 'BackOff' &&

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Pod } from '@skiff/api';
 import { definePlugin, recordingLogger, type ApiClient, type LogRecord, type SchedulerPlugin } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import schedulerPlugin, { buildProfile, PluginRegistry, Scheduler } from './index.js';
@@ -71,8 +71,7 @@ const createPod = (point: string) =>
     },
     'default',
   );
-const eventsAbout = async (name: string) =>
-  (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.filter((event) => event.involvedObject.name === name);
+const eventsAbout = async (name: string) => (await client.list<Event>(RESOURCES.events, 'default')).items.filter((event) => event.involvedObject.name === name);
 
 const MESSAGES: [ExtensionPoint, string][] = [
   ['PreFilter', 'running PreFilter plugin "Flaky": boom in PreFilter'],

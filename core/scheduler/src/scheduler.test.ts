@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, type CoreEvent, type Node, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Node, type Pod } from '@skiff/api';
 import { definePlugin, type ApiClient, type SchedulerPlugin } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import schedulerPlugin from './index.js';
@@ -67,7 +67,7 @@ describe('the scheduler on a real API server', () => {
     await waitFor('postBind', async () => calls.includes('postBind early-1'));
     expect(calls.filter((call) => call.includes('early-1'))).toEqual(['reserve early-1 small-1', 'permit early-1', 'postBind early-1']);
     const events = await waitFor('both events', async () => {
-      const items = (await client.list<CoreEvent>(RESOURCES.events, 'default')).items.filter((e) => e.involvedObject.name === 'early-1');
+      const items = (await client.list<Event>(RESOURCES.events, 'default')).items.filter((e) => e.involvedObject.name === 'early-1');
       const reasons = items.map((e) => e.reason);
       return reasons.includes('FailedScheduling') && reasons.includes('Scheduled') && items;
     });

@@ -4,7 +4,7 @@ import type { KubeObject, Pod } from '@skiff/api';
 import { admissionRequest, admit } from '@skiff/testing';
 import plugin from './index.js';
 import { ServiceAccountAdmissionError } from './errors.js';
-import type { ServiceAccount } from './types.js';
+import type { ServiceAccount } from '@skiff/api';
 
 const MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 const VOLUME_NAME = /^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/;

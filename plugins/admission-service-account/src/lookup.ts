@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdmissionRequest } from '@skiff/kernel';
 import { DEFAULT_SERVICE_ACCOUNT } from './names.js';
-import type { ServiceAccount } from './types.js';
+import type { ServiceAccount } from '@skiff/api';
 
 const SERVICE_ACCOUNTS = { group: '', resource: 'serviceaccounts' };
 const RETRY_INTERVAL_MS = 100;

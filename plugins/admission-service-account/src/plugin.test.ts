@@ -3,7 +3,7 @@ import { isApiError, RESOURCES, type ApiError, type Namespace, type Pod } from '
 import serviceAccountController, { SERVICE_ACCOUNTS } from '@skiff/plugin-controller-serviceaccount';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import plugin from './index.js';
-import type { ServiceAccount } from './types.js';
+import type { ServiceAccount } from '@skiff/api';
 
 const MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 

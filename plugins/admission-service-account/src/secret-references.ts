@@ -1,29 +1,23 @@
-import type { PodSpec } from '@skiff/api';
+import type { Container, PodSpec, ServiceAccount, Volume } from '@skiff/api';
 import type { ServiceAccountAdmissionErrorCode } from './errors.js';
-import type { PodContainer, ServiceAccount, Volume } from './types.js';
 
 export interface Refusal {
   code: ServiceAccountAdmissionErrorCode;
   params?: Record<string, string | number>;
 }
 
-const record = (value: unknown): Record<string, unknown> | undefined =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-
-// Volume sources that name a secret for their credentials, and the field they name it in.
-const SECRET_REF_SOURCES = ['cephfs', 'cinder', 'flexVolume', 'iscsi', 'rbd', 'scaleIO', 'storageos'];
-
 /** Whether a volume takes anything from a secret: its content, or credentials for a storage driver. */
 function volumeUsesSecret(volume: Volume): boolean {
   if (volume.secret) return true;
   if (volume.projected?.sources?.some((source) => source.secret)) return true;
-  if (record(volume.azureFile)?.secretName) return true;
-  if (record(record(volume.csi)?.nodePublishSecretRef)) return true;
-  return SECRET_REF_SOURCES.some((source) => record(record(volume[source])?.secretRef));
+  if (volume.azureFile?.secretName) return true;
+  if (volume.csi?.nodePublishSecretRef) return true;
+  const drivers = [volume.cephfs, volume.cinder, volume.flexVolume, volume.iscsi, volume.rbd, volume.scaleIO, volume.storageos];
+  return drivers.some((driver) => driver?.secretRef);
 }
 
-function containers(spec: PodSpec, lists: readonly ('initContainers' | 'containers' | 'ephemeralContainers')[]): PodContainer[] {
-  return lists.flatMap((list) => (Array.isArray(spec[list]) ? (spec[list] as PodContainer[]) : []));
+function containers(spec: PodSpec, lists: readonly ('initContainers' | 'containers' | 'ephemeralContainers')[]): Container[] {
+  return lists.flatMap((list) => spec[list] ?? []);
 }
 
 /**
@@ -32,7 +26,7 @@ function containers(spec: PodSpec, lists: readonly ('initContainers' | 'containe
  */
 export function mirrorPodRefusal(spec: PodSpec): Refusal | undefined {
   if (spec.serviceAccountName) return { code: 'SKIFF_ERR_SERVICE_ACCOUNT_MIRROR_ACCOUNT' };
-  const volumes = (spec.volumes ?? []) as Volume[];
+  const volumes = spec.volumes ?? [];
   const envSecrets = containers(spec, ['initContainers', 'containers', 'ephemeralContainers']).some(
     (c) => c.env?.some((env) => env.valueFrom?.secretKeyRef) || c.envFrom?.some((from) => from.secretRef),
   );

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { PodSpec } from '@skiff/api';
 import { ROOT_CA_CONFIG_MAP, TOKEN_EXPIRATION_SECONDS, TOKEN_MOUNT_PATH, TOKEN_VOLUME_MODE, TOKEN_VOLUME_PREFIX } from './names.js';
-import type { PodContainer, Volume } from './types.js';
+import type { Container, Volume } from '@skiff/api';
 
 // Kubernetes' alphabet for generated name suffixes: no vowels, no look-alike digits.
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -41,7 +41,7 @@ export function mountToken(spec: PodSpec, newName: () => string = tokenVolumeNam
   const name = existing?.name ?? newName();
   let mounted = false;
   for (const list of ['initContainers', 'containers'] as const) {
-    for (const container of (spec[list] ?? []) as PodContainer[]) {
+    for (const container of (spec[list] ?? []) as Container[]) {
       if (container.volumeMounts?.some((mount) => mount.mountPath === TOKEN_MOUNT_PATH)) continue;
       (container.volumeMounts ??= []).push({ name, readOnly: true, mountPath: TOKEN_MOUNT_PATH });
       mounted = true;

@@ -1,4 +1,4 @@
-import { RESOURCES, type CoreEvent, type Node, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Node, type Pod } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
 import criSimulated from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
@@ -117,7 +117,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
     }
     const status = (await settled('agent', 3)).status!;
     expect(status).toMatchObject({ numberMisscheduled: 0, numberUnavailable: 0 });
-    const events = (await plane.client.list<CoreEvent>(RESOURCES.events, ns)).items.filter(
+    const events = (await plane.client.list<Event>(RESOURCES.events, ns)).items.filter(
       (event) => event.involvedObject.uid === ds.metadata.uid && event.reason === 'SuccessfulCreate',
     );
     expect(events.map((event) => event.message).sort()).toEqual(pods.map((pod) => `Created pod: ${pod.metadata.name}`).sort());
@@ -298,7 +298,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
       },
       WAIT,
     );
-    const warnings = (await plane.client.list<CoreEvent>(RESOURCES.events, ns)).items.filter(
+    const warnings = (await plane.client.list<Event>(RESOURCES.events, ns)).items.filter(
       (event) => event.involvedObject.uid === ds.metadata.uid && event.reason === 'FailedDaemonPod',
     );
     expect(warnings.map((event) => [event.type, event.message])).toEqual([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { affinityForNode, podFitsNodeAffinity, targetNodeName, type Affinity } from './node-affinity.js';
+import type { Affinity } from '@skiff/api';
+import { affinityForNode, podFitsNodeAffinity, targetNodeName } from './node-affinity.js';
 import { nodeAffinityFilter, NODE_AFFINITY_MISMATCH } from './node-affinity-filter.js';
 import { testNode } from './test-objects.js';
 
@@ -48,7 +49,7 @@ describe('node affinity', () => {
       ...required({ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }),
       podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [] },
     };
-    original.nodeAffinity!.preferredDuringSchedulingIgnoredDuringExecution = [{ weight: 1 }];
+    original.nodeAffinity!.preferredDuringSchedulingIgnoredDuringExecution = [{ weight: 1, preference: {} }];
     expect(affinityForNode(original, 'n7')).toEqual({
       nodeAffinity: {
         requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n7'] }] }] },

@@ -1,28 +1,4 @@
-import type { Node, PodSpec } from '@skiff/api';
-
-export interface NodeSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
-  values?: string[];
-}
-
-export interface NodeSelectorTerm {
-  matchExpressions?: NodeSelectorRequirement[];
-  matchFields?: NodeSelectorRequirement[];
-}
-
-export interface NodeSelector {
-  nodeSelectorTerms: NodeSelectorTerm[];
-}
-
-export interface Affinity {
-  nodeAffinity?: {
-    requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector;
-    preferredDuringSchedulingIgnoredDuringExecution?: unknown[];
-  };
-  podAffinity?: unknown;
-  podAntiAffinity?: unknown;
-}
+import type { Affinity, Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PodSpec } from '@skiff/api';
 
 /** The one node field a node selector term may match on. */
 export const NODE_NAME_FIELD = 'metadata.name';

@@ -1,18 +1,4 @@
-import { toleratesTaint, type Node, type PodSpec } from '@skiff/api';
-
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: 'Exists' | 'Equal';
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
+import { toleratesTaint, type Node, type PodSpec, type Taint, type Toleration } from '@skiff/api';
 
 const exists = (key: string, effect: string): Toleration => ({ key, operator: 'Exists', effect });
 

@@ -1,4 +1,4 @@
-import { RESOURCES, type CoreEvent, type Deployment, type Pod, type ReplicaSet } from '@skiff/api';
+import { RESOURCES, type Event, type Deployment, type Pod, type ReplicaSet } from '@skiff/api';
 import replicaSetController from '@skiff/plugin-controller-replicaset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import deploymentController from './index.js';
@@ -71,7 +71,7 @@ async function setImage(name: string, image: string): Promise<void> {
 }
 
 async function eventsOf(d: Deployment, reason: string): Promise<string[]> {
-  const list = await plane.client.list<CoreEvent>(RESOURCES.events, 'default');
+  const list = await plane.client.list<Event>(RESOURCES.events, 'default');
   return list.items.filter((event) => event.involvedObject.uid === d.metadata.uid && event.reason === reason).map((event) => event.message ?? '');
 }
 

@@ -1,4 +1,4 @@
-import { RESOURCES, type CoreEvent, type Node, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Node, type Pod } from '@skiff/api';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import endpointSliceController from './index.js';
@@ -180,7 +180,7 @@ describe('EndpointSlice controller against a real API server', () => {
     await waitFor('moving-1 listed', () => sameAs({ 'moving-1': 'rs-' })('moving'));
     await plane.client.patch(RESOURCES.pods, 'moving-1', { metadata: { labels: { app: 'elsewhere' } } }, { namespace: ns, patchType: 'merge' });
     await waitFor('moving-1 dropped', () => sameAs({})('moving'));
-    const events = await plane.client.list<CoreEvent>(RESOURCES.events, ns);
+    const events = await plane.client.list<Event>(RESOURCES.events, ns);
     expect(events.items.filter((event) => event.reason === 'FailedToUpdateEndpointSlices')).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { RESOURCES, type CoreEvent, type Node } from '@skiff/api';
+import { RESOURCES, type Event, type Node } from '@skiff/api';
 import { trackWork } from '@skiff/controller-manager';
 import { definePlugin } from '@skiff/kernel';
 import kubelet from '@skiff/kubelet';
@@ -90,7 +90,7 @@ const jobsOf = async (name: string) =>
   (await plane.client.list<Job>(JOBS, ns, { labelSelector: `cron=${name}` })).items.filter((job) => !job.metadata.deletionTimestamp);
 const jobNames = async (name: string) => (await jobsOf(name)).map((job) => job.metadata.name).sort();
 const eventsOf = async (name: string) =>
-  (await plane.client.list<CoreEvent>(RESOURCES.events, ns)).items
+  (await plane.client.list<Event>(RESOURCES.events, ns)).items
     .filter((e) => e.involvedObject.kind === 'CronJob' && e.involvedObject.name === name)
     .map((e) => `${e.reason}: ${e.message}`);
 const complete = (job: Job) => job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');

@@ -1,4 +1,4 @@
-import { RESOURCES, type CoreEvent, type Node, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Node, type Pod } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
 import criSimulated from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
@@ -64,8 +64,8 @@ async function finished(name: string, type: 'Complete' | 'Failed'): Promise<Job>
   );
 }
 
-async function eventsOf(name: string): Promise<CoreEvent[]> {
-  return (await plane.client.list<CoreEvent>(RESOURCES.events, ns)).items.filter((e) => e.involvedObject.kind === 'Job' && e.involvedObject.name === name);
+async function eventsOf(name: string): Promise<Event[]> {
+  return (await plane.client.list<Event>(RESOURCES.events, ns)).items.filter((e) => e.involvedObject.kind === 'Job' && e.involvedObject.name === name);
 }
 
 describe('Job controller against a real API server, scheduler and kubelets', () => {
@@ -151,7 +151,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
     const pods = await podsOf('flaky');
     expect(pods).toHaveLength(3);
     expect(pods.every((pod) => pod.status?.phase === 'Failed' && !pod.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER))).toBe(true);
-    expect(pods[0]!.status?.containerStatuses?.[0]?.state.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+    expect(pods[0]!.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     await waitFor('the warning', async () =>
       (await eventsOf('flaky')).some(
         (e) => e.type === 'Warning' && `${e.reason}: ${e.message}` === 'BackoffLimitExceeded: Job has reached the specified backoff limit',

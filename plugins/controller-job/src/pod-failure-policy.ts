@@ -21,7 +21,7 @@ function exitCodeMatch(pod: Pod, rule: PodFailurePolicyRule, index: number): str
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   for (const status of statuses) {
     if (containerName !== undefined && status.name !== containerName) continue;
-    const exitCode = status.state.terminated?.exitCode;
+    const exitCode = status.state?.terminated?.exitCode;
     if (exitCode === undefined || exitCode === 0) continue;
     if (values.includes(exitCode) === (operator === 'In'))
       return `Container ${status.name} for pod ${pod.metadata.namespace}/${pod.metadata.name} failed with exit code ${exitCode} matching ${rule.action} rule at index ${index}`;

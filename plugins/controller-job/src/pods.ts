@@ -28,7 +28,7 @@ export function podIndex(pod: Pod): number | undefined {
 /** When a finished pod ended: its containers' last finish, else when its deletion began, else `fallback`. */
 export function finishTime(pod: Pod, fallback: number): number {
   const finishes = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])]
-    .map((status) => status.state.terminated?.finishedAt)
+    .map((status) => status.state?.terminated?.finishedAt)
     .filter((time): time is string => Boolean(time))
     .map((time) => Date.parse(time));
   if (finishes.length > 0) return Math.max(...finishes);

@@ -1,13 +1,5 @@
+import type { NamespaceCondition } from '@skiff/api';
 import type { ContentReport } from './content.js';
-
-/** A namespace status condition, as Kubernetes' namespace controller writes them. */
-export interface NamespaceCondition {
-  type: string;
-  status: 'True' | 'False';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-}
 
 /**
  * The conditions that tell `kubectl describe namespace` why a deletion is not done yet, with Kubernetes'
@@ -51,12 +43,15 @@ export function deletionConditions(report: ContentReport, now: string): Namespac
  * `current` with `next` merged in by type. A condition whose status did not change keeps its
  * lastTransitionTime; `changed` says whether anything differs, so an unchanged status is not written.
  */
-export function mergeConditions(current: readonly unknown[], next: readonly NamespaceCondition[]): { conditions: unknown[]; changed: boolean } {
+export function mergeConditions(
+  current: readonly NamespaceCondition[],
+  next: readonly NamespaceCondition[],
+): { conditions: NamespaceCondition[]; changed: boolean } {
   const conditions = [...current];
   let changed = false;
   for (const condition of next) {
-    const index = conditions.findIndex((existing) => (existing as NamespaceCondition).type === condition.type);
-    const existing = index >= 0 ? (conditions[index] as NamespaceCondition) : undefined;
+    const index = conditions.findIndex((existing) => existing.type === condition.type);
+    const existing = index >= 0 ? conditions[index] : undefined;
     if (existing && existing.status === condition.status && existing.reason === condition.reason && existing.message === condition.message) continue;
     const merged = existing?.status === condition.status ? { ...condition, lastTransitionTime: existing.lastTransitionTime } : condition;
     if (index >= 0) conditions[index] = merged;

@@ -1,8 +1,7 @@
-import { isApiError, RESOURCES, type Deployment, type KubeObject, type Namespace, type Pod, type ResourceType } from '@skiff/api';
+import { isApiError, RESOURCES, type Deployment, type KubeObject, type Namespace, type NamespaceCondition, type Pod, type ResourceType } from '@skiff/api';
 import { definePlugin, type ApiClient, type ResourceDefinition } from '@skiff/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import namespaceController from './index.js';
-import type { NamespaceCondition } from './conditions.js';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 
 /** A namespaced kind served without `deletecollection`, added the way a plugin adds kinds. */
@@ -67,7 +66,7 @@ async function find<T extends KubeObject>(client: ApiClient, type: ResourceType,
 }
 
 function condition(namespace: Namespace, type: string): NamespaceCondition | undefined {
-  return (namespace.status?.conditions as NamespaceCondition[] | undefined)?.find((candidate) => candidate.type === type);
+  return namespace.status?.conditions?.find((candidate) => candidate.type === type);
 }
 
 describe('namespace controller against a real API server', () => {

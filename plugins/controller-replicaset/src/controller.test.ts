@@ -1,4 +1,4 @@
-import { RESOURCES, type CoreEvent, type Pod, type ReplicaSet } from '@skiff/api';
+import { RESOURCES, type Event, type Pod, type ReplicaSet } from '@skiff/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import replicaSetController from './index.js';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
@@ -68,7 +68,7 @@ describe('ReplicaSet controller against a real API server', () => {
     expect(status).toMatchObject({ replicas: 3, fullyLabeledReplicas: 3, observedGeneration: rs.metadata.generation });
 
     const events = await waitFor('SuccessfulCreate events', async () => {
-      const list = await plane.client.list<CoreEvent>(RESOURCES.events, 'default');
+      const list = await plane.client.list<Event>(RESOURCES.events, 'default');
       const created = list.items.filter((event) => event.involvedObject.uid === rs.metadata.uid && event.reason === 'SuccessfulCreate');
       return created.length === 3 && created;
     });
@@ -109,7 +109,7 @@ describe('ReplicaSet controller against a real API server', () => {
     });
     expect(left[0]!.metadata.name).toBe(keeper.metadata.name);
     await waitFor('status.replicas 1', async () => (await getReplicaSet('shrink')).status?.replicas === 1);
-    const deletions = await plane.client.list<CoreEvent>(RESOURCES.events, 'default');
+    const deletions = await plane.client.list<Event>(RESOURCES.events, 'default');
     const deleted = deletions.items
       .filter((event) => event.involvedObject.uid === rs.metadata.uid && event.reason === 'SuccessfulDelete')
       .map((event) => event.message);

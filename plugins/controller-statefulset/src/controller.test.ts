@@ -1,4 +1,4 @@
-import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Pod } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
 import garbageCollector from '@skiff/plugin-controller-garbage-collector';
 import criSimulated from '@skiff/plugin-cri-simulated';
@@ -178,7 +178,7 @@ describe('OrderedReady StatefulSet', () => {
     expect(claims.map((claim) => claim.metadata.name)).toEqual(['data-web-0', 'data-web-1', 'data-web-2']);
     expect(claims.every((claim) => claim.metadata.ownerReferences === undefined && claim.status?.phase === 'Bound')).toBe(true);
 
-    const events = (await plane.client.list<CoreEvent>(RESOURCES.events, ns)).items.filter((e) => e.involvedObject.uid === created.metadata.uid);
+    const events = (await plane.client.list<Event>(RESOURCES.events, ns)).items.filter((e) => e.involvedObject.uid === created.metadata.uid);
     const messages = events.map((e) => e.message);
     expect(messages).toContain('create Claim data-web-0 Pod web-0 in StatefulSet web success');
     expect(messages).toContain('create Pod web-2 in StatefulSet web successful');

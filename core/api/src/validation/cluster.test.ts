@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CoreEvent, Lease, Namespace, Node } from '../types.js';
+import type { Event, Lease, Namespace, Node } from '../types.js';
 import { validateNamespace, validateNode } from './cluster.js';
 import { validateLease } from './coordination.js';
 import { validateEvent } from './events.js';
@@ -36,7 +36,7 @@ describe('validateNode', () => {
     bad.spec = {
       podCIDRs: ['10.244.1.0/33'],
       taints: [
-        { key: 'k', effect: 'Sometimes' },
+        { key: 'k', effect: 'Sometimes' as never },
         { key: 'a', effect: 'NoSchedule' },
         { key: 'a', effect: 'NoSchedule' },
       ],
@@ -65,7 +65,7 @@ describe('validateNode', () => {
 });
 
 describe('validateEvent', () => {
-  const event = (): CoreEvent => ({
+  const event = (): Event => ({
     metadata: { name: 'web-1.17a0', namespace: 'default' },
     involvedObject: { kind: 'Pod', namespace: 'default', name: 'web-1', uid: 'u' },
     reason: 'Scheduled',

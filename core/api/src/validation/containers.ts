@@ -162,7 +162,7 @@ export function validateEphemeralContainers(containers: Container[] | undefined,
     if (names.has(container.name)) causes.push(duplicate(child(path, 'name'), container.name));
     else if (container.name) names.add(container.name);
     for (const name of EPHEMERAL_FORBIDDEN_FIELDS) {
-      const value = (container as Record<string, unknown>)[name];
+      const value = (container as unknown as Record<string, unknown>)[name];
       const empty = value === undefined || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
       if (!empty) causes.push(forbidden(child(path, name), 'cannot be set for an Ephemeral Container'));
     }

@@ -1,4 +1,4 @@
-import type { CoreEvent, StatusCause } from '../types.js';
+import type { Event, StatusCause } from '../types.js';
 import { invalid, required } from './field.js';
 import { validateObjectMeta, validateObjectMetaUpdate, validateQualifiedName } from './meta.js';
 import { isDNS1123Subdomain, nameIsDNSSubdomain } from './names.js';
@@ -16,7 +16,7 @@ function limit(value: string | undefined, max: number, field: string): StatusCau
  * core/v1 Event validation. Old-style events (no eventTime) must name the involved object's namespace
  * as their own; new-style events (eventTime set) must also say who reported them and why.
  */
-export function validateEvent(event: CoreEvent, old?: CoreEvent): StatusCause[] {
+export function validateEvent(event: Event, old?: Event): StatusCause[] {
   const causes = validateObjectMeta(event.metadata, { namespaced: true, name: nameIsDNSSubdomain });
   const namespace = event.metadata?.namespace ?? '';
   const involvedNamespace = event.involvedObject?.namespace ?? '';

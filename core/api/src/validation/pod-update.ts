@@ -1,11 +1,10 @@
 // A running pod's spec is immutable except for a few fields (ValidatePodUpdate).
-import type { Container, Pod, PodSpec, StatusCause } from '../types.js';
+import type { Container, Pod, PodSpec, StatusCause, Toleration } from '../types.js';
 import { semanticEqual } from './equality.js';
 import { child, forbidden, inclusiveRange, index, invalid, required } from './field.js';
 import { validateObjectMetaUpdate } from './meta.js';
 import { validateEphemeralContainers } from './containers.js';
 import { validatePodCreate, validatePodMetadataAndSpec } from './pod.js';
-import type { Toleration } from './tolerations.js';
 
 const UPDATABLE_POD_SPEC_FIELDS = [
   '`spec.containers[*].image`',
@@ -87,7 +86,7 @@ export function validatePodUpdate(pod: Pod, old: Pod): StatusCause[] {
   }
   const deadline = validateActiveDeadlineUpdate(spec.activeDeadlineSeconds, oldSpec.activeDeadlineSeconds);
   if (deadline.length) return [...causes, ...deadline];
-  causes.push(...validateOnlyAddedTolerations(spec.tolerations as Toleration[] | undefined, oldSpec.tolerations as Toleration[] | undefined));
+  causes.push(...validateOnlyAddedTolerations(spec.tolerations, oldSpec.tolerations));
   causes.push(...validateOnlyDeletedSchedulingGates(spec.schedulingGates, oldSpec.schedulingGates));
   if (!semanticEqual(withoutUpdatableChanges(spec, oldSpec), oldSpec)) causes.push(forbidden('spec', POD_UPDATE_FORBIDDEN_MESSAGE));
   return causes;

@@ -65,7 +65,7 @@ describe('validatePod (create)', () => {
     const p = pod((x) => {
       x.spec.containers[0]!.ports = [
         { containerPort: 70000, name: 'http' },
-        { containerPort: 81, name: 'http', protocol: 'HTTP', hostPort: 0 },
+        { containerPort: 81, name: 'http', protocol: 'HTTP' as never, hostPort: 0 },
       ];
     });
     expect(messages(p)).toEqual([
@@ -76,7 +76,7 @@ describe('validatePod (create)', () => {
   });
 
   it('only allows the restart policies Kubernetes knows', () => {
-    expect(messages(pod((p) => (p.spec.restartPolicy = 'Sometimes')))).toEqual([
+    expect(messages(pod((p) => (p.spec.restartPolicy = 'Sometimes' as never)))).toEqual([
       'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
     ]);
   });

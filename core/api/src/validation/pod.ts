@@ -3,7 +3,7 @@ import { validateContainers, validateInitContainers } from './containers.js';
 import { child, forbidden, inclusiveRange, index, invalid, notSupported, required } from './field.js';
 import { validateAnnotations, validateLabels, validateObjectMeta } from './meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from './names.js';
-import { validateTolerations, type Toleration } from './tolerations.js';
+import { validateTolerations } from './tolerations.js';
 import { validateVolumes, type Volume } from './volumes.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
@@ -83,7 +83,7 @@ export function validatePodSpec(spec: PodSpec | undefined, field = 'spec', isPod
   }
   causes.push(...validateLabelField(s.hostname, child(field, 'hostname')));
   causes.push(...validateLabelField(s.subdomain, child(field, 'subdomain')));
-  causes.push(...validateTolerations(s.tolerations as Toleration[] | undefined, child(field, 'tolerations')));
+  causes.push(...validateTolerations(s.tolerations, child(field, 'tolerations')));
   causes.push(...validateSubdomainField(s.priorityClassName, child(field, 'priorityClassName')));
   causes.push(...validateSubdomainField(s.runtimeClassName, child(field, 'runtimeClassName')));
   if (typeof s.preemptionPolicy === 'string') causes.push(...validateEnum(s.preemptionPolicy, PREEMPTION_POLICIES, child(field, 'preemptionPolicy')));

@@ -1,15 +1,7 @@
-import type { StatusCause } from '../types.js';
+import type { StatusCause, Toleration } from '../types.js';
 import { child, index, invalid, notSupported, required } from './field.js';
 import { validateLabelName } from './meta.js';
 import { isValidLabelValue } from './names.js';
-
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 

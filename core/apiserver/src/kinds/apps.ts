@@ -137,11 +137,11 @@ function withClaimVolumes(sts: Workload): Workload {
   const claims = sts.spec?.volumeClaimTemplates ?? [];
   const podSpec = sts.spec?.template?.spec;
   if (claims.length === 0 || !podSpec) return sts;
-  const volumes = (podSpec.volumes as { name?: string }[] | undefined) ?? [];
+  const volumes = podSpec.volumes ?? [];
   const named = new Set(volumes.map((volume) => volume.name));
   const claimVolumes = claims
     .map((claim) => claim.metadata?.name)
-    .filter((name): name is string => Boolean(name) && !named.has(name))
+    .filter((name): name is string => typeof name === 'string' && name !== '' && !named.has(name))
     .map((name) => ({ name, persistentVolumeClaim: { claimName: name } }));
   return { ...sts, spec: { ...sts.spec, template: { ...sts.spec!.template!, spec: { ...podSpec, volumes: [...volumes, ...claimVolumes] } } } };
 }

@@ -2,12 +2,14 @@
 // is only known once the server has filled in the metadata — hence prepareForCreate, not defaults.
 import {
   CAUSE_TYPE,
+  cronScheduleError,
   defaultPodTemplate,
   defineKind,
   fieldErrors,
   humanAge,
   humanDuration,
   isDNS1123Label,
+  isKnownTimeZone,
   isQualifiedName,
   labelSelectorFromObject,
   semanticEqual,
@@ -372,7 +374,7 @@ function validateTemplateUpdate(spec: JobSpec, old: Job): StatusCause[] {
     const meta = (before.metadata ??= {});
     meta.labels = after.metadata?.labels;
     meta.annotations = after.metadata?.annotations;
-    const podSpec = before.spec as Record<string, unknown>;
+    const podSpec = before.spec as unknown as Record<string, unknown>;
     const newPodSpec = after.spec as unknown as Record<string, unknown>;
     for (const field of ['nodeSelector', 'tolerations', 'schedulingGates']) podSpec[field] = newPodSpec?.[field];
     const affinity = newPodSpec?.affinity as Record<string, unknown> | undefined;
@@ -477,102 +479,6 @@ export const jobs = defineKind({
 
 // ---- cron jobs ------------------------------------------------------------------------------------------
 
-interface CronField {
-  min: number;
-  max: number;
-  names?: string[];
-}
-
-const CRON_FIELDS: CronField[] = [
-  { min: 0, max: 59 },
-  { min: 0, max: 23 },
-  { min: 1, max: 31 },
-  { min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
-  { min: 0, max: 6, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
-];
-
-const CRON_DESCRIPTORS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
-
-function parseCronNumber(text: string, expression: string): number | string {
-  if (!/^[+-]?\d+$/.test(text)) return `failed to parse int from ${text}: strconv.Atoi: parsing "${text}": invalid syntax`;
-  const value = Number(text);
-  return value < 0 ? `negative number (${value}) not allowed: ${expression}` : value;
-}
-
-/** One comma-separated part of a field: `*`, `?`, `n`, `a-b`, each optionally `/step`; names for months and weekdays. */
-function cronRangeError(expression: string, field: CronField): string | undefined {
-  const [range = '', step, ...extraSlashes] = expression.split('/');
-  if (extraSlashes.length > 0) return `too many slashes: ${expression}`;
-  const bounds = range.split('-');
-  let start: number;
-  let end: number;
-  if (range === '*' || range === '?') {
-    start = field.min;
-    end = field.max;
-  } else {
-    if (bounds.length > 2) return `too many hyphens: ${expression}`;
-    const values: number[] = [];
-    for (const bound of bounds) {
-      const named = field.names?.indexOf(bound.toLowerCase()) ?? -1;
-      const value = named >= 0 ? named + field.min : parseCronNumber(bound, expression);
-      if (typeof value === 'string') return value;
-      values.push(value);
-    }
-    start = values[0]!;
-    end = values[1] ?? start;
-  }
-  if (step !== undefined) {
-    const stepValue = parseCronNumber(step, expression);
-    if (typeof stepValue === 'string') return stepValue;
-    if (bounds.length === 1 && range !== '*' && range !== '?') end = field.max;
-    if (stepValue === 0) return `step of range should be a positive number: ${expression}`;
-  }
-  if (start < field.min) return `beginning of range (${start}) below minimum (${field.min}): ${expression}`;
-  if (end > field.max) return `end of range (${end}) above maximum (${field.max}): ${expression}`;
-  if (start > end) return `beginning of range (${start}) beyond end of range (${end}): ${expression}`;
-  return undefined;
-}
-
-/** Why a standard cron schedule (five fields, or a descriptor such as @daily or @every 1h) does not parse. */
-export function cronScheduleError(schedule: string): string | undefined {
-  let spec = schedule;
-  if (spec.length === 0) return 'empty spec string';
-  if (spec.startsWith('TZ=') || spec.startsWith('CRON_TZ=')) {
-    const space = spec.indexOf(' ');
-    const zone = spec.slice(spec.indexOf('=') + 1, space < 0 ? undefined : space);
-    if (timeZoneUnknown(zone)) return `provided bad location ${zone}: unknown time zone ${zone}`;
-    spec = space < 0 ? '' : spec.slice(space).trim();
-  }
-  if (spec.startsWith('@')) {
-    if (CRON_DESCRIPTORS.includes(spec)) return undefined;
-    if (spec.startsWith('@every ')) {
-      const duration = spec.slice('@every '.length);
-      return /^([0-9]*(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$/.test(duration) && /[0-9]/.test(duration)
-        ? undefined
-        : `failed to parse duration ${spec}: time: invalid duration "${duration}"`;
-    }
-    return `unrecognized descriptor: ${spec}`;
-  }
-  const fields = spec.split(/\s+/).filter(Boolean);
-  if (fields.length !== CRON_FIELDS.length) return `expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`;
-  for (const [i, text] of fields.entries()) {
-    for (const part of text.split(',')) {
-      const error = cronRangeError(part, CRON_FIELDS[i]!);
-      if (error) return error;
-    }
-  }
-  return undefined;
-}
-
-function timeZoneUnknown(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 const TIME_ZONE_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 
 function validateTimeZone(zone: string | undefined): StatusCause[] {
@@ -583,7 +489,7 @@ function validateTimeZone(zone: string | undefined): StatusCause[] {
     return [fieldErrors.invalid(field, zone, `unknown time zone ${zone}`)];
   if (zone.toLowerCase() === 'local')
     return [fieldErrors.invalid(field, zone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones')];
-  return timeZoneUnknown(zone) ? [fieldErrors.invalid(field, zone, `unknown time zone ${zone}`)] : [];
+  return isKnownTimeZone(zone) ? [] : [fieldErrors.invalid(field, zone, `unknown time zone ${zone}`)];
 }
 
 function validateCronJob(object: KubeObject, old?: KubeObject): StatusCause[] {

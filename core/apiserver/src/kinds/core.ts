@@ -14,7 +14,7 @@ import {
   validateNode,
   validatePod,
   validatePodTemplateSpec,
-  type CoreEvent,
+  type Event,
   type KubeObject,
   type Namespace,
   type Node,
@@ -204,8 +204,6 @@ export const nodes = defineKind({
 
 // ---- events ---------------------------------------------------------------------------------------------
 
-type Event = CoreEvent & { series?: { count?: number; lastObservedTime?: string }; reportingController?: string };
-
 /** "pod/web-1": the involved object's kind in lower case and its name. */
 function eventTarget(event: Event): string {
   const kind = (event.involvedObject?.kind ?? '').toLowerCase();
@@ -221,7 +219,7 @@ function eventSource(event: Event): string {
 
 const firstSeen = (event: Event, now: number) => humanAge(event.firstTimestamp || event.eventTime, now);
 
-const involved = (field: keyof CoreEvent['involvedObject']) => selectorField<CoreEvent>((e) => e.involvedObject?.[field]);
+const involved = (field: keyof Event['involvedObject']) => selectorField<Event>((e) => e.involvedObject?.[field]);
 
 export const events = defineKind({
   group: '',
@@ -245,7 +243,7 @@ export const events = defineKind({
     { ...NAME_COLUMN, priority: 1 },
   ],
   strategy: {
-    validateAll: (object, old) => validateEvent(object as CoreEvent, old as CoreEvent | undefined),
+    validateAll: (object, old) => validateEvent(object as Event, old as Event | undefined),
     fieldSelectors: {
       'involvedObject.kind': involved('kind'),
       'involvedObject.namespace': involved('namespace'),
@@ -254,10 +252,10 @@ export const events = defineKind({
       'involvedObject.apiVersion': involved('apiVersion'),
       'involvedObject.resourceVersion': involved('resourceVersion'),
       'involvedObject.fieldPath': involved('fieldPath'),
-      reason: selectorField<CoreEvent>((e) => e.reason),
-      reportingComponent: selectorField<CoreEvent>((e) => e.reportingComponent),
-      source: selectorField<CoreEvent>((e) => e.source?.component),
-      type: selectorField<CoreEvent>((e) => e.type),
+      reason: selectorField<Event>((e) => e.reason),
+      reportingComponent: selectorField<Event>((e) => e.reportingComponent),
+      source: selectorField<Event>((e) => e.source?.component),
+      type: selectorField<Event>((e) => e.type),
     },
   },
 });

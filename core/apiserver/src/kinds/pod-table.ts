@@ -1,7 +1,7 @@
 // The pod row of `kubectl get pods`, computed as kubectl's printer computes it: READY counts ready
 // running containers, STATUS is the most telling reason (init progress, a waiting or terminated
 // container's reason, Terminating), RESTARTS adds how long ago the last restart was.
-import { humanAge, humanDuration, type Container, type ContainerStatus, type KubeObject, type Pod } from '@skiff/api';
+import { humanAge, humanDuration, type Container, type ContainerStateTerminated, type ContainerStatus, type KubeObject, type Pod } from '@skiff/api';
 import type { TableColumn } from '@skiff/kernel';
 
 const columnOf = (name: string, priority = 0): TableColumn => ({ name, type: 'string', priority });
@@ -22,7 +22,7 @@ export const POD_COLUMNS: TableColumn[] = [
 /** The pod reason the node lifecycle controller sets when a node stops reporting. */
 const NODE_LOST_REASON = 'NodeLost';
 
-type Terminated = NonNullable<ContainerStatus['state']['terminated']> & { signal?: number };
+type Terminated = ContainerStateTerminated & { signal?: number };
 
 interface PodView {
   spec: Pod['spec'];

@@ -4,7 +4,7 @@ import { builtinResources } from './index.js';
 
 /** The rows of api-resources-1.36.txt: what upstream 1.36 serves by default. */
 function upstreamResources(): string[][] {
-  const text = readFileSync(new URL('./api-resources-1.36.txt', import.meta.url), 'utf8');
+  const text = readFileSync(new URL('../../../api/src/generated/api-resources-1.36.txt', import.meta.url), 'utf8');
   return text
     .split('\n')
     .filter((line) => line.trim() && !line.startsWith('#'))

@@ -64,7 +64,7 @@ async function writeReplicas(ctx: RestContext, scaleOf: (current: KubeObject) =>
   const updated = await guardedUpdate(ctx, (current) => {
     const scale = scaleOf(current.object);
     const next = structuredClone(current.object);
-    writeJsonPath(next as unknown as Record<string, unknown>, (ctx.definition.scale ?? DEFAULT_SCALE).specReplicasPath, scale.spec.replicas);
+    writeJsonPath(next as unknown as Record<string, unknown>, (ctx.definition.scale ?? DEFAULT_SCALE).specReplicasPath, scale.spec?.replicas);
     next.metadata.resourceVersion = scale.metadata.resourceVersion || current.object.metadata.resourceVersion;
     return { object: next, conditional: pinned };
   });

@@ -109,7 +109,7 @@ describe('pod files and mounts', () => {
     await runtime.stopContainer(first.containers[0]!.status!.id, 0);
     const observed = await manager.sync(pod, sink);
     const status = buildPodStatus(pod, observed, context);
-    expect(status.containerStatuses![0]!.state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed', message: 'all done\n' });
+    expect(status.containerStatuses![0]!.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed', message: 'all done\n' });
   });
 
   it('falls back to the end of the log on an error exit with FallbackToLogsOnError', async () => {
@@ -131,7 +131,7 @@ describe('pod files and mounts', () => {
     const listContainers = runtime.listContainers.bind(runtime);
     runtime.listContainers = async (filter) => (await listContainers(filter)).map((c) => (c.id === container!.id ? { ...c, logPath } : c));
     const observed = await manager.sync(pod, sink);
-    expect(buildPodStatus(pod, observed, context).containerStatuses![0]!.state.terminated).toMatchObject({
+    expect(buildPodStatus(pod, observed, context).containerStatuses![0]!.state?.terminated).toMatchObject({
       exitCode: 1,
       reason: 'Error',
       message: 'starting\npanic: no config\n',

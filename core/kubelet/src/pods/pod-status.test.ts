@@ -101,7 +101,7 @@ describe('buildPodStatus', () => {
     expect(buildPodStatus(job, exited(0), context).phase).toBe('Succeeded');
     const failed = buildPodStatus(job, exited(1), context);
     expect(failed.phase).toBe('Failed');
-    expect(failed.containerStatuses![0]!.state.terminated).toMatchObject({
+    expect(failed.containerStatuses![0]!.state?.terminated).toMatchObject({
       exitCode: 1,
       reason: 'Error',
       finishedAt: '2026-01-01T00:00:09Z',

@@ -71,7 +71,7 @@ function containerStatus(spec: Container, observed: ContainerObservation, contex
 function phaseOf(pod: Pod, observed: PodObservation, init: ContainerStatus[], regular: ContainerStatus[]): NonNullable<PodStatus['phase']> {
   const restartPolicy = pod.spec.restartPolicy ?? 'Always';
   if (!observed.initialized) {
-    const initFailed = init.some((s) => (s.state.terminated?.exitCode ?? 0) !== 0);
+    const initFailed = init.some((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
     return restartPolicy === 'Never' && initFailed ? 'Failed' : 'Pending';
   }
   let waiting = 0;
@@ -79,8 +79,8 @@ function phaseOf(pod: Pod, observed: PodObservation, init: ContainerStatus[], re
   let stopped = 0;
   let succeeded = 0;
   for (const s of regular) {
-    if (s.state.running) running++;
-    else if (s.state.terminated) {
+    if (s.state?.running) running++;
+    else if (s.state?.terminated) {
       stopped++;
       if (s.state.terminated.exitCode === 0) succeeded++;
     } else if (s.lastState?.terminated) stopped++;

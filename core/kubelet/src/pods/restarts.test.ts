@@ -138,6 +138,6 @@ describe('restarts', () => {
       },
       context,
     );
-    expect(status.containerStatuses![0]!.state.terminated).toMatchObject({ exitCode: 137, reason: 'OOMKilled' });
+    expect(status.containerStatuses![0]!.state?.terminated).toMatchObject({ exitCode: 137, reason: 'OOMKilled' });
   });
 });

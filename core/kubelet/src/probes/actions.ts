@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
-import type { Container, Pod } from '@skiff/api';
+import type { Container, GRPCAction, HTTPGetAction, LifecycleHandler, Pod, ProbeHandler, TCPSocketAction } from '@skiff/api';
 import type { ContainerRuntime } from '@skiff/kernel';
 import { KUBELET_VERSION } from '../names.js';
 
@@ -22,35 +22,8 @@ export interface ActionResult {
   exitCode?: number;
 }
 
-type Port = number | string;
-
-export interface ExecAction {
-  command?: string[];
-}
-export interface HttpGetAction {
-  path?: string;
-  port: Port;
-  host?: string;
-  scheme?: string;
-  httpHeaders?: { name: string; value: string }[];
-}
-export interface TcpSocketAction {
-  port: Port;
-  host?: string;
-}
-export interface GrpcAction {
-  port: number;
-  service?: string;
-}
-
-/** A probe's or a lifecycle hook's handler: one of these. */
-export interface Handler {
-  exec?: ExecAction;
-  httpGet?: HttpGetAction;
-  tcpSocket?: TcpSocketAction;
-  grpc?: GrpcAction;
-  sleep?: { seconds: number };
-}
+/** A probe's or a lifecycle hook's handler: one of exec, httpGet, tcpSocket, grpc (probes) or sleep (hooks). */
+export type Handler = ProbeHandler & Pick<LifecycleHandler, 'sleep'>;
 
 /** How much of an HTTP answer a probe keeps for its message (Kubernetes: 10 KiB). */
 const MAX_HTTP_BODY = 10 * 1024;
@@ -74,7 +47,7 @@ function varint(value: number): number[] {
 }
 
 /** A port by number or by the name of one of the container's ports. */
-export function resolvePort(port: Port, container: Container): number {
+export function resolvePort(port: number | string, container: Container): number {
   if (typeof port === 'number') return port;
   if (/^\d+$/.test(port)) return Number(port);
   const named = container.ports?.find((candidate) => candidate.name === port);
@@ -175,7 +148,7 @@ export class ActionRunner {
    * At most MAX_HTTP_BODY bytes of the body are read (the rest is dropped, as Kubernetes does), so a response
    * that streams or trickles forever settles by the cap or by the deadline.
    */
-  httpGet(action: HttpGetAction, target: ActionTarget, timeoutMs: number): Promise<ActionResult> {
+  httpGet(action: HTTPGetAction, target: ActionTarget, timeoutMs: number): Promise<ActionResult> {
     const host = hostOf(target, action.host);
     const port = resolvePort(action.port, target.container);
     const scheme = (action.scheme ?? 'HTTP').toLowerCase();
@@ -231,7 +204,7 @@ export class ActionRunner {
   }
 
   /** A connection that opens in time is a success. */
-  tcpSocket(action: TcpSocketAction, target: ActionTarget, timeoutMs: number): Promise<ActionResult> {
+  tcpSocket(action: TCPSocketAction, target: ActionTarget, timeoutMs: number): Promise<ActionResult> {
     const host = hostOf(target, action.host);
     const port = resolvePort(action.port, target.container);
     return new Promise((resolve) => {
@@ -249,7 +222,7 @@ export class ActionRunner {
   }
 
   /** grpc.health.v1.Health/Check over HTTP/2 without TLS: SERVING is a success. */
-  grpc(action: GrpcAction, target: ActionTarget, timeoutMs: number): Promise<ActionResult> {
+  grpc(action: GRPCAction, target: ActionTarget, timeoutMs: number): Promise<ActionResult> {
     const host = hostOf(target, undefined);
     const address = `${bracketed(host)}:${action.port}`;
     const service = Buffer.from(action.service ?? '', 'utf8');

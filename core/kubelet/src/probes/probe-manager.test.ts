@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Container, Pod } from '@skiff/api';
+import type { Container, Pod, Probe } from '@skiff/api';
 import type { ContainerStatusInfo } from '@skiff/kernel';
 import { boundPod, silentLogger } from '../test-support/objects.js';
 import type { PodObservation } from '../pods/pod-runtime.js';
 import type { ActionRunner, Handler } from './actions.js';
-import { ProbeManager, type Probe } from './probe-manager.js';
+import { ProbeManager } from './probe-manager.js';
 
 /** A probe "second" in these tests: a real one, on fake timers, so the counts below are exact on any machine. */
 const SECOND = 1000;

@@ -1,20 +1,10 @@
-import type { Container, Pod } from '@skiff/api';
+import type { Container, Pod, Probe } from '@skiff/api';
 import type { ContainerStatusInfo, Logger } from '@skiff/kernel';
 import type { PodEventSink } from '../pods/events.js';
 import type { ContainerObservation, PodObservation } from '../pods/pod-runtime.js';
-import type { ActionRunner, Handler } from './actions.js';
+import type { ActionRunner } from './actions.js';
 
 export type ProbeType = 'startup' | 'liveness' | 'readiness';
-
-/** A probe as the pod spec has it; unset fields take Kubernetes' defaults. */
-export interface Probe extends Handler {
-  initialDelaySeconds?: number;
-  periodSeconds?: number;
-  timeoutSeconds?: number;
-  successThreshold?: number;
-  failureThreshold?: number;
-  terminationGracePeriodSeconds?: number;
-}
 
 const PROBE_FIELD: Record<ProbeType, 'startupProbe' | 'livenessProbe' | 'readinessProbe'> = {
   startup: 'startupProbe',
@@ -79,7 +69,7 @@ class ProbeWorker {
   }
 
   get probe(): Probe {
-    return this.container[PROBE_FIELD[this.type]] as Probe;
+    return this.container[PROBE_FIELD[this.type]] ?? {};
   }
 
   /** Follows the pod's latest sync: a new running instance starts the probe over; none stops it. */

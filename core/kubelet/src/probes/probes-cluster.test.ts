@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Pod } from '@skiff/api';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { nodePlugins } from '../test-support/node-plugins.js';
 
@@ -43,7 +43,7 @@ describe('probes on the simulated runtime', () => {
   it('keeps a pod whose exec readiness probe fails Running but not Ready', async () => {
     await create('unready', { readinessProbe: { exec: { command: ['check'] }, periodSeconds: 1 } }, { 'skiff.io/simulate-exec-exit-code': '1' });
     await waitFor('an Unhealthy event for unready', async () =>
-      (await cluster.client.list<CoreEvent>(RESOURCES.events, 'default')).items.some((e) => e.involvedObject.name === 'unready' && e.reason === 'Unhealthy'),
+      (await cluster.client.list<Event>(RESOURCES.events, 'default')).items.some((e) => e.involvedObject.name === 'unready' && e.reason === 'Unhealthy'),
     );
     const pod = await getPod('unready');
     expect(pod.status?.phase).toBe('Running');
@@ -62,7 +62,7 @@ describe('probes on the simulated runtime', () => {
       return (pod.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1 && pod;
     });
     expect(restarted.status!.containerStatuses![0]!.lastState?.terminated).toBeDefined();
-    const events = (await cluster.client.list<CoreEvent>(RESOURCES.events, 'default')).items.filter((e) => e.involvedObject.name === 'sick');
+    const events = (await cluster.client.list<Event>(RESOURCES.events, 'default')).items.filter((e) => e.involvedObject.name === 'sick');
     expect(events.map((e) => `${e.reason}: ${e.message}`)).toEqual(
       expect.arrayContaining(['Unhealthy: Liveness probe failed: ', 'Killing: Container app failed liveness probe, will be restarted']),
     );

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Volume } from '@skiff/api';
 import type { VolumePlugin } from '@skiff/kernel';
 import { builtinVolumePlugins } from '@skiff/plugin-volumes-builtin';
 import { PodFiles } from '../pods/pod-files.js';
@@ -36,7 +37,7 @@ function setUp(options: { refreshMs?: number; plugins?: VolumePlugin[] } = {}) {
   return { api, files, manager, events, sink };
 }
 
-const withVolumes = (volumes: unknown[]) => boundPod('web-1', { volumes });
+const withVolumes = (volumes: Volume[]) => boundPod('web-1', { volumes });
 
 describe('VolumeManager', () => {
   it('sets volumes up in <dataDir>/pods/<uid>/volumes/<plugin>/<name> and answers where each is', async () => {

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, isApiError, type CoreEvent, type KubeObject, type Pod, type ResourceType } from '@skiff/api';
+import { RESOURCES, isApiError, type Event, type KubeObject, type Pod, type ResourceType } from '@skiff/api';
 import serviceAccountTokens from '@skiff/plugin-authn-serviceaccount';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { nodePlugins } from '../test-support/node-plugins.js';
@@ -52,10 +52,10 @@ describe('volumes on a real API server', () => {
       'default',
     );
     const event = await waitFor('a FailedMount event', async () =>
-      (await cluster.client.list<CoreEvent>(RESOURCES.events, 'default')).items.find((e) => e.involvedObject.name === 'mounted' && e.reason === 'FailedMount'),
+      (await cluster.client.list<Event>(RESOURCES.events, 'default')).items.find((e) => e.involvedObject.name === 'mounted' && e.reason === 'FailedMount'),
     );
     expect(event.message).toBe('MountVolume.SetUp failed for volume "settings" : configmap "settings" not found');
-    expect((await getPod('mounted')).status?.containerStatuses?.[0]?.state.waiting?.reason).toBe('ContainerCreating');
+    expect((await getPod('mounted')).status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating');
 
     await cluster.client.create<KubeObject>(
       CONFIG_MAPS,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, type CoreEvent, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Pod } from '@skiff/api';
 import { Kernel } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import plugin, { EVENT_REASON, imageTag } from './index.js';
@@ -34,12 +34,12 @@ describe('against a real control plane', () => {
     await client.create(RESOURCES.pods, pod('pinned', 'nginx:1.27'), 'default');
     await client.create(RESOURCES.pods, pod('floating', 'nginx'), 'default');
     const event = await waitFor('the UnpinnedImage event', async () => {
-      const { items } = await client.list<CoreEvent>(RESOURCES.events, 'default');
+      const { items } = await client.list<Event>(RESOURCES.events, 'default');
       return items.find((e) => e.reason === EVENT_REASON && e.involvedObject.name === 'floating');
     });
     expect(event).toMatchObject({ type: 'Warning', message: 'container(s) "main" (nginx) use an image tag that can move; pin a version or a digest' });
     // Pods are handled in order, so the pinned pod was checked before the event above was recorded.
-    const { items } = await client.list<CoreEvent>(RESOURCES.events, 'default');
+    const { items } = await client.list<Event>(RESOURCES.events, 'default');
     expect(items.filter((e) => e.involvedObject.name === 'pinned')).toEqual([]);
   });
 });
