@@ -8,6 +8,7 @@ import { serverUrl } from './kubeconfig.js';
 import { ensurePki } from './pki.js';
 import { builtinResources, registerBuiltinHandlers } from './kinds/index.js';
 import { ApiServer, APISERVER_NAME } from './server.js';
+import { APISERVER_PACKAGE } from './package-info.js';
 
 const PLUGIN_NAME = APISERVER_NAME;
 
@@ -16,11 +17,11 @@ export type ApiServerPluginOptions = PluginOptions<typeof plugin>;
 export type { ApiServerInfo } from '@skiff/kernel';
 
 const plugin = definePlugin({
+  ...APISERVER_PACKAGE,
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   provides: ['resourceRegistry', 'initializerRegistry', 'apiExtensions', 'apiHandler', 'apiServerInfo'],
   needs: ['store'],
+  wants: ['nodeConnections', 'adminCredential'],
   options: {
     type: 'object',
     properties: {

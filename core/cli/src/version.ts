@@ -1,1 +1,4 @@
-export const CLI_VERSION = '0.1.0';
+import { cliPackage } from './new/package-root.js';
+
+/** The CLI's version: its package.json's, read at start. */
+export const CLI_VERSION = cliPackage().version;

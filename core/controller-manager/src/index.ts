@@ -14,5 +14,13 @@ export { canonicalJson } from './canonical-json.js';
 export { templateHash } from './template-hash.js';
 export { ownedPodEventHandlers, type OwnedPodEventsOptions, type PodEventHandlers, type PodOwner } from './pod-events.js';
 export { trackWork } from './track.js';
+export {
+  controllerPlugin,
+  type ControllerFactory,
+  type ControllerOptionsSchema,
+  type ControllerPluginDefinition,
+  type ControllerPluginOptions,
+  type RunnableController,
+} from './controller-plugin.js';
 export { runWhenSynced, type RunWhenSyncedOptions } from './run-when-synced.js';
 export { isPodActive } from './active-pods.js';

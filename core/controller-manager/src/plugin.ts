@@ -1,5 +1,5 @@
 import { assertCanI, createLoopbackClient } from '@skiff/client';
-import { definePlugin, LIFECYCLE_STAGE } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, packageInfo } from '@skiff/kernel';
 import type { UserInfo } from '@skiff/api';
 import { ControllerManager } from './manager.js';
 import { controllerManagerOptionsSchema } from './options.js';
@@ -18,9 +18,8 @@ export const CONTROLLER_MANAGER_USER: UserInfo = Object.freeze({
  * server in this process through the loopback client, so every request still runs the full pipeline.
  */
 export default definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   needs: ['apiHandler'],
   options: controllerManagerOptionsSchema,
   apply(kernel, options) {

@@ -1,6 +1,7 @@
 export { Kernel, KERNEL_VERSION, type KernelOptions, type LoadedPlugin } from './kernel.js';
 export { createHooks, LIFECYCLE_STAGE, ADMISSION_STAGE, CHAIN_STAGE, AUTHORIZE_STAGE, type Hooks } from './hooks.js';
 export { definePlugin, definePreset, type SkiffPlugin, type SkiffPreset, type PluginSpec, type PluginDefinition, type PluginOptions } from './plugin.js';
+export { packageInfo, type PackageInfo } from './package-info.js';
 export { checkOptions, type OptionsSchema, type OptionsOf } from './options.js';
 export type { Components, ComponentName, ApiServerInfo, AdminCredential } from './components.js';
 export { loadConfig, checkConfig, defineConfig, CONFIG_DEFAULTS, type SkiffConfig, type ResolvedConfig } from './config.js';

@@ -113,6 +113,45 @@ describe('component contracts', () => {
     await expect(kernel.start()).rejects.toThrow('plugin "forgetful" says it provides component "apiServerInfo" but did not register it');
   });
 
+  it('lets a plugin resolve only the components it declared, naming plugin and component at start', async () => {
+    const seen: unknown[] = [];
+    const provider = plugin('provider', {
+      provides: ['apiServerInfo', 'adminCredential'],
+      apply(kernel: Kernel) {
+        kernel.hooks.components.tap('provider', () => {
+          kernel.provide('apiServerInfo', { url: 'https://127.0.0.1:6443' } as never);
+          kernel.provide('adminCredential', { token: 't' });
+        });
+        // A plugin may resolve what it provides, and the kernel's own components.
+        kernel.lifecycle('provider', 0, { start: () => void seen.push(kernel.resolve('apiServerInfo').url, kernel.resolve('config').nodes) });
+      },
+    });
+    const declared = plugin('declared', {
+      needs: ['apiServerInfo'],
+      wants: ['adminCredential'],
+      apply(kernel: Kernel) {
+        kernel.lifecycle('declared', 1, { start: () => void seen.push(kernel.resolve('apiServerInfo').url, kernel.resolve('adminCredential').token) });
+      },
+    });
+    await quiet().use(provider).use(declared).start();
+    expect(seen).toEqual(['https://127.0.0.1:6443', 1, 'https://127.0.0.1:6443', 't']);
+
+    const undeclared = plugin('undeclared', {
+      apply(kernel: Kernel) {
+        kernel.lifecycle('undeclared', 1, { start: () => void kernel.resolve('adminCredential') });
+      },
+    });
+    const kernel = quiet().use(provider).use(undeclared);
+    await expect(kernel.start()).rejects.toThrow(
+      expect.objectContaining({
+        code: 'SKIFF_ERR_KERNEL_COMPONENT_UNDECLARED',
+        message: `plugin "undeclared" resolves component "adminCredential" without declaring it; add it to the plugin's needs (or wants, if it copes without it)`,
+      }),
+    );
+    // Outside plugins (the CLI, tests) the kernel resolves any component.
+    expect(kernel.resolve('adminCredential')).toEqual({ token: 't' });
+  });
+
   it('names who provides a component that is asked for too early', () => {
     const kernel = quiet().use(plugin('late', { provides: ['apiHandler'] }));
     expect(() => kernel.resolve('apiHandler')).toThrow('no component "apiHandler" is registered (plugin "late" provides it once it has started)');

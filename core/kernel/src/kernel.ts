@@ -5,12 +5,16 @@ import { createHooks, type Hooks } from './hooks.js';
 import { applyPlugin, namePluginsInErrors } from './tap-errors.js';
 import { KernelError } from './errors.js';
 import { checkOptions } from './options.js';
+import { packageVersion } from './package-info.js';
 import { CONFIG_DEFAULTS, type ResolvedConfig } from './config.js';
 import type { SkiffPlugin } from './plugin.js';
 import type { ComponentName, Components } from './components.js';
 import type { Logger } from './types/logger.js';
 
-export const KERNEL_VERSION = '0.1.0';
+export const KERNEL_VERSION = packageVersion(new URL('../package.json', import.meta.url)).version;
+
+/** Components the kernel registers itself; every plugin may resolve them without declaring them. */
+const KERNEL_COMPONENTS: readonly ComponentName[] = ['kernel', 'config', 'logger'];
 
 export interface LoadedPlugin {
   plugin: SkiffPlugin<any>;
@@ -68,7 +72,7 @@ export class Kernel {
       throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name, detail: `takes no options (got ${Object.keys(options as object).join(', ')})` });
     }
     this.plugins.set(plugin.name, { plugin, options: checked });
-    applyPlugin(plugin, this, checked as O);
+    applyPlugin(plugin, this.viewFor(plugin), checked as O);
     return this;
   }
 
@@ -187,6 +191,20 @@ export class Kernel {
         if (!this.container.hasRegistration(component)) throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_NOT_PROVIDED', { name: plugin.name, component });
       }
     }
+  }
+
+  /**
+   * The kernel as one plugin's `apply` (and every tap it registers) sees it: the same kernel, except that
+   * `resolve` reaches only the components the plugin declared, so its declarations are the whole truth about
+   * what it uses.
+   */
+  private viewFor(plugin: SkiffPlugin<any>): Kernel {
+    const declared = new Set<string>([...KERNEL_COMPONENTS, ...(plugin.needs ?? []), ...(plugin.wants ?? []), ...(plugin.provides ?? [])]);
+    const resolve = (name: string): unknown => {
+      if (!declared.has(name)) throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_UNDECLARED', { name: plugin.name, component: name });
+      return Kernel.prototype.resolve.call(this, name);
+    };
+    return new Proxy(this, { get: (target, key, receiver) => (key === 'resolve' ? resolve : Reflect.get(target, key, receiver)) });
   }
 
   private providerHint(component: string): string {

@@ -18,8 +18,15 @@ export interface SkiffPlugin<Options = Record<string, unknown>> {
   provides?: ComponentName[];
   /** Shared components this plugin resolves; start fails at once, naming it, when no loaded plugin provides one. */
   needs?: ComponentName[];
+  /** Shared components this plugin resolves only when some plugin provides them (it asks `kernel.hasComponent` first). */
+  wants?: ComponentName[];
   /** Checked when the plugin loads; defaults are filled in before `apply` sees the options. */
   options?: OptionsSchema;
+  /**
+   * Registers the plugin's taps and components. The kernel it is handed resolves only the components the plugin
+   * declared (`needs`, `wants`, `provides`) and the kernel's own (`kernel`, `config`, `logger`); any other name is
+   * SKIFF_ERR_KERNEL_COMPONENT_UNDECLARED.
+   */
   apply(kernel: Kernel, options: Options): void;
 }
 

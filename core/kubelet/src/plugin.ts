@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE, type Kernel, type NetworkFactory, type RuntimeFactory, type VolumePlugin } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, packageInfo, type Kernel, type NetworkFactory, type RuntimeFactory, type VolumePlugin } from '@skiff/kernel';
 import { KubeletError } from './errors.js';
 import { Kubelet } from './kubelet.js';
 import { PLUGIN_NAME } from './names.js';
@@ -24,9 +24,8 @@ export function collectNodePlugins(kernel: Kernel) {
  * offers the API server its pods' logs, exec, attach and port-forward through `nodeConnections`.
  */
 export const kubeletPlugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   needs: ['apiHandler'],
   provides: ['nodeConnections'],
   options: kubeletOptionsSchema,

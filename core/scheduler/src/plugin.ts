@@ -1,5 +1,5 @@
 import { assertCanI, createLoopbackClient, EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
-import { definePlugin, LIFECYCLE_STAGE, type Kernel } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, packageInfo, type Kernel } from '@skiff/kernel';
 import { nodeReady } from './builtin/node-ready.js';
 import { nodeUnschedulable } from './builtin/node-unschedulable.js';
 import { buildProfile } from './framework/profile.js';
@@ -30,9 +30,8 @@ export function collectSchedulerPlugins(kernel: Kernel): PluginRegistry {
  * system:kube-scheduler.
  */
 export const schedulerPlugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   provides: ['scheduler'],
   needs: ['apiHandler'],
   options: schedulerOptionsSchema,

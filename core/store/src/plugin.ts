@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE, type PluginOptions } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { openLmdbStore, type LmdbStore } from './lmdb-store.js';
 import type { Store } from './types.js';
 import { STORE_DEFAULTS } from './options.js';
@@ -17,9 +17,8 @@ export type StorePluginOptions = PluginOptions<typeof plugin>;
 
 /** Opens the LMDB store before the API server starts and provides it to the kernel as `store`. */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   provides: ['store'],
   options: {
     type: 'object',

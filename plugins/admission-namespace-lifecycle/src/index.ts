@@ -1,5 +1,5 @@
 import { errors, type Namespace } from '@skiff/api';
-import { ADMISSION_STAGE, AdmissionError, definePlugin, type PluginOptions } from '@skiff/kernel';
+import { ADMISSION_STAGE, AdmissionError, definePlugin, packageInfo, type PluginOptions } from '@skiff/kernel';
 
 export const PLUGIN_NAME = '@skiff/plugin-admission-namespace-lifecycle';
 
@@ -8,9 +8,8 @@ export const PLUGIN_NAME = '@skiff/plugin-admission-namespace-lifecycle';
  * or is being terminated, and the system namespaces cannot be deleted.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: {
     type: 'object',
     properties: {

@@ -1,5 +1,5 @@
 import type { Pod, PodSpec } from '@skiff/api';
-import { ADMISSION_STAGE, definePlugin, isAdmissionFor, type AdmissionRequest, type PluginOptions } from '@skiff/kernel';
+import { ADMISSION_STAGE, definePlugin, isAdmissionFor, packageInfo, type AdmissionRequest, type PluginOptions } from '@skiff/kernel';
 import { ServiceAccountAdmissionError } from './errors.js';
 import { findServiceAccount } from './lookup.js';
 import { DEFAULT_SERVICE_ACCOUNT, ENFORCE_MOUNTABLE_SECRETS_ANNOTATION, MIRROR_POD_ANNOTATION, PLUGIN_NAME } from './names.js';
@@ -30,9 +30,8 @@ function refuse(request: AdmissionRequest, refusal: Refusal | undefined): void {
  * projected volume with a bound API token, the cluster CA and its namespace, mounted in every container.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: {
     type: 'object',
     properties: {

@@ -1,6 +1,6 @@
 import { errors, fieldErrors, parseJsonPath, type StatusCause } from '@skiff/api';
 import { createLoopbackClient } from '@skiff/client';
-import { ADMISSION_STAGE, definePlugin, LIFECYCLE_STAGE } from '@skiff/kernel';
+import { ADMISSION_STAGE, definePlugin, LIFECYCLE_STAGE, packageInfo } from '@skiff/kernel';
 import type { CustomResourceDefinition } from './crd.js';
 import { APIEXTENSIONS_USER, CLEANUP_FINALIZER, PLUGIN_NAME } from './names.js';
 import { checkSchema } from './schema/index.js';
@@ -17,10 +17,9 @@ const isCrd = (resource: { group: string; resource: string }) => resource.group 
  * structural schema (CEL rules included), and deleting a CRD deletes its custom resources.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
-  needs: ['resourceRegistry'],
+  needs: ['resourceRegistry', 'apiHandler'],
   apply(kernel) {
     const abort = new AbortController();
 

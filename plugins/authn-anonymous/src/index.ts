@@ -1,4 +1,4 @@
-import { CHAIN_STAGE, definePlugin, type AuthnRequest } from '@skiff/kernel';
+import { CHAIN_STAGE, definePlugin, packageInfo, type AuthnRequest } from '@skiff/kernel';
 
 export const PLUGIN_NAME = '@skiff/plugin-authn-anonymous';
 
@@ -21,9 +21,8 @@ export function carriesCredentials(request: AuthnRequest): boolean {
  * (an unknown token, a foreign certificate) stays a 401.
  */
 export default definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: { type: 'object', properties: {}, additionalProperties: false },
   apply(kernel) {
     kernel.hooks.authenticate.tap({ name: PLUGIN_NAME, stage: CHAIN_STAGE.ANONYMOUS }, (request) => {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { CHAIN_STAGE, definePlugin, LIFECYCLE_STAGE, type PluginOptions } from '@skiff/kernel';
+import { CHAIN_STAGE, definePlugin, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { ServiceAccountTokenAuthenticator } from './authenticator.js';
 import { defaultJwksUri, discoveryRoutes } from './discovery.js';
 import { ensureSigningKey } from './keys.js';
@@ -13,9 +13,8 @@ import { tokenRequestHandler } from './token-request.js';
  * and the account (and the pod, secret or node they are bound to) still exists.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   needs: ['apiExtensions'],
   options: {
     type: 'object',

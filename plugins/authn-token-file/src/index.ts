@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { UserInfo } from '@skiff/api';
-import { CHAIN_STAGE, definePlugin, KernelError, type PluginOptions } from '@skiff/kernel';
+import { CHAIN_STAGE, definePlugin, KernelError, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { formatTokenLine, parseTokenFile } from './tokens.js';
 
 export const PLUGIN_NAME = '@skiff/plugin-authn-token-file';
@@ -14,9 +14,8 @@ const ADMIN: UserInfo = { username: 'admin', uid: 'admin', groups: ['system:mast
  * whose token is in the file authenticate as that user; an unknown token is rejected with a reason.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: {
     type: 'object',
     properties: {

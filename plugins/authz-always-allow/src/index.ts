@@ -1,4 +1,4 @@
-import { AUTHORIZE_STAGE, definePlugin } from '@skiff/kernel';
+import { AUTHORIZE_STAGE, definePlugin, packageInfo } from '@skiff/kernel';
 
 export const PLUGIN_NAME = '@skiff/plugin-authz-always-allow';
 
@@ -13,9 +13,8 @@ const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
  * (authz-public-info: health checks and the version), and 403 elsewhere.
  */
 export default definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   apply(kernel) {
     kernel.hooks.authorize.tap({ name: PLUGIN_NAME, stage: AUTHORIZE_STAGE.CATCH_ALL }, (attributes) =>
       attributes.user.groups.includes(UNAUTHENTICATED_GROUP) ? undefined : { decision: 'allow', reason: 'always-allow authorizer' },

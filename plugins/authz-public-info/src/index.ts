@@ -1,4 +1,4 @@
-import { AUTHORIZE_STAGE, definePlugin, type PluginOptions } from '@skiff/kernel';
+import { AUTHORIZE_STAGE, definePlugin, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { DISCOVERY_PATHS, NON_RESOURCE_URL_PATTERN, PUBLIC_INFO_PATHS, pathMatcher } from './paths.js';
 
 export const PLUGIN_NAME = '@skiff/plugin-authz-public-info';
@@ -9,9 +9,8 @@ export const PLUGIN_NAME = '@skiff/plugin-authz-public-info';
  * from this authorizer.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: {
     type: 'object',
     properties: {

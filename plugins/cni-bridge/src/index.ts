@@ -1,4 +1,4 @@
-import { definePlugin, KernelError, type NetworkFactory, type OptionsOf, type OptionsSchema } from '@skiff/kernel';
+import { definePlugin, KernelError, packageInfo, type NetworkFactory, type OptionsOf, type OptionsSchema } from '@skiff/kernel';
 import { parseCidr } from './cidr.js';
 import { NETWORK_NAME, PLUGIN_NAME } from './names.js';
 import { BridgeNetwork } from './network.js';
@@ -52,9 +52,8 @@ function checkCidrOptions(options: CniBridgeOptions): void {
 
 /** Registers the `bridge` pod network: the standard CNI plugins (bridge, host-local, portmap, loopback) per node. */
 export default definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: optionsSchema,
   apply(kernel, options) {
     checkCidrOptions(options);

@@ -1,34 +1,23 @@
-import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, type PluginOptions } from '@skiff/kernel';
+import { controllerPlugin } from '@skiff/controller-manager';
+import { packageInfo, type PluginOptions } from '@skiff/kernel';
 import { DaemonSetController } from './controller.js';
 import { CONTROLLER_NAME, NODE_AFFINITY_FILTER, PLUGIN_NAME } from './names.js';
 import { nodeAffinityFilter } from './node-affinity-filter.js';
 
 /** The DaemonSet controller: one pod per eligible node, rolling updates, history and status. */
-const plugin = definePlugin({
+const plugin = controllerPlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
+  workers: 'DaemonSets synced in parallel',
   options: {
-    type: 'object',
-    properties: {
-      workers: { type: 'integer', minimum: 1, description: "DaemonSets synced in parallel (default: the controller manager's workers)" },
-      nodeAffinityFilter: {
-        type: 'boolean',
-        default: true,
-        description: 'register the scheduler filter NodeAffinity (nodeSelector and required node affinity) unless a plugin of that name is already registered',
-      },
+    nodeAffinityFilter: {
+      type: 'boolean',
+      default: true,
+      description: 'register the scheduler filter NodeAffinity (nodeSelector and required node affinity) unless a plugin of that name is already registered',
     },
   },
+  controllers: () => ({ [CONTROLLER_NAME]: (ctx) => new DaemonSetController(ctx) }),
   apply(kernel, options) {
-    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
-      registry.register({
-        name: CONTROLLER_NAME,
-        start(ctx) {
-          trackWork(ctx, new DaemonSetController(ctx).run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-    });
     if (options.nodeAffinityFilter !== false) {
       kernel.hooks.schedulerPlugins.tap(PLUGIN_NAME, (registry) => {
         if (!registry.get(NODE_AFFINITY_FILTER)) registry.register(nodeAffinityFilter);

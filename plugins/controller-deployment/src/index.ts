@@ -1,29 +1,14 @@
-import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, type PluginOptions } from '@skiff/kernel';
+import { controllerPlugin } from '@skiff/controller-manager';
+import { packageInfo, type PluginOptions } from '@skiff/kernel';
 import { DeploymentController } from './controller.js';
 import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
 
 /** The Deployment controller: rolls Deployments out as ReplicaSets. */
-const plugin = definePlugin({
+const plugin = controllerPlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
-  options: {
-    type: 'object',
-    properties: {
-      workers: { type: 'integer', minimum: 1, description: "Deployments synced in parallel (default: the controller manager's workers)" },
-    },
-  },
-  apply(kernel, options) {
-    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
-      registry.register({
-        name: CONTROLLER_NAME,
-        start(ctx) {
-          trackWork(ctx, new DeploymentController(ctx).run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-    });
-  },
+  workers: 'Deployments synced in parallel',
+  controllers: () => ({ [CONTROLLER_NAME]: (ctx) => new DeploymentController(ctx) }),
 });
 export default plugin;
 

@@ -1,29 +1,14 @@
-import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, type PluginOptions } from '@skiff/kernel';
+import { controllerPlugin } from '@skiff/controller-manager';
+import { packageInfo, type PluginOptions } from '@skiff/kernel';
 import { EndpointsController } from './controller.js';
 import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
 
 /** The Endpoints controller: the core/v1 Endpoints of each Service with a selector, from its pods. */
-const plugin = definePlugin({
+const plugin = controllerPlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
-  options: {
-    type: 'object',
-    properties: {
-      workers: { type: 'integer', minimum: 1, description: "Services synced in parallel (default: the controller manager's workers)" },
-    },
-  },
-  apply(kernel, options) {
-    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
-      registry.register({
-        name: CONTROLLER_NAME,
-        start(ctx) {
-          trackWork(ctx, new EndpointsController(ctx).run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-    });
-  },
+  workers: 'Services synced in parallel',
+  controllers: () => ({ [CONTROLLER_NAME]: (ctx) => new EndpointsController(ctx) }),
 });
 export default plugin;
 

@@ -1,36 +1,24 @@
-import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, type PluginOptions } from '@skiff/kernel';
+import { controllerPlugin } from '@skiff/controller-manager';
+import { packageInfo, type PluginOptions } from '@skiff/kernel';
 import { EndpointSliceController } from './controller.js';
 import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, MAX_ENDPOINTS_PER_SLICE_LIMIT, PLUGIN_NAME } from './names.js';
 
 /** The EndpointSlice controller: discovery.k8s.io/v1 EndpointSlices that follow the pods of each Service. */
-const plugin = definePlugin({
+const plugin = controllerPlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
+  workers: 'Services synced in parallel',
   options: {
-    type: 'object',
-    properties: {
-      workers: { type: 'integer', minimum: 1, description: "Services synced in parallel (default: the controller manager's workers)" },
-      maxEndpointsPerSlice: {
-        type: 'integer',
-        minimum: 1,
-        maximum: MAX_ENDPOINTS_PER_SLICE_LIMIT,
-        description: `Endpoints per EndpointSlice at most (default ${DEFAULT_MAX_ENDPOINTS_PER_SLICE})`,
-      },
+    maxEndpointsPerSlice: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_ENDPOINTS_PER_SLICE_LIMIT,
+      description: `Endpoints per EndpointSlice at most (default ${DEFAULT_MAX_ENDPOINTS_PER_SLICE})`,
     },
   },
-  apply(kernel, options) {
-    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
-      registry.register({
-        name: CONTROLLER_NAME,
-        start(ctx) {
-          const controller = new EndpointSliceController(ctx, { maxEndpointsPerSlice: options.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE });
-          trackWork(ctx, controller.run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-    });
-  },
+  controllers: (options) => ({
+    [CONTROLLER_NAME]: (ctx) => new EndpointSliceController(ctx, { maxEndpointsPerSlice: options.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE }),
+  }),
 });
 export default plugin;
 

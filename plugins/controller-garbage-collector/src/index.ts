@@ -1,47 +1,30 @@
-import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, KernelError, type PluginOptions } from '@skiff/kernel';
+import { controllerPlugin } from '@skiff/controller-manager';
+import { KernelError, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { GarbageCollector } from './collector.js';
 import { CONTROLLER_NAME, DEFAULT_RESOURCES, PLUGIN_NAME } from './names.js';
 import { resolveResources } from './resources.js';
 
 /** The garbage collector: deletes objects whose owners are gone, and carries out orphan and foreground deletion. */
-const plugin = definePlugin({
+const plugin = controllerPlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
+  workers: 'Workers per queue, for dependents and for finalizing owners',
   options: {
-    type: 'object',
-    properties: {
-      workers: {
-        type: 'integer',
-        minimum: 1,
-        description: "Workers per queue, for dependents and for finalizing owners (default: the controller manager's workers)",
-      },
-      resources: {
-        type: 'array',
-        items: { type: 'string' },
-        default: [...DEFAULT_RESOURCES],
-        description:
-          'Resources whose objects may carry ownerReferences or be owners: plural names, optionally with their group ("pods", "replicasets.apps", …)',
-      },
+    resources: {
+      type: 'array',
+      items: { type: 'string' },
+      default: [...DEFAULT_RESOURCES],
+      description: 'Resources whose objects may carry ownerReferences or be owners: plural names, optionally with their group ("pods", "replicasets.apps", …)',
     },
   },
-  apply(kernel, options) {
+  controllers(options) {
     let resources: ReturnType<typeof resolveResources>;
     try {
       resources = resolveResources(options.resources);
     } catch (err) {
       throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: (err as Error).message });
     }
-    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
-      registry.register({
-        name: CONTROLLER_NAME,
-        start(ctx) {
-          const collector = new GarbageCollector(ctx, resources);
-          trackWork(ctx, collector.run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-    });
+    return { [CONTROLLER_NAME]: (ctx) => new GarbageCollector(ctx, resources) };
   },
 });
 export default plugin;

@@ -1,6 +1,6 @@
-import { trackWork } from '@skiff/controller-manager';
+import { controllerPlugin } from '@skiff/controller-manager';
 import { JobError } from './errors.js';
-import { definePlugin, type PluginOptions } from '@skiff/kernel';
+import { packageInfo, type PluginOptions } from '@skiff/kernel';
 import { CronJobController } from './cronjob-controller.js';
 import { JobController } from './job-controller.js';
 import {
@@ -14,55 +14,30 @@ import {
 import { TtlAfterFinishedController } from './ttl-controller.js';
 
 /** The Job, CronJob and ttl-after-finished controllers. */
-const plugin = definePlugin({
+const plugin = controllerPlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
+  workers: 'Jobs, CronJobs and expiring Jobs synced in parallel, each',
   options: {
-    type: 'object',
-    properties: {
-      workers: {
-        type: 'integer',
-        minimum: 1,
-        description: "Jobs, CronJobs and expiring Jobs synced in parallel, each (default: the controller manager's workers)",
-      },
-      podFailureBackoffMs: {
-        type: 'integer',
-        minimum: 0,
-        default: DEFAULT_POD_FAILURE_BACKOFF_MS,
-        description: 'delay before a failed Job pod is replaced, doubled for each further failure since the last success',
-      },
-      maxPodFailureBackoffMs: { type: 'integer', minimum: 0, default: MAX_POD_FAILURE_BACKOFF_MS, description: 'the longest such delay' },
-      defaultTimeZone: {
-        type: 'string',
-        description: "time zone of CronJob schedules without timeZone or CRON_TZ (default: the process's local time zone)",
-      },
+    podFailureBackoffMs: {
+      type: 'integer',
+      minimum: 0,
+      default: DEFAULT_POD_FAILURE_BACKOFF_MS,
+      description: 'delay before a failed Job pod is replaced, doubled for each further failure since the last success',
+    },
+    maxPodFailureBackoffMs: { type: 'integer', minimum: 0, default: MAX_POD_FAILURE_BACKOFF_MS, description: 'the longest such delay' },
+    defaultTimeZone: {
+      type: 'string',
+      description: "time zone of CronJob schedules without timeZone or CRON_TZ (default: the process's local time zone)",
     },
   },
-  apply(kernel, options) {
+  controllers(options) {
     if (options.defaultTimeZone !== undefined) checkTimeZone(options.defaultTimeZone);
-    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
-      registry.register({
-        name: JOB_CONTROLLER_NAME,
-        start(ctx) {
-          const controller = new JobController(ctx, { backoffBaseMs: options.podFailureBackoffMs, backoffMaxMs: options.maxPodFailureBackoffMs });
-          trackWork(ctx, controller.run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-      registry.register({
-        name: CRONJOB_CONTROLLER_NAME,
-        start(ctx) {
-          const controller = new CronJobController(ctx, options.defaultTimeZone ? { defaultTimeZone: options.defaultTimeZone } : {});
-          trackWork(ctx, controller.run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-      registry.register({
-        name: TTL_CONTROLLER_NAME,
-        start(ctx) {
-          trackWork(ctx, new TtlAfterFinishedController(ctx).run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-    });
+    return {
+      [JOB_CONTROLLER_NAME]: (ctx) => new JobController(ctx, { backoffBaseMs: options.podFailureBackoffMs, backoffMaxMs: options.maxPodFailureBackoffMs }),
+      [CRONJOB_CONTROLLER_NAME]: (ctx) => new CronJobController(ctx, options.defaultTimeZone ? { defaultTimeZone: options.defaultTimeZone } : {}),
+      [TTL_CONTROLLER_NAME]: (ctx) => new TtlAfterFinishedController(ctx),
+    };
   },
 });
 export default plugin;

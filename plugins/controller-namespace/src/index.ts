@@ -1,32 +1,18 @@
-import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, type PluginOptions } from '@skiff/kernel';
+import { controllerPlugin } from '@skiff/controller-manager';
+import { packageInfo, type PluginOptions } from '@skiff/kernel';
 import { NamespaceController } from './controller.js';
 import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
 
 /** The namespace controller: empties a namespace being deleted, then removes its `kubernetes` finalizer. */
-const plugin = definePlugin({
+const plugin = controllerPlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   needs: ['resourceRegistry'],
-  options: {
-    type: 'object',
-    properties: {
-      workers: { type: 'integer', minimum: 1, description: "Namespaces worked on at once (default: the controller manager's workers)" },
-    },
-  },
-  apply(kernel, options) {
-    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
-      registry.register({
-        name: CONTROLLER_NAME,
-        start(ctx) {
-          // The API server's registry, asked at every pass, says which kinds a namespace can hold.
-          const controller = new NamespaceController(ctx, kernel.resolve('resourceRegistry'));
-          trackWork(ctx, controller.run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-    });
-  },
+  workers: 'Namespaces worked on at once',
+  controllers: (_options, kernel) => ({
+    // The API server's registry, asked at every pass, says which kinds a namespace can hold.
+    [CONTROLLER_NAME]: (ctx) => new NamespaceController(ctx, kernel.resolve('resourceRegistry')),
+  }),
 });
 export default plugin;
 

@@ -1,35 +1,22 @@
-import { trackWork } from '@skiff/controller-manager';
-import { definePlugin, type PluginOptions } from '@skiff/kernel';
+import { controllerPlugin } from '@skiff/controller-manager';
+import { packageInfo, type PluginOptions } from '@skiff/kernel';
 import { clusterCaPem } from './ca.js';
 import { RootCaPublisher } from './controller.js';
 import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
 
 /** Publishes the cluster CA as the kube-root-ca.crt ConfigMap in every namespace. */
-const plugin = definePlugin({
+const plugin = controllerPlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
+  wants: ['apiServerInfo'],
+  workers: 'Namespaces worked on at once',
   options: {
-    type: 'object',
-    properties: {
-      caFile: {
-        type: 'string',
-        description: "The CA certificate (PEM) to publish; relative paths are taken from the data dir (default: the CA of this process's API server)",
-      },
-      workers: { type: 'integer', minimum: 1, description: "Namespaces worked on at once (default: the controller manager's workers)" },
+    caFile: {
+      type: 'string',
+      description: "The CA certificate (PEM) to publish; relative paths are taken from the data dir (default: the CA of this process's API server)",
     },
   },
-  apply(kernel, options) {
-    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
-      registry.register({
-        name: CONTROLLER_NAME,
-        start(ctx) {
-          const publisher = new RootCaPublisher(ctx, clusterCaPem(kernel, options.caFile));
-          trackWork(ctx, publisher.run(options.workers ?? ctx.workers ?? 2));
-        },
-      });
-    });
-  },
+  controllers: (options, kernel) => ({ [CONTROLLER_NAME]: (ctx) => new RootCaPublisher(ctx, clusterCaPem(kernel, options.caFile)) }),
 });
 export default plugin;
 

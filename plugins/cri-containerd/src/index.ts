@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { definePlugin, type RuntimeFactory } from '@skiff/kernel';
+import { definePlugin, packageInfo, type RuntimeFactory } from '@skiff/kernel';
 import { CriClient } from './cri-client.js';
 import { ContainerdDaemon } from './daemon.js';
 import { importImageArchive } from './images.js';
@@ -52,9 +52,8 @@ export function containerdRuntimeFactory(options: ContainerdRuntimeOptions): Run
 
 /** Registers the containerd container runtime with the kubelet. */
 export default definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: optionsSchema,
   apply(kernel, options) {
     kernel.hooks.runtimes.tap(PLUGIN_NAME, (registry) => registry.register(containerdRuntimeFactory(options)));

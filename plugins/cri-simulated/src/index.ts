@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { definePlugin, type RuntimeFactory } from '@skiff/kernel';
+import { definePlugin, packageInfo, type RuntimeFactory } from '@skiff/kernel';
 import { RUNTIME_DATA_FOLDER, RUNTIME_NAME, PLUGIN_NAME } from './names.js';
 import { optionsSchema, type SimulatedRuntimeOptions } from './options.js';
 import { SimulatedRuntime } from './runtime.js';
@@ -19,9 +19,8 @@ export function simulatedRuntimeFactory(options: SimulatedRuntimeOptions): Runti
 
 /** Registers the simulated container runtime with the kubelet. */
 export default definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: optionsSchema,
   apply(kernel, options) {
     kernel.hooks.runtimes.tap(PLUGIN_NAME, (registry) => registry.register(simulatedRuntimeFactory(options)));

@@ -1,8 +1,11 @@
+import { packageInfo } from '@skiff/kernel';
+
 export const PLUGIN_NAME = '@skiff/plugin-cri-simulated';
 
 /** The name nodes pick this runtime by (kubelet option `runtime`), and the containerID scheme. */
 export const RUNTIME_NAME = 'simulated';
-export const RUNTIME_VERSION = '0.1.0';
+/** The runtime's version: its package's. */
+export const RUNTIME_VERSION = packageInfo(new URL('../package.json', import.meta.url)).version;
 
 /** The runtime's own folder in the node's data folder (containers' logs when the kubelet's log folder cannot be written). */
 export const RUNTIME_DATA_FOLDER = 'cri-simulated';

@@ -1,4 +1,4 @@
-import { definePlugin, type NetworkFactory, type OptionsOf, type OptionsSchema } from '@skiff/kernel';
+import { definePlugin, packageInfo, type NetworkFactory, type OptionsOf, type OptionsSchema } from '@skiff/kernel';
 import { nodeSubnet } from './cidr.js';
 import { NETWORK_NAME, PLUGIN_NAME } from './names.js';
 import { IpamNetwork } from './network.js';
@@ -28,9 +28,8 @@ export function ipamNetworkFactory(options: IpamOptions): NetworkFactory {
 
 /** Registers the host-local style pod network with the kubelet. */
 export default definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: optionsSchema,
   apply(kernel, options) {
     kernel.hooks.networks.tap(PLUGIN_NAME, (registry) => registry.register(ipamNetworkFactory(options)));

@@ -1,4 +1,4 @@
-import { definePlugin } from '@skiff/kernel';
+import { definePlugin, packageInfo } from '@skiff/kernel';
 import { createResourcesFit } from './fit.js';
 import { PLUGIN_NAME } from './names.js';
 import { optionsSchema } from './options.js';
@@ -7,9 +7,8 @@ export { optionsSchema } from './options.js';
 
 /** Registers the NodeResourcesFit filter with the scheduler. */
 export default definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: optionsSchema,
   apply(kernel, options) {
     kernel.hooks.schedulerPlugins.tap(PLUGIN_NAME, (registry) => registry.register(createResourcesFit(options)));

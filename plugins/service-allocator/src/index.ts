@@ -1,5 +1,5 @@
 import { EventRecorderImpl, createLoopbackClient } from '@skiff/client';
-import { definePlugin, LIFECYCLE_STAGE, type ApiClient, type PluginOptions } from '@skiff/kernel';
+import { definePlugin, LIFECYCLE_STAGE, packageInfo, type ApiClient, type PluginOptions } from '@skiff/kernel';
 import { advertisedAddress } from './address.js';
 import { ServiceAllocator } from './allocator.js';
 import { ServiceCIDR } from './cidr.js';
@@ -22,9 +22,8 @@ const STAGE = LIFECYCLE_STAGE.API_SERVER + 50;
  * request path; a repair loop; and the `kubernetes` Service with its Endpoints and EndpointSlice.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   needs: ['apiHandler', 'apiServerInfo'],
   options: {
     type: 'object',

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createLoopbackClient } from '@skiff/client';
-import { trackWork } from '@skiff/controller-manager';
-import { ADMISSION_STAGE, definePlugin, type ApiClient, type PluginOptions } from '@skiff/kernel';
+import { controllerPlugin } from '@skiff/controller-manager';
+import { ADMISSION_STAGE, packageInfo, type ApiClient, type PluginOptions } from '@skiff/kernel';
 import type { UserInfo } from '@skiff/api';
 import { admitStorage } from './admission.js';
 import { PersistentVolumeBinder } from './controller.js';
@@ -18,39 +18,45 @@ const APISERVER_USER: UserInfo = Object.freeze({
 });
 
 /** Local volumes: a default StorageClass, PersistentVolumes provisioned as host directories, and claims bound to them. */
-const plugin = definePlugin({
+const plugin = controllerPlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
+  needs: ['apiHandler'],
+  workers: 'Claims and volumes synced at once',
   options: {
-    type: 'object',
-    properties: {
-      storageClassName: {
-        type: 'string',
-        minLength: 1,
-        default: DEFAULT_STORAGE_CLASS_NAME,
-        description: 'Name of the default StorageClass created at start',
-      },
-      createStorageClass: { type: 'boolean', default: true, description: 'Create the default StorageClass at start unless one of that name exists' },
-      volumesDir: {
-        type: 'string',
-        minLength: 1,
-        default: 'volumes',
-        description: 'Folder holding one directory per provisioned volume; relative to the data dir',
-      },
-      defaultStorageClassAdmission: {
-        type: 'boolean',
-        default: true,
-        description: 'Give claims created without storageClassName the default class (the DefaultStorageClass admission plugin)',
-      },
-      protection: {
-        type: 'boolean',
-        default: true,
-        description: 'Put kubernetes.io/pvc-protection and kubernetes.io/pv-protection on new claims and volumes (StorageObjectInUseProtection)',
-      },
-      workers: { type: 'integer', minimum: 1, description: "Claims and volumes synced at once (default: the controller manager's workers)" },
+    storageClassName: {
+      type: 'string',
+      minLength: 1,
+      default: DEFAULT_STORAGE_CLASS_NAME,
+      description: 'Name of the default StorageClass created at start',
+    },
+    createStorageClass: { type: 'boolean', default: true, description: 'Create the default StorageClass at start unless one of that name exists' },
+    volumesDir: {
+      type: 'string',
+      minLength: 1,
+      default: 'volumes',
+      description: 'Folder holding one directory per provisioned volume; relative to the data dir',
+    },
+    defaultStorageClassAdmission: {
+      type: 'boolean',
+      default: true,
+      description: 'Give claims created without storageClassName the default class (the DefaultStorageClass admission plugin)',
+    },
+    protection: {
+      type: 'boolean',
+      default: true,
+      description: 'Put kubernetes.io/pvc-protection and kubernetes.io/pv-protection on new claims and volumes (StorageObjectInUseProtection)',
     },
   },
+  controllers: (options, kernel) => ({
+    [CONTROLLER_NAME]: async (ctx) => {
+      if (options.createStorageClass && (await ensureStorageClass(ctx.client, defaultClassObject(options.storageClassName, PROVISIONER)))) {
+        ctx.logger.info({ storageClass: options.storageClassName }, 'created the default StorageClass');
+      }
+      const directories = new HostDirectories(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir, options.volumesDir));
+      return new PersistentVolumeBinder(ctx, { provisioner: PROVISIONER, directories });
+    },
+  }),
   apply(kernel, options) {
     let loopback: ApiClient | undefined;
     const listStorageClasses = async (): Promise<StorageClass[]> => {
@@ -61,20 +67,6 @@ const plugin = definePlugin({
       await admitStorage(request, {
         listStorageClasses: options.defaultStorageClassAdmission ? listStorageClasses : async () => [],
         protection: options.protection,
-      });
-    });
-
-    kernel.hooks.controllers.tap(PLUGIN_NAME, (registry) => {
-      registry.register({
-        name: CONTROLLER_NAME,
-        async start(ctx) {
-          if (options.createStorageClass && (await ensureStorageClass(ctx.client, defaultClassObject(options.storageClassName, PROVISIONER)))) {
-            ctx.logger.info({ storageClass: options.storageClassName }, 'created the default StorageClass');
-          }
-          const directories = new HostDirectories(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir, options.volumesDir));
-          const binder = new PersistentVolumeBinder(ctx, { provisioner: PROVISIONER, directories });
-          trackWork(ctx, binder.run(options.workers ?? ctx.workers ?? 2));
-        },
       });
     });
   },

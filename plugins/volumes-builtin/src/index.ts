@@ -1,4 +1,4 @@
-import { definePlugin, type VolumePlugin } from '@skiff/kernel';
+import { definePlugin, packageInfo, type VolumePlugin } from '@skiff/kernel';
 import { PLUGIN_NAME } from './names.js';
 import { optionsSchema, type VolumesBuiltinOptions } from './options.js';
 import { ServiceAccountTokens } from './service-account-tokens.js';
@@ -25,9 +25,8 @@ export function builtinVolumePlugins(options: VolumesBuiltinOptions = { tmpfs: t
 
 /** Registers emptyDir, configMap, secret, hostPath, projected, downwardAPI and persistentVolumeClaim with the kubelet. */
 export default definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: optionsSchema,
   apply(kernel, options) {
     kernel.hooks.volumes.tap(PLUGIN_NAME, (registry) => {

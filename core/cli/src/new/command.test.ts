@@ -83,7 +83,8 @@ describe('skiff new', () => {
       typescript: '5.9.3',
       vitest: '3.2.4',
     });
-    expect(readFileSync(join(cwd, 'skiff-plugin-zone-spread/src/index.ts'), 'utf8')).toContain(`kernel: '^${version}'`);
+    // The plugin reads its version and kernel range from this package.json.
+    expect(readFileSync(join(cwd, 'skiff-plugin-zone-spread/src/index.ts'), 'utf8')).toContain("...packageInfo(new URL('../package.json', import.meta.url)),");
   });
 
   it('gives each kind its area keyword, and the controller @skiff/api as a peer (it imports it at run time)', async () => {

@@ -1,11 +1,10 @@
-import { ADMISSION_STAGE, AdmissionError, definePlugin, isAdmissionFor, type PluginOptions } from '@skiff/kernel';
+import { ADMISSION_STAGE, AdmissionError, definePlugin, isAdmissionFor, packageInfo, type PluginOptions } from '@skiff/kernel';
 
 const PLUGIN_NAME = 'skiff-plugin-deny-label';
 
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '^0.1.0',
   options: {
     type: 'object',
     required: ['label'],

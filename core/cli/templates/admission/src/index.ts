@@ -1,4 +1,4 @@
-import { ADMISSION_STAGE, AdmissionError, definePlugin, isAdmissionFor, type PluginOptions } from '@skiff/kernel';
+import { ADMISSION_STAGE, AdmissionError, definePlugin, isAdmissionFor, packageInfo, type PluginOptions } from '@skiff/kernel';
 
 /** The npm package name: cluster configs name the plugin by it, and every tap carries it. */
 export const PLUGIN_NAME = '{{package}}';
@@ -9,9 +9,8 @@ export const PLUGIN_NAME = '{{package}}';
  * pods that still lack it. Pods that already exist are left alone, so controllers can still update them.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '{{kernelRange}}',
   options: {
     type: 'object',
     properties: {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { UserInfo } from '@skiff/api';
-import { CHAIN_STAGE, definePlugin, type AuthnRequest, type AuthnResult, type PluginOptions } from '@skiff/kernel';
+import { CHAIN_STAGE, definePlugin, packageInfo, type AuthnRequest, type AuthnResult, type PluginOptions } from '@skiff/kernel';
 
 /** The npm package name: cluster configs name the plugin by it, and its hook tap carries it. */
 export const PLUGIN_NAME = '{{package}}';
@@ -15,9 +15,8 @@ const AUTHENTICATED_GROUP = 'system:authenticated';
  * (401), so it never falls through to anonymous access.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '{{kernelRange}}',
   options: {
     type: 'object',
     required: ['keys'],

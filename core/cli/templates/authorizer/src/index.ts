@@ -1,4 +1,4 @@
-import { AUTHORIZE_STAGE, definePlugin, type AuthzAttributes, type AuthzDecision, type PluginOptions } from '@skiff/kernel';
+import { AUTHORIZE_STAGE, definePlugin, packageInfo, type AuthzAttributes, type AuthzDecision, type PluginOptions } from '@skiff/kernel';
 
 /** The npm package name: cluster configs name the plugin by it, and its hook tap carries it. */
 export const PLUGIN_NAME = '{{package}}';
@@ -12,9 +12,8 @@ const READ_VERBS = new Set(['get', 'list', 'watch']);
  * the 403.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '{{kernelRange}}',
   options: {
     type: 'object',
     properties: {

@@ -1,5 +1,5 @@
 import { RESOURCES, type Pod } from '@skiff/api';
-import { definePlugin, type ControllerContext, type PluginOptions } from '@skiff/kernel';
+import { definePlugin, packageInfo, type ControllerContext, type PluginOptions } from '@skiff/kernel';
 
 /** The npm package name: cluster configs name the plugin by it, and its hook tap carries it. */
 export const PLUGIN_NAME = '{{package}}';
@@ -16,9 +16,8 @@ export const EVENT_REASON = 'UnpinnedImage';
  * writes events; its informer is shared with every other controller that watches pods.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '{{kernelRange}}',
   options: {
     type: 'object',
     properties: {

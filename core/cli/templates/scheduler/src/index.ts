@@ -1,4 +1,4 @@
-import { definePlugin, type NodeInfo, type PluginOptions, type SchedulerPlugin } from '@skiff/kernel';
+import { definePlugin, packageInfo, type NodeInfo, type PluginOptions, type SchedulerPlugin } from '@skiff/kernel';
 
 /** The npm package name: cluster configs name the plugin by it, and its hook tap carries it. */
 export const PLUGIN_NAME = '{{package}}';
@@ -15,9 +15,8 @@ const MAX_NODE_SCORE = 100;
  * nodes out, so a pod stays Pending rather than land elsewhere.
  */
 const plugin = definePlugin({
+  ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  version: '0.1.0',
-  kernel: '{{kernelRange}}',
   options: {
     type: 'object',
     required: ['label'],
