@@ -15,6 +15,7 @@ export * from './ipv4.js';
 export * from './pod-state.js';
 export * from './tolerations.js';
 export * from './int-or-percent.js';
+export * from './cron.js';
 export * from './protobuf/index.js';
 export * from './generated/facts.js';
 export * from './kinds/index.js';

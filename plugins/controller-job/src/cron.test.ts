@@ -86,21 +86,9 @@ describe('parseSchedule: latest', () => {
 });
 
 describe('parseSchedule: errors', () => {
-  it.each([
-    ['', 'empty spec string'],
-    ['* * * *', 'expected exactly 5 fields, found 4: [* * * *]'],
-    ['0 0 * * * *', 'expected exactly 5 fields, found 6: [0 0 * * * *]'],
-    ['60 * * * *', 'end of range (60) above maximum (59): 60'],
-    ['* * 0 * *', 'beginning of range (0) below minimum (1): 0'],
-    ['5-2 * * * *', 'beginning of range (5) beyond end of range (2): 5-2'],
-    ['*/0 * * * *', 'step of range should be a positive number: */0'],
-    ['1-2-3 * * * *', 'too many hyphens: 1-2-3'],
-    ['x * * * *', 'failed to parse int from x: x'],
-    ['@fortnightly', 'unrecognized descriptor: @fortnightly'],
-    ['@every soon', 'failed to parse duration @every soon: time: invalid duration "soon"'],
-    ['CRON_TZ=Mars/Olympus 0 * * * *', 'provided bad location Mars/Olympus: unknown time zone Mars/Olympus'],
-  ])('%j: %s', (schedule, message) => {
-    expect(() => parseSchedule(schedule, 'UTC')).toThrow(new CronError(message));
+  it('refuses what the grammar refuses, and an unknown time zone to run in', () => {
+    expect(() => parseSchedule('@fortnightly', 'UTC')).toThrow(new CronError('unrecognized descriptor: @fortnightly'));
+    expect(() => parseSchedule('0 * * * *', 'Mars/Olympus')).toThrow(new CronError('provided bad location Mars/Olympus: unknown time zone Mars/Olympus'));
   });
 });
 

@@ -1,8 +1,7 @@
 /**
- * Standard cron schedules, as CronJobs read them: five fields (minute, hour, day of month, month, day of
- * week) with `*`, `?`, lists, ranges, steps and month / weekday names; the descriptors `@yearly`
- * (`@annually`), `@monthly`, `@weekly`, `@daily` (`@midnight`), `@hourly` and `@every <duration>`; and a
- * `CRON_TZ=<zone>` (or `TZ=<zone>`) prefix. Times are wall-clock times in the schedule's time zone.
+ * When a CronJob's schedule runs. The grammar (fields, descriptors, `@every`, a `CRON_TZ=` prefix) is
+ * @skiff/api's `parseCron`, which the API server validates with; this computes the activation times. Times
+ * are wall-clock times in the schedule's time zone.
  *
  * Day of month and day of week: when either field starts with `*` or `?` (and has no step above 1), a day
  * must match both; when both are restricted, matching either is enough.
@@ -10,13 +9,9 @@
  * Daylight saving time: a wall-clock time that does not exist (skipped by a spring-forward) does not run;
  * a wall-clock time that happens twice (a fall-back) runs once, the first time.
  */
+import { CronError, isKnownTimeZone, parseCron, type CronField } from '@skiff/api';
 
-export class CronError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CronError';
-  }
-}
+export { CronError };
 
 export interface CronSchedule {
   /** The time zone the schedule's wall-clock times are in. */
@@ -30,87 +25,9 @@ export interface CronSchedule {
   latest(after: number, atOrBefore: number, countLimit: number): { time: number; count: number } | undefined;
 }
 
-interface Field {
-  min: number;
-  max: number;
-  names?: readonly string[];
-}
-
-const FIELDS: readonly Field[] = [
-  { min: 0, max: 59 },
-  { min: 0, max: 23 },
-  { min: 1, max: 31 },
-  { min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
-  { min: 0, max: 6, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
-];
-
-const DESCRIPTORS: Record<string, string> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
-
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const SEARCH_YEARS = 5;
-
-function parseNumber(text: string, field: Field, expression: string): number {
-  const named = field.names?.indexOf(text.toLowerCase()) ?? -1;
-  if (named >= 0) return named + field.min;
-  if (!/^\d+$/.test(text)) throw new CronError(`failed to parse int from ${text}: ${expression}`);
-  return Number(text);
-}
-
-/** The values one field allows, and whether it counts as unrestricted (`*` or `?`) for the day rule. */
-function parseField(text: string, field: Field): { values: Set<number>; star: boolean } {
-  const values = new Set<number>();
-  let star = false;
-  for (const expression of text.split(',')) {
-    const [range = '', stepText, ...rest] = expression.split('/');
-    if (rest.length > 0) throw new CronError(`too many slashes: ${expression}`);
-    let start: number;
-    let end: number;
-    let isStar = false;
-    if (range === '*' || range === '?') {
-      start = field.min;
-      end = field.max;
-      isStar = true;
-    } else {
-      const bounds = range.split('-');
-      if (bounds.length > 2) throw new CronError(`too many hyphens: ${expression}`);
-      start = parseNumber(bounds[0]!, field, expression);
-      end = bounds.length === 2 ? parseNumber(bounds[1]!, field, expression) : start;
-      if (bounds.length === 1 && stepText !== undefined) end = field.max;
-    }
-    let step = 1;
-    if (stepText !== undefined) {
-      if (!/^\d+$/.test(stepText)) throw new CronError(`failed to parse int from ${stepText}: ${expression}`);
-      step = Number(stepText);
-      if (step === 0) throw new CronError(`step of range should be a positive number: ${expression}`);
-      if (step > 1) isStar = false;
-    }
-    if (start < field.min) throw new CronError(`beginning of range (${start}) below minimum (${field.min}): ${expression}`);
-    if (end > field.max) throw new CronError(`end of range (${end}) above maximum (${field.max}): ${expression}`);
-    if (start > end) throw new CronError(`beginning of range (${start}) beyond end of range (${end}): ${expression}`);
-    for (let value = start; value <= end; value += step) values.add(value);
-    star ||= isStar;
-  }
-  return { values, star };
-}
-
-/** A Go duration ("1h30m", "90s", "1.5h"), in milliseconds. */
-function parseDuration(text: string): number {
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: MINUTE, h: 60 * MINUTE };
-  if (!/^(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))*$/.test(text))
-    throw new CronError(`failed to parse duration @every ${text}: time: invalid duration "${text}"`);
-  let total = 0;
-  for (const [, amount, , unit] of text.matchAll(/(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)) total += Number(amount) * units[unit!]!;
-  return total;
-}
 
 // ---- wall-clock time in a zone -------------------------------------------------------------------------
 
@@ -132,16 +49,6 @@ function formatter(zone: string): Intl.DateTimeFormat {
     formatters.set(zone, format);
   }
   return format;
-}
-
-/** Whether the runtime knows an IANA time zone name. */
-export function isKnownTimeZone(zone: string): boolean {
-  try {
-    formatter(zone);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The wall-clock time of an instant in a zone, as milliseconds of a UTC date with the same fields. */
@@ -177,11 +84,11 @@ export function formatInZone(instant: number, zone: string): string {
 class FieldSchedule implements CronSchedule {
   constructor(
     readonly timeZone: string,
-    private readonly minutes: Set<number>,
-    private readonly hours: Set<number>,
-    private readonly daysOfMonth: { values: Set<number>; star: boolean },
-    private readonly months: Set<number>,
-    private readonly daysOfWeek: { values: Set<number>; star: boolean },
+    private readonly minutes: ReadonlySet<number>,
+    private readonly hours: ReadonlySet<number>,
+    private readonly daysOfMonth: CronField,
+    private readonly months: ReadonlySet<number>,
+    private readonly daysOfWeek: CronField,
   ) {}
 
   private dayMatches(date: Date): boolean {
@@ -276,34 +183,11 @@ class EverySchedule implements CronSchedule {
   }
 }
 
-/** Parses a schedule; its times are in `CRON_TZ=`/`TZ=` of the schedule if given, else in `timeZone`. */
+/** Reads a schedule; its times are in its `CRON_TZ=`/`TZ=` zone if it names one, else in `timeZone`. */
 export function parseSchedule(schedule: string, timeZone: string): CronSchedule {
-  let spec = schedule.trim();
-  let zone = timeZone;
-  if (spec === '') throw new CronError('empty spec string');
-  const prefix = /^(?:CRON_)?TZ=(\S*)\s*(.*)$/.exec(spec);
-  if (prefix) {
-    zone = prefix[1]!;
-    spec = prefix[2]!.trim();
-  }
+  const parsed = parseCron(schedule);
+  const zone = parsed.timeZone ?? timeZone;
   if (!isKnownTimeZone(zone)) throw new CronError(`provided bad location ${zone}: unknown time zone ${zone}`);
-  if (spec.startsWith('@every ')) {
-    const delay = parseDuration(spec.slice('@every '.length).trim());
-    return new EverySchedule(zone, Math.max(1000, Math.floor(delay / 1000) * 1000));
-  }
-  if (spec.startsWith('@')) {
-    const expanded = DESCRIPTORS[spec];
-    if (!expanded) throw new CronError(`unrecognized descriptor: ${spec}`);
-    spec = expanded;
-  }
-  const fields = spec.split(/\s+/).filter(Boolean);
-  if (fields.length !== FIELDS.length) throw new CronError(`expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`);
-  const [minutes, hours, dom, months, dow] = fields.map((text, i) => parseField(text, FIELDS[i]!)) as [
-    ReturnType<typeof parseField>,
-    ReturnType<typeof parseField>,
-    ReturnType<typeof parseField>,
-    ReturnType<typeof parseField>,
-    ReturnType<typeof parseField>,
-  ];
-  return new FieldSchedule(zone, minutes.values, hours.values, dom, months.values, dow);
+  if ('everyMs' in parsed) return new EverySchedule(zone, Math.max(1000, Math.floor(parsed.everyMs / 1000) * 1000));
+  return new FieldSchedule(zone, parsed.minutes.values, parsed.hours.values, parsed.daysOfMonth, parsed.months.values, parsed.daysOfWeek);
 }

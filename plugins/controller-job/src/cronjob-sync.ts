@@ -1,5 +1,6 @@
+import { isKnownTimeZone } from '@skiff/api';
 import { newControllerRef } from '@skiff/controller-manager';
-import { CronError, formatInZone, isKnownTimeZone, parseSchedule } from './cron.js';
+import { CronError, formatInZone, parseSchedule } from './cron.js';
 import { conditionOf, isJobFinished } from './job-sync.js';
 import { JOB_CONDITION, JOB_LABEL } from './names.js';
 import { CRONJOBS, type CronJob, type Job } from './resources.js';
