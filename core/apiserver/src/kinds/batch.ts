@@ -374,7 +374,7 @@ function validateTemplateUpdate(spec: JobSpec, old: Job): StatusCause[] {
     const meta = (before.metadata ??= {});
     meta.labels = after.metadata?.labels;
     meta.annotations = after.metadata?.annotations;
-    const podSpec = before.spec as Record<string, unknown>;
+    const podSpec = before.spec as unknown as Record<string, unknown>;
     const newPodSpec = after.spec as unknown as Record<string, unknown>;
     for (const field of ['nodeSelector', 'tolerations', 'schedulingGates']) podSpec[field] = newPodSpec?.[field];
     const affinity = newPodSpec?.affinity as Record<string, unknown> | undefined;
