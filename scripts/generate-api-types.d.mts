@@ -5,6 +5,7 @@ export interface ServedResource {
   version: string;
   namespaced: boolean;
   kind: string;
+  categories: string[];
 }
 export const OUTPUTS: Readonly<{ types: string; resources: string }>;
 export function readServedResources(text: string): ServedResource[];

@@ -65,11 +65,12 @@ export function readServedResources(text) {
   const rows = [];
   for (const line of text.split('\n')) {
     if (!line.trim() || line.startsWith('#')) continue;
-    const [name, shortNames, groupVersion, namespaced, kind] = line.split(' | ').map((cell) => cell.trim());
+    const [name, shortNames, groupVersion, namespaced, kind, categories] = line.split(' | ').map((cell) => cell.trim());
     const slash = groupVersion.indexOf('/');
     const group = slash < 0 ? '' : groupVersion.slice(0, slash);
     const version = slash < 0 ? groupVersion : groupVersion.slice(slash + 1);
-    rows.push({ resource: name, shortNames: shortNames === '-' ? [] : shortNames.split(','), group, version, namespaced: namespaced === 'true', kind });
+    const list = (cell) => (!cell || cell === '-' ? [] : cell.split(','));
+    rows.push({ resource: name, shortNames: list(shortNames), group, version, namespaced: namespaced === 'true', kind, categories: list(categories) });
   }
   return rows;
 }
@@ -247,12 +248,14 @@ export function generate(facts, served) {
     );
   }
   resourceLines.push('} as const satisfies Record<string, ResourceType>);', '');
-  resourceLines.push('/** The short names kubectl accepts for each built-in resource, by RESOURCES key. */');
-  resourceLines.push('export const SHORT_NAMES: Readonly<Partial<Record<keyof typeof RESOURCES, readonly string[]>>> = Object.freeze({');
+  resourceLines.push(
+    '/** The short names and categories upstream gives each built-in resource, keyed as kubectl names it (`deployments.apps`). */',
+    'export const BUILTIN_NAMES: Readonly<Record<string, { readonly shortNames?: readonly string[]; readonly categories?: readonly string[] }>> = Object.freeze({',
+  );
   for (const row of served) {
-    if (!row.shortNames.length) continue;
-    const key = keyCount.get(row.resource) > 1 && row.group ? `${row.resource}.${row.group}` : row.resource;
-    resourceLines.push(`  ${/^[a-z]+$/.test(key) ? key : JSON.stringify(key)}: ${JSON.stringify(row.shortNames)},`);
+    if (!row.shortNames.length && !row.categories.length) continue;
+    const names = { ...(row.shortNames.length ? { shortNames: row.shortNames } : {}), ...(row.categories.length ? { categories: row.categories } : {}) };
+    resourceLines.push(`  ${JSON.stringify(row.group ? `${row.resource}.${row.group}` : row.resource)}: ${JSON.stringify(names)},`);
   }
   resourceLines.push('});', '');
   return { types, resources: resourceLines.join('\n') };

@@ -23,4 +23,4 @@ export function resourcePath(t: ResourceType, namespace?: string, name?: string,
   return p;
 }
 
-export { RESOURCES, SHORT_NAMES } from './generated/resources.js';
+export { RESOURCES, BUILTIN_NAMES } from './generated/resources.js';

@@ -46,7 +46,7 @@ function versionDefinition(crd: CustomResourceDefinition, version: CustomResourc
     group,
     version: version.name,
     kind: names.kind,
-    plural: names.plural,
+    resource: names.plural,
     singular: names.singular || names.kind.toLowerCase(),
     namespaced: scope === 'Namespaced',
     ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generatedFiles, OUTPUTS } from '../../../../scripts/generate-api-types.mjs';
 import type { Container, Deployment, Event, EventsV1Event, KubeObject, Pod, ResourceTypes } from '../index.js';
-import { RESOURCES, SHORT_NAMES } from '../index.js';
+import { BUILTIN_NAMES, RESOURCES } from '../index.js';
 
 describe('generated object types (scripts/generate-api-types.mjs)', () => {
   it('are what the generator writes from the committed facts', async () => {
@@ -18,7 +18,7 @@ describe('generated object types (scripts/generate-api-types.mjs)', () => {
     expect(Object.keys(RESOURCES)).toHaveLength(rows.length);
     expect(RESOURCES.deployments).toEqual({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
     expect(RESOURCES['events.events.k8s.io'].kind).toBe('Event');
-    expect(SHORT_NAMES.deployments).toEqual(['deploy']);
+    expect(BUILTIN_NAMES['deployments.apps']).toEqual({ shortNames: ['deploy'], categories: ['all'] });
     const types = readFileSync(OUTPUTS.types, 'utf8');
     const mapped = /export interface ResourceTypes \{([^}]*)\}/.exec(types)?.[1] ?? '';
     expect(mapped.trim().split('\n')).toHaveLength(rows.length);

@@ -10,7 +10,7 @@ describe('defineKind', () => {
     group: 'apps',
     version: 'v1',
     kind: 'Deployment',
-    plural: 'deployments',
+    resource: 'deployments',
     namespaced: true,
     subresources: ['status'],
     columns: [
@@ -44,7 +44,7 @@ describe('defineKind', () => {
   });
 
   it('refuses a declaration it cannot serve, naming the kind and the column', () => {
-    expect(() => defineKind({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true })).toThrow(
+    expect(() => defineKind({ group: 'example.com', version: 'v1', kind: 'Widget', resource: 'widgets', namespaced: true })).toThrow(
       'defineKind: upstream defines no example.com/v1 Widget; give its schema',
     );
     expect(() =>
@@ -52,13 +52,13 @@ describe('defineKind', () => {
         group: 'apps',
         version: 'v1',
         kind: 'Deployment',
-        plural: 'deployments',
+        resource: 'deployments',
         namespaced: true,
         columns: [{ name: 'Bad', jsonPath: 'spec..x' }],
       }),
     ).toThrow(/defineKind Deployment: column "Bad": unsupported JSON path "spec\.\.x"/);
     expect(() =>
-      defineKind({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true, columns: [{ name: 'Empty' }] }),
+      defineKind({ group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, columns: [{ name: 'Empty' }] }),
     ).toThrow('defineKind Deployment: column "Empty" needs a jsonPath or a cell function');
   });
 });

@@ -12,16 +12,22 @@ import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.js';
 import type { ResourceDefinition, ScaleDefinition, TableColumn, VersionConversion } from './definition.js';
 import { parseJsonPath, readJsonPath } from './json-path.js';
 import { validateAgainstSchema } from './schema-validation.js';
+import { BUILTIN_NAMES } from '../generated/resources.js';
+
+/** A built-in resource's short names and categories, as upstream lists them (generated/api-resources-1.36.txt). */
+function builtinNames(group: string, resource: string): { shortNames?: readonly string[]; categories?: readonly string[] } {
+  return BUILTIN_NAMES[group ? `${resource}.${group}` : resource] ?? {};
+}
 
 /** How a kind's object names are checked. */
 export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
 
 /** A table column: a JSON path into the object, or a function of it. */
-export interface ColumnSpec {
+export interface ColumnSpec<T extends KubeObject = KubeObject> {
   name: string;
   /** `.spec.replicas`; several values (through `[*]`) are joined with commas. */
   jsonPath?: string;
-  cell?(object: KubeObject, now: number): unknown;
+  cell?(object: T, now: number): unknown;
   type?: TableColumn['type'];
   format?: string;
   /** 1: only with `-o wide`. */
@@ -34,27 +40,32 @@ export const AGE_COLUMN: ColumnSpec = Object.freeze({
   cell: (object: KubeObject, now: number) => humanAge(object.metadata.creationTimestamp, now),
 });
 
-/** Behaviour beyond Kubernetes' defaults, written once per kind. */
-export interface KindStrategy {
-  defaults?(object: KubeObject): void;
+/**
+ * Behaviour beyond Kubernetes' defaults, written once per kind and typed by it: the API server hands each
+ * method an object it decoded as the kind (old objects are stored ones), so no method needs a cast.
+ */
+export interface KindStrategy<T extends KubeObject = KubeObject> {
+  defaults?(object: T): void;
   /** Kind-specific validation on create (old undefined) and update; metadata, enum and required-field checks run as well. */
-  validate?(object: KubeObject, old?: KubeObject, subresource?: string): StatusCause[];
+  validate?(object: T, old?: T, subresource?: string): StatusCause[];
   /** Replaces the whole generic validation (metadata included), for kinds whose upstream validation differs there. */
-  validateAll?(object: KubeObject, old?: KubeObject, subresource?: string): StatusCause[];
-  prepareForCreate?(object: KubeObject): void;
-  prepareForUpdate?(object: KubeObject, old: KubeObject, subresource: string): void;
-  fieldSelectors?: Record<string, (object: KubeObject) => string | undefined>;
-  deletionGracePeriod?: ResourceDefinition['deletionGracePeriod'];
-  deletionFinalizers?: ResourceDefinition['deletionFinalizers'];
-  onDeletionMarked?: ResourceDefinition['onDeletionMarked'];
+  validateAll?(object: T, old?: T, subresource?: string): StatusCause[];
+  prepareForCreate?(object: T): void;
+  prepareForUpdate?(object: T, old: T, subresource: string): void;
+  /** Field selectors beyond metadata.name and metadata.namespace: each reads the field's string form. */
+  fieldSelectors?: Record<string, (object: T) => string | undefined>;
+  /** The grace period a DELETE gets, from the one requested (see ResourceDefinition). */
+  deletionGracePeriod?(object: T, requested: number | undefined): number;
+  deletionFinalizers?(object: T): string[];
+  onDeletionMarked?(object: T): void;
 }
 
-export interface KindSpec {
+export interface KindSpec<T extends KubeObject = KubeObject> {
   group: string;
   version: string;
   kind: string;
-  /** The plural resource name: `deployments`. */
-  plural: string;
+  /** The plural resource name: `deployments`. Spread a built-in kind's coordinates from RESOURCES. */
+  resource: string;
   namespaced: boolean;
   singular?: string;
   shortNames?: string[];
@@ -64,14 +75,14 @@ export interface KindSpec {
   /** Defaults to all eight (create, delete, deletecollection, get, list, patch, update, watch). */
   verbs?: string[];
   /** Columns after Name (first unless the list places a column named Name itself); without any: Name and Age. */
-  columns?: ColumnSpec[];
+  columns?: ColumnSpec<T>[];
   /** A whole table instead of columns, for rows computed together (pods). */
   table?: ResourceDefinition['table'];
   /** Defaults to the kind's schema in the generated API facts; give one for a kind upstream does not define. */
   schema?: ObjectSchema;
   names?: NameRule;
   scale?: ScaleDefinition;
-  strategy?: KindStrategy;
+  strategy?: KindStrategy<T>;
   /** Metadata fields a status update may not change (labels for deployments). */
   keptOnStatusUpdate?: (keyof ObjectMeta)[];
   /** This version is served from another version's storage, converted (see VersionConversion). */
@@ -140,7 +151,7 @@ function formatCell(values: unknown[], type: TableColumn['type']): unknown {
 
 const NAME_SPEC: ColumnSpec = { name: 'Name', format: 'name', cell: (object: KubeObject) => object.metadata.name };
 
-function tableOf(kind: string, columns: ColumnSpec[] | undefined): ResourceDefinition['table'] {
+function tableOf(kind: string, columns: ColumnSpec<KubeObject>[] | undefined): ResourceDefinition['table'] {
   const given = columns ?? [AGE_COLUMN];
   // A column that cannot print fails the declaration, not the first `kubectl get`.
   for (const spec of given) {
@@ -188,13 +199,22 @@ export function selectorString(value: unknown): string {
   }
 }
 
-/** Builds a kind's ResourceDefinition from its declaration and the generated API facts. */
-export function defineKind(spec: KindSpec): ResourceDefinition {
+/**
+ * Builds a kind's ResourceDefinition from its declaration and the generated API facts. `T` is the kind's
+ * type: the strategy and columns are written against it, and the definition serves any object the API
+ * server decoded as this kind (the one place that promise is taken on trust).
+ */
+export function defineKind<T extends KubeObject = KubeObject>(typed: KindSpec<T>): ResourceDefinition {
+  const spec = typed as unknown as KindSpec<KubeObject>;
   const schema = spec.schema ?? kindSchema(spec.group, spec.version, spec.kind);
   if (!schema) throw new Error(`defineKind: upstream defines no ${spec.group || 'core'}/${spec.version} ${spec.kind}; give its schema`);
+  const builtin = builtinNames(spec.group, spec.resource);
+  const shortNames = spec.shortNames ?? builtin.shortNames;
+  const categories = spec.categories ?? builtin.categories;
   const subresources = spec.subresources ?? [];
   const hasStatus = subresources.includes('status');
   const strategy = spec.strategy ?? {};
+
   const nameRule = NAME_RULES[spec.names ?? 'dns-subdomain'];
   const metaRules = { namespaced: spec.namespaced, name: nameRule };
 
@@ -215,11 +235,11 @@ export function defineKind(spec: KindSpec): ResourceDefinition {
     version: spec.version,
     kind: spec.kind,
     listKind: `${spec.kind}List`,
-    resource: spec.plural,
+    resource: spec.resource,
     singular: spec.singular ?? spec.kind.toLowerCase(),
     namespaced: spec.namespaced,
-    ...(spec.shortNames ? { shortNames: spec.shortNames } : {}),
-    ...(spec.categories ? { categories: spec.categories } : {}),
+    ...(shortNames?.length ? { shortNames: [...shortNames] } : {}),
+    ...(categories?.length ? { categories: [...categories] } : {}),
     ...(subresources.length ? { subresources } : {}),
     verbs: [...(spec.verbs ?? ALL_VERBS)],
     schema,

@@ -106,7 +106,7 @@ export const customResourceDefinitions = defineKind({
   group: 'apiextensions.k8s.io',
   version: 'v1',
   kind: 'CustomResourceDefinition',
-  plural: 'customresourcedefinitions',
+  resource: 'customresourcedefinitions',
   namespaced: false,
   shortNames: ['crd', 'crds'],
   categories: ['api-extensions'],

@@ -71,7 +71,7 @@ export const apiServices = defineKind({
   group: 'apiregistration.k8s.io',
   version: 'v1',
   kind: 'APIService',
-  plural: 'apiservices',
+  resource: 'apiservices',
   namespaced: false,
   // The core group's service is named `v1.`, so names are path segments; validate insists on <version>.<group>.
   names: 'path-segment',

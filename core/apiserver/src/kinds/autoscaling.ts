@@ -219,7 +219,7 @@ function formatMetrics(specs: MetricSpec[] | undefined, statuses: MetricStatus[]
 const HPA_NAMES = {
   group: 'autoscaling',
   kind: 'HorizontalPodAutoscaler',
-  plural: 'horizontalpodautoscalers',
+  resource: 'horizontalpodautoscalers',
   namespaced: true,
   shortNames: ['hpa'],
   categories: ['all'],

@@ -128,7 +128,7 @@ export const certificateSigningRequests = defineKind({
   group: 'certificates.k8s.io',
   version: 'v1',
   kind: 'CertificateSigningRequest',
-  plural: 'certificatesigningrequests',
+  resource: 'certificatesigningrequests',
   namespaced: false,
   shortNames: ['csr'],
   subresources: ['approval', 'status'],

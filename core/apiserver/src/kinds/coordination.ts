@@ -6,7 +6,7 @@ export const leases = defineKind({
   group: 'coordination.k8s.io',
   version: 'v1',
   kind: 'Lease',
-  plural: 'leases',
+  resource: 'leases',
   namespaced: true,
   columns: [column('Holder', '.spec.holderIdentity'), AGE_COLUMN],
   strategy: { validateAll: (object, old) => validateLease(object as Lease, old as Lease | undefined) },

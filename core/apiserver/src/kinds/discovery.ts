@@ -109,7 +109,7 @@ export const endpointSlices = defineKind({
   group: 'discovery.k8s.io',
   version: 'v1',
   kind: 'EndpointSlice',
-  plural: 'endpointslices',
+  resource: 'endpointslices',
   namespaced: true,
   columns: [
     computed<EndpointSlice>('AddressType', (slice) => slice.addressType ?? ''),

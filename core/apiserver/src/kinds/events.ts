@@ -123,7 +123,7 @@ export const events = defineKind({
   group: 'events.k8s.io',
   version: 'v1',
   kind: 'Event',
-  plural: 'events',
+  resource: 'events',
   namespaced: true,
   shortNames: ['ev'],
   columns: [

@@ -162,7 +162,7 @@ export const flowSchemas = defineKind({
   group: GROUP,
   version: 'v1',
   kind: 'FlowSchema',
-  plural: 'flowschemas',
+  resource: 'flowschemas',
   namespaced: false,
   subresources: ['status'],
   columns: [
@@ -185,7 +185,7 @@ export const priorityLevelConfigurations = defineKind({
   group: GROUP,
   version: 'v1',
   kind: 'PriorityLevelConfiguration',
-  plural: 'prioritylevelconfigurations',
+  resource: 'prioritylevelconfigurations',
   namespaced: false,
   subresources: ['status'],
   columns: [

@@ -43,7 +43,7 @@ export const runtimeClasses = defineKind({
   group: 'node.k8s.io',
   version: 'v1',
   kind: 'RuntimeClass',
-  plural: 'runtimeclasses',
+  resource: 'runtimeclasses',
   namespaced: false,
   columns: [column('Handler', '.handler'), AGE_COLUMN],
   strategy: { validate: validateRuntimeClass },

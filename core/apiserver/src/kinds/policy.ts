@@ -43,7 +43,7 @@ export const podDisruptionBudgets = defineKind({
   group: 'policy',
   version: 'v1',
   kind: 'PodDisruptionBudget',
-  plural: 'poddisruptionbudgets',
+  resource: 'poddisruptionbudgets',
   namespaced: true,
   shortNames: ['pdb'],
   subresources: ['status'],

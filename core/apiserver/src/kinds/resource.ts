@@ -126,7 +126,7 @@ export const deviceClasses = defineKind({
   group: GROUP,
   version: 'v1',
   kind: 'DeviceClass',
-  plural: 'deviceclasses',
+  resource: 'deviceclasses',
   namespaced: false,
 });
 
@@ -134,7 +134,7 @@ export const resourceClaims = defineKind({
   group: GROUP,
   version: 'v1',
   kind: 'ResourceClaim',
-  plural: 'resourceclaims',
+  resource: 'resourceclaims',
   namespaced: true,
   subresources: ['status'],
   columns: [computed<ResourceClaim>('State', claimState), AGE_COLUMN],
@@ -153,7 +153,7 @@ export const resourceClaimTemplates = defineKind({
   group: GROUP,
   version: 'v1',
   kind: 'ResourceClaimTemplate',
-  plural: 'resourceclaimtemplates',
+  resource: 'resourceclaimtemplates',
   namespaced: true,
   strategy: {
     defaults: (object) => defaultClaimSpec((object as ResourceClaimTemplate).spec?.spec),
@@ -170,7 +170,7 @@ export const resourceSlices = defineKind({
   group: GROUP,
   version: 'v1',
   kind: 'ResourceSlice',
-  plural: 'resourceslices',
+  resource: 'resourceslices',
   namespaced: false,
   columns: [
     computed<ResourceSlice>('Node', (slice) => slice.spec?.nodeName ?? ''),

@@ -14,7 +14,7 @@ const AUTHENTICATION = 'authentication.k8s.io';
  * LocalSubjectAccessReview.
  */
 const review = (group: string, kind: string, namespaced = false): ResourceDefinition =>
-  defineKind({ group, version: 'v1', kind, plural: `${kind.toLowerCase()}s`, namespaced, verbs: ['create'] });
+  defineKind({ group, version: 'v1', kind, resource: `${kind.toLowerCase()}s`, namespaced, verbs: ['create'] });
 
 export const selfSubjectAccessReviews = review(AUTHORIZATION, 'SelfSubjectAccessReview');
 export const selfSubjectRulesReviews = review(AUTHORIZATION, 'SelfSubjectRulesReview');

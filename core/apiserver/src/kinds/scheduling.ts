@@ -47,7 +47,7 @@ export const priorityClasses = defineKind({
   group: 'scheduling.k8s.io',
   version: 'v1',
   kind: 'PriorityClass',
-  plural: 'priorityclasses',
+  resource: 'priorityclasses',
   namespaced: false,
   shortNames: ['pc'],
   columns: [

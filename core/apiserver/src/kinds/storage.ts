@@ -107,7 +107,7 @@ export const storageClasses = defineKind({
   group: STORAGE_GROUP,
   version: 'v1',
   kind: 'StorageClass',
-  plural: 'storageclasses',
+  resource: 'storageclasses',
   namespaced: false,
   shortNames: ['sc'],
   columns: [
@@ -158,7 +158,7 @@ export const csiDrivers = defineKind({
   group: STORAGE_GROUP,
   version: 'v1',
   kind: 'CSIDriver',
-  plural: 'csidrivers',
+  resource: 'csidrivers',
   namespaced: false,
   columns: [
     computed<CSIDriver>('AttachRequired', (d) => d.spec?.attachRequired ?? true, { type: 'boolean' }),
@@ -222,7 +222,7 @@ export const csiNodes = defineKind({
   group: STORAGE_GROUP,
   version: 'v1',
   kind: 'CSINode',
-  plural: 'csinodes',
+  resource: 'csinodes',
   namespaced: false,
   columns: [computed<CSINode>('Drivers', (node) => node.spec?.drivers?.length ?? 0, { type: 'integer' }), AGE_COLUMN],
   strategy: {
@@ -260,7 +260,7 @@ export const volumeAttachments = defineKind({
   group: STORAGE_GROUP,
   version: 'v1',
   kind: 'VolumeAttachment',
-  plural: 'volumeattachments',
+  resource: 'volumeattachments',
   namespaced: false,
   subresources: ['status'],
   columns: [
@@ -289,7 +289,7 @@ export const volumeAttributesClasses = defineKind({
   group: STORAGE_GROUP,
   version: 'v1',
   kind: 'VolumeAttributesClass',
-  plural: 'volumeattributesclasses',
+  resource: 'volumeattributesclasses',
   namespaced: false,
   shortNames: ['vac'],
   columns: [column('DriverName', '.driverName'), AGE_COLUMN],
@@ -311,7 +311,7 @@ export const csiStorageCapacities = defineKind({
   group: STORAGE_GROUP,
   version: 'v1',
   kind: 'CSIStorageCapacity',
-  plural: 'csistoragecapacities',
+  resource: 'csistoragecapacities',
   namespaced: true,
   columns: [column('StorageClassName', '.storageClassName'), computed<CSIStorageCapacity>('Capacity', (c) => c.capacity ?? '<unset>')],
   strategy: {
