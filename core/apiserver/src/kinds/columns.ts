@@ -20,13 +20,13 @@ export function column(name: string, jsonPath: string, options: { type?: TableCo
   return { name, jsonPath, ...options };
 }
 
-/** A column computed from the object. */
+/** A column computed from the object (typed as the kind it is declared for). */
 export function computed<T extends KubeObject>(
   name: string,
   cell: (object: T, now: number) => unknown,
   options: { type?: TableColumn['type']; priority?: 0 | 1 } = {},
-): ColumnSpec {
-  return { name, cell: (object, now) => cell(object as T, now), ...options };
+): ColumnSpec<T> {
+  return { name, cell, ...options };
 }
 
 /** The Selector cell: the selector's string form, `<none>` for none, `<invalid>` when it cannot be compiled. */

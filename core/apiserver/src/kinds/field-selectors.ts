@@ -5,5 +5,5 @@ import type { KubeObject } from '@skiff/api';
  * "" (so `spec.nodeName=` selects unscheduled pods) and an unset boolean as "false".
  */
 export function selectorField<T extends KubeObject>(read: (object: T) => string | number | boolean | undefined) {
-  return (object: KubeObject): string => String(read(object as T) ?? '');
+  return (object: T): string => String(read(object) ?? '');
 }
