@@ -24,3 +24,4 @@ export {
 } from './controller-plugin.js';
 export { runWhenSynced, type RunWhenSyncedOptions } from './run-when-synced.js';
 export { isPodActive } from './active-pods.js';
+export { POD_CONTROL_EVENT_REASON } from './event-reasons.js';

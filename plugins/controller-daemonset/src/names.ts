@@ -1,3 +1,5 @@
+import { POD_CONTROL_EVENT_REASON } from '@skiff/controller-manager';
+
 export const PLUGIN_NAME = '@skiff/plugin-controller-daemonset';
 /** The name `enabled` in the controller manager's options refers to. */
 export const CONTROLLER_NAME = 'daemonset';
@@ -17,10 +19,7 @@ export const BURST_REPLICAS = 250;
 
 /** Event reasons, as kube-controller-manager records them. */
 export const EVENT_REASON = Object.freeze({
-  CREATED: 'SuccessfulCreate',
-  CREATE_FAILED: 'FailedCreate',
-  DELETED: 'SuccessfulDelete',
-  DELETE_FAILED: 'FailedDelete',
+  ...POD_CONTROL_EVENT_REASON,
   FAILED_DAEMON_POD: 'FailedDaemonPod',
   SELECTING_ALL: 'SelectingAll',
 });

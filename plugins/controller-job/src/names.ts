@@ -1,3 +1,5 @@
+import { POD_CONTROL_EVENT_REASON } from '@skiff/controller-manager';
+
 export const PLUGIN_NAME = '@skiff/plugin-controller-job';
 
 /** The names `enabled` in the controller manager's options refers to, as in kube-controller-manager's --controllers. */
@@ -49,10 +51,7 @@ export const JOB_SUSPEND = Object.freeze({
 
 /** Event reasons, as kube-controller-manager records them. */
 export const EVENT_REASON = Object.freeze({
-  CREATED: 'SuccessfulCreate',
-  CREATE_FAILED: 'FailedCreate',
-  DELETED: 'SuccessfulDelete',
-  DELETE_FAILED: 'FailedDelete',
+  ...POD_CONTROL_EVENT_REASON,
   COMPLETED: 'Completed',
   SUSPENDED: 'Suspended',
   RESUMED: 'Resumed',

@@ -1,3 +1,5 @@
+import { POD_CONTROL_EVENT_REASON } from '@skiff/controller-manager';
+
 export const PLUGIN_NAME = '@skiff/plugin-controller-statefulset';
 /** The name `enabled` in the controller manager's options refers to. */
 export const CONTROLLER_NAME = 'statefulset';
@@ -16,12 +18,9 @@ export const LABEL = Object.freeze({
 
 /** Event reasons, as kube-controller-manager records them. */
 export const EVENT_REASON = Object.freeze({
-  CREATED: 'SuccessfulCreate',
-  CREATE_FAILED: 'FailedCreate',
+  ...POD_CONTROL_EVENT_REASON,
   UPDATED: 'SuccessfulUpdate',
   UPDATE_FAILED: 'FailedUpdate',
-  DELETED: 'SuccessfulDelete',
-  DELETE_FAILED: 'FailedDelete',
   CONFLICTING_CONTROLLER: 'ConflictingController',
 });
 
