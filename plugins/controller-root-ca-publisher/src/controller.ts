@@ -1,6 +1,6 @@
 import { isApiError, RESOURCES, type KubeObject, type Namespace, type ResourceType } from '@skiff/api';
 import { WorkQueue } from '@skiff/client';
-import { runWhenSynced } from '@skiff/controller-manager';
+import { enqueueActiveNamespaces, isNamespaceActive, isNamespaceActiveLive, runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME, ROOT_CA_CONFIGMAP, ROOT_CA_KEY } from './names.js';
 
@@ -9,10 +9,6 @@ export const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', resource: '
 export interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
   binaryData?: Record<string, string>;
-}
-
-function isActive(namespace: Namespace | undefined): namespace is Namespace {
-  return Boolean(namespace && !namespace.metadata.deletionTimestamp && namespace.status?.phase !== 'Terminating');
 }
 
 /** Whether a ConfigMap's data is exactly the published certificate (any other key is removed, as upstream does). */
@@ -39,10 +35,7 @@ export class RootCaPublisher {
     this.namespaces = ctx.informers.informer<Namespace>(RESOURCES.namespaces);
     // Only the published ConfigMaps: the others in the cluster may be many and large.
     this.configMaps = ctx.informers.informer<ConfigMap>(CONFIG_MAPS, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
-    const enqueue = (namespace: Namespace) => {
-      if (isActive(namespace)) this.queue.add(namespace.metadata.name!);
-    };
-    this.namespaces.addHandlers({ add: enqueue, update: (_old, namespace) => enqueue(namespace) });
+    enqueueActiveNamespaces(this.namespaces, this.queue);
     this.configMaps.addHandlers({
       update: (_old, configMap) => {
         if (!holdsCertificate(configMap, this.pem)) this.queue.add(configMap.metadata.namespace!);
@@ -58,7 +51,7 @@ export class RootCaPublisher {
 
   /** Brings one namespace's ConfigMap to the certificate: creates it, or rewrites its data. */
   async sync(namespace: string): Promise<void> {
-    if (!isActive(this.namespaces.get(namespace))) return;
+    if (!isNamespaceActive(this.namespaces.get(namespace))) return;
     const cached = this.configMaps.get(`${namespace}/${ROOT_CA_CONFIGMAP}`);
     if (cached) {
       if (!holdsCertificate(cached, this.pem)) await this.rewrite(cached);
@@ -78,7 +71,7 @@ export class RootCaPublisher {
         return;
       }
       // The namespace went away or began terminating meanwhile.
-      if ((isApiError(err, 'Forbidden') || isApiError(err, 'NotFound')) && !(await this.liveActive(namespace))) return;
+      if ((isApiError(err, 'Forbidden') || isApiError(err, 'NotFound')) && !(await isNamespaceActiveLive(this.ctx.client, namespace))) return;
       throw err;
     }
   }
@@ -87,14 +80,5 @@ export class RootCaPublisher {
   private async rewrite(configMap: ConfigMap): Promise<void> {
     await this.ctx.client.update<ConfigMap>(CONFIG_MAPS, { ...configMap, data: { [ROOT_CA_KEY]: this.pem } });
     this.ctx.logger.debug({ namespace: configMap.metadata.namespace }, 'root CA ConfigMap restored');
-  }
-
-  private async liveActive(name: string): Promise<boolean> {
-    try {
-      return isActive(await this.ctx.client.get<Namespace>(RESOURCES.namespaces, name));
-    } catch (err) {
-      if (isApiError(err, 'NotFound')) return false;
-      throw err;
-    }
   }
 }

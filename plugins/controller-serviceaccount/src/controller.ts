@@ -1,14 +1,11 @@
 import { isApiError, RESOURCES, type Namespace } from '@skiff/api';
 import { WorkQueue } from '@skiff/client';
-import { runWhenSynced } from '@skiff/controller-manager';
+import { enqueueActiveNamespaces, isNamespaceActive, isNamespaceActiveLive, runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME } from './names.js';
 import { SERVICE_ACCOUNTS, type ServiceAccount } from './resources.js';
 
-/** Whether a namespace can take new objects: it exists and is not being deleted. */
-export function isActive(namespace: Namespace | undefined): namespace is Namespace {
-  return Boolean(namespace && !namespace.metadata.deletionTimestamp && namespace.status?.phase !== 'Terminating');
-}
+export { isNamespaceActive as isActive };
 
 /**
  * kube-controller-manager's ServiceAccounts controller: every active namespace holds the named
@@ -26,10 +23,7 @@ export class ServiceAccountsController {
   ) {
     this.namespaces = ctx.informers.informer<Namespace>(RESOURCES.namespaces);
     this.serviceAccounts = ctx.informers.informer<ServiceAccount>(SERVICE_ACCOUNTS);
-    const enqueue = (namespace: Namespace) => {
-      if (isActive(namespace)) this.queue.add(namespace.metadata.name!);
-    };
-    this.namespaces.addHandlers({ add: enqueue, update: (_old, namespace) => enqueue(namespace) });
+    enqueueActiveNamespaces(this.namespaces, this.queue);
     this.serviceAccounts.addHandlers({
       delete: (account) => {
         if (account.metadata.namespace && this.names.includes(account.metadata.name!)) this.queue.add(account.metadata.namespace);
@@ -49,7 +43,7 @@ export class ServiceAccountsController {
 
   /** Creates the accounts missing from one namespace. */
   async sync(namespace: string): Promise<void> {
-    if (!isActive(this.namespaces.get(namespace))) return;
+    if (!isNamespaceActive(this.namespaces.get(namespace))) return;
     for (const name of this.names) {
       if (this.serviceAccounts.get(`${namespace}/${name}`)) continue;
       try {
@@ -58,18 +52,9 @@ export class ServiceAccountsController {
       } catch (err) {
         // The cache lagged behind a create, or the namespace went away meanwhile: nothing to do either way.
         if (isApiError(err, 'AlreadyExists')) continue;
-        if ((isApiError(err, 'Forbidden') || isApiError(err, 'NotFound')) && !(await this.liveActive(namespace))) return;
+        if ((isApiError(err, 'Forbidden') || isApiError(err, 'NotFound')) && !(await isNamespaceActiveLive(this.ctx.client, namespace))) return;
         throw err;
       }
-    }
-  }
-
-  private async liveActive(name: string): Promise<boolean> {
-    try {
-      return isActive(await this.ctx.client.get<Namespace>(RESOURCES.namespaces, name));
-    } catch (err) {
-      if (isApiError(err, 'NotFound')) return false;
-      throw err;
     }
   }
 }
