@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Event, Lease, Namespace, Node } from '../types.js';
+import type { Event, Namespace, Node } from '../types.js';
 import { validateNamespace, validateNode } from './cluster.js';
-import { validateLease } from './coordination.js';
 import { validateEvent } from './events.js';
 
 const messages = (causes: { field?: string; message?: string }[]) => causes.map((c) => `${c.field}: ${c.message}`);
@@ -90,18 +89,6 @@ describe('validateEvent', () => {
       'reportingInstance: Required value',
       'action: Required value',
       'reason: Required value',
-    ]);
-  });
-});
-
-describe('validateLease', () => {
-  it('checks the lease duration and transitions', () => {
-    const lease: Lease = { metadata: { name: 'kube-scheduler', namespace: 'kube-system' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } };
-    expect(validateLease(lease)).toEqual([]);
-    lease.spec = { leaseDurationSeconds: 0, leaseTransitions: -1 };
-    expect(messages(validateLease(lease))).toEqual([
-      'spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0',
-      'spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0',
     ]);
   });
 });

@@ -1,10 +1,11 @@
-// The public face of validation: kind validators, the building blocks admission plugins reuse, and
-// field-error constructors. Path helpers and Go formatting details stay internal.
+// The public face of validation: kind validators, the building blocks admission plugins and the API
+// server's kinds reuse, field-error constructors and the Go printing of the values they report. Path
+// helpers stay internal.
 import { duplicate, forbidden, invalid, notFound, notSupported, required, tooLong } from './field.js';
 
 /** Field-error constructors producing Kubernetes' causes: `fieldErrors.invalid('spec.replicas', -1, '…')`. */
 export const fieldErrors = Object.freeze({ invalid, required, notSupported, duplicate, forbidden, notFound, tooLong });
-export { CAUSE_TYPE, GoLiteral } from './field.js';
+export { CAUSE_TYPE, GoLiteral, goStringMap, validateNonnegative, validatePositive } from './field.js';
 export {
   isDNS1123Label,
   isDNS1123Subdomain,
@@ -32,7 +33,7 @@ export {
   validateQualifiedName,
   type ObjectMetaRules,
 } from './meta.js';
-export { validateLabelSelector } from './selector.js';
+export { goLabelSelector, isEmptySelector, validateLabelSelector } from './selector.js';
 export { validateResourceRequirements } from './resources.js';
 export { TAINT_EFFECTS, validateTolerations } from './tolerations.js';
 export { validatePodCreate, validatePodSpec, validatePodTemplateSpec } from './pod.js';
@@ -47,4 +48,3 @@ export {
 } from './apps.js';
 export { validateNamespace, validateNode } from './cluster.js';
 export { validateEvent } from './events.js';
-export { validateLease } from './coordination.js';
