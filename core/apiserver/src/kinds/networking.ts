@@ -14,14 +14,21 @@ import {
   validateLabelSelector,
   validateObjectMeta,
   validateObjectMetaUpdate,
-  type KubeObject,
-  type LabelSelector,
+  RESOURCES,
+  type HTTPIngressPath,
+  type Ingress,
+  type IngressBackend,
+  type IngressClass,
+  type IPAddress,
+  type NetworkPolicy,
+  type NetworkPolicyPeer,
+  type NetworkPolicyPort,
   type ResourceDefinition,
+  type ServiceCIDR,
   type StatusCause,
 } from '@skiff/api';
 import { AGE_COLUMN, computed, selectorCell } from './columns.js';
 
-const GROUP = 'networking.k8s.io';
 const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
 const MAX_CONTROLLER_LENGTH = 250;
 /** kubectl clips the Address column to 16 characters unless it prints wide. */
@@ -75,27 +82,6 @@ const segmentErrors = (value: string, field: string) => pathSegmentErrors(value)
 
 // ---- ingresses ------------------------------------------------------------------------------------------
 
-interface IngressBackend {
-  service?: { name?: string; port?: { name?: string; number?: number } };
-  resource?: { apiGroup?: string; kind?: string; name?: string };
-}
-
-interface IngressPath {
-  path?: string;
-  pathType?: string;
-  backend?: IngressBackend;
-}
-
-type Ingress = KubeObject & {
-  spec?: {
-    ingressClassName?: string;
-    defaultBackend?: IngressBackend;
-    tls?: { hosts?: string[]; secretName?: string }[];
-    rules?: { host?: string; http?: { paths?: IngressPath[] } }[];
-  };
-  status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } };
-};
-
 function validateBackend(backend: IngressBackend, path: string): StatusCause[] {
   const { service, resource } = backend;
   if (service && resource) return [fieldErrors.invalid(path, '', 'cannot set both resource and service backends')];
@@ -124,7 +110,7 @@ function validateBackend(backend: IngressBackend, path: string): StatusCause[] {
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const INVALID_PATH_SUFFIXES = ['/..', '/.'];
 
-function validateIngressPath(ingressPath: IngressPath, at: string): StatusCause[] {
+function validateIngressPath(ingressPath: HTTPIngressPath, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const path = ingressPath.path ?? '';
   switch (ingressPath.pathType) {
@@ -150,8 +136,7 @@ function validateIngressPath(ingressPath: IngressPath, at: string): StatusCause[
   return causes;
 }
 
-function validateIngress(object: KubeObject, old?: KubeObject): StatusCause[] {
-  const ingress = object as Ingress;
+function validateIngress(ingress: Ingress, old?: Ingress): StatusCause[] {
   const spec = ingress.spec ?? {};
   const causes: StatusCause[] = [];
   const rules = spec.rules ?? [];
@@ -197,19 +182,14 @@ function ingressAddress(ingress: Ingress): string {
   return text.length > ADDRESS_WIDTH ? `${text.slice(0, ADDRESS_WIDTH - 3)}...` : text;
 }
 
-export const ingresses = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'Ingress',
-  resource: 'ingresses',
-  namespaced: true,
-  shortNames: ['ing'],
+export const ingresses = defineKind<Ingress>({
+  ...RESOURCES.ingresses,
   subresources: ['status'],
   columns: [
-    computed<Ingress>('Class', (ing) => ing.spec?.ingressClassName ?? '<none>'),
-    computed<Ingress>('Hosts', ingressHosts),
-    computed<Ingress>('Address', ingressAddress),
-    computed<Ingress>('Ports', (ing) => (ing.spec?.tls?.length ? '80, 443' : '80')),
+    computed('Class', (ing) => ing.spec?.ingressClassName ?? '<none>'),
+    computed('Hosts', ingressHosts),
+    computed('Address', ingressAddress),
+    computed('Ports', (ing) => (ing.spec?.tls?.length ? '80, 443' : '80')),
     AGE_COLUMN,
   ],
   strategy: { validate: validateIngress },
@@ -217,15 +197,8 @@ export const ingresses = defineKind({
 
 // ---- ingress classes ------------------------------------------------------------------------------------
 
-type IngressClass = KubeObject & {
-  spec?: {
-    controller?: string;
-    parameters?: { apiGroup?: string; kind?: string; name?: string; scope?: string; namespace?: string };
-  };
-};
-
-function validateIngressClass(object: KubeObject, old?: KubeObject): StatusCause[] {
-  const spec = (object as IngressClass).spec ?? {};
+function validateIngressClass(ingressClass: IngressClass, old?: IngressClass): StatusCause[] {
+  const spec = ingressClass.spec ?? {};
   const causes: StatusCause[] = [];
   const controller = spec.controller ?? '';
   if (controller.length > MAX_CONTROLLER_LENGTH) causes.push(fieldErrors.tooLong('spec.controller', MAX_CONTROLLER_LENGTH));
@@ -248,7 +221,7 @@ function validateIngressClass(object: KubeObject, old?: KubeObject): StatusCause
         if (parameters.scope !== undefined) causes.push(fieldErrors.notSupported(`${at}.scope`, parameters.scope, ['Cluster', 'Namespace']));
     }
   }
-  if (old) causes.push(...validateImmutable(controller, (old as IngressClass).spec?.controller ?? '', 'spec.controller'));
+  if (old) causes.push(...validateImmutable(controller, old.spec?.controller ?? '', 'spec.controller'));
   return causes;
 }
 
@@ -258,16 +231,12 @@ function ingressClassParameters(ingressClass: IngressClass): string {
   return `${parameters.kind ?? ''}${parameters.apiGroup !== undefined ? `.${parameters.apiGroup}` : ''}/${parameters.name ?? ''}`;
 }
 
-export const ingressClasses = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'IngressClass',
-  resource: 'ingressclasses',
-  namespaced: false,
-  columns: [computed<IngressClass>('Controller', (ic) => ic.spec?.controller ?? ''), computed<IngressClass>('Parameters', ingressClassParameters), AGE_COLUMN],
+export const ingressClasses = defineKind<IngressClass>({
+  ...RESOURCES.ingressclasses,
+  columns: [computed('Controller', (ic) => ic.spec?.controller ?? ''), computed('Parameters', ingressClassParameters), AGE_COLUMN],
   strategy: {
     defaults(object) {
-      const parameters = (object as IngressClass).spec?.parameters;
+      const parameters = object.spec?.parameters;
       if (parameters) parameters.scope ??= 'Cluster';
     },
     validate: validateIngressClass,
@@ -276,28 +245,7 @@ export const ingressClasses = defineKind({
 
 // ---- network policies -----------------------------------------------------------------------------------
 
-interface PolicyPort {
-  protocol?: string;
-  port?: number | string;
-  endPort?: number;
-}
-
-interface PolicyPeer {
-  podSelector?: LabelSelector;
-  namespaceSelector?: LabelSelector;
-  ipBlock?: { cidr?: string; except?: string[] };
-}
-
-type NetworkPolicy = KubeObject & {
-  spec?: {
-    podSelector?: LabelSelector;
-    ingress?: { ports?: PolicyPort[]; from?: PolicyPeer[] }[];
-    egress?: { ports?: PolicyPort[]; to?: PolicyPeer[] }[];
-    policyTypes?: string[];
-  };
-};
-
-function validatePolicyPort(port: PolicyPort, at: string): StatusCause[] {
+function validatePolicyPort(port: NetworkPolicyPort, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (port.endPort !== undefined) {
     if (port.port === undefined) causes.push(fieldErrors.required(`${at}.port`, 'must be specified when endPort is set'));
@@ -333,7 +281,7 @@ function cidrRange(cidr: string): { family: number; start: bigint; end: bigint }
   return { family, start, end: start + (1n << host) - 1n };
 }
 
-function validatePeer(peer: PolicyPeer, at: string): StatusCause[] {
+function validatePeer(peer: NetworkPolicyPeer, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
   let peers = 0;
   if (peer.podSelector) {
@@ -366,8 +314,8 @@ function validatePeer(peer: PolicyPeer, at: string): StatusCause[] {
   return causes;
 }
 
-function validateNetworkPolicy(object: KubeObject): StatusCause[] {
-  const spec = (object as NetworkPolicy).spec ?? {};
+function validateNetworkPolicy(policy: NetworkPolicy): StatusCause[] {
+  const spec = policy.spec ?? {};
   const causes = validateLabelSelector(spec.podSelector, 'spec.podSelector');
   (spec.ingress ?? []).forEach((rule, i) => {
     (rule.ports ?? []).forEach((port, j) => causes.push(...validatePolicyPort(port, `spec.ingress[${i}].ports[${j}]`)));
@@ -382,19 +330,13 @@ function validateNetworkPolicy(object: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const networkPolicies = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'NetworkPolicy',
-  resource: 'networkpolicies',
-  singular: 'networkpolicy',
-  namespaced: true,
-  shortNames: ['netpol'],
-  columns: [computed<NetworkPolicy>('Pod-Selector', (np) => selectorCell(np.spec?.podSelector)), AGE_COLUMN],
+export const networkPolicies = defineKind<NetworkPolicy>({
+  ...RESOURCES.networkpolicies,
+  columns: [computed('Pod-Selector', (np) => selectorCell(np.spec?.podSelector)), AGE_COLUMN],
   strategy: {
     // Ports default to TCP; a policy that names no types is an ingress policy, and an egress one too when it has egress rules.
     defaults(object) {
-      const spec = ((object as NetworkPolicy).spec ??= {});
+      const spec = (object.spec ??= {});
       for (const rule of [...(spec.ingress ?? []), ...(spec.egress ?? [])]) for (const port of rule.ports ?? []) port.protocol ??= 'TCP';
       if (!spec.policyTypes?.length) spec.policyTypes = spec.egress?.length ? ['Ingress', 'Egress'] : ['Ingress'];
     },
@@ -403,8 +345,6 @@ export const networkPolicies = defineKind({
 });
 
 // ---- IP addresses ---------------------------------------------------------------------------------------
-
-type IPAddress = KubeObject & { spec?: { parentRef?: { group?: string; resource?: string; namespace?: string; name?: string } } };
 
 /** The canonical text of an IP address (lower-case, IPv4 dotted, IPv6 shortest form), or undefined. */
 function canonicalIP(address: string): string | undefined {
@@ -426,8 +366,7 @@ function ipAddressName(name: string, prefix: boolean): string[] {
   return canonical === name ? [] : [`must be in canonical form ("${canonical}")`];
 }
 
-function validateIPAddress(object: KubeObject, old?: KubeObject): StatusCause[] {
-  const ip = object as IPAddress;
+function validateIPAddress(ip: IPAddress, old?: IPAddress): StatusCause[] {
   const causes = validateObjectMeta(ip.metadata, { namespaced: false, name: ipAddressName });
   const ref = ip.spec?.parentRef;
   if (ref) {
@@ -439,7 +378,7 @@ function validateIPAddress(object: KubeObject, old?: KubeObject): StatusCause[] 
   }
   if (old) {
     causes.push(...validateObjectMetaUpdate(ip.metadata, old.metadata));
-    causes.push(...validateImmutable(ref, (old as IPAddress).spec?.parentRef, 'spec.parentRef'));
+    causes.push(...validateImmutable(ref, old.spec?.parentRef, 'spec.parentRef'));
   }
   return causes;
 }
@@ -451,21 +390,14 @@ function ipAddressParent(ip: IPAddress): string {
   return `${groupResource}${ref.namespace ? `/${ref.namespace}` : ''}/${ref.name ?? ''}`;
 }
 
-export const ipAddresses = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'IPAddress',
-  resource: 'ipaddresses',
-  namespaced: false,
-  shortNames: ['ip'],
+export const ipAddresses = defineKind<IPAddress>({
+  ...RESOURCES.ipaddresses,
   // Upstream's IPAddress table has no Age column.
-  columns: [computed<IPAddress>('ParentRef', ipAddressParent)],
+  columns: [computed('ParentRef', ipAddressParent)],
   strategy: { validateAll: validateIPAddress },
 });
 
 // ---- service CIDRs --------------------------------------------------------------------------------------
-
-type ServiceCIDR = KubeObject & { spec?: { cidrs?: string[] } };
 
 function validateServiceCIDRs(cidrs: string[]): StatusCause[] {
   const field = 'spec.cidrs';
@@ -481,20 +413,16 @@ function validateServiceCIDRs(cidrs: string[]): StatusCause[] {
   return causes;
 }
 
-export const serviceCIDRs = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'ServiceCIDR',
-  resource: 'servicecidrs',
-  namespaced: false,
+export const serviceCIDRs = defineKind<ServiceCIDR>({
+  ...RESOURCES.servicecidrs,
   subresources: ['status'],
-  columns: [computed<ServiceCIDR>('CIDRs', (sc) => (sc.spec?.cidrs ?? []).join(',')), AGE_COLUMN],
+  columns: [computed('CIDRs', (sc) => (sc.spec?.cidrs ?? []).join(',')), AGE_COLUMN],
   strategy: {
     validate(object, old) {
-      const cidrs = (object as ServiceCIDR).spec?.cidrs ?? [];
+      const cidrs = object.spec?.cidrs ?? [];
       const causes = validateServiceCIDRs(cidrs);
       if (old) {
-        const before = (old as ServiceCIDR).spec?.cidrs ?? [];
+        const before = old.spec?.cidrs ?? [];
         // A single-stack range may gain a range of the other family; nothing else changes.
         const upgrade = before.length === 1 && cidrs.length === 2 && cidrs[0] === before[0];
         if (!upgrade) causes.push(...validateImmutable(cidrs, before, 'spec.cidrs'));
