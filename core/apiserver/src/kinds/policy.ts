@@ -3,9 +3,11 @@ import {
   defineKind,
   fieldErrors,
   isValidPercent,
+  RESOURCES,
   validateLabelSelector,
-  type KubeObject,
-  type LabelSelector,
+  validateNonnegative,
+  type PodDisruptionBudget,
+  type PodDisruptionBudgetSpec,
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
@@ -13,21 +15,16 @@ import { AGE_COLUMN, computed } from './columns.js';
 
 type IntOrString = number | string;
 
-type PodDisruptionBudget = KubeObject & {
-  spec?: { minAvailable?: IntOrString; maxUnavailable?: IntOrString; selector?: LabelSelector; unhealthyPodEvictionPolicy?: string };
-  status?: { disruptionsAllowed?: number };
-};
-
 /** A count (at least 0) or a percentage (at most 100%). */
 function validateIntOrPercent(value: IntOrString, field: string): StatusCause[] {
-  if (typeof value === 'number') return value < 0 ? [fieldErrors.invalid(field, value, 'must be greater than or equal to 0')] : [];
+  if (typeof value === 'number') return validateNonnegative(value, field);
   const problems = isValidPercent(value);
   if (problems.length > 0) return problems.map((message) => fieldErrors.invalid(field, value, message));
   return Number(value.slice(0, -1)) > 100 ? [fieldErrors.invalid(field, value, 'must not be greater than 100%')] : [];
 }
 
-function validatePDB(object: KubeObject): StatusCause[] {
-  const spec = (object as PodDisruptionBudget).spec ?? {};
+function validatePDB(pdb: PodDisruptionBudget): StatusCause[] {
+  const spec: PodDisruptionBudgetSpec = pdb.spec ?? {};
   const causes: StatusCause[] = [];
   if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined)
     causes.push(fieldErrors.invalid('spec', spec, 'minAvailable and maxUnavailable cannot be both set'));
@@ -39,24 +36,19 @@ function validatePDB(object: KubeObject): StatusCause[] {
 
 const budgetCell = (value: IntOrString | undefined) => (value === undefined ? 'N/A' : String(value));
 
-export const podDisruptionBudgets = defineKind({
-  group: 'policy',
-  version: 'v1',
-  kind: 'PodDisruptionBudget',
-  resource: 'poddisruptionbudgets',
-  namespaced: true,
-  shortNames: ['pdb'],
+export const podDisruptionBudgets = defineKind<PodDisruptionBudget>({
+  ...RESOURCES.poddisruptionbudgets,
   subresources: ['status'],
   columns: [
-    computed<PodDisruptionBudget>('Min Available', (pdb) => budgetCell(pdb.spec?.minAvailable)),
-    computed<PodDisruptionBudget>('Max Unavailable', (pdb) => budgetCell(pdb.spec?.maxUnavailable)),
-    computed<PodDisruptionBudget>('Allowed Disruptions', (pdb) => pdb.status?.disruptionsAllowed ?? 0, { type: 'integer' }),
+    computed('Min Available', (pdb) => budgetCell(pdb.spec?.minAvailable)),
+    computed('Max Unavailable', (pdb) => budgetCell(pdb.spec?.maxUnavailable)),
+    computed('Allowed Disruptions', (pdb) => pdb.status?.disruptionsAllowed ?? 0, { type: 'integer' }),
     AGE_COLUMN,
   ],
   strategy: {
     // The disruption controller fills the status in; until then nothing may be disrupted.
-    prepareForCreate(object) {
-      object.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
+    prepareForCreate(pdb) {
+      pdb.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
     },
     validate: validatePDB,
   },
