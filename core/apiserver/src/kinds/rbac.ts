@@ -5,39 +5,23 @@ import {
   GoLiteral,
   isDNS1123Subdomain,
   pathSegmentErrors,
+  RESOURCES,
   validateLabelSelector,
-  type KubeObject,
-  type LabelSelector,
+  type ClusterRole,
+  type ClusterRoleBinding,
+  type PolicyRule,
+  type RbacV1Subject,
   type ResourceDefinition,
+  type Role,
+  type RoleBinding,
   type StatusCause,
 } from '@skiff/api';
 import { AGE_COLUMN, column, computed } from './columns.js';
 
-const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const RBAC_GROUP = RESOURCES.roles.group;
 
-interface PolicyRule {
-  verbs?: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
-
-interface Subject {
-  kind?: string;
-  apiGroup?: string;
-  name?: string;
-  namespace?: string;
-}
-
-interface RoleRef {
-  apiGroup?: string;
-  kind?: string;
-  name?: string;
-}
-
-type Role = KubeObject & { rules?: PolicyRule[]; aggregationRule?: { clusterRoleSelectors?: LabelSelector[] } };
-type Binding = KubeObject & { roleRef?: RoleRef; subjects?: Subject[] };
+/** Role bindings and cluster role bindings have the same shape; cluster ones may only refer to cluster roles. */
+type Binding = RoleBinding | ClusterRoleBinding;
 
 const nonEmpty = (values: unknown[] | undefined): boolean => (values?.length ?? 0) > 0;
 
@@ -60,8 +44,7 @@ function validateRules(rules: PolicyRule[] | undefined, namespaced: boolean): St
 }
 
 /** Subjects and the role reference name the API group their kind lives in when the manifest leaves it out. */
-function defaultBinding(object: KubeObject): void {
-  const binding = object as Binding;
+function defaultBinding(binding: Binding): void {
   if (binding.roleRef && !binding.roleRef.apiGroup) binding.roleRef.apiGroup = RBAC_GROUP;
   for (const subject of binding.subjects ?? []) {
     if (subject.apiGroup) continue;
@@ -70,7 +53,7 @@ function defaultBinding(object: KubeObject): void {
   }
 }
 
-function validateSubject(subject: Subject, path: string, namespaced: boolean): StatusCause[] {
+function validateSubject(subject: RbacV1Subject, path: string, namespaced: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!subject.name) causes.push(fieldErrors.required(`${path}.name`));
   switch (subject.kind) {
@@ -128,28 +111,19 @@ const BINDING_COLUMNS = [
   computed<Binding>('ServiceAccounts', (binding) => subjectNames(binding, 'ServiceAccount'), { priority: 1 }),
 ];
 
-export const roles = defineKind({
-  group: RBAC_GROUP,
-  version: 'v1',
-  kind: 'Role',
-  resource: 'roles',
-  namespaced: true,
+export const roles = defineKind<Role>({
+  ...RESOURCES.roles,
   names: 'path-segment',
   columns: [CREATED_AT],
-  strategy: { validate: (object) => validateRules((object as Role).rules, true) },
+  strategy: { validate: (role) => validateRules(role.rules, true) },
 });
 
-export const clusterRoles = defineKind({
-  group: RBAC_GROUP,
-  version: 'v1',
-  kind: 'ClusterRole',
-  resource: 'clusterroles',
-  namespaced: false,
+export const clusterRoles = defineKind<ClusterRole>({
+  ...RESOURCES.clusterroles,
   names: 'path-segment',
   columns: [CREATED_AT],
   strategy: {
-    validate(object) {
-      const role = object as Role;
+    validate(role) {
       const causes = validateRules(role.rules, false);
       if (role.aggregationRule) {
         const selectors = role.aggregationRule.clusterRoleSelectors ?? [];
@@ -163,31 +137,23 @@ export const clusterRoles = defineKind({
   },
 });
 
-export const roleBindings = defineKind({
-  group: RBAC_GROUP,
-  version: 'v1',
-  kind: 'RoleBinding',
-  resource: 'rolebindings',
-  namespaced: true,
+export const roleBindings = defineKind<RoleBinding>({
+  ...RESOURCES.rolebindings,
   names: 'path-segment',
   columns: BINDING_COLUMNS,
   strategy: {
     defaults: defaultBinding,
-    validate: (object, old) => validateBinding(object as Binding, old as Binding | undefined, ['Role', 'ClusterRole'], true),
+    validate: (binding, old) => validateBinding(binding, old, ['Role', 'ClusterRole'], true),
   },
 });
 
-export const clusterRoleBindings = defineKind({
-  group: RBAC_GROUP,
-  version: 'v1',
-  kind: 'ClusterRoleBinding',
-  resource: 'clusterrolebindings',
-  namespaced: false,
+export const clusterRoleBindings = defineKind<ClusterRoleBinding>({
+  ...RESOURCES.clusterrolebindings,
   names: 'path-segment',
   columns: BINDING_COLUMNS,
   strategy: {
     defaults: defaultBinding,
-    validate: (object, old) => validateBinding(object as Binding, old as Binding | undefined, ['ClusterRole'], false),
+    validate: (binding, old) => validateBinding(binding, old, ['ClusterRole'], false),
   },
 });
 
