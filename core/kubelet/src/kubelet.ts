@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { RESOURCES, isApiError, type Pod } from '@skiff/api';
+import { RESOURCES, isApiError, type Pod, type Service } from '@skiff/api';
 import { assertCanI, EventRecorderImpl, SharedInformerFactory, createLoopbackClient } from '@skiff/client';
 import type {
   ApiHandler,
@@ -13,8 +13,7 @@ import type {
   RuntimeFactory,
   VolumePlugin,
 } from '@skiff/kernel';
-import { ApiEnvSources, SERVICES } from './env/env-sources.js';
-import type { Service } from './env/service-env.js';
+import { ApiEnvSources } from './env/env-sources.js';
 import { KUBELET_COMPONENT } from './names.js';
 import { hostCapacity } from './node/host-capacity.js';
 import { NodeLease } from './node/node-lease.js';
@@ -122,7 +121,7 @@ export class Kubelet {
     const informers = (this.informers = new SharedInformerFactory(client, { logger: this.logger }));
     const pods = informers.informer<Pod>(RESOURCES.pods, { fieldSelector: `spec.nodeName=${nodeName}` });
     // Service environment variables come from every Service of a pod's namespace (and default/kubernetes).
-    const services = informers.informer<Service>(SERVICES);
+    const services = informers.informer<Service>(RESOURCES.services);
     const files = new PodFiles(dataDir);
     const volumes = (this.volumes = new VolumeManager({
       plugins: this.config.volumePlugins,

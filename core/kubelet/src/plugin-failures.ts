@@ -33,6 +33,11 @@ function named(identity: NodePluginIdentity, method: string, err: unknown, logge
   return failure;
 }
 
+/** Whether a method answered asynchronously: anything with a `then` method. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && 'then' in value && typeof value.then === 'function';
+}
+
 /** Calls a runtime's or network's function; an unexpected failure is logged and rethrown naming it and its plugin. */
 export async function callNamed<T>(identity: NodePluginIdentity, method: string, logger: Logger, call: () => T | Promise<T>): Promise<T> {
   try {
@@ -62,8 +67,8 @@ export function namingFailures<T extends object>(target: T, identity: NodePlugin
           } catch (err) {
             throw named(identity, method, err, logger);
           }
-          if (typeof (result as Promise<unknown>)?.then !== 'function') return result;
-          return (result as Promise<unknown>).then(undefined, (err: unknown) => {
+          if (!isThenable(result)) return result;
+          return result.then(undefined, (err: unknown) => {
             throw named(identity, method, err, logger);
           });
         });

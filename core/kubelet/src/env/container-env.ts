@@ -1,32 +1,9 @@
-import { containerResourceValue, metadataFieldValue, type Container, type Pod, type ResourceFieldSelector, type ResourceList } from '@skiff/api';
+import { containerResourceValue, metadataFieldValue, type ConfigMap, type Container, type Pod, type ResourceList, type Secret } from '@skiff/api';
 import { ContainerConfigError } from '../pods/container-config-error.js';
 import type { PodEventSink } from '../pods/events.js';
-import type { ConfigMap, EnvSources, Secret } from './env-sources.js';
+import type { EnvSources } from './env-sources.js';
 import { expand, lookupIn } from './expansion.js';
 import { serviceEnvironment } from './service-env.js';
-
-interface KeySelector {
-  name?: string;
-  key: string;
-  optional?: boolean;
-}
-
-interface EnvVar {
-  name: string;
-  value?: string;
-  valueFrom?: {
-    fieldRef?: { fieldPath: string };
-    resourceFieldRef?: ResourceFieldSelector;
-    configMapKeyRef?: KeySelector;
-    secretKeyRef?: KeySelector;
-  };
-}
-
-interface EnvFromSource {
-  prefix?: string;
-  configMapRef?: { name?: string; optional?: boolean };
-  secretRef?: { name?: string; optional?: boolean };
-}
 
 /** What the environment may say about where the pod runs. */
 export interface PodPlacement {
@@ -45,7 +22,7 @@ function podFieldValue(pod: Pod, fieldPath: string, placement: PodPlacement): st
     case 'spec.nodeName':
       return pod.spec.nodeName ?? '';
     case 'spec.serviceAccountName':
-      return (pod.spec.serviceAccountName as string | undefined) ?? '';
+      return pod.spec.serviceAccountName ?? '';
     case 'status.hostIP':
       return placement.hostIPs[0] ?? '';
     case 'status.hostIPs':
@@ -109,7 +86,7 @@ export async function containerEnvironment(
   const services = serviceEnvironment(await sources.services(namespace), namespace, pod.spec.enableServiceLinks !== false);
   const env = new Map<string, string>();
 
-  for (const from of (container.envFrom as EnvFromSource[] | undefined) ?? []) {
+  for (const from of container.envFrom ?? []) {
     const reference = from.configMapRef ?? from.secretRef;
     if (!reference) continue;
     const name = reference.name ?? '';
@@ -117,7 +94,7 @@ export async function containerEnvironment(
     const object = from.configMapRef ? await objects.configMap(name, reference.optional === true) : await objects.secret(name, reference.optional === true);
     if (!object) continue;
     const invalid: string[] = [];
-    for (const [key, raw] of Object.entries((object as ConfigMap | Secret).data ?? {})) {
+    for (const [key, raw] of Object.entries(object.data ?? {})) {
       const variable = `${from.prefix ?? ''}${key}`;
       if (!ENV_NAME.test(variable)) invalid.push(variable);
       else env.set(variable, kind === 'secret' ? decode(raw) : raw);
@@ -131,7 +108,7 @@ export async function containerEnvironment(
   }
 
   const lookup = lookupIn(env, services);
-  for (const variable of (container.env as EnvVar[] | undefined) ?? []) {
+  for (const variable of container.env ?? []) {
     let value = variable.value ?? '';
     const from = variable.valueFrom;
     if (value !== '') value = expand(value, lookup);

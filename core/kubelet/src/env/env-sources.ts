@@ -1,19 +1,5 @@
-import { isApiError, type KubeObject, type ResourceType } from '@skiff/api';
+import { isApiError, RESOURCES, type ConfigMap, type Secret, type Service } from '@skiff/api';
 import type { ApiClient, Informer } from '@skiff/kernel';
-import type { Service } from './service-env.js';
-
-export interface ConfigMap extends KubeObject {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-}
-
-export interface Secret extends KubeObject {
-  data?: Record<string, string>;
-}
-
-export const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
-export const SECRETS: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
-export const SERVICES: ResourceType = { group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true };
 
 /** Where a container's environment comes from besides the pod: ConfigMaps, Secrets and Services. */
 export interface EnvSources {
@@ -44,16 +30,16 @@ export class ApiEnvSources implements EnvSources {
   ) {}
 
   configMap(namespace: string, name: string): Promise<ConfigMap | undefined> {
-    return found(this.client.get<ConfigMap>(CONFIG_MAPS, name, namespace));
+    return found(this.client.get<ConfigMap>(RESOURCES.configmaps, name, namespace));
   }
 
   secret(namespace: string, name: string): Promise<Secret | undefined> {
-    return found(this.client.get<Secret>(SECRETS, name, namespace));
+    return found(this.client.get<Secret>(RESOURCES.secrets, name, namespace));
   }
 
   async services(namespace: string): Promise<Service[]> {
     if (this.serviceInformer) return [...this.serviceInformer.list(namespace), ...(namespace === 'default' ? [] : this.serviceInformer.list('default'))];
-    const lists = await Promise.all([...new Set([namespace, 'default'])].map((ns) => this.client.list<Service>(SERVICES, ns)));
+    const lists = await Promise.all([...new Set([namespace, 'default'])].map((ns) => this.client.list<Service>(RESOURCES.services, ns)));
     return lists.flatMap((list) => list.items);
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { serviceEnvironment, type Service } from './service-env.js';
+import type { Service } from '@skiff/api';
+import { serviceEnvironment } from './service-env.js';
 
 const service = (namespace: string, name: string, clusterIP: string, ports: NonNullable<Service['spec']>['ports']): Service => ({
   apiVersion: 'v1',

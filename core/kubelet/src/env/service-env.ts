@@ -1,8 +1,4 @@
-import type { KubeObject } from '@skiff/api';
-
-export interface Service extends KubeObject {
-  spec?: { clusterIP?: string; ports?: { name?: string; port: number; protocol?: string }[] };
-}
+import type { Service } from '@skiff/api';
 
 /** The Services whose variables every pod gets, whatever its namespace or enableServiceLinks: default/kubernetes. */
 const MASTER_SERVICES = new Set(['kubernetes']);

@@ -1,18 +1,9 @@
 import { mkdir, open, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import type { Container } from '@skiff/api';
+import type { Container, VolumeMount } from '@skiff/api';
 import type { ContainerMount } from '@skiff/kernel';
 import type { MountedVolume } from '../volumes/volume-manager.js';
 import { ContainerConfigError } from './container-config-error.js';
-
-interface VolumeMount {
-  name: string;
-  mountPath: string;
-  subPath?: string;
-  subPathExpr?: string;
-  readOnly?: boolean;
-  mountPropagation?: 'None' | 'HostToContainer' | 'Bidirectional';
-}
 
 /** The files the kubelet mounts into every container besides its volumes. */
 export interface PodFileMounts {
@@ -62,7 +53,7 @@ export async function containerMounts(
   expand: (text: string) => string = (text) => text,
 ): Promise<ContainerMount[]> {
   const mounts: ContainerMount[] = [];
-  for (const mount of (container.volumeMounts as VolumeMount[] | undefined) ?? []) {
+  for (const mount of container.volumeMounts ?? []) {
     const volume = volumes.get(mount.name);
     if (!volume) throw new ContainerConfigError(`cannot find volume "${mount.name}" to mount into container "${container.name}"`);
     const subPath = mount.subPathExpr ? expand(mount.subPathExpr) : mount.subPath;
@@ -74,7 +65,7 @@ export async function containerMounts(
     });
   }
   if (files.etcHosts && !mounts.some((mount) => mount.containerPath === '/etc/hosts')) mounts.push({ containerPath: '/etc/hosts', hostPath: files.etcHosts });
-  const terminationMessagePath = container.terminationMessagePath as string | undefined;
+  const terminationMessagePath = container.terminationMessagePath;
   if (files.terminationLog && terminationMessagePath) {
     await prepareTerminationLog(files.terminationLog);
     mounts.push({ containerPath: terminationMessagePath, hostPath: files.terminationLog });

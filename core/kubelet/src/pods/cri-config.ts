@@ -76,7 +76,7 @@ export function containerConfig(pod: Pod, container: Container, attempt: number,
       ...podLabels(pod),
       [CRI_LABELS.CONTAINER_NAME]: container.name,
       [CRI_LABELS.CONTAINER_ROLE]: role,
-      [CRI_LABELS.RESTART_POLICY]: (container.restartPolicy as string | undefined) ?? pod.spec.restartPolicy ?? 'Always',
+      [CRI_LABELS.RESTART_POLICY]: container.restartPolicy ?? pod.spec.restartPolicy ?? 'Always',
     },
     annotations: {
       'io.kubernetes.container.restartCount': String(attempt),

@@ -69,7 +69,7 @@ export class PodDns {
     const { clusterDNS, clusterDomain, resolvConf } = this.options;
     const warnings: DnsWarning[] = [];
     const host = resolvConf ? parseResolvConf(await readFile(resolvConf, 'utf8').catch(() => '')) : { servers: ['127.0.0.1'], searches: ['.'], options: [] };
-    const policy = (pod.spec.dnsPolicy as string | undefined) || 'ClusterFirst';
+    const policy = pod.spec.dnsPolicy || 'ClusterFirst';
     let kind: 'cluster' | 'host' | 'none' =
       policy === 'None' ? 'none' : policy === 'ClusterFirstWithHostNet' || (policy === 'ClusterFirst' && !pod.spec.hostNetwork) ? 'cluster' : 'host';
     if (kind === 'cluster' && !clusterDNS.length) {
@@ -88,14 +88,14 @@ export class PodDns {
         searches: unique([`${pod.metadata.namespace}.svc.${clusterDomain}`, `svc.${clusterDomain}`, clusterDomain, ...host.searches]),
         options: [...CLUSTER_DNS_OPTIONS],
       };
-    const own = pod.spec.dnsConfig as { nameservers?: string[]; searches?: string[]; options?: { name: string; value?: string }[] } | undefined;
+    const own = pod.spec.dnsConfig;
     if (own) {
       config = {
         servers: unique([...config.servers, ...(own.nameservers ?? [])]),
         searches: unique([...config.searches, ...(own.searches ?? [])]),
         options: mergeOptions(
           config.options,
-          (own.options ?? []).map((option) => (option.value !== undefined ? `${option.name}:${option.value}` : option.name)),
+          (own.options ?? []).map((option) => (option.value !== undefined ? `${option.name}:${option.value}` : (option.name ?? ''))),
         ),
       };
     }

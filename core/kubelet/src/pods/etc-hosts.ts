@@ -17,12 +17,12 @@ const MAX_HOSTNAME = 63;
 
 /** The pod's host name: spec.hostname, else its name (63 characters at most). */
 export function podHostname(pod: Pod): string {
-  const hostname = (pod.spec.hostname as string | undefined) || pod.metadata.name!;
+  const hostname = pod.spec.hostname || pod.metadata.name!;
   return hostname.length <= MAX_HOSTNAME ? hostname : hostname.slice(0, MAX_HOSTNAME).replace(/[-.]+$/, '');
 }
 
 function hostAliasEntries(pod: Pod): string {
-  const aliases = (pod.spec.hostAliases as { ip?: string; hostnames?: string[] }[] | undefined) ?? [];
+  const aliases = pod.spec.hostAliases ?? [];
   if (!aliases.length) return '';
   return `\n# Entries added by HostAliases.\n${aliases.map((alias) => `${alias.ip ?? ''}\t${(alias.hostnames ?? []).join('\t')}\n`).join('')}`;
 }
@@ -35,7 +35,7 @@ function hostAliasEntries(pod: Pod): string {
 export function etcHostsContent(pod: Pod, podIPs: string[], clusterDomain: string, nodeHosts = ''): string {
   if (pod.spec.hostNetwork) return MANAGED_HEADER_HOST_NETWORK + nodeHosts + hostAliasEntries(pod);
   const hostname = podHostname(pod);
-  const subdomain = pod.spec.subdomain as string | undefined;
+  const subdomain = pod.spec.subdomain;
   const names = subdomain ? `${hostname}.${subdomain}.${pod.metadata.namespace}.svc.${clusterDomain}\t${hostname}` : hostname;
   const lines = [...BOILERPLATE, ...podIPs.map((ip) => `${ip}\t${names}`)];
   return MANAGED_HEADER + lines.map((line) => `${line}\n`).join('') + hostAliasEntries(pod);

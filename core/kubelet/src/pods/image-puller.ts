@@ -1,6 +1,6 @@
-import type { Container, Pod } from '@skiff/api';
+import type { Container, Pod, Secret } from '@skiff/api';
 import type { ContainerRuntime } from '@skiff/kernel';
-import type { EnvSources, Secret } from '../env/env-sources.js';
+import type { EnvSources } from '../env/env-sources.js';
 import { formatDuration, type PodEventSink } from './events.js';
 import { keyringFromPullSecrets } from './registry-keyring.js';
 
@@ -104,7 +104,7 @@ export class ImagePuller {
 
   /** The pod's pull secrets that exist; the names of missing or unreadable ones go in one warning event. */
   private async pullSecrets(pod: Pod, event: PodEventSink): Promise<Secret[]> {
-    const names = ((pod.spec.imagePullSecrets as { name?: string }[] | undefined) ?? []).map((ref) => ref.name ?? '').filter((name) => name !== '');
+    const names = (pod.spec.imagePullSecrets ?? []).map((ref) => ref.name ?? '').filter((name) => name !== '');
     if (names.length === 0) return [];
     const namespace = pod.metadata.namespace!;
     const read = await Promise.all(names.map((name) => this.secrets.secret(namespace, name).catch(() => undefined)));

@@ -1,4 +1,4 @@
-import { parseBytes, parseCpuMillis, type Container, type Pod, type Quantity } from '@skiff/api';
+import { parseBytes, parseCpuMillis, type Container, type Pod, type PodSecurityContext, type Quantity, type SecurityContext } from '@skiff/api';
 import type { ContainerConfig, LinuxContainerResources, NamespaceOptions, PodSandboxConfig } from '@skiff/kernel';
 import { qosClass } from './qos.js';
 
@@ -13,19 +13,8 @@ const MIN_QUOTA = 1000;
 /** OOM score adjustments by QoS class (Kubernetes' qos policy). */
 export const OOM_SCORE_ADJ = Object.freeze({ GUARANTEED: -997, BEST_EFFORT: 1000 });
 
-interface SecurityContext {
-  runAsUser?: number;
-  runAsGroup?: number;
-  privileged?: boolean;
-  readOnlyRootFilesystem?: boolean;
-  capabilities?: { add?: string[]; drop?: string[] };
-  supplementalGroups?: number[];
-  fsGroup?: number;
-  sysctls?: { name: string; value: string }[];
-}
-
-const podSecurity = (pod: Pod) => (pod.spec.securityContext as SecurityContext | undefined) ?? {};
-const containerSecurity = (container: Container) => (container.securityContext as SecurityContext | undefined) ?? {};
+const podSecurity = (pod: Pod): PodSecurityContext => pod.spec.securityContext ?? {};
+const containerSecurity = (container: Container): SecurityContext => container.securityContext ?? {};
 
 /** A request, or the limit when only that is set (what the API server defaults requests to). */
 function request(container: Container, resource: string): Quantity | undefined {

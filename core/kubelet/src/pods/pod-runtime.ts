@@ -14,7 +14,7 @@ import { containerMounts } from './container-mounts.js';
 import { containerConfig, hostPortMappings, sandboxConfig } from './cri-config.js';
 import type { DnsConfig, DnsWarning, PodDns } from './dns.js';
 import { etcHostsContent, nodeHostsFile, writeEtcHosts } from './etc-hosts.js';
-import type { ActionRunner, Handler } from '../probes/actions.js';
+import type { ActionRunner } from '../probes/actions.js';
 import type { CrashLoopBackOff } from './crash-loop-backoff.js';
 import { formatDuration, podDescription, type PodEventSink } from './events.js';
 import { ImagePuller, type Waiting } from './image-puller.js';
@@ -449,7 +449,7 @@ export class PodRuntimeManager {
       return { reason: 'RunContainerError', message: (err as Error).message };
     }
     event('Normal', 'Started', `Started container ${container.name}`);
-    const postStart = (container.lifecycle as { postStart?: Handler } | undefined)?.postStart;
+    const postStart = container.lifecycle?.postStart;
     if (postStart) {
       const grace = pod.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
       const failed = await this.hooks.run(postStart, { pod, container, containerId: id, podIP: setting.podIP }, grace);
@@ -495,7 +495,7 @@ export class PodRuntimeManager {
     event('Normal', 'Killing', message);
     let grace = gracePeriodSeconds;
     const spec = pod && [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((container) => container.name === name);
-    const preStop = (spec?.lifecycle as { preStop?: Handler } | undefined)?.preStop;
+    const preStop = spec?.lifecycle?.preStop;
     if (pod && spec && preStop && grace > 0) {
       const began = Date.now();
       const failed = await this.hooks.run(preStop, { pod, container: spec, containerId, podIP: this.podIPOf(pod) }, grace);

@@ -177,9 +177,9 @@ export function sameStatus(a: unknown, b: unknown): boolean {
     const other = b as unknown[];
     return a.length === other.length && a.every((item, i) => sameStatus(item, other[i]));
   }
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-  for (const key of keys) if (!sameStatus(left[key], right[key])) return false;
+  const left = new Map<string, unknown>(Object.entries(a));
+  const right = new Map<string, unknown>(Object.entries(b));
+  const keys = new Set([...left.keys(), ...right.keys()]);
+  for (const key of keys) if (!sameStatus(left.get(key), right.get(key))) return false;
   return true;
 }

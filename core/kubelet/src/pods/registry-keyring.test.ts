@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Secret } from '@skiff/api';
 import type { ImageAuth } from '@skiff/kernel';
-import type { Secret } from '../env/env-sources.js';
 import { imageRepository, keyMatches, keyringFromPullSecrets, locationKey, PullSecretError, RegistryKeyring } from './registry-keyring.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
