@@ -1,14 +1,6 @@
-import { isApiError, type KubeObject, type ResourceType } from '@skiff/api';
+import { isApiError, RESOURCES, type SelfSubjectAccessReview } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { ClientError } from './errors.js';
-
-const SELF_SUBJECT_ACCESS_REVIEWS: ResourceType = Object.freeze({
-  group: 'authorization.k8s.io',
-  version: 'v1',
-  resource: 'selfsubjectaccessreviews',
-  kind: 'SelfSubjectAccessReview',
-  namespaced: false,
-});
 
 export interface AccessQuestion {
   verb: string;
@@ -19,18 +11,14 @@ export interface AccessQuestion {
   namespace?: string;
 }
 
-interface AccessReview extends KubeObject {
-  status?: { allowed?: boolean; denied?: boolean; reason?: string };
-}
-
 /**
  * `kubectl auth can-i` for the client's own identity: asks the API server's authorizers, through a
  * SelfSubjectAccessReview, whether the caller may do `question`.
  */
 export async function canI(client: Pick<ApiClient, 'create'>, question: AccessQuestion): Promise<{ allowed: boolean; reason?: string }> {
-  let review: AccessReview;
+  let review: SelfSubjectAccessReview;
   try {
-    review = await client.create<AccessReview>(SELF_SUBJECT_ACCESS_REVIEWS, {
+    review = await client.create<SelfSubjectAccessReview>(RESOURCES.selfsubjectaccessreviews, {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
       metadata: {},
@@ -43,7 +31,7 @@ export async function canI(client: Pick<ApiClient, 'create'>, question: AccessQu
           namespace: question.namespace ?? '',
         },
       },
-    } as AccessReview);
+    });
   } catch (err) {
     // Not even allowed to ask (Kubernetes grants every authenticated user the review; an authorizer may not).
     if (isApiError(err, 'Forbidden')) return { allowed: false, reason: err.message };
