@@ -35,7 +35,7 @@ export {
 } from './meta.js';
 export { goLabelSelector, isEmptySelector, validateLabelSelector } from './selector.js';
 export { validateResourceRequirements } from './resources.js';
-export { TAINT_EFFECTS, validateTolerations } from './tolerations.js';
+export { TAINT_EFFECTS, validateTaintEffect, validateTolerations } from './tolerations.js';
 export { validatePodCreate, validatePodSpec, validatePodTemplateSpec } from './pod.js';
 export { POD_UPDATE_FORBIDDEN_MESSAGE, validatePod, validatePodUpdate } from './pod-update.js';
 export {

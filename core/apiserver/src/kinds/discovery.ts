@@ -8,8 +8,9 @@ import {
   isDNS1123Subdomain,
   isQualifiedName,
   validateImmutable,
+  RESOURCES,
   validateLabels,
-  type KubeObject,
+  type EndpointSlice,
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
@@ -22,21 +23,6 @@ const MAX_ZONE_HINTS = 8;
 const MAX_NODE_HINTS = 8;
 /** kubectl lists this many ports or addresses, then a count. */
 const LISTED = 3;
-
-interface Endpoint {
-  addresses?: string[];
-  hostname?: string;
-  nodeName?: string;
-  zone?: string;
-  deprecatedTopology?: Record<string, string>;
-  hints?: { forZones?: { name?: string }[]; forNodes?: { name?: string }[] };
-}
-
-type EndpointSlice = KubeObject & {
-  addressType?: string;
-  endpoints?: Endpoint[];
-  ports?: { name?: string; protocol?: string; port?: number; appProtocol?: string }[];
-};
 
 const tooMany = (field: string, count: number, max: number): StatusCause => ({
   type: CAUSE_TYPE.tooMany,
@@ -105,12 +91,8 @@ function listCell(items: string[]): string {
   return items.length > LISTED ? `${items.slice(0, LISTED).join(',')} + ${items.length - LISTED} more...` : items.join(',');
 }
 
-export const endpointSlices = defineKind({
-  group: 'discovery.k8s.io',
-  version: 'v1',
-  kind: 'EndpointSlice',
-  resource: 'endpointslices',
-  namespaced: true,
+export const endpointSlices = defineKind<EndpointSlice>({
+  ...RESOURCES.endpointslices,
   columns: [
     computed<EndpointSlice>('AddressType', (slice) => slice.addressType ?? ''),
     computed<EndpointSlice>('Ports', (slice) =>
@@ -120,10 +102,9 @@ export const endpointSlices = defineKind({
     AGE_COLUMN,
   ],
   strategy: {
-    validate(object, old) {
-      const slice = object as EndpointSlice;
+    validate(slice, old) {
       const causes = [...validateEndpoints(slice), ...validatePorts(slice)];
-      if (old) causes.push(...validateImmutable(slice.addressType, (old as EndpointSlice).addressType, 'addressType'));
+      if (old) causes.push(...validateImmutable(slice.addressType, old.addressType, 'addressType'));
       return causes;
     },
   },

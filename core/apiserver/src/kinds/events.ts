@@ -5,47 +5,19 @@ import {
   fieldErrors,
   humanAge,
   isDNS1123Subdomain,
+  RESOURCES,
   validateImmutable,
   validateQualifiedName,
-  type KubeObject,
+  type EventsV1Event,
+  type ObjectReference,
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
 import { column, computed, NAME_COLUMN } from './columns.js';
+import { atMost, EVENT_TEXT_LIMITS } from './core/events.js';
 import { selectorField } from './field-selectors.js';
 
-const REPORTING_INSTANCE_LIMIT = 128;
-const ACTION_LIMIT = 128;
-const REASON_LIMIT = 128;
-const NOTE_LIMIT = 1024;
 const EVENT_TYPES = ['Normal', 'Warning'];
-
-interface ObjectReference {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
-
-type Event = KubeObject & {
-  eventTime?: string;
-  series?: { count?: number; lastObservedTime?: string };
-  reportingController?: string;
-  reportingInstance?: string;
-  action?: string;
-  reason?: string;
-  regarding?: ObjectReference;
-  related?: ObjectReference;
-  note?: string;
-  type?: string;
-  deprecatedSource?: { component?: string; host?: string };
-  deprecatedFirstTimestamp?: string;
-  deprecatedLastTimestamp?: string;
-  deprecatedCount?: number;
-};
 
 /** What an events.k8s.io client may never change once the event is recorded. */
 const IMMUTABLE_FIELDS = [
@@ -62,13 +34,9 @@ const IMMUTABLE_FIELDS = [
   'related',
   'reportingController',
   'reportingInstance',
-] as const;
+] as const satisfies readonly (keyof EventsV1Event)[];
 
-const atMost = (value: string | undefined, max: number, field: string): StatusCause[] =>
-  (value ?? '').length > max ? [fieldErrors.invalid(field, '', `can have at most ${max} characters`)] : [];
-
-function validateEvent(object: KubeObject, old?: KubeObject): StatusCause[] {
-  const event = object as Event;
+function validateEventsV1Event(event: EventsV1Event, old?: EventsV1Event): StatusCause[] {
   const causes: StatusCause[] = [];
   const namespace = event.metadata.namespace ?? '';
   const regardingNamespace = event.regarding?.namespace ?? '';
@@ -78,12 +46,12 @@ function validateEvent(object: KubeObject, old?: KubeObject): StatusCause[] {
   if (!event.reportingController) causes.push(fieldErrors.required('reportingController'));
   else causes.push(...validateQualifiedName(event.reportingController, 'reportingController'));
   if (!event.reportingInstance) causes.push(fieldErrors.required('reportingInstance'));
-  causes.push(...atMost(event.reportingInstance, REPORTING_INSTANCE_LIMIT, 'reportingInstance'));
+  causes.push(...atMost(event.reportingInstance, EVENT_TEXT_LIMITS.reportingInstance, 'reportingInstance'));
   if (!event.action) causes.push(fieldErrors.required('action'));
-  causes.push(...atMost(event.action, ACTION_LIMIT, 'action'));
+  causes.push(...atMost(event.action, EVENT_TEXT_LIMITS.action, 'action'));
   if (!event.reason) causes.push(fieldErrors.required('reason'));
-  causes.push(...atMost(event.reason, REASON_LIMIT, 'reason'));
-  causes.push(...atMost(event.note, NOTE_LIMIT, 'note'));
+  causes.push(...atMost(event.reason, EVENT_TEXT_LIMITS.reason, 'reason'));
+  causes.push(...atMost(event.note, EVENT_TEXT_LIMITS.note, 'note'));
   causes.push(...isDNS1123Subdomain(namespace).map((message) => fieldErrors.invalid('metadata.namespace', namespace, message)));
   if (event.series) {
     if ((event.series.count ?? 0) < 2) causes.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
@@ -95,51 +63,46 @@ function validateEvent(object: KubeObject, old?: KubeObject): StatusCause[] {
   if (event.deprecatedLastTimestamp) causes.push(fieldErrors.invalid('deprecatedLastTimestamp', '', 'needs to be unset'));
   if (event.deprecatedCount) causes.push(fieldErrors.invalid('deprecatedCount', '', 'needs to be unset'));
   if (event.deprecatedSource?.component || event.deprecatedSource?.host) causes.push(fieldErrors.invalid('deprecatedSource', '', 'needs to be unset'));
-  if (old) for (const field of IMMUTABLE_FIELDS) causes.push(...validateImmutable(event[field], (old as Event)[field], field));
+  if (old) for (const field of IMMUTABLE_FIELDS) causes.push(...validateImmutable(event[field], old[field], field));
   return causes;
 }
 
-function regardingCell(event: Event): string {
+function regardingCell(event: EventsV1Event): string {
   const kind = (event.regarding?.kind ?? '').toLowerCase();
   return event.regarding?.name ? `${kind}/${event.regarding.name}` : kind;
 }
 
-function sourceCell(event: Event): string {
+function sourceCell(event: EventsV1Event): string {
   const component = event.deprecatedSource?.component || event.reportingController || '';
   const instance = event.deprecatedSource?.host || event.reportingInstance || '';
   return instance ? `${component}, ${instance}` : component;
 }
 
-const firstSeen = (event: Event, now: number) => humanAge(event.deprecatedFirstTimestamp || event.eventTime, now);
+const firstSeen = (event: EventsV1Event, now: number) => humanAge(event.deprecatedFirstTimestamp || event.eventTime, now);
 
-function lastSeen(event: Event, now: number): string {
+function lastSeen(event: EventsV1Event, now: number): string {
   if (event.series) return humanAge(event.series.lastObservedTime, now);
   return event.deprecatedLastTimestamp ? humanAge(event.deprecatedLastTimestamp, now) : firstSeen(event, now);
 }
 
-const regarding = (field: keyof ObjectReference) => selectorField<Event>((event) => event.regarding?.[field]);
+const regarding = (field: keyof ObjectReference) => selectorField<EventsV1Event>((event) => event.regarding?.[field]);
 
-export const events = defineKind({
-  group: 'events.k8s.io',
-  version: 'v1',
-  kind: 'Event',
-  resource: 'events',
-  namespaced: true,
-  shortNames: ['ev'],
+export const events = defineKind<EventsV1Event>({
+  ...RESOURCES['events.events.k8s.io'],
   columns: [
-    computed<Event>('Last Seen', lastSeen),
+    computed<EventsV1Event>('Last Seen', lastSeen),
     column('Type', '.type'),
     column('Reason', '.reason'),
-    computed<Event>('Object', regardingCell),
-    computed<Event>('Subobject', (event) => event.regarding?.fieldPath ?? '', { priority: 1 }),
-    computed<Event>('Source', sourceCell, { priority: 1 }),
-    computed<Event>('Message', (event) => (event.note ?? '').trim()),
-    computed<Event>('First Seen', firstSeen, { priority: 1 }),
-    computed<Event>('Count', (event) => (event.series ? (event.series.count ?? 0) : event.deprecatedCount || 1), { priority: 1 }),
+    computed<EventsV1Event>('Object', regardingCell),
+    computed<EventsV1Event>('Subobject', (event) => event.regarding?.fieldPath ?? '', { priority: 1 }),
+    computed<EventsV1Event>('Source', sourceCell, { priority: 1 }),
+    computed<EventsV1Event>('Message', (event) => (event.note ?? '').trim()),
+    computed<EventsV1Event>('First Seen', firstSeen, { priority: 1 }),
+    computed<EventsV1Event>('Count', (event) => (event.series ? (event.series.count ?? 0) : event.deprecatedCount || 1), { priority: 1 }),
     { ...NAME_COLUMN, priority: 1 },
   ],
   strategy: {
-    validate: validateEvent,
+    validate: validateEventsV1Event,
     fieldSelectors: {
       'regarding.kind': regarding('kind'),
       'regarding.namespace': regarding('namespace'),
@@ -148,9 +111,9 @@ export const events = defineKind({
       'regarding.apiVersion': regarding('apiVersion'),
       'regarding.resourceVersion': regarding('resourceVersion'),
       'regarding.fieldPath': regarding('fieldPath'),
-      reason: selectorField<Event>((event) => event.reason),
-      reportingController: selectorField<Event>((event) => event.reportingController),
-      type: selectorField<Event>((event) => event.type),
+      reason: selectorField<EventsV1Event>((event) => event.reason),
+      reportingController: selectorField<EventsV1Event>((event) => event.reportingController),
+      type: selectorField<EventsV1Event>((event) => event.type),
     },
   },
 });

@@ -27,14 +27,13 @@ import { FLOWCONTROL_KINDS } from './flowcontrol.js';
 import { RESOURCE_KINDS } from './resource.js';
 import { APIEXTENSIONS_KINDS } from './apiextensions.js';
 import { APIREGISTRATION_KINDS } from './apiregistration.js';
-import { bindings, CORE_KINDS, pods } from './core.js';
+import { bindings, CORE_KINDS, pods } from './core/index.js';
 import { COORDINATION_KINDS } from './coordination.js';
 import { registerReviewHandlers, REVIEW_KINDS } from './reviews.js';
 import { registerPodStreamHandlers } from './pod-streams.js';
 import type { NodeConnectionLookup } from '../streaming/pod-target.js';
 
-export { podQOSClass, type QOSClass } from './pod-qos.js';
-export { NAMESPACE_FINALIZER } from './core.js';
+export { NAMESPACE_FINALIZER, podQOSClass, type QOSClass } from './core/index.js';
 
 /** Every built-in kind, grouped by API group. */
 export function builtinResources(): ResourceDefinition[] {

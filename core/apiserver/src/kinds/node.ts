@@ -6,23 +6,16 @@ import {
   validateImmutable,
   validateLabels,
   validateTolerations,
-  type KubeObject,
+  RESOURCES,
   type ResourceDefinition,
+  type RuntimeClass,
   type StatusCause,
-  type Toleration,
 } from '@skiff/api';
 import { AGE_COLUMN, column } from './columns.js';
 
-type RuntimeClass = KubeObject & {
-  handler?: string;
-  overhead?: { podFixed?: Record<string, string | number> };
-  scheduling?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] };
-};
-
 const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
 
-function validateRuntimeClass(object: KubeObject, old?: KubeObject): StatusCause[] {
-  const rc = object as RuntimeClass;
+function validateRuntimeClass(rc: RuntimeClass, old?: RuntimeClass): StatusCause[] {
   const causes: StatusCause[] = [];
   // The handler names a CRI configuration on the nodes; the generic check reports it missing.
   if (rc.handler) causes.push(...isDNS1123Label(rc.handler).map((message) => fieldErrors.invalid('handler', rc.handler, message)));
@@ -35,16 +28,12 @@ function validateRuntimeClass(object: KubeObject, old?: KubeObject): StatusCause
     causes.push(...validateLabels(rc.scheduling.nodeSelector, 'scheduling.nodeSelector'));
     causes.push(...validateTolerations(rc.scheduling.tolerations, 'scheduling.tolerations'));
   }
-  if (old) causes.push(...validateImmutable(rc.handler, (old as RuntimeClass).handler, 'handler'));
+  if (old) causes.push(...validateImmutable(rc.handler, old.handler, 'handler'));
   return causes;
 }
 
-export const runtimeClasses = defineKind({
-  group: 'node.k8s.io',
-  version: 'v1',
-  kind: 'RuntimeClass',
-  resource: 'runtimeclasses',
-  namespaced: false,
+export const runtimeClasses = defineKind<RuntimeClass>({
+  ...RESOURCES.runtimeclasses,
   columns: [column('Handler', '.handler'), AGE_COLUMN],
   strategy: { validate: validateRuntimeClass },
 });

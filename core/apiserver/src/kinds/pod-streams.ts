@@ -2,7 +2,7 @@ import type { KindHandlers } from '../rest/handlers.js';
 import { podLog } from '../streaming/pod-log.js';
 import { podStream } from '../streaming/pod-stream.js';
 import type { NodeConnectionLookup } from '../streaming/pod-target.js';
-import { pods } from './core.js';
+import { pods } from './core/index.js';
 
 /**
  * The pod subresources served by the pod's node (logs, exec, attach, port-forward), reached through the

@@ -1,7 +1,7 @@
 import type { Deployment, KubeObject, Namespace, Node, Pod, ReplicaSet } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { builtinResources } from './index.js';
-import { podQOSClass } from './pod-qos.js';
+import { podQOSClass } from './core/index.js';
 import { kindHarness } from '../test-support/kind-harness.js';
 
 // By plural; the first group wins (core v1 events before events.k8s.io's).

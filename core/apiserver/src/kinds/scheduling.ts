@@ -1,5 +1,5 @@
 // scheduling.k8s.io/v1: priority classes.
-import { defineKind, fieldErrors, validateImmutable, type KubeObject, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { defineKind, fieldErrors, RESOURCES, validateImmutable, type PriorityClass, type ResourceDefinition, type StatusCause } from '@skiff/api';
 import { AGE_COLUMN, computed } from './columns.js';
 
 const SYSTEM_PREFIX = 'system-';
@@ -12,8 +12,6 @@ export const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, { value: number; g
   'system-cluster-critical': { value: 2_000_000_000, globalDefault: false },
 });
 
-type PriorityClass = KubeObject & { value?: number; globalDefault?: boolean; description?: string; preemptionPolicy?: string };
-
 function systemClassError(pc: PriorityClass): string | undefined {
   const name = pc.metadata.name ?? '';
   const known = SYSTEM_PRIORITY_CLASSES[name];
@@ -23,8 +21,7 @@ function systemClassError(pc: PriorityClass): string | undefined {
   return undefined;
 }
 
-function validatePriorityClass(object: KubeObject, old?: KubeObject): StatusCause[] {
-  const pc = object as PriorityClass;
+function validatePriorityClass(pc: PriorityClass, old?: PriorityClass): StatusCause[] {
   const causes: StatusCause[] = [];
   if ((pc.metadata.name ?? '').startsWith(SYSTEM_PREFIX)) {
     const error = systemClassError(pc);
@@ -36,20 +33,14 @@ function validatePriorityClass(object: KubeObject, old?: KubeObject): StatusCaus
     causes.push(fieldErrors.forbidden('value', `maximum allowed value of a user defined priority is ${HIGHEST_USER_DEFINABLE_PRIORITY}`));
   }
   if (old) {
-    const before = old as PriorityClass;
-    if ((pc.value ?? 0) !== (before.value ?? 0)) causes.push(fieldErrors.forbidden('value', 'may not be changed in an update.'));
-    causes.push(...validateImmutable(pc.preemptionPolicy, before.preemptionPolicy, 'preemptionPolicy'));
+    if ((pc.value ?? 0) !== (old.value ?? 0)) causes.push(fieldErrors.forbidden('value', 'may not be changed in an update.'));
+    causes.push(...validateImmutable(pc.preemptionPolicy, old.preemptionPolicy, 'preemptionPolicy'));
   }
   return causes;
 }
 
-export const priorityClasses = defineKind({
-  group: 'scheduling.k8s.io',
-  version: 'v1',
-  kind: 'PriorityClass',
-  resource: 'priorityclasses',
-  namespaced: false,
-  shortNames: ['pc'],
+export const priorityClasses = defineKind<PriorityClass>({
+  ...RESOURCES.priorityclasses,
   columns: [
     computed<PriorityClass>('Value', (pc) => pc.value ?? 0, { type: 'integer' }),
     computed<PriorityClass>('Global-Default', (pc) => pc.globalDefault ?? false, { type: 'boolean' }),
@@ -57,8 +48,8 @@ export const priorityClasses = defineKind({
     computed<PriorityClass>('PreemptionPolicy', (pc) => pc.preemptionPolicy ?? '', { priority: 1 }),
   ],
   strategy: {
-    defaults(object) {
-      (object as PriorityClass).preemptionPolicy ??= 'PreemptLowerPriority';
+    defaults(pc) {
+      pc.preemptionPolicy ??= 'PreemptLowerPriority';
     },
     validate: validatePriorityClass,
   },

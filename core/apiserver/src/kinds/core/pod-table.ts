@@ -1,7 +1,16 @@
 // The pod row of `kubectl get pods`, computed as kubectl's printer computes it: READY counts ready
 // running containers, STATUS is the most telling reason (init progress, a waiting or terminated
 // container's reason, Terminating), RESTARTS adds how long ago the last restart was.
-import { humanAge, humanDuration, type Container, type ContainerStateTerminated, type ContainerStatus, type KubeObject, type Pod } from '@skiff/api';
+import {
+  humanAge,
+  humanDuration,
+  type Container,
+  type ContainerStateTerminated,
+  type ContainerStatus,
+  type Pod,
+  type PodSpec,
+  type PodStatus,
+} from '@skiff/api';
 import type { TableColumn } from '@skiff/kernel';
 
 const columnOf = (name: string, priority = 0): TableColumn => ({ name, type: 'string', priority });
@@ -22,11 +31,10 @@ export const POD_COLUMNS: TableColumn[] = [
 /** The pod reason the node lifecycle controller sets when a node stops reporting. */
 const NODE_LOST_REASON = 'NodeLost';
 
-type Terminated = ContainerStateTerminated & { signal?: number };
-
+/** The parts of a pod its row reads, present even when the stored pod lacks them. */
 interface PodView {
-  spec: Pod['spec'];
-  status: NonNullable<Pod['status']> & { initContainerStatuses?: ContainerStatus[]; nominatedNodeName?: string };
+  spec: PodSpec;
+  status: PodStatus;
 }
 
 const isRestartable = (container: Container | undefined) => container?.restartPolicy === 'Always';
@@ -44,7 +52,7 @@ class Restarts {
   }
 }
 
-function exitReason(terminated: Terminated, prefix: string): string {
+function exitReason(terminated: ContainerStateTerminated, prefix: string): string {
   if (terminated.reason) return `${prefix}${terminated.reason}`;
   return terminated.signal ? `${prefix}Signal:${terminated.signal}` : `${prefix}ExitCode:${terminated.exitCode}`;
 }
@@ -65,7 +73,7 @@ function initProgress(pod: PodView, progress: Progress, sidecarRestarts: Restart
     const restartable = isRestartable(byName.get(status.name));
     progress.restarts.add(status);
     if (restartable) sidecarRestarts.add(status);
-    const terminated = status.state?.terminated as Terminated | undefined;
+    const terminated = status.state?.terminated;
     if (terminated && terminated.exitCode === 0) continue;
     if (restartable && status.started) {
       if (status.ready) progress.ready += 1;
@@ -86,7 +94,7 @@ function containerProgress(pod: PodView, progress: Progress): void {
   for (let i = statuses.length - 1; i >= 0; i--) {
     const status = statuses[i]!;
     progress.restarts.add(status);
-    const terminated = status.state?.terminated as Terminated | undefined;
+    const terminated = status.state?.terminated;
     if (status.state?.waiting?.reason) progress.reason = status.state.waiting.reason;
     else if (terminated) progress.reason = exitReason(terminated, '');
     else if (status.ready && status.state?.running) {
@@ -99,15 +107,16 @@ function containerProgress(pod: PodView, progress: Progress): void {
 }
 
 function readinessGates(pod: PodView): string {
-  const gates = (pod.spec.readinessGates as { conditionType: string }[] | undefined) ?? [];
+  const gates = pod.spec.readinessGates ?? [];
   if (gates.length === 0) return '<none>';
   const conditions = pod.status.conditions ?? [];
   const ready = gates.filter((gate) => conditions.find((c) => c.type === gate.conditionType)?.status === 'True').length;
   return `${ready}/${gates.length}`;
 }
 
-export function podCells(object: KubeObject, now: number): unknown[] {
-  const pod: PodView = { spec: (object as Pod).spec ?? { containers: [] }, status: (object as Pod).status ?? {} };
+/** The row of a pod; the pods kind serves it as its table (a table is only ever asked for rows of its own kind). */
+export function podCells(object: Pod, now: number): unknown[] {
+  const pod: PodView = { spec: object.spec ?? { containers: [] }, status: object.status ?? {} };
   const phase = pod.status.phase ?? '';
   const progress: Progress = { reason: pod.status.reason || phase, ready: 0, restarts: new Restarts() };
   if (pod.status.conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'SchedulingGated')) progress.reason = 'SchedulingGated';

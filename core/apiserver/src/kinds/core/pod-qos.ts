@@ -19,7 +19,7 @@ function addTo(total: Map<string, number>, values: Map<string, number>): void {
 }
 
 /**
- * The pod's QoS class, as Kubernetes computes it: BestEffort without any CPU or memory request or
+ * The pod's QoS class, computed the way Kubernetes does: BestEffort without any CPU or memory request or
  * limit; Guaranteed when every container limits both and requests equal limits; else Burstable.
  */
 export function podQOSClass(pod: Pod): QOSClass {
