@@ -1,5 +1,26 @@
 // autoscaling/v2: horizontal pod autoscalers (served in upstream's preferred version only).
-import { defineKind, fieldErrors, pathSegmentErrors, type KubeObject, type LabelSelector, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import {
+  defineKind,
+  fieldErrors,
+  pathSegmentErrors,
+  RESOURCES,
+  type AutoscalingV1HorizontalPodAutoscaler,
+  type AutoscalingV1HorizontalPodAutoscalerSpec,
+  type CrossVersionObjectReference,
+  type HorizontalPodAutoscaler,
+  type HorizontalPodAutoscalerBehavior,
+  type HorizontalPodAutoscalerCondition,
+  type HorizontalPodAutoscalerSpec,
+  type HorizontalPodAutoscalerStatus,
+  type HPAScalingRules,
+  type KubeObject,
+  type MetricSpec,
+  type MetricStatus,
+  type MetricTarget,
+  type Quantity,
+  type ResourceDefinition,
+  type StatusCause,
+} from '@skiff/api';
 import { AGE_COLUMN, computed } from './columns.js';
 
 /** The CPU utilization an autoscaler without metrics aims for. */
@@ -7,64 +28,16 @@ const DEFAULT_CPU_UTILIZATION = 80;
 const MAX_PERIOD_SECONDS = 1800;
 const MAX_STABILIZATION_SECONDS = 3600;
 
-interface MetricTarget {
-  type?: string;
-  value?: string;
-  averageValue?: string;
-  averageUtilization?: number;
-}
-
-interface MetricIdentifier {
-  name?: string;
-  selector?: LabelSelector;
-}
-
-interface MetricSpec {
-  type?: string;
-  object?: { describedObject?: { kind?: string; name?: string }; target?: MetricTarget; metric?: MetricIdentifier };
-  pods?: { metric?: MetricIdentifier; target?: MetricTarget };
-  resource?: { name?: string; target?: MetricTarget };
-  containerResource?: { name?: string; container?: string; target?: MetricTarget };
-  external?: { metric?: MetricIdentifier; target?: MetricTarget };
-}
-
-interface MetricStatus {
-  type?: string;
-  object?: { current?: MetricValue };
-  pods?: { current?: MetricValue };
-  resource?: { name?: string; current?: MetricValue };
-  containerResource?: { current?: MetricValue };
-  external?: { current?: MetricValue };
-}
-
-interface MetricValue {
-  value?: string;
-  averageValue?: string;
-  averageUtilization?: number;
-}
-
-interface ScalingRules {
-  stabilizationWindowSeconds?: number;
-  selectPolicy?: string;
-  policies?: { type?: string; value?: number; periodSeconds?: number }[];
-}
-
-type HPA = KubeObject & {
-  spec?: {
-    scaleTargetRef?: { kind?: string; name?: string; apiVersion?: string };
-    minReplicas?: number;
-    maxReplicas?: number;
-    metrics?: MetricSpec[];
-    behavior?: { scaleUp?: ScalingRules; scaleDown?: ScalingRules };
-  };
-  status?: { currentReplicas?: number; currentMetrics?: MetricStatus[] };
-};
-
 const SOURCES = { Object: 'object', Pods: 'pods', Resource: 'resource', ContainerResource: 'containerResource', External: 'external' } as const;
-type SourceField = (typeof SOURCES)[keyof typeof SOURCES];
+type SourceType = keyof typeof SOURCES;
+
+const isSourceType = (type: string): type is SourceType => Object.hasOwn(SOURCES, type);
 
 /** Fills what a behavior section leaves out with the controller's defaults. */
-function defaultRules(rules: ScalingRules | undefined, defaults: Required<Pick<ScalingRules, 'selectPolicy' | 'policies'>> & ScalingRules): ScalingRules {
+function defaultRules(
+  rules: HPAScalingRules | undefined,
+  defaults: Required<Pick<HPAScalingRules, 'selectPolicy' | 'policies'>> & HPAScalingRules,
+): HPAScalingRules {
   const result = { ...rules };
   if (result.stabilizationWindowSeconds === undefined && defaults.stabilizationWindowSeconds !== undefined)
     result.stabilizationWindowSeconds = defaults.stabilizationWindowSeconds;
@@ -73,7 +46,8 @@ function defaultRules(rules: ScalingRules | undefined, defaults: Required<Pick<S
   return result;
 }
 
-function defaultHPA(hpa: HPA): void {
+/** Defaults run before validation, so the spec may still be missing or incomplete. */
+function defaultHPA(hpa: { spec?: Partial<HorizontalPodAutoscalerSpec> }): void {
   const spec = (hpa.spec ??= {});
   spec.minReplicas ??= 1;
   if (!spec.metrics?.length)
@@ -91,10 +65,10 @@ function defaultHPA(hpa: HPA): void {
   }
 }
 
-const isPositiveQuantity = (value: string | undefined) => value === undefined || /^\+?0*[1-9]|^\+?0*\.0*[1-9]/.test(String(value));
+const isPositiveQuantity = (value: Quantity | undefined) => value === undefined || /^\+?0*[1-9]|^\+?0*\.0*[1-9]/.test(String(value));
 
 function validateTarget(target: MetricTarget | undefined, at: string): StatusCause[] {
-  const t = target ?? {};
+  const t: Partial<MetricTarget> = target ?? {};
   const causes: StatusCause[] = [];
   if (!t.type) causes.push(fieldErrors.required(`${at}.type`, 'must specify a metric target type'));
   else if (!['Utilization', 'Value', 'AverageValue'].includes(t.type))
@@ -109,7 +83,7 @@ function validateTarget(target: MetricTarget | undefined, at: string): StatusCau
 function validateMetric(metric: MetricSpec, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const given = Object.values(SOURCES).filter((field) => metric[field] !== undefined);
-  const expected: SourceField | undefined = metric.type ? SOURCES[metric.type as keyof typeof SOURCES] : undefined;
+  const expected = metric.type && isSourceType(metric.type) ? SOURCES[metric.type] : undefined;
   if (!metric.type) causes.push(fieldErrors.required(`${at}.type`, 'must specify a metric source type'));
   else if (!expected) causes.push(fieldErrors.notSupported(`${at}.type`, metric.type, ['ContainerResource', 'External', 'Object', 'Pods', 'Resource']));
   if (given.length !== 1) causes.push(fieldErrors.forbidden(at, 'must populate the given metric source only'));
@@ -118,23 +92,20 @@ function validateMetric(metric: MetricSpec, at: string): StatusCause[] {
   if (!source) return [...causes, fieldErrors.required(`${at}.${expected}`, 'must populate information for the given metric source')];
   const sourceAt = `${at}.${expected}`;
   if (expected === 'pods' || expected === 'external' || expected === 'object') {
-    const name = (source as { metric?: MetricIdentifier }).metric?.name;
+    const name = metric[expected]?.metric?.name;
     if (!name) causes.push(fieldErrors.required(`${sourceAt}.metric.name`, 'must specify a metric name'));
   }
   if (expected === 'resource' || expected === 'containerResource') {
-    if (!(source as { name?: string }).name) causes.push(fieldErrors.required(`${sourceAt}.name`, 'must specify a resource name'));
-    if (expected === 'containerResource' && !(source as { container?: string }).container)
+    if (!metric[expected]?.name) causes.push(fieldErrors.required(`${sourceAt}.name`, 'must specify a resource name'));
+    if (expected === 'containerResource' && !metric.containerResource?.container)
       causes.push(fieldErrors.required(`${sourceAt}.container`, 'must specify a container'));
   }
-  if (expected === 'object') {
-    const described = (source as NonNullable<MetricSpec['object']>).describedObject ?? {};
-    causes.push(...validateReference(described, `${sourceAt}.describedObject`));
-  }
-  causes.push(...validateTarget((source as { target?: MetricTarget }).target, `${sourceAt}.target`));
+  if (expected === 'object') causes.push(...validateReference(metric.object?.describedObject ?? {}, `${sourceAt}.describedObject`));
+  causes.push(...validateTarget(source.target, `${sourceAt}.target`));
   return causes;
 }
 
-function validateReference(ref: { kind?: string; name?: string }, at: string): StatusCause[] {
+function validateReference(ref: Partial<CrossVersionObjectReference>, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const field of ['kind', 'name'] as const) {
     const value = ref[field] ?? '';
@@ -144,7 +115,7 @@ function validateReference(ref: { kind?: string; name?: string }, at: string): S
   return causes;
 }
 
-function validateRules(rules: ScalingRules | undefined, at: string): StatusCause[] {
+function validateRules(rules: HPAScalingRules | undefined, at: string): StatusCause[] {
   if (!rules) return [];
   const causes: StatusCause[] = [];
   const window = rules.stabilizationWindowSeconds;
@@ -166,8 +137,8 @@ function validateRules(rules: ScalingRules | undefined, at: string): StatusCause
   return causes;
 }
 
-function validateHPA(object: KubeObject): StatusCause[] {
-  const spec = (object as HPA).spec ?? {};
+function validateHPA(hpa: HorizontalPodAutoscaler): StatusCause[] {
+  const spec: Partial<HorizontalPodAutoscalerSpec> = hpa.spec ?? {};
   const causes: StatusCause[] = [];
   if (spec.minReplicas !== undefined && spec.minReplicas < 1)
     causes.push(fieldErrors.invalid('spec.minReplicas', spec.minReplicas, 'must be greater than or equal to 1'));
@@ -216,47 +187,51 @@ function formatMetrics(specs: MetricSpec[] | undefined, statuses: MetricStatus[]
 }
 
 /** What both served versions of the autoscalers share. */
-const HPA_NAMES = {
-  group: 'autoscaling',
-  kind: 'HorizontalPodAutoscaler',
-  resource: 'horizontalpodautoscalers',
-  namespaced: true,
-  shortNames: ['hpa'],
-  categories: ['all'],
-  subresources: ['status'],
-};
+const HPA_NAMES = { ...RESOURCES.horizontalpodautoscalers, subresources: ['status'] };
 
-export const horizontalPodAutoscalers = defineKind({
+export const horizontalPodAutoscalers = defineKind<HorizontalPodAutoscaler>({
   ...HPA_NAMES,
-  version: 'v2',
   columns: [
-    computed<HPA>('Reference', (hpa) => `${hpa.spec?.scaleTargetRef?.kind ?? ''}/${hpa.spec?.scaleTargetRef?.name ?? ''}`),
-    computed<HPA>('Targets', (hpa) => formatMetrics(hpa.spec?.metrics, hpa.status?.currentMetrics)),
-    computed<HPA>('MinPods', (hpa) => (hpa.spec?.minReplicas !== undefined ? String(hpa.spec.minReplicas) : '<unset>')),
-    computed<HPA>('MaxPods', (hpa) => hpa.spec?.maxReplicas ?? 0),
-    computed<HPA>('Replicas', (hpa) => hpa.status?.currentReplicas ?? 0),
+    computed('Reference', (hpa) => `${hpa.spec?.scaleTargetRef?.kind ?? ''}/${hpa.spec?.scaleTargetRef?.name ?? ''}`),
+    computed('Targets', (hpa) => formatMetrics(hpa.spec?.metrics, hpa.status?.currentMetrics)),
+    computed('MinPods', (hpa) => (hpa.spec?.minReplicas !== undefined ? String(hpa.spec.minReplicas) : '<unset>')),
+    computed('MaxPods', (hpa) => hpa.spec?.maxReplicas ?? 0),
+    computed('Replicas', (hpa) => hpa.status?.currentReplicas ?? 0),
     AGE_COLUMN,
   ],
-  strategy: { defaults: (object) => defaultHPA(object as HPA), validate: validateHPA },
+  strategy: { defaults: defaultHPA, validate: validateHPA },
 });
 
 // ---- autoscaling/v1: the same autoscalers, as v1 shows them ------------------------------------------------
 
-const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics';
-const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';
-const BEHAVIOR_ANNOTATION = 'autoscaling.alpha.kubernetes.io/behavior';
-const CONDITIONS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/conditions';
+/** Where v1 keeps what its fields cannot say, as upstream does. */
+const ANNOTATIONS = {
+  metrics: 'autoscaling.alpha.kubernetes.io/metrics',
+  currentMetrics: 'autoscaling.alpha.kubernetes.io/current-metrics',
+  behavior: 'autoscaling.alpha.kubernetes.io/behavior',
+  conditions: 'autoscaling.alpha.kubernetes.io/conditions',
+} as const;
 
-type Record_ = Record<string, unknown>;
+/** What the annotations hold: the v2 fields hpaToV1 wrote there. */
+interface AnnotatedFields {
+  metrics: MetricSpec[];
+  currentMetrics: MetricStatus[];
+  behavior: HorizontalPodAutoscalerBehavior;
+  conditions: HorizontalPodAutoscalerCondition[];
+}
+
 const isCpuUtilization = (metric: MetricSpec) =>
   metric.type === 'Resource' && metric.resource?.name === 'cpu' && metric.resource.target?.type === 'Utilization';
 
-function parseAnnotation(annotations: Record<string, string>, key: string): unknown {
+/** Takes a field's annotation out of `annotations`; undefined when it is absent or not JSON. */
+function takeAnnotation<F extends keyof AnnotatedFields>(annotations: Record<string, string>, field: F): AnnotatedFields[F] | undefined {
+  const key = ANNOTATIONS[field];
   const text = annotations[key];
   delete annotations[key];
   if (text === undefined) return undefined;
   try {
-    return JSON.parse(text);
+    // Trusted as the v2 field it was written from.
+    return JSON.parse(text) as AnnotatedFields[F];
   } catch {
     return undefined;
   }
@@ -266,21 +241,21 @@ function parseAnnotation(annotations: Record<string, string>, key: string): unkn
  * v2 → v1: the CPU utilization target and current value in v1's fields; what v1 cannot say (other metrics,
  * behavior, conditions) in annotations, as upstream keeps it, so a v1 round trip loses nothing.
  */
-function hpaToV1(object: KubeObject): KubeObject {
-  const hpa = object as HPA & { status?: Record_ };
-  const spec = hpa.spec ?? {};
+function hpaToV1(hpa: HorizontalPodAutoscaler): KubeObject {
+  const spec: Partial<HorizontalPodAutoscalerSpec> = hpa.spec ?? {};
   const metrics = spec.metrics ?? [];
   const cpu = metrics.find(isCpuUtilization);
   const others = metrics.filter((metric) => metric !== cpu);
-  const status = (hpa.status ?? {}) as Record_ & { currentMetrics?: MetricStatus[]; conditions?: unknown[] };
+  const status: Partial<HorizontalPodAutoscalerStatus> = hpa.status ?? {};
   const currentCpu = status.currentMetrics?.find((metric) => metric.type === 'Resource' && metric.resource?.name === 'cpu');
   const annotations: Record<string, string> = { ...hpa.metadata.annotations };
-  if (others.length) annotations[METRICS_ANNOTATION] = JSON.stringify(others);
-  if (spec.behavior) annotations[BEHAVIOR_ANNOTATION] = JSON.stringify(spec.behavior);
+  if (others.length) annotations[ANNOTATIONS.metrics] = JSON.stringify(others);
+  if (spec.behavior) annotations[ANNOTATIONS.behavior] = JSON.stringify(spec.behavior);
   const currentOthers = (status.currentMetrics ?? []).filter((metric) => metric !== currentCpu);
-  if (currentOthers.length) annotations[CURRENT_METRICS_ANNOTATION] = JSON.stringify(currentOthers);
-  if (status.conditions?.length) annotations[CONDITIONS_ANNOTATION] = JSON.stringify(status.conditions);
+  if (currentOthers.length) annotations[ANNOTATIONS.currentMetrics] = JSON.stringify(currentOthers);
+  if (status.conditions?.length) annotations[ANNOTATIONS.conditions] = JSON.stringify(status.conditions);
   const { currentMetrics: _current, conditions: _conditions, ...restStatus } = status;
+  const currentUtilization = currentCpu?.resource?.current?.averageUtilization;
   return {
     apiVersion: 'autoscaling/v1',
     kind: 'HorizontalPodAutoscaler',
@@ -291,33 +266,25 @@ function hpaToV1(object: KubeObject): KubeObject {
       ...(spec.maxReplicas !== undefined ? { maxReplicas: spec.maxReplicas } : {}),
       ...(cpu?.resource?.target?.averageUtilization !== undefined ? { targetCPUUtilizationPercentage: cpu.resource.target.averageUtilization } : {}),
     },
-    status: {
-      ...restStatus,
-      ...((currentCpu?.resource as { current?: { averageUtilization?: number } } | undefined)?.current?.averageUtilization !== undefined
-        ? { currentCPUUtilizationPercentage: (currentCpu!.resource as { current: { averageUtilization: number } }).current.averageUtilization }
-        : {}),
-    },
-  } as KubeObject;
+    status: { ...restStatus, ...(currentUtilization !== undefined ? { currentCPUUtilizationPercentage: currentUtilization } : {}) },
+  };
 }
 
 /** v1 → v2: the reverse, taking back what the annotations hold. */
-function hpaFromV1(object: KubeObject): KubeObject {
-  const v1 = object as KubeObject & {
-    spec?: Record_ & { targetCPUUtilizationPercentage?: number };
-    status?: Record_ & { currentCPUUtilizationPercentage?: number };
-  };
+function hpaFromV1(v1: AutoscalingV1HorizontalPodAutoscaler): KubeObject {
   const annotations: Record<string, string> = { ...v1.metadata.annotations };
-  const others = (parseAnnotation(annotations, METRICS_ANNOTATION) as MetricSpec[] | undefined) ?? [];
-  const behavior = parseAnnotation(annotations, BEHAVIOR_ANNOTATION);
-  const currentOthers = (parseAnnotation(annotations, CURRENT_METRICS_ANNOTATION) as MetricStatus[] | undefined) ?? [];
-  const conditions = parseAnnotation(annotations, CONDITIONS_ANNOTATION);
-  const { targetCPUUtilizationPercentage: target, ...spec } = v1.spec ?? {};
+  const others = takeAnnotation(annotations, 'metrics') ?? [];
+  const behavior = takeAnnotation(annotations, 'behavior');
+  const currentOthers = takeAnnotation(annotations, 'currentMetrics') ?? [];
+  const conditions = takeAnnotation(annotations, 'conditions');
+  const v1Spec: Partial<AutoscalingV1HorizontalPodAutoscalerSpec> = v1.spec ?? {};
+  const { targetCPUUtilizationPercentage: target, ...spec } = v1Spec;
   const { currentCPUUtilizationPercentage: current, ...status } = v1.status ?? {};
   const metrics: MetricSpec[] = [
     ...(target !== undefined ? [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: target } } }] : []),
     ...others,
   ];
-  const currentMetrics = [
+  const currentMetrics: MetricStatus[] = [
     ...(current !== undefined ? [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: current } } }] : []),
     ...currentOthers,
   ];
@@ -330,11 +297,11 @@ function hpaFromV1(object: KubeObject): KubeObject {
     metadata,
     spec: { ...spec, ...(metrics.length ? { metrics } : {}), ...(behavior ? { behavior } : {}) },
     ...(v1.status !== undefined ? { status: { ...status, ...(currentMetrics.length ? { currentMetrics } : {}), ...(conditions ? { conditions } : {}) } } : {}),
-  } as KubeObject;
+  };
 }
 
 /** autoscaling/v1, served from the stored v2 autoscalers (kubectl before 1.2x's `autoscale` writes v1). */
-export const horizontalPodAutoscalersV1 = defineKind({
+export const horizontalPodAutoscalersV1 = defineKind<AutoscalingV1HorizontalPodAutoscaler>({
   ...HPA_NAMES,
   version: 'v1',
   conversion: { toStorage: hpaFromV1, fromStorage: hpaToV1 },
