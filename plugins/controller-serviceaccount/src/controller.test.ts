@@ -1,13 +1,12 @@
-import { isApiError, RESOURCES, type Namespace } from '@skiff/api';
+import { isApiError, RESOURCES, type Namespace, type ServiceAccount } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import serviceAccountController from './index.js';
-import { SERVICE_ACCOUNTS, type ServiceAccount } from './resources.js';
 
 async function find(client: ApiClient, namespace: string, name: string): Promise<ServiceAccount | undefined> {
   try {
-    return await client.get<ServiceAccount>(SERVICE_ACCOUNTS, name, namespace);
+    return await client.get<ServiceAccount>(RESOURCES.serviceaccounts, name, namespace);
   } catch (err) {
     if (isApiError(err, 'NotFound')) return undefined;
     throw err;
@@ -39,19 +38,19 @@ describe('serviceaccount controller against a real API server', () => {
       return account && builder && account;
     });
     expect(created.secrets).toBeUndefined();
-    expect((await plane.client.list(SERVICE_ACCOUNTS, 'team-a')).items.map((sa) => sa.metadata.name).sort()).toEqual(['builder', 'default']);
+    expect((await plane.client.list(RESOURCES.serviceaccounts, 'team-a')).items.map((sa) => sa.metadata.name).sort()).toEqual(['builder', 'default']);
   });
 
   it('recreates a deleted account (with a new uid) and leaves other accounts alone', async () => {
     await createNamespace(plane.client, 'team-b');
     const first = await waitFor('default in team-b', () => find(plane.client, 'team-b', 'default'));
     await plane.client.create<ServiceAccount>(
-      SERVICE_ACCOUNTS,
+      RESOURCES.serviceaccounts,
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'extra', namespace: 'team-b' } },
       'team-b',
     );
-    await plane.client.delete(SERVICE_ACCOUNTS, 'default', 'team-b');
-    await plane.client.delete(SERVICE_ACCOUNTS, 'extra', 'team-b');
+    await plane.client.delete(RESOURCES.serviceaccounts, 'default', 'team-b');
+    await plane.client.delete(RESOURCES.serviceaccounts, 'extra', 'team-b');
     const again = await waitFor('default recreated', async () => {
       const account = await find(plane.client, 'team-b', 'default');
       return account?.metadata.uid !== first.metadata.uid && account;
@@ -68,8 +67,8 @@ describe('serviceaccount controller against a real API server', () => {
     await plane.client.delete(RESOURCES.namespaces, 'leaving');
     await waitFor('leaving is terminating', async () => (await plane.client.get<Namespace>(RESOURCES.namespaces, 'leaving')).status?.phase === 'Terminating');
     // Both deletions reach the controller through one watch, in this order: once marker has its account back, leaving was seen.
-    await plane.client.delete(SERVICE_ACCOUNTS, 'default', 'leaving');
-    await plane.client.delete(SERVICE_ACCOUNTS, 'default', 'marker');
+    await plane.client.delete(RESOURCES.serviceaccounts, 'default', 'leaving');
+    await plane.client.delete(RESOURCES.serviceaccounts, 'default', 'marker');
     await waitFor('default recreated in marker', async () => {
       const account = await find(plane.client, 'marker', 'default');
       return account && account.metadata.uid !== marker.metadata.uid;

@@ -1,9 +1,8 @@
-import { isApiError, RESOURCES, type Namespace } from '@skiff/api';
+import { isApiError, RESOURCES, type Namespace, type ServiceAccount } from '@skiff/api';
 import { WorkQueue } from '@skiff/client';
 import { enqueueActiveNamespaces, isNamespaceActive, isNamespaceActiveLive, runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME } from './names.js';
-import { SERVICE_ACCOUNTS, type ServiceAccount } from './resources.js';
 
 export { isNamespaceActive as isActive };
 
@@ -22,7 +21,7 @@ export class ServiceAccountsController {
     private readonly names: readonly string[],
   ) {
     this.namespaces = ctx.informers.informer<Namespace>(RESOURCES.namespaces);
-    this.serviceAccounts = ctx.informers.informer<ServiceAccount>(SERVICE_ACCOUNTS);
+    this.serviceAccounts = ctx.informers.informer<ServiceAccount>(RESOURCES.serviceaccounts);
     enqueueActiveNamespaces(this.namespaces, this.queue);
     this.serviceAccounts.addHandlers({
       delete: (account) => {
@@ -47,7 +46,11 @@ export class ServiceAccountsController {
     for (const name of this.names) {
       if (this.serviceAccounts.get(`${namespace}/${name}`)) continue;
       try {
-        await this.ctx.client.create<ServiceAccount>(SERVICE_ACCOUNTS, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } }, namespace);
+        await this.ctx.client.create<ServiceAccount>(
+          RESOURCES.serviceaccounts,
+          { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } },
+          namespace,
+        );
         this.ctx.logger.debug({ namespace, serviceAccount: name }, 'service account created');
       } catch (err) {
         // The cache lagged behind a create, or the namespace went away meanwhile: nothing to do either way.

@@ -24,4 +24,3 @@ export type ServiceAccountControllerOptions = PluginOptions<typeof plugin>;
 
 export { ServiceAccountsController, isActive } from './controller.js';
 export { CONTROLLER_NAME, DEFAULT_SERVICE_ACCOUNT, PLUGIN_NAME } from './names.js';
-export { SERVICE_ACCOUNTS, type ServiceAccount } from './resources.js';
