@@ -8,7 +8,8 @@ import {
   isDNS1123Label,
   isDNS1123Subdomain,
   restoreField,
-  type KubeObject,
+  RESOURCES,
+  type CertificateSigningRequest,
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
@@ -18,16 +19,6 @@ const MIN_EXPIRATION_SECONDS = 600;
 const LEGACY_UNKNOWN_SIGNER = 'kubernetes.io/legacy-unknown';
 /** Conditions only the approval subresource may set. */
 const APPROVAL_CONDITIONS = ['Approved', 'Denied'];
-
-interface Condition {
-  type?: string;
-  status?: string;
-}
-
-type CertificateSigningRequest = KubeObject & {
-  spec?: { request?: string; signerName?: string; expirationSeconds?: number; usages?: string[]; username?: string };
-  status?: { conditions?: Condition[]; certificate?: string };
-};
 
 /** The types of the well-formed PEM blocks in a base64-encoded (JSON []byte) field. */
 function pemBlockTypes(encoded: string | undefined): string[] {
@@ -49,7 +40,7 @@ function validateSignerName(name: string | undefined, path: string): StatusCause
   if (!name) return [fieldErrors.required(path)];
   const segments = name.split('/');
   if (segments.length !== 2) return [fieldErrors.invalid(path, name, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
-  const [domain, signer] = segments as [string, string];
+  const [domain = '', signer = ''] = segments;
   const causes: StatusCause[] = [];
   if (domain.length > 253) causes.push(fieldErrors.tooLong(path, 253));
   const labels = domain.split('.');
@@ -71,8 +62,7 @@ function validateSignerName(name: string | undefined, path: string): StatusCause
   return causes;
 }
 
-function validateCSR(object: KubeObject): StatusCause[] {
-  const csr = object as CertificateSigningRequest;
+function validateCSR(csr: CertificateSigningRequest): StatusCause[] {
   const spec = csr.spec ?? {};
   const causes: StatusCause[] = [];
   if (!pemBlockTypes(spec.request).includes('CERTIFICATE REQUEST'))
@@ -124,28 +114,19 @@ function csrCondition(csr: CertificateSigningRequest): string {
   return parts.join(',');
 }
 
-export const certificateSigningRequests = defineKind({
-  group: 'certificates.k8s.io',
-  version: 'v1',
-  kind: 'CertificateSigningRequest',
-  resource: 'certificatesigningrequests',
-  namespaced: false,
-  shortNames: ['csr'],
+export const certificateSigningRequests = defineKind<CertificateSigningRequest>({
+  ...RESOURCES.certificatesigningrequests,
   subresources: ['approval', 'status'],
   columns: [
     AGE_COLUMN,
-    computed<CertificateSigningRequest>('SignerName', (csr) => csr.spec?.signerName || '<none>'),
-    computed<CertificateSigningRequest>('Requestor', (csr) => csr.spec?.username ?? ''),
-    computed<CertificateSigningRequest>('RequestedDuration', (csr) =>
-      csr.spec?.expirationSeconds === undefined ? '<none>' : humanDuration(csr.spec.expirationSeconds * 1000),
-    ),
-    computed<CertificateSigningRequest>('Condition', csrCondition),
+    computed('SignerName', (csr) => csr.spec?.signerName || '<none>'),
+    computed('Requestor', (csr) => csr.spec?.username ?? ''),
+    computed('RequestedDuration', (csr) => (csr.spec?.expirationSeconds === undefined ? '<none>' : humanDuration(csr.spec.expirationSeconds * 1000))),
+    computed('Condition', csrCondition),
   ],
   strategy: {
-    validate: (object) => validateCSR(object),
-    prepareForUpdate(object, old, subresource) {
-      const csr = object as CertificateSigningRequest;
-      const was = old as CertificateSigningRequest;
+    validate: validateCSR,
+    prepareForUpdate(csr, was, subresource) {
       // The spec is fixed once requested; a status write may not approve or deny.
       restoreField(csr, was, 'spec');
       if (subresource === 'status' && csr.status) {
