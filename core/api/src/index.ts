@@ -16,6 +16,7 @@ export * from './pod-state.js';
 export * from './tolerations.js';
 export * from './int-or-percent.js';
 export * from './cron.js';
+export * from './string-maps.js';
 export * from './protobuf/index.js';
 export * from './generated/facts.js';
 export * from './kinds/index.js';

@@ -1,4 +1,4 @@
-import type { Pod } from '@skiff/api';
+import { sameStringMap, type Pod } from '@skiff/api';
 import {
   findPort,
   isIPv6Address,
@@ -135,11 +135,6 @@ export function endpointsLabels(service: Service): Record<string, string> {
   return labels;
 }
 
-function sameMap(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
-  const left = Object.entries(a ?? {});
-  return left.length === Object.keys(b ?? {}).length && left.every(([key, value]) => b?.[key] === value);
-}
-
 /** Whether two subset lists say the same (a reference's resourceVersion does not count). */
 export function sameSubsets(a: readonly EndpointSubset[] | null | undefined, b: readonly EndpointSubset[] | null | undefined): boolean {
   const address = (entry: EndpointAddress) => [
@@ -177,7 +172,7 @@ export function planEndpoints({ service, pods, current, triggerTime }: Endpoints
   const { subsets, truncated } = truncateSubsets(buildSubsets(service, pods));
   const labels = endpointsLabels(service);
   const currentTruncated = current?.metadata.annotations?.[ANNOTATION.OVER_CAPACITY] === OVER_CAPACITY_TRUNCATED;
-  if (current && sameSubsets(current.subsets, subsets) && sameMap(current.metadata.labels, labels) && currentTruncated === truncated) return undefined;
+  if (current && sameSubsets(current.subsets, subsets) && sameStringMap(current.metadata.labels, labels) && currentTruncated === truncated) return undefined;
 
   const { [ANNOTATION.OVER_CAPACITY]: _capacity, [ANNOTATION.LAST_CHANGE_TRIGGER_TIME]: _trigger, ...annotations } = current?.metadata.annotations ?? {};
   if (triggerTime) annotations[ANNOTATION.LAST_CHANGE_TRIGGER_TIME] = triggerTime;

@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net';
-import { isPodReady, type Pod } from '@skiff/api';
+import { isPodReady, sameStringMap, type Pod } from '@skiff/api';
 import type { Service, ServicePort } from './resources.js';
 
 // Which pods back a Service, and how: the rules both endpoint controllers share.
@@ -95,11 +95,6 @@ export function podEndpointsChanged(oldPod: Pod, pod: Pod): boolean {
   return before.hostname !== after.hostname || before.subdomain !== after.subdomain || oldPod.spec.nodeName !== pod.spec.nodeName;
 }
 
-function sameLabels(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
-  const left = Object.entries(a ?? {});
-  return left.length === Object.keys(b ?? {}).length && left.every(([key, value]) => b?.[key] === value);
-}
-
 /**
  * The Services to look at again after a pod event (`oldPod` undefined for an add or a delete), out of the
  * Services of the pod's namespace. An update that changes neither the pod's endpoints nor its labels
@@ -109,7 +104,7 @@ export function servicesForPodEvent(services: readonly Service[], oldPod: Pod | 
   if (!oldPod) return servicesSelecting(services, pod.metadata.labels);
   if (oldPod.metadata.resourceVersion === pod.metadata.resourceVersion) return [];
   const changed = podEndpointsChanged(oldPod, pod);
-  if (sameLabels(oldPod.metadata.labels, pod.metadata.labels)) return changed ? servicesSelecting(services, pod.metadata.labels) : [];
+  if (sameStringMap(oldPod.metadata.labels, pod.metadata.labels)) return changed ? servicesSelecting(services, pod.metadata.labels) : [];
   const before = new Set(servicesSelecting(services, oldPod.metadata.labels));
   const after = new Set(servicesSelecting(services, pod.metadata.labels));
   if (changed) return [...new Set([...before, ...after])];

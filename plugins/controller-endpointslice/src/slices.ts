@@ -1,4 +1,4 @@
-import type { Node, OwnerReference, Pod } from '@skiff/api';
+import { sameStringMap, type Node, type OwnerReference, type Pod } from '@skiff/api';
 import { newControllerRef } from '@skiff/controller-manager';
 import { ANNOTATION, LABEL, MANAGED_BY } from './names.js';
 import { findPort, isIPv6Address, isPodReady, isServiceIPSet, podIPs, shouldPodBeInEndpoints, shouldSetHostname } from './pods.js';
@@ -118,11 +118,6 @@ export function sliceLabels(service: Service): Record<string, string> {
   return labels;
 }
 
-function sameMap(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
-  const left = Object.entries(a ?? {});
-  return left.length === Object.keys(b ?? {}).length && left.every(([key, value]) => b?.[key] === value);
-}
-
 export function serviceOwnerReference(service: Service): OwnerReference {
   return newControllerRef(service, SERVICES);
 }
@@ -152,7 +147,7 @@ function newSlice(service: Service, ports: SlicePort[], addressType: AddressType
 function isPlaceholderOf(slice: EndpointSlice, placeholder: EndpointSlice): boolean {
   return (
     slice.metadata.namespace === placeholder.metadata.namespace &&
-    sameMap(slice.metadata.labels, placeholder.metadata.labels) &&
+    sameStringMap(slice.metadata.labels, placeholder.metadata.labels) &&
     JSON.stringify(slice.metadata.ownerReferences ?? []) === JSON.stringify(placeholder.metadata.ownerReferences) &&
     slice.addressType === placeholder.addressType &&
     (slice.endpoints ?? []).length === 0 &&
@@ -198,7 +193,7 @@ function reconcilePortSet(
       if (!sameEndpoint(desired, endpoint)) endpointsChanged = true;
     }
     if (endpointsChanged && kept.length === 0) deleted.push(slice);
-    else if (endpointsChanged || !sameMap(slice.metadata.labels, labels))
+    else if (endpointsChanged || !sameStringMap(slice.metadata.labels, labels))
       rewritten.set(slice.metadata.name!, { ...slice, metadata: { ...slice.metadata, labels }, endpoints: kept });
     else unchanged.push(slice);
   }

@@ -4,6 +4,7 @@ import {
   defineKind,
   fieldErrors,
   isDNS1123Subdomain,
+  sameStringMap,
   validateImmutable,
   validateLabelSelector,
   validateQualifiedName,
@@ -137,7 +138,7 @@ export const storageClasses = defineKind({
       causes.push(...validateAllowedTopologies(sc.allowedTopologies));
       if (old) {
         const was = old as StorageClass;
-        if (!sameMap(sc.parameters, was.parameters)) {
+        if (!sameStringMap(sc.parameters, was.parameters)) {
           causes.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
         }
         if (sc.provisioner !== was.provisioner) causes.push(fieldErrors.forbidden('provisioner', 'updates to provisioner are forbidden.'));
@@ -148,11 +149,6 @@ export const storageClasses = defineKind({
     },
   },
 });
-
-function sameMap(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
-  const left = Object.entries(a ?? {});
-  return left.length === Object.keys(b ?? {}).length && left.every(([key, value]) => b?.[key] === value);
-}
 
 export const csiDrivers = defineKind({
   group: STORAGE_GROUP,
@@ -300,7 +296,7 @@ export const volumeAttributesClasses = defineKind({
       if (old) {
         const was = old as VolumeAttributesClass;
         causes.push(...validateImmutable(vac.driverName, was.driverName, 'driverName'));
-        if (!sameMap(vac.parameters, was.parameters)) causes.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
+        if (!sameStringMap(vac.parameters, was.parameters)) causes.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
       }
       return causes;
     },
