@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDeployment, defaultImagePullPolicy, defaultNamespace, defaultNode, defaultPod, defaultReplicaSet } from './defaults.js';
-import type { Deployment, Namespace, Node, Pod, ReplicaSet } from './types.js';
+import { defaultDeployment, defaultImagePullPolicy, defaultPod, defaultReplicaSet } from './defaults.js';
+import type { Deployment, Pod, ReplicaSet } from './types.js';
 
 describe('defaultImagePullPolicy', () => {
   it('pulls always for :latest or untagged images, otherwise if not present', () => {
@@ -134,20 +134,5 @@ describe('defaultDeployment and defaultReplicaSet', () => {
     defaultReplicaSet(replicaSet);
     expect(replicaSet.spec.replicas).toBe(1);
     expect(replicaSet.spec.template.spec.terminationGracePeriodSeconds).toBe(30);
-  });
-});
-
-describe('defaultNamespace and defaultNode', () => {
-  it('labels a namespace with its name and makes it Active', () => {
-    const namespace: Namespace = { metadata: { name: 'team-a', labels: { owner: 'me' } } };
-    defaultNamespace(namespace);
-    expect(namespace.metadata.labels).toEqual({ owner: 'me', 'kubernetes.io/metadata.name': 'team-a' });
-    expect(namespace.status).toEqual({ phase: 'Active' });
-  });
-
-  it('defaults allocatable to capacity', () => {
-    const node: Node = { metadata: { name: 'n' }, status: { capacity: { cpu: '4', pods: '110' } } };
-    defaultNode(node);
-    expect(node.status?.allocatable).toEqual({ cpu: '4', pods: '110' });
   });
 });

@@ -1,6 +1,6 @@
 // Kubernetes defaulting (SetDefaults_* for core/v1 and apps/v1): fills in what the API server adds to
 // every object it stores, in place. Runs on create and update, so each default only fills a gap.
-import type { Container, Deployment, Namespace, Node, Pod, PodSpec, PodTemplateSpec, ReplicaSet } from './types.js';
+import type { Container, Deployment, Pod, PodSpec, PodTemplateSpec, ReplicaSet } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -135,24 +135,4 @@ export function defaultReplicaSet(replicaSet: ReplicaSet): void {
   const spec = (replicaSet.spec ??= {} as ReplicaSet['spec']);
   fill(spec, 'replicas', 1);
   defaultPodTemplate(spec.template);
-}
-
-/** The label every namespace carries with its own name, so selectors can pick namespaces by name. */
-export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
-
-/**
- * SetDefaults_Namespace: the name label and the Active phase. The `kubernetes` finalizer is added on
- * create only (the namespace resource's prepareForCreate), since finalizing removes it for good.
- */
-export function defaultNamespace(namespace: Namespace): void {
-  const name = namespace.metadata?.name;
-  if (name) namespace.metadata.labels = { ...namespace.metadata.labels, [NAMESPACE_NAME_LABEL]: name };
-  const status = (namespace.status ??= {});
-  fill(status, 'phase', 'Active');
-}
-
-/** SetDefaults_NodeStatus: allocatable defaults to capacity. */
-export function defaultNode(node: Node): void {
-  const status = node.status;
-  if (status?.capacity && !status.allocatable) status.allocatable = { ...status.capacity };
 }

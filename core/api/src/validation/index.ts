@@ -46,5 +46,3 @@ export {
   validateReplicaSetSpec,
   validateReplicaSetStatus,
 } from './apps.js';
-export { validateNamespace, validateNode } from './cluster.js';
-export { validateEvent } from './events.js';
