@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdmissionRequest } from '@skiff/kernel';
 import { DEFAULT_SERVICE_ACCOUNT } from './names.js';
-import type { ServiceAccount } from '@skiff/api';
+import { RESOURCES, type ServiceAccount } from '@skiff/api';
 
-const SERVICE_ACCOUNTS = { group: '', resource: 'serviceaccounts' };
 const RETRY_INTERVAL_MS = 100;
 
 /**
@@ -11,7 +10,7 @@ const RETRY_INTERVAL_MS = 100;
  * created right behind a new namespace may arrive first: for it the read is retried for up to `waitMs`.
  */
 export async function findServiceAccount(request: AdmissionRequest, name: string, waitMs: number): Promise<ServiceAccount | undefined> {
-  const read = async () => (await request.get(SERVICE_ACCOUNTS, request.namespace, name)) as ServiceAccount | undefined;
+  const read = async () => (await request.get(RESOURCES.serviceaccounts, request.namespace, name)) as ServiceAccount | undefined;
   const found = await read();
   if (found || name !== DEFAULT_SERVICE_ACCOUNT) return found;
   const deadline = Date.now() + waitMs;

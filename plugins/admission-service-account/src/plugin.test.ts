@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isApiError, RESOURCES, type ApiError, type Namespace, type Pod } from '@skiff/api';
-import serviceAccountController, { SERVICE_ACCOUNTS } from '@skiff/plugin-controller-serviceaccount';
+import serviceAccountController from '@skiff/plugin-controller-serviceaccount';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import plugin from './index.js';
 import type { ServiceAccount } from '@skiff/api';
@@ -25,7 +25,7 @@ describe('service account admission in a control plane with the ServiceAccount c
   let plane: ControlPlane;
   beforeAll(async () => {
     plane = await startControlPlane([serviceAccountController, plugin]);
-    await waitFor('the default ServiceAccount of default', () => plane.client.get(SERVICE_ACCOUNTS, 'default', 'default'));
+    await waitFor('the default ServiceAccount of default', () => plane.client.get(RESOURCES.serviceaccounts, 'default', 'default'));
   });
   afterAll(async () => {
     await plane?.stop();
@@ -59,7 +59,7 @@ describe('service account admission in a control plane with the ServiceAccount c
 
   it("leaves the token out when the ServiceAccount opts out, and adds the account's image pull secrets", async () => {
     await plane.client.create<ServiceAccount>(
-      SERVICE_ACCOUNTS,
+      RESOURCES.serviceaccounts,
       {
         apiVersion: 'v1',
         kind: 'ServiceAccount',
@@ -77,7 +77,7 @@ describe('service account admission in a control plane with the ServiceAccount c
 
   it('keeps serviceAccountName fixed on update, while other updates of the admitted pod go through', async () => {
     await plane.client.create<ServiceAccount>(
-      SERVICE_ACCOUNTS,
+      RESOURCES.serviceaccounts,
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'other', namespace: 'default' } },
       'default',
     );

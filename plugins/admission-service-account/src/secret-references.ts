@@ -73,7 +73,7 @@ function unlistedContainerSecret(spec: PodSpec, list: keyof typeof CONTAINER_LAB
 export function unlistedSecretReference(spec: PodSpec, account: ServiceAccount): Refusal | undefined {
   const name = account.metadata.name ?? '';
   const listed = new Set((account.secrets ?? []).map((secret) => secret.name ?? ''));
-  for (const volume of (spec.volumes ?? []) as Volume[]) {
+  for (const volume of spec.volumes ?? []) {
     const secret = volume.secret?.secretName ?? '';
     if (volume.secret && !listed.has(secret)) return { code: 'SKIFF_ERR_SERVICE_ACCOUNT_SECRET_VOLUME', params: { secret, account: name } };
   }

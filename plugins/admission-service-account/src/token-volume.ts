@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
-import type { PodSpec } from '@skiff/api';
+import type { PodSpec, Volume } from '@skiff/api';
 import { ROOT_CA_CONFIG_MAP, TOKEN_EXPIRATION_SECONDS, TOKEN_MOUNT_PATH, TOKEN_VOLUME_MODE, TOKEN_VOLUME_PREFIX } from './names.js';
-import type { Container, Volume } from '@skiff/api';
 
 // Kubernetes' alphabet for generated name suffixes: no vowels, no look-alike digits.
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -36,12 +35,12 @@ export function tokenVolume(name: string): Volume {
  * when no container needed it.
  */
 export function mountToken(spec: PodSpec, newName: () => string = tokenVolumeName): string | undefined {
-  const volumes = (spec.volumes ?? []) as Volume[];
+  const volumes = spec.volumes ?? [];
   const existing = volumes.find((volume) => volume.name?.startsWith(TOKEN_VOLUME_PREFIX));
   const name = existing?.name ?? newName();
   let mounted = false;
   for (const list of ['initContainers', 'containers'] as const) {
-    for (const container of (spec[list] ?? []) as Container[]) {
+    for (const container of spec[list] ?? []) {
       if (container.volumeMounts?.some((mount) => mount.mountPath === TOKEN_MOUNT_PATH)) continue;
       (container.volumeMounts ??= []).push({ name, readOnly: true, mountPath: TOKEN_MOUNT_PATH });
       mounted = true;
