@@ -12,14 +12,20 @@ import {
   isKnownTimeZone,
   isQualifiedName,
   labelSelectorFromObject,
+  RESOURCES,
   semanticEqual,
   validateImmutable,
   validateLabelSelector,
+  validateNonnegative,
   validatePodTemplateSpec,
-  type KubeObject,
+  type CronJob,
+  type CronJobSpec,
+  type Job,
+  type JobCondition,
+  type JobSpec,
   type LabelSelector,
   type ObjectMeta,
-  type PodTemplateSpec,
+  type PodSpec,
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
@@ -47,59 +53,8 @@ const MAX_SUCCESS_RULES = 20;
 /** The cron job controller appends an 11-character suffix to job names, which must stay DNS labels. */
 const MAX_CRONJOB_NAME_LENGTH = 52;
 
-interface PodFailurePolicyRule {
-  action?: string;
-  onExitCodes?: { containerName?: string; operator?: string; values?: number[] };
-  onPodConditions?: { type?: string; status?: string }[];
-}
-
-interface SuccessPolicyRule {
-  succeededIndexes?: string;
-  succeededCount?: number;
-}
-
-interface JobSpec {
-  parallelism?: number;
-  completions?: number;
-  activeDeadlineSeconds?: number;
-  selector?: LabelSelector;
-  manualSelector?: boolean;
-  template?: PodTemplateSpec;
-  backoffLimit?: number;
-  ttlSecondsAfterFinished?: number;
-  completionMode?: string;
-  suspend?: boolean;
-  podFailurePolicy?: { rules?: PodFailurePolicyRule[] };
-  backoffLimitPerIndex?: number;
-  maxFailedIndexes?: number;
-  podReplacementPolicy?: string;
-  managedBy?: string;
-  successPolicy?: { rules?: SuccessPolicyRule[] };
-}
-
-interface Condition {
-  type?: string;
-  status?: string;
-}
-
-type Job = KubeObject & {
-  spec?: JobSpec;
-  status?: { conditions?: Condition[]; startTime?: string; completionTime?: string; succeeded?: number };
-};
-
-type CronJob = KubeObject & {
-  spec?: {
-    schedule?: string;
-    timeZone?: string;
-    startingDeadlineSeconds?: number;
-    concurrencyPolicy?: string;
-    suspend?: boolean;
-    jobTemplate?: { metadata?: ObjectMeta; spec?: JobSpec };
-    successfulJobsHistoryLimit?: number;
-    failedJobsHistoryLimit?: number;
-  };
-  status?: { active?: unknown[]; lastScheduleTime?: string };
-};
+/** Defaults run before validation, so a job's spec may still be missing or incomplete. */
+type UnvalidatedJob = { metadata: ObjectMeta; spec?: Partial<JobSpec> };
 
 const tooMany = (field: string, count: number, max: number): StatusCause => ({
   type: CAUSE_TYPE.tooMany,
@@ -107,14 +62,11 @@ const tooMany = (field: string, count: number, max: number): StatusCause => ({
   message: `Too many: ${count}: must have at most ${max} items`,
 });
 
-const nonnegative = (value: number | undefined, field: string): StatusCause[] =>
-  value !== undefined && value < 0 ? [fieldErrors.invalid(field, value, 'must be greater than or equal to 0')] : [];
-
-const isIndexed = (spec: JobSpec) => spec.completionMode === 'Indexed';
+const isIndexed = (spec: Partial<JobSpec>) => spec.completionMode === 'Indexed';
 
 // ---- jobs -----------------------------------------------------------------------------------------------
 
-function defaultJob(job: Job): void {
+function defaultJob(job: UnvalidatedJob): void {
   const spec = (job.spec ??= {});
   if (spec.completions === undefined && spec.parallelism === undefined) {
     spec.completions = 1;
@@ -132,7 +84,7 @@ function defaultJob(job: Job): void {
 }
 
 /** Labels the template with the job's name and uid (unless the user set them) and selects on the uid. */
-function generateSelector(job: Job): void {
+function generateSelector(job: UnvalidatedJob): void {
   const spec = (job.spec ??= {});
   const template = (spec.template ??= { spec: { containers: [] } });
   const metadata = (template.metadata ??= {});
@@ -162,7 +114,7 @@ function hasLabel(labels: Record<string, string> | undefined, key: string, expec
 
 /** Without a manual selector the selector and template labels must be the generated ones. */
 function validateGeneratedSelector(job: Job, prefixedLabels: boolean): StatusCause[] {
-  const spec = job.spec ?? {};
+  const spec: Partial<JobSpec> = job.spec ?? {};
   if (spec.manualSelector === true || !spec.selector) return [];
   const causes: StatusCause[] = [];
   const uid = job.metadata.uid ?? '';
@@ -188,14 +140,15 @@ export function parseIndexes(text: string, completions: number): number | string
   for (const interval of text.split(',')) {
     const parts = interval.split('-');
     if (parts.length > 2) return `the fragment "${interval}" violates the requirement that an index interval can have at most two parts separated by '-'`;
-    const bounds: number[] = [];
-    for (const part of parts) {
+    let low = 0;
+    let high = 0;
+    for (const [i, part] of parts.entries()) {
       if (!/^[+-]?\d+$/.test(part)) return `cannot convert string to integer for index: "${part}"`;
       const value = Number(part);
       if (value >= completions) return `too large index: "${part}"`;
-      bounds.push(value);
+      if (i === 0) low = value;
+      high = value;
     }
-    const [low, high = low] = bounds as [number, number?];
     if (parts.length === 2 && low >= high) return `non-increasing order, previous: ${low}, current: ${high}`;
     if (last !== undefined && last >= low) return `non-increasing order, previous: ${last}, current: ${low}`;
     total += high - low + 1;
@@ -204,7 +157,7 @@ export function parseIndexes(text: string, completions: number): number | string
   return total;
 }
 
-function validatePodFailurePolicy(spec: JobSpec, path: string): StatusCause[] {
+function validatePodFailurePolicy(spec: Partial<JobSpec>, path: string): StatusCause[] {
   const rules = spec.podFailurePolicy?.rules ?? [];
   const causes: StatusCause[] = [];
   if (rules.length > MAX_POD_FAILURE_RULES) causes.push(tooMany(`${path}.rules`, rules.length, MAX_POD_FAILURE_RULES));
@@ -251,7 +204,7 @@ function validatePodFailurePolicy(spec: JobSpec, path: string): StatusCause[] {
   return causes;
 }
 
-function validateSuccessPolicy(spec: JobSpec, path: string): StatusCause[] {
+function validateSuccessPolicy(spec: Partial<JobSpec>, path: string): StatusCause[] {
   if (!isIndexed(spec)) return [fieldErrors.invalid(path, spec.successPolicy, 'requires indexed completion mode')];
   const rules = spec.successPolicy?.rules ?? [];
   const causes: StatusCause[] = [];
@@ -272,7 +225,7 @@ function validateSuccessPolicy(spec: JobSpec, path: string): StatusCause[] {
     }
     if (rule.succeededCount !== undefined) {
       const count = rule.succeededCount;
-      causes.push(...nonnegative(count, `${at}.succeededCount`));
+      causes.push(...validateNonnegative(count, `${at}.succeededCount`));
       if (count > completions)
         causes.push(fieldErrors.invalid(`${at}.succeededCount`, count, `must be less than or equal to ${completions} (the number of specified completions)`));
       if (rule.succeededIndexes !== undefined && count > total)
@@ -289,13 +242,13 @@ function validateSuccessPolicy(spec: JobSpec, path: string): StatusCause[] {
 }
 
 /** What a job spec must satisfy, in a Job or in a CronJob's job template (`path` is where it sits). */
-function validateJobSpecBase(spec: JobSpec, path: string): StatusCause[] {
+function validateJobSpecBase(spec: Partial<JobSpec>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const field of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex'] as const) {
-    causes.push(...nonnegative(spec[field], `${path}.${field}`));
+    causes.push(...validateNonnegative(spec[field], `${path}.${field}`));
   }
   if (spec.maxFailedIndexes !== undefined) {
-    causes.push(...nonnegative(spec.maxFailedIndexes, `${path}.maxFailedIndexes`));
+    causes.push(...validateNonnegative(spec.maxFailedIndexes, `${path}.maxFailedIndexes`));
     if (spec.backoffLimitPerIndex === undefined) causes.push(fieldErrors.required(`${path}.backoffLimitPerIndex`, 'when maxFailedIndexes is specified'));
   }
   if (spec.managedBy !== undefined) {
@@ -354,7 +307,7 @@ function validateJobSpecBase(spec: JobSpec, path: string): StatusCause[] {
   return causes;
 }
 
-function validateJobSpec(spec: JobSpec): StatusCause[] {
+function validateJobSpec(spec: Partial<JobSpec>): StatusCause[] {
   const causes = validateJobSpecBase(spec, 'spec');
   if (!spec.selector) causes.push(fieldErrors.required('spec.selector'));
   else {
@@ -367,19 +320,20 @@ function validateJobSpec(spec: JobSpec): StatusCause[] {
 }
 
 /** A suspended job that never started may change where its pods run; otherwise the template is fixed. */
-function validateTemplateUpdate(spec: JobSpec, old: Job): StatusCause[] {
+function validateTemplateUpdate(spec: Partial<JobSpec>, old: Job): StatusCause[] {
   const before = structuredClone(old.spec?.template);
   const after = spec.template;
   if (old.spec?.suspend === true && !old.status?.startTime && before && after) {
     const meta = (before.metadata ??= {});
     meta.labels = after.metadata?.labels;
     meta.annotations = after.metadata?.annotations;
-    const podSpec = before.spec as unknown as Record<string, unknown>;
-    const newPodSpec = after.spec as unknown as Record<string, unknown>;
-    for (const field of ['nodeSelector', 'tolerations', 'schedulingGates']) podSpec[field] = newPodSpec?.[field];
-    const affinity = newPodSpec?.affinity as Record<string, unknown> | undefined;
-    const oldAffinity = { ...(podSpec.affinity as Record<string, unknown> | undefined) };
-    delete oldAffinity.nodeAffinity;
+    const podSpec = before.spec;
+    const newPodSpec: PodSpec | undefined = after.spec;
+    podSpec.nodeSelector = newPodSpec?.nodeSelector;
+    podSpec.tolerations = newPodSpec?.tolerations;
+    podSpec.schedulingGates = newPodSpec?.schedulingGates;
+    const affinity = newPodSpec?.affinity;
+    const { nodeAffinity: _replaced, ...oldAffinity } = podSpec.affinity ?? {};
     if (affinity) podSpec.affinity = { ...oldAffinity, ...(affinity.nodeAffinity !== undefined ? { nodeAffinity: affinity.nodeAffinity } : {}) };
     else podSpec.affinity = Object.keys(oldAffinity).length ? oldAffinity : undefined;
   }
@@ -387,8 +341,8 @@ function validateTemplateUpdate(spec: JobSpec, old: Job): StatusCause[] {
 }
 
 function validateJobUpdate(job: Job, old: Job): StatusCause[] {
-  const spec = job.spec ?? {};
-  const before = old.spec ?? {};
+  const spec: Partial<JobSpec> = job.spec ?? {};
+  const before: Partial<JobSpec> = old.spec ?? {};
   const causes: StatusCause[] = [];
   // Indexed jobs are elastic: completions may change together with parallelism.
   if (!semanticEqual(spec.completions, before.completions)) {
@@ -404,24 +358,24 @@ function validateJobUpdate(job: Job, old: Job): StatusCause[] {
   return causes;
 }
 
-function validateJob(object: KubeObject, old?: KubeObject): StatusCause[] {
-  const job = object as Job;
-  const spec = job.spec ?? {};
+function validateJob(job: Job, old?: Job): StatusCause[] {
+  const spec: Partial<JobSpec> = job.spec ?? {};
   // Jobs created before the prefixed labels existed are not held to them.
-  const prefixedLabels = old ? (old as Job).spec?.template?.metadata?.labels?.[JOB_NAME_LABEL] !== undefined : true;
+  const prefixedLabels = old ? old.spec?.template?.metadata?.labels?.[JOB_NAME_LABEL] !== undefined : true;
   const causes = [...validateGeneratedSelector(job, prefixedLabels), ...validateJobSpec(spec)];
-  if (isIndexed(spec) && (spec.completions ?? 0) > 0) {
+  const completions = spec.completions ?? 0;
+  if (isIndexed(spec) && completions > 0) {
     // Indexed pods are named `<job>-<index>`, which must stay a DNS label.
-    const hostname = `${job.metadata.name ?? ''}-${spec.completions! - 1}`;
+    const hostname = `${job.metadata.name ?? ''}-${completions - 1}`;
     if (isDNS1123Label(hostname).length > 0)
       causes.push(fieldErrors.invalid('metadata.name', job.metadata.name, `will not able to create pod with invalid DNS label: ${hostname}`));
   }
-  if (old) causes.push(...validateJobUpdate(job, old as Job));
+  if (old) causes.push(...validateJobUpdate(job, old));
   return causes;
 }
 
 /** The status a condition type has, from the first condition of that type (kubectl's reading). */
-function conditionTrue(conditions: Condition[] | undefined, type: string): boolean {
+function conditionTrue(conditions: JobCondition[] | undefined, type: string): boolean {
   return conditions?.find((c) => c.type === type)?.status === 'True';
 }
 
@@ -450,30 +404,24 @@ function jobDuration(job: Job, now: number): string {
   return humanDuration(Date.parse(completion) - Date.parse(start));
 }
 
-export const jobs = defineKind({
-  group: 'batch',
-  version: 'v1',
-  kind: 'Job',
-  resource: 'jobs',
-  namespaced: true,
-  categories: ['all'],
+export const jobs = defineKind<Job>({
+  ...RESOURCES.jobs,
   subresources: ['status'],
   columns: [
-    computed<Job>('Status', jobStatus),
-    computed<Job>('Completions', jobCompletions),
-    computed<Job>('Duration', jobDuration),
+    computed('Status', jobStatus),
+    computed('Completions', jobCompletions),
+    computed('Duration', jobDuration),
     AGE_COLUMN,
     ...templateColumns('.spec.template', '.spec.selector'),
   ],
   strategy: {
-    defaults: (object) => defaultJob(object as Job),
-    prepareForCreate(object) {
-      const job = object as Job;
+    defaults: defaultJob,
+    prepareForCreate(job) {
       job.status = {};
       if (job.spec?.manualSelector !== true) generateSelector(job);
     },
     validate: validateJob,
-    fieldSelectors: { 'status.successful': selectorField<Job>((job) => job.status?.succeeded ?? 0) },
+    fieldSelectors: { 'status.successful': selectorField((job) => job.status?.succeeded ?? 0) },
   },
 });
 
@@ -492,10 +440,9 @@ function validateTimeZone(zone: string | undefined): StatusCause[] {
   return isKnownTimeZone(zone) ? [] : [fieldErrors.invalid(field, zone, `unknown time zone ${zone}`)];
 }
 
-function validateCronJob(object: KubeObject, old?: KubeObject): StatusCause[] {
-  const cronJob = object as CronJob;
-  const spec = cronJob.spec ?? {};
-  const before = (old as CronJob | undefined)?.spec;
+function validateCronJob(cronJob: CronJob, old?: CronJob): StatusCause[] {
+  const spec: Partial<CronJobSpec> = cronJob.spec ?? {};
+  const before = old?.spec;
   const causes: StatusCause[] = [];
   const schedule = spec.schedule ?? '';
   if (schedule) {
@@ -509,15 +456,15 @@ function validateCronJob(object: KubeObject, old?: KubeObject): StatusCause[] {
         causes.push(fieldErrors.invalid('spec.schedule', schedule, 'cannot use both timeZone field and TZ or CRON_TZ in schedule'));
     }
   }
-  causes.push(...nonnegative(spec.startingDeadlineSeconds, 'spec.startingDeadlineSeconds'));
+  causes.push(...validateNonnegative(spec.startingDeadlineSeconds, 'spec.startingDeadlineSeconds'));
   if (!before || before.timeZone !== spec.timeZone) causes.push(...validateTimeZone(spec.timeZone));
   if (!spec.concurrencyPolicy) causes.push(fieldErrors.required('spec.concurrencyPolicy'));
-  const jobSpec = spec.jobTemplate?.spec ?? {};
+  const jobSpec: Partial<JobSpec> = spec.jobTemplate?.spec ?? {};
   causes.push(...validateJobSpecBase(jobSpec, 'spec.jobTemplate.spec'));
   if (jobSpec.selector) causes.push(fieldErrors.invalid('spec.jobTemplate.spec.selector', jobSpec.selector, '`selector` will be auto-generated'));
   if (jobSpec.manualSelector === true) causes.push(fieldErrors.notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
-  causes.push(...nonnegative(spec.successfulJobsHistoryLimit, 'spec.successfulJobsHistoryLimit'));
-  causes.push(...nonnegative(spec.failedJobsHistoryLimit, 'spec.failedJobsHistoryLimit'));
+  causes.push(...validateNonnegative(spec.successfulJobsHistoryLimit, 'spec.successfulJobsHistoryLimit'));
+  causes.push(...validateNonnegative(spec.failedJobsHistoryLimit, 'spec.failedJobsHistoryLimit'));
   // Only new names are held to the limit, so older, longer-named cron jobs can still be updated.
   const name = cronJob.metadata.name ?? '';
   if (!old && name.length > MAX_CRONJOB_NAME_LENGTH)
@@ -525,38 +472,32 @@ function validateCronJob(object: KubeObject, old?: KubeObject): StatusCause[] {
   return causes;
 }
 
+/** Defaults run before validation, so the spec may still be missing or incomplete. */
+function defaultCronJob(cronJob: { spec?: Partial<CronJobSpec> }): void {
+  const spec = (cronJob.spec ??= {});
+  spec.concurrencyPolicy ||= 'Allow';
+  spec.suspend ??= false;
+  spec.successfulJobsHistoryLimit ??= 3;
+  spec.failedJobsHistoryLimit ??= 1;
+  defaultPodTemplate(spec.jobTemplate?.spec?.template);
+}
+
 const printBool = (value: boolean | undefined) => (value === undefined ? '<unset>' : value ? 'True' : 'False');
 
-export const cronJobs = defineKind({
-  group: 'batch',
-  version: 'v1',
-  kind: 'CronJob',
-  resource: 'cronjobs',
-  namespaced: true,
-  shortNames: ['cj'],
-  categories: ['all'],
+export const cronJobs = defineKind<CronJob>({
+  ...RESOURCES.cronjobs,
   subresources: ['status'],
   columns: [
     column('Schedule', '.spec.schedule'),
-    computed<CronJob>('Timezone', (cj) => cj.spec?.timeZone ?? '<none>'),
-    computed<CronJob>('Suspend', (cj) => printBool(cj.spec?.suspend), { type: 'boolean' }),
-    computed<CronJob>('Active', (cj) => cj.status?.active?.length ?? 0, { type: 'integer' }),
-    computed<CronJob>('Last Schedule', (cj, now) => (cj.status?.lastScheduleTime ? humanAge(cj.status.lastScheduleTime, now) : '<none>')),
+    computed('Timezone', (cj) => cj.spec?.timeZone ?? '<none>'),
+    computed('Suspend', (cj) => printBool(cj.spec?.suspend), { type: 'boolean' }),
+    computed('Active', (cj) => cj.status?.active?.length ?? 0, { type: 'integer' }),
+    computed('Last Schedule', (cj, now) => (cj.status?.lastScheduleTime ? humanAge(cj.status.lastScheduleTime, now) : '<none>')),
     AGE_COLUMN,
     ...templateColumns('.spec.jobTemplate.spec.template'),
-    computed<CronJob>('Selector', (cj) => selectorCell(cj.spec?.jobTemplate?.spec?.selector), { priority: 1 }),
+    computed('Selector', (cj) => selectorCell(cj.spec?.jobTemplate?.spec?.selector), { priority: 1 }),
   ],
-  strategy: {
-    defaults(object) {
-      const spec = ((object as CronJob).spec ??= {});
-      spec.concurrencyPolicy ||= 'Allow';
-      spec.suspend ??= false;
-      spec.successfulJobsHistoryLimit ??= 3;
-      spec.failedJobsHistoryLimit ??= 1;
-      defaultPodTemplate(spec.jobTemplate?.spec?.template);
-    },
-    validate: validateCronJob,
-  },
+  strategy: { defaults: defaultCronJob, validate: validateCronJob },
 });
 
 export const BATCH_KINDS: ResourceDefinition[] = [cronJobs, jobs];
