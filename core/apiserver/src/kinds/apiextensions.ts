@@ -5,8 +5,11 @@ import {
   fieldErrors,
   isDNS1123Label,
   isDNS1123Subdomain,
+  RESOURCES,
   validateImmutable,
-  type KubeObject,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionNames,
+  type CustomResourceDefinitionSpec,
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
@@ -14,28 +17,9 @@ import { column } from './columns.js';
 
 const SCOPES = ['Cluster', 'Namespaced'];
 
-interface Names {
-  plural?: string;
-  singular?: string;
-  kind?: string;
-  listKind?: string;
-  shortNames?: string[];
-  categories?: string[];
-}
-
-type CustomResourceDefinition = KubeObject & {
-  spec?: {
-    group?: string;
-    names?: Names;
-    scope?: string;
-    versions?: { name?: string; served?: boolean; storage?: boolean }[];
-    conversion?: { strategy?: string };
-  };
-};
-
 const KIND_FORMAT = /^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$/;
 
-function validateNames(names: Names | undefined): StatusCause[] {
+function validateNames(names: Partial<CustomResourceDefinitionNames> | undefined): StatusCause[] {
   const path = 'spec.names';
   const n = names ?? {};
   const causes: StatusCause[] = [];
@@ -60,8 +44,7 @@ function validateNames(names: Names | undefined): StatusCause[] {
   return causes;
 }
 
-function validateCRD(object: KubeObject, old?: KubeObject): StatusCause[] {
-  const crd = object as CustomResourceDefinition;
+function validateCRD(crd: CustomResourceDefinition, old?: CustomResourceDefinition): StatusCause[] {
   const spec = crd.spec ?? {};
   const causes: StatusCause[] = [];
   const expected = `${spec.names?.plural ?? ''}.${spec.group ?? ''}`;
@@ -95,26 +78,22 @@ function validateCRD(object: KubeObject, old?: KubeObject): StatusCause[] {
   }
   causes.push(...validateNames(spec.names));
   if (old) {
-    const was = (old as CustomResourceDefinition).spec ?? {};
+    const was = old.spec ?? {};
     causes.push(...validateImmutable(spec.group, was.group, 'spec.group'));
     causes.push(...validateImmutable(spec.scope, was.scope, 'spec.scope'));
   }
   return causes;
 }
 
-export const customResourceDefinitions = defineKind({
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  kind: 'CustomResourceDefinition',
-  resource: 'customresourcedefinitions',
-  namespaced: false,
-  shortNames: ['crd', 'crds'],
-  categories: ['api-extensions'],
+export const customResourceDefinitions = defineKind<CustomResourceDefinition>({
+  ...RESOURCES.customresourcedefinitions,
   subresources: ['status'],
   columns: [column('Created At', '.metadata.creationTimestamp', { type: 'date' })],
   strategy: {
-    defaults(object) {
-      const spec = ((object as CustomResourceDefinition).spec ??= {});
+    defaults(crd) {
+      // Defaults come before validation: the spec may still lack the fields it requires, or be missing.
+      const unchecked: { spec?: Partial<CustomResourceDefinitionSpec> } = crd;
+      const spec = (unchecked.spec ??= {});
       const names = spec.names;
       if (names?.kind) {
         names.singular ??= names.kind.toLowerCase();

@@ -1,5 +1,5 @@
 // apiregistration.k8s.io/v1: API services — which server answers for a group/version.
-import { defineKind, fieldErrors, isDNS1123Subdomain, type KubeObject, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { defineKind, fieldErrors, isDNS1123Subdomain, RESOURCES, type APIService, type ResourceDefinition, type StatusCause } from '@skiff/api';
 import { AGE_COLUMN, computed } from './columns.js';
 
 const DEFAULT_SERVICE_PORT = 443;
@@ -7,21 +7,7 @@ const MAX_GROUP_PRIORITY = 20000;
 const MAX_VERSION_PRIORITY = 1000;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
-type APIService = KubeObject & {
-  spec?: {
-    group?: string;
-    version?: string;
-    service?: { namespace?: string; name?: string; port?: number };
-    caBundle?: string;
-    insecureSkipTLSVerify?: boolean;
-    groupPriorityMinimum?: number;
-    versionPriority?: number;
-  };
-  status?: { conditions?: { type?: string; status?: string; reason?: string }[] };
-};
-
-function validateAPIService(object: KubeObject): StatusCause[] {
-  const apiService = object as APIService;
+function validateAPIService(apiService: APIService): StatusCause[] {
   const spec = apiService.spec ?? {};
   const causes: StatusCause[] = [];
   const expected = `${spec.version ?? ''}.${spec.group ?? ''}`;
@@ -67,24 +53,19 @@ function availableCell(apiService: APIService): string {
   return status !== 'True' && condition.reason ? `${status} (${condition.reason})` : status;
 }
 
-export const apiServices = defineKind({
-  group: 'apiregistration.k8s.io',
-  version: 'v1',
-  kind: 'APIService',
-  resource: 'apiservices',
-  namespaced: false,
+export const apiServices = defineKind<APIService>({
+  ...RESOURCES.apiservices,
   // The core group's service is named `v1.`, so names are path segments; validate insists on <version>.<group>.
   names: 'path-segment',
-  categories: ['api-extensions'],
   subresources: ['status'],
   columns: [
-    computed<APIService>('Service', (a) => (a.spec?.service ? `${a.spec.service.namespace ?? ''}/${a.spec.service.name ?? ''}` : 'Local')),
-    computed<APIService>('Available', availableCell),
+    computed('Service', (a) => (a.spec?.service ? `${a.spec.service.namespace ?? ''}/${a.spec.service.name ?? ''}` : 'Local')),
+    computed('Available', availableCell),
     AGE_COLUMN,
   ],
   strategy: {
     defaults(object) {
-      const service = (object as APIService).spec?.service;
+      const service = object.spec?.service;
       if (service) service.port ??= DEFAULT_SERVICE_PORT;
     },
     validate: validateAPIService,
