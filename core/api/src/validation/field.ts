@@ -82,6 +82,11 @@ export function tooLong(field: string, maxBytes: number): StatusCause {
   return cause(CAUSE_TYPE.tooLong, field, 'Too long', `must have at most ${maxBytes} bytes`);
 }
 
+/** A list with more items than allowed (field.TooMany). */
+export function tooMany(field: string, count: number, max: number): StatusCause {
+  return cause(CAUSE_TYPE.tooMany, field, `Too many: ${count}`, `must have at most ${max} items`);
+}
+
 /** Field paths: `child('spec', 'replicas')` → "spec.replicas"; `index('spec.containers', 0)` → "spec.containers[0]". */
 export const child = (path: string, ...names: string[]): string => names.reduce((p, n) => (p ? `${p}.${n}` : n), path);
 export const index = (path: string, i: number): string => `${path}[${i}]`;

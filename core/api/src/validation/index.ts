@@ -1,10 +1,10 @@
 // The public face of validation: kind validators, the building blocks admission plugins and the API
 // server's kinds reuse, field-error constructors and the Go printing of the values they report. Path
 // helpers stay internal.
-import { duplicate, forbidden, invalid, notFound, notSupported, required, tooLong } from './field.js';
+import { duplicate, forbidden, invalid, notFound, notSupported, required, tooLong, tooMany } from './field.js';
 
 /** Field-error constructors producing Kubernetes' causes: `fieldErrors.invalid('spec.replicas', -1, '…')`. */
-export const fieldErrors = Object.freeze({ invalid, required, notSupported, duplicate, forbidden, notFound, tooLong });
+export const fieldErrors = Object.freeze({ invalid, required, notSupported, duplicate, forbidden, notFound, tooLong, tooMany });
 export { CAUSE_TYPE, GoLiteral, goStringMap, validateNonnegative, validatePositive } from './field.js';
 export {
   isDNS1123Label,

@@ -1,7 +1,6 @@
 // batch/v1: jobs and cron jobs. A job without a manual selector gets one generated from its uid, which
 // is only known once the server has filled in the metadata — hence prepareForCreate, not defaults.
 import {
-  CAUSE_TYPE,
   cronScheduleError,
   defaultPodTemplate,
   defineKind,
@@ -55,12 +54,6 @@ const MAX_CRONJOB_NAME_LENGTH = 52;
 
 /** Defaults run before validation, so a job's spec may still be missing or incomplete. */
 type UnvalidatedJob = { metadata: ObjectMeta; spec?: Partial<JobSpec> };
-
-const tooMany = (field: string, count: number, max: number): StatusCause => ({
-  type: CAUSE_TYPE.tooMany,
-  field,
-  message: `Too many: ${count}: must have at most ${max} items`,
-});
 
 const isIndexed = (spec: Partial<JobSpec>) => spec.completionMode === 'Indexed';
 
@@ -160,7 +153,7 @@ export function parseIndexes(text: string, completions: number): number | string
 function validatePodFailurePolicy(spec: Partial<JobSpec>, path: string): StatusCause[] {
   const rules = spec.podFailurePolicy?.rules ?? [];
   const causes: StatusCause[] = [];
-  if (rules.length > MAX_POD_FAILURE_RULES) causes.push(tooMany(`${path}.rules`, rules.length, MAX_POD_FAILURE_RULES));
+  if (rules.length > MAX_POD_FAILURE_RULES) causes.push(fieldErrors.tooMany(`${path}.rules`, rules.length, MAX_POD_FAILURE_RULES));
   const template = spec.template?.spec;
   const containerNames = new Set([...(template?.containers ?? []), ...(template?.initContainers ?? [])].map((c) => c.name));
   rules.forEach((rule, i) => {
@@ -178,7 +171,7 @@ function validatePodFailurePolicy(spec: Partial<JobSpec>, path: string): StatusC
         );
       const values = exitCodes.values ?? [];
       if (values.length === 0) causes.push(fieldErrors.invalid(`${codesAt}.values`, values, 'at least one value is required'));
-      else if (values.length > MAX_EXIT_CODE_VALUES) causes.push(tooMany(`${codesAt}.values`, values.length, MAX_EXIT_CODE_VALUES));
+      else if (values.length > MAX_EXIT_CODE_VALUES) causes.push(fieldErrors.tooMany(`${codesAt}.values`, values.length, MAX_EXIT_CODE_VALUES));
       const seen = new Set<number>();
       values.forEach((value, j) => {
         if (exitCodes.operator === 'In' && value === 0) causes.push(fieldErrors.invalid(`${codesAt}.values[${j}]`, value, 'must not be 0 for the In operator'));
@@ -188,7 +181,7 @@ function validatePodFailurePolicy(spec: Partial<JobSpec>, path: string): StatusC
       if (values.some((value, j) => j > 0 && values[j - 1]! > value)) causes.push(fieldErrors.invalid(`${codesAt}.values`, values, 'must be ordered'));
     }
     const patterns = rule.onPodConditions ?? [];
-    if (patterns.length > MAX_POD_CONDITION_PATTERNS) causes.push(tooMany(`${at}.onPodConditions`, patterns.length, MAX_POD_CONDITION_PATTERNS));
+    if (patterns.length > MAX_POD_CONDITION_PATTERNS) causes.push(fieldErrors.tooMany(`${at}.onPodConditions`, patterns.length, MAX_POD_CONDITION_PATTERNS));
     patterns.forEach((pattern, j) => {
       const patternAt = `${at}.onPodConditions[${j}]`;
       const type = pattern.type ?? '';
@@ -209,7 +202,7 @@ function validateSuccessPolicy(spec: Partial<JobSpec>, path: string): StatusCaus
   const rules = spec.successPolicy?.rules ?? [];
   const causes: StatusCause[] = [];
   if (rules.length === 0) causes.push(fieldErrors.required(`${path}.rules`, 'at least one rules must be specified when the successPolicy is specified'));
-  if (rules.length > MAX_SUCCESS_RULES) causes.push(tooMany(`${path}.rules`, rules.length, MAX_SUCCESS_RULES));
+  if (rules.length > MAX_SUCCESS_RULES) causes.push(fieldErrors.tooMany(`${path}.rules`, rules.length, MAX_SUCCESS_RULES));
   const completions = spec.completions ?? 0;
   rules.forEach((rule, i) => {
     const at = `${path}.rules[${i}]`;

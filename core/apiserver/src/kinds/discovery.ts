@@ -1,7 +1,6 @@
 // discovery.k8s.io/v1: endpoint slices.
 import { isIPv4, isIPv6 } from 'node:net';
 import {
-  CAUSE_TYPE,
   defineKind,
   fieldErrors,
   isDNS1123Label,
@@ -24,12 +23,6 @@ const MAX_NODE_HINTS = 8;
 /** kubectl lists this many ports or addresses, then a count. */
 const LISTED = 3;
 
-const tooMany = (field: string, count: number, max: number): StatusCause => ({
-  type: CAUSE_TYPE.tooMany,
-  field,
-  message: `Too many: ${count}: must have at most ${max} items`,
-});
-
 function addressErrors(address: string, addressType: string | undefined): string[] {
   switch (addressType) {
     case 'IPv4':
@@ -46,12 +39,12 @@ function addressErrors(address: string, addressType: string | undefined): string
 function validateEndpoints(slice: EndpointSlice): StatusCause[] {
   const endpoints = slice.endpoints ?? [];
   const causes: StatusCause[] = [];
-  if (endpoints.length > MAX_ENDPOINTS) causes.push(tooMany('endpoints', endpoints.length, MAX_ENDPOINTS));
+  if (endpoints.length > MAX_ENDPOINTS) causes.push(fieldErrors.tooMany('endpoints', endpoints.length, MAX_ENDPOINTS));
   endpoints.forEach((endpoint, i) => {
     const at = `endpoints[${i}]`;
     const addresses = endpoint.addresses ?? [];
     if (addresses.length === 0) causes.push(fieldErrors.required(`${at}.addresses`, 'must contain at least 1 address'));
-    else if (addresses.length > MAX_ADDRESSES) causes.push(tooMany(`${at}.addresses`, addresses.length, MAX_ADDRESSES));
+    else if (addresses.length > MAX_ADDRESSES) causes.push(fieldErrors.tooMany(`${at}.addresses`, addresses.length, MAX_ADDRESSES));
     addresses.forEach((address, j) => {
       causes.push(...addressErrors(address, slice.addressType).map((message) => fieldErrors.invalid(`${at}.addresses[${j}]`, address, message)));
     });
@@ -61,9 +54,9 @@ function validateEndpoints(slice: EndpointSlice): StatusCause[] {
       causes.push(...isDNS1123Label(endpoint.hostname).map((message) => fieldErrors.invalid(`${at}.hostname`, endpoint.hostname, message)));
     causes.push(...validateLabels(endpoint.deprecatedTopology, `${at}.deprecatedTopology`));
     const zones = endpoint.hints?.forZones ?? [];
-    if (zones.length > MAX_ZONE_HINTS) causes.push(tooMany(`${at}.hints.forZones`, zones.length, MAX_ZONE_HINTS));
+    if (zones.length > MAX_ZONE_HINTS) causes.push(fieldErrors.tooMany(`${at}.hints.forZones`, zones.length, MAX_ZONE_HINTS));
     const nodes = endpoint.hints?.forNodes ?? [];
-    if (nodes.length > MAX_NODE_HINTS) causes.push(tooMany(`${at}.hints.forNodes`, nodes.length, MAX_NODE_HINTS));
+    if (nodes.length > MAX_NODE_HINTS) causes.push(fieldErrors.tooMany(`${at}.hints.forNodes`, nodes.length, MAX_NODE_HINTS));
   });
   return causes;
 }
@@ -71,7 +64,7 @@ function validateEndpoints(slice: EndpointSlice): StatusCause[] {
 function validatePorts(slice: EndpointSlice): StatusCause[] {
   const ports = slice.ports ?? [];
   const causes: StatusCause[] = [];
-  if (ports.length > MAX_PORTS) causes.push(tooMany('ports', ports.length, MAX_PORTS));
+  if (ports.length > MAX_PORTS) causes.push(fieldErrors.tooMany('ports', ports.length, MAX_PORTS));
   const names = new Set<string>();
   ports.forEach((port, i) => {
     const at = `ports[${i}]`;

@@ -5,7 +5,6 @@ import {
   fieldErrors,
   isDNS1123Label,
   isDNS1123Subdomain,
-  CAUSE_TYPE,
   validateImmutable,
   type KubeObject,
   type ResourceDefinition,
@@ -16,12 +15,6 @@ import { AGE_COLUMN, computed } from './columns.js';
 const GROUP = 'resource.k8s.io';
 const MAX_REQUESTS = 32;
 const MAX_DEVICES_PER_SLICE = 128;
-
-const tooMany = (field: string, count: number, max: number): StatusCause => ({
-  type: CAUSE_TYPE.tooMany,
-  field,
-  message: `Too many: ${count}: must have at most ${max} items`,
-});
 
 interface DeviceSelection {
   deviceClassName?: string;
@@ -84,7 +77,7 @@ function validateSelection(selection: DeviceSelection, path: string): StatusCaus
 function validateClaimSpec(spec: ClaimSpec | undefined, path: string): StatusCause[] {
   const requests = spec?.devices?.requests ?? [];
   const causes: StatusCause[] = [];
-  if (requests.length > MAX_REQUESTS) causes.push(tooMany(`${path}.devices.requests`, requests.length, MAX_REQUESTS));
+  if (requests.length > MAX_REQUESTS) causes.push(fieldErrors.tooMany(`${path}.devices.requests`, requests.length, MAX_REQUESTS));
   const names = new Set<string>();
   requests.forEach((request, i) => {
     const at = `${path}.devices.requests[${i}]`;
@@ -195,7 +188,7 @@ export const resourceSlices = defineKind({
           ),
         );
       const devices = spec.devices ?? [];
-      if (devices.length > MAX_DEVICES_PER_SLICE) causes.push(tooMany('spec.devices', devices.length, MAX_DEVICES_PER_SLICE));
+      if (devices.length > MAX_DEVICES_PER_SLICE) causes.push(fieldErrors.tooMany('spec.devices', devices.length, MAX_DEVICES_PER_SLICE));
       const names = new Set<string>();
       devices.forEach((device, i) => {
         causes.push(...labelErrors(device.name, `spec.devices[${i}].name`));
