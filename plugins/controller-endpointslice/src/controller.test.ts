@@ -1,8 +1,7 @@
-import { RESOURCES, type Event, type Node, type Pod } from '@skiff/api';
+import { RESOURCES, type EndpointSlice, type Event, type Node, type Pod, type Service, type ServicePort } from '@skiff/api';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import endpointSliceController from './index.js';
-import { ENDPOINT_SLICES, SERVICES, type EndpointSlice, type Service, type ServicePort } from './resources.js';
 
 let plane: ControlPlane;
 beforeAll(async () => {
@@ -24,7 +23,7 @@ async function createService(
   selector: Record<string, string> | null = { app: name },
 ) {
   return plane.client.create<Service>(
-    SERVICES,
+    RESOURCES.services,
     { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ...(selector ? { selector } : {}), ports } },
     ns,
   );
@@ -60,7 +59,7 @@ async function setReady(name: string, ready: boolean, ip?: string, since = new D
 }
 
 async function slicesOf(service: string): Promise<EndpointSlice[]> {
-  return (await plane.client.list<EndpointSlice>(ENDPOINT_SLICES, ns, { labelSelector: `kubernetes.io/service-name=${service}` })).items;
+  return (await plane.client.list<EndpointSlice>(RESOURCES.endpointslices, ns, { labelSelector: `kubernetes.io/service-name=${service}` })).items;
 }
 
 /** The endpoints of a Service's slices, by pod name: `ready/serving/terminating` as r/s/t letters. */
@@ -167,7 +166,7 @@ describe('EndpointSlice controller against a real API server', () => {
     await createService('manual', [{ port: 80 }], null);
     await createService('gone');
     await waitFor('a slice for gone', async () => (await slicesOf('gone')).length === 1);
-    await plane.client.delete(SERVICES, 'gone', ns);
+    await plane.client.delete(RESOURCES.services, 'gone', ns);
     await waitFor('the slice of gone deleted', async () => (await slicesOf('gone')).length === 0);
     // Both Services were handled in the same passes; the selector-less one got nothing.
     expect(await slicesOf('manual')).toEqual([]);

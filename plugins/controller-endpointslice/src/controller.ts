@@ -1,4 +1,4 @@
-import { isApiError, RESOURCES, type Node, type Pod } from '@skiff/api';
+import { isApiError, RESOURCES, type EndpointSlice, type Node, type Pod, type Service } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
@@ -6,7 +6,6 @@ import { EndpointSliceError } from './errors.js';
 import { CONTROLLER_NAME, EVENT_REASON, LABEL, MANAGED_BY } from './names.js';
 import { isNamespaceTerminating } from './namespace-terminating.js';
 import { isSelectingService, selectorMatches, servicesForPodEvent } from './pods.js';
-import { ENDPOINT_SLICES, SERVICES, type EndpointSlice, type Service } from './resources.js';
 import { SliceExpectations } from './expectations.js';
 import { planSlices, type SlicePlan } from './slices.js';
 import { TriggerTimeTracker } from './trigger-time.js';
@@ -47,9 +46,9 @@ export class EndpointSliceController {
     private readonly ctx: ControllerContext,
     private readonly settings: EndpointSliceControllerSettings,
   ) {
-    this.services = ctx.informers.informer<Service>(SERVICES);
+    this.services = ctx.informers.informer<Service>(RESOURCES.services);
     this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
-    this.slices = ctx.informers.informer<EndpointSlice>(ENDPOINT_SLICES);
+    this.slices = ctx.informers.informer<EndpointSlice>(RESOURCES.endpointslices);
     this.nodes = ctx.informers.informer<Node>(RESOURCES.nodes);
     this.slices.addIndex(SLICES_BY_SERVICE_INDEX, (slice) => {
       const key = isManaged(slice) ? serviceKeyOf(slice) : undefined;
@@ -137,21 +136,21 @@ export class EndpointSliceController {
     if (!service.metadata.deletionTimestamp) {
       for (const slice of plan.create) {
         try {
-          this.expectations.written(key, await client.create<EndpointSlice>(ENDPOINT_SLICES, slice, namespace));
+          this.expectations.written(key, await client.create<EndpointSlice>(RESOURCES.endpointslices, slice, namespace));
         } catch (err) {
           if (isNamespaceTerminating(err)) return;
           throw err;
         }
       }
     }
-    for (const slice of plan.update) this.expectations.written(key, await client.update<EndpointSlice>(ENDPOINT_SLICES, slice));
+    for (const slice of plan.update) this.expectations.written(key, await client.update<EndpointSlice>(RESOURCES.endpointslices, slice));
     await this.deleteSlices(plan.delete, key);
   }
 
   private async deleteSlices(slices: readonly EndpointSlice[], key?: string): Promise<void> {
     for (const slice of slices) {
       try {
-        await this.ctx.client.delete(ENDPOINT_SLICES, slice.metadata.name!, slice.metadata.namespace, { preconditions: { uid: slice.metadata.uid } });
+        await this.ctx.client.delete(RESOURCES.endpointslices, slice.metadata.name!, slice.metadata.namespace, { preconditions: { uid: slice.metadata.uid } });
       } catch (err) {
         if (!isApiError(err, 'NotFound')) throw err;
       }

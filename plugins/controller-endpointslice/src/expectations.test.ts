@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SliceExpectations } from './expectations.js';
-import type { EndpointSlice } from './resources.js';
+import type { EndpointSlice } from '@skiff/api';
 
 const slice = (uid: string, generation: number): EndpointSlice => ({ metadata: { name: uid, namespace: 'default', uid, generation }, addressType: 'IPv4' });
 

@@ -1,4 +1,4 @@
-import type { EndpointSlice } from './resources.js';
+import type { EndpointSlice } from '@skiff/api';
 
 type Expected = { service: string; generation: number } | { service: string; deleted: true };
 

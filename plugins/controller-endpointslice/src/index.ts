@@ -26,8 +26,6 @@ export type EndpointSliceControllerOptions = PluginOptions<typeof plugin>;
 
 export { EndpointSliceController, SLICES_BY_SERVICE_INDEX, type EndpointSliceControllerSettings } from './controller.js';
 export { ANNOTATION, CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, EVENT_REASON, LABEL, MANAGED_BY, PLUGIN_NAME } from './names.js';
-export { ENDPOINT_SLICES, ENDPOINTS, SERVICES } from './resources.js';
-export type { AddressType, EndpointConditions, EndpointSlice, Service, ServicePort, SliceEndpoint, SlicePort } from './resources.js';
 export {
   findPort,
   isIPv6Address,
@@ -42,7 +40,17 @@ export {
   shouldPodBeInEndpoints,
   shouldSetHostname,
 } from './pods.js';
-export { addressTypesFor, endpointPorts, planSlices, podToEndpoint, portsKey, sliceLabels, type SlicePlan, type SlicePlanInput } from './slices.js';
+export {
+  addressTypesFor,
+  endpointPorts,
+  planSlices,
+  podToEndpoint,
+  portsKey,
+  sliceLabels,
+  type AddressType,
+  type SlicePlan,
+  type SlicePlanInput,
+} from './slices.js';
 export { formatTriggerTime, TriggerTimeTracker } from './trigger-time.js';
 export { isNamespaceTerminating } from './namespace-terminating.js';
 export { SliceExpectations } from './expectations.js';

@@ -1,4 +1,4 @@
-import { RESOURCES, type Pod } from '@skiff/api';
+import { RESOURCES, type EndpointSlice, type Pod, type Service } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
 import criSimulated from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
@@ -7,7 +7,6 @@ import scheduler from '@skiff/scheduler';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import endpointSliceController from './index.js';
-import { ENDPOINT_SLICES, SERVICES, type EndpointSlice, type Service } from './resources.js';
 
 // The controller with pods that a scheduler places and simulated kubelets run: IPs and readiness come
 // from the kubelet, not from the test.
@@ -25,7 +24,7 @@ afterAll(async () => {
 const ns = 'default';
 
 async function readyEndpoints(): Promise<Map<string, string>> {
-  const slices = await plane.client.list<EndpointSlice>(ENDPOINT_SLICES, ns, { labelSelector: 'kubernetes.io/service-name=echo' });
+  const slices = await plane.client.list<EndpointSlice>(RESOURCES.endpointslices, ns, { labelSelector: 'kubernetes.io/service-name=echo' });
   const ready = new Map<string, string>();
   for (const endpoint of slices.items.flatMap((slice) => slice.endpoints ?? [])) {
     if (endpoint.conditions?.ready) ready.set(endpoint.targetRef!.name!, endpoint.addresses[0]!);
@@ -35,7 +34,7 @@ async function readyEndpoints(): Promise<Map<string, string>> {
 
 it('lists the pods a kubelet runs, with the IPs it gave them, and drops a pod the kubelet stops', async () => {
   await plane.client.create<Service>(
-    SERVICES,
+    RESOURCES.services,
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'echo' }, spec: { selector: { app: 'echo' }, ports: [{ port: 80, targetPort: 'http' }] } },
     ns,
   );
@@ -54,13 +53,13 @@ it('lists the pods a kubelet runs, with the IPs it gave them, and drops a pod th
   const endpoints = await waitFor('three ready endpoints', async () => ((await readyEndpoints()).size === 3 ? readyEndpoints() : undefined));
   const pods = (await plane.client.list<Pod>(RESOURCES.pods, ns, { labelSelector: 'app=echo' })).items;
   expect(new Map(pods.map((pod) => [pod.metadata.name!, pod.status!.podIP!]))).toEqual(endpoints);
-  const [slice] = (await plane.client.list<EndpointSlice>(ENDPOINT_SLICES, ns, { labelSelector: 'kubernetes.io/service-name=echo' })).items;
+  const [slice] = (await plane.client.list<EndpointSlice>(RESOURCES.endpointslices, ns, { labelSelector: 'kubernetes.io/service-name=echo' })).items;
   expect(slice!.ports).toEqual([{ name: '', port: 8080, protocol: 'TCP' }]);
   expect(new Set(slice!.endpoints!.map((endpoint) => endpoint.nodeName))).toEqual(new Set(pods.map((pod) => pod.spec.nodeName)));
 
   await plane.client.delete(RESOURCES.pods, 'echo-2', ns);
   await waitFor('echo-2 gone from the slice', async () => {
-    const list = await plane.client.list<EndpointSlice>(ENDPOINT_SLICES, ns, { labelSelector: 'kubernetes.io/service-name=echo' });
+    const list = await plane.client.list<EndpointSlice>(RESOURCES.endpointslices, ns, { labelSelector: 'kubernetes.io/service-name=echo' });
     const names = list.items.flatMap((s) => s.endpoints ?? []).map((endpoint) => endpoint.targetRef!.name);
     return names.length === 2 && !names.includes('echo-2');
   });

@@ -1,6 +1,5 @@
 import { isIPv6 } from 'node:net';
-import { isPodReady, sameStringMap, type Pod } from '@skiff/api';
-import type { Service, ServicePort } from './resources.js';
+import { isPodReady, sameStringMap, type Pod, type Service, type ServicePort } from '@skiff/api';
 
 // Which pods back a Service, and how: the rules both endpoint controllers share.
 
@@ -26,8 +25,6 @@ export function shouldPodBeInEndpoints(pod: Pod, includeTerminating: boolean): b
   return includeTerminating || !pod.metadata.deletionTimestamp;
 }
 
-type ContainerWithRestart = Pod['spec']['containers'][number] & { restartPolicy?: string };
-
 /**
  * The pod port a service port sends traffic to: a numeric `targetPort` as is; a named one looked up among
  * the ports of the pod's containers (and of its sidecars: init containers with `restartPolicy: Always`) with
@@ -37,7 +34,7 @@ export function findPort(pod: Pod, servicePort: ServicePort): number | undefined
   const target = servicePort.targetPort ?? servicePort.port;
   if (typeof target === 'number') return target;
   const protocol = servicePort.protocol ?? 'TCP';
-  const sidecars = ((pod.spec.initContainers ?? []) as ContainerWithRestart[]).filter((container) => container.restartPolicy === 'Always');
+  const sidecars = (pod.spec.initContainers ?? []).filter((container) => container.restartPolicy === 'Always');
   for (const container of [...pod.spec.containers, ...sidecars]) {
     for (const port of container.ports ?? []) {
       if (port.name === target && (port.protocol ?? 'TCP') === protocol) return port.containerPort;
@@ -48,8 +45,7 @@ export function findPort(pod: Pod, servicePort: ServicePort): number | undefined
 
 /** A pod names itself in a Service's endpoints when its `subdomain` is the Service (in its namespace) and it sets a `hostname`. */
 export function shouldSetHostname(pod: Pod, service: Service): boolean {
-  const spec = pod.spec as Pod['spec'] & { hostname?: string; subdomain?: string };
-  return Boolean(spec.hostname) && spec.subdomain === service.metadata.name && pod.metadata.namespace === service.metadata.namespace;
+  return Boolean(pod.spec.hostname) && pod.spec.subdomain === service.metadata.name && pod.metadata.namespace === service.metadata.namespace;
 }
 
 /** The Service has a cluster IP (neither unset nor `None`); otherwise it counts as headless. */
@@ -90,8 +86,8 @@ export function podEndpointsChanged(oldPod: Pod, pod: Pod): boolean {
   if (isPodReady(oldPod) !== isPodReady(pod)) return true;
   if (podIPs(oldPod).join(',') !== podIPs(pod).join(',')) return true;
   if (oldPod.status?.phase !== pod.status?.phase) return true;
-  const before = oldPod.spec as Pod['spec'] & { hostname?: string; subdomain?: string };
-  const after = pod.spec as Pod['spec'] & { hostname?: string; subdomain?: string };
+  const before = oldPod.spec;
+  const after = pod.spec;
   return before.hostname !== after.hostname || before.subdomain !== after.subdomain || oldPod.spec.nodeName !== pod.spec.nodeName;
 }
 

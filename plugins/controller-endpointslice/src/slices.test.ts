@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Node } from '@skiff/api';
+import type { EndpointSlice, Node, Service } from '@skiff/api';
 import { addressTypesFor, endpointPorts, planSlices, sliceLabels, type SlicePlanInput } from './slices.js';
 import { node, pod, service, stored } from './test-objects.js';
-import type { EndpointSlice, Service } from './resources.js';
 
 const nodes = new Map<string, Node>([
   ['node-1', node('node-1', 'zone-a')],

@@ -1,11 +1,23 @@
-import { sameStringMap, type Node, type OwnerReference, type Pod } from '@skiff/api';
+import {
+  RESOURCES,
+  sameStringMap,
+  type DiscoveryV1EndpointPort,
+  type Endpoint,
+  type EndpointSlice,
+  type Node,
+  type OwnerReference,
+  type Pod,
+  type Service,
+} from '@skiff/api';
 import { newControllerRef } from '@skiff/controller-manager';
 import { ANNOTATION, LABEL, MANAGED_BY } from './names.js';
 import { findPort, isIPv6Address, isPodReady, isServiceIPSet, podIPs, shouldPodBeInEndpoints, shouldSetHostname } from './pods.js';
-import { SERVICES, type AddressType, type EndpointSlice, type Service, type SliceEndpoint, type SlicePort } from './resources.js';
 
 // The pure part of the EndpointSlice controller: from a Service, its pods and the slices that exist, the
 // slices to create, update and delete. Nothing here talks to the API server.
+
+/** The address families this controller makes slices for (it never manages FQDN slices). */
+export type AddressType = 'IPv4' | 'IPv6';
 
 export interface SlicePlanInput {
   service: Service;
@@ -45,8 +57,8 @@ export function addressTypesFor(service: Service, pods: readonly Pod[]): Address
 }
 
 /** The ports a pod serves for a Service: each service port whose target the pod has, in the Service's order. */
-export function endpointPorts(service: Service, pod: Pod): SlicePort[] {
-  const ports: SlicePort[] = [];
+export function endpointPorts(service: Service, pod: Pod): DiscoveryV1EndpointPort[] {
+  const ports: DiscoveryV1EndpointPort[] = [];
   for (const servicePort of service.spec?.ports ?? []) {
     const port = findPort(pod, servicePort);
     if (port === undefined) continue;
@@ -61,7 +73,7 @@ export function endpointPorts(service: Service, pod: Pod): SlicePort[] {
 }
 
 /** Identifies a set of ports whatever their order: slices group endpoints that serve the same ports. */
-export function portsKey(ports: readonly SlicePort[] | null | undefined): string {
+export function portsKey(ports: readonly DiscoveryV1EndpointPort[] | null | undefined): string {
   return JSON.stringify(
     (ports ?? [])
       .map((port) => [port.name ?? '', port.protocol ?? '', port.port ?? 0, port.appProtocol ?? ''])
@@ -70,10 +82,10 @@ export function portsKey(ports: readonly SlicePort[] | null | undefined): string
 }
 
 /** The endpoint of a pod in a slice of `addressType`: its addresses of that family, conditions, node, zone and a reference to it. */
-export function podToEndpoint(pod: Pod, node: Node | undefined, service: Service, addressType: AddressType): SliceEndpoint {
+export function podToEndpoint(pod: Pod, node: Node | undefined, service: Service, addressType: AddressType): Endpoint {
   const serving = isPodReady(pod);
   const terminating = Boolean(pod.metadata.deletionTimestamp);
-  const endpoint: SliceEndpoint = {
+  const endpoint: Endpoint = {
     addresses: podIPs(pod).filter((ip) => isIPv6Address(ip) === (addressType === 'IPv6')),
     // A terminating pod is never ready, unless the Service publishes not-ready addresses.
     conditions: { ready: Boolean(service.spec?.publishNotReadyAddresses) || (serving && !terminating), serving, terminating },
@@ -82,18 +94,18 @@ export function podToEndpoint(pod: Pod, node: Node | undefined, service: Service
   if (pod.spec.nodeName) endpoint.nodeName = pod.spec.nodeName;
   const zone = node?.metadata.labels?.[LABEL.ZONE];
   if (zone) endpoint.zone = zone;
-  if (shouldSetHostname(pod, service)) endpoint.hostname = (pod.spec as { hostname?: string }).hostname;
+  if (shouldSetHostname(pod, service)) endpoint.hostname = pod.spec.hostname;
   return endpoint;
 }
 
 /** Which pod an endpoint stands for: one endpoint per pod in a Service's slices. */
-export function endpointKey(endpoint: SliceEndpoint): string {
+export function endpointKey(endpoint: Endpoint): string {
   return endpoint.targetRef?.uid ?? `addresses:${(endpoint.addresses ?? []).join(',')}`;
 }
 
 /** Whether two endpoints say the same (a reference's resourceVersion does not count). */
-export function sameEndpoint(a: SliceEndpoint, b: SliceEndpoint): boolean {
-  const view = (endpoint: SliceEndpoint) =>
+export function sameEndpoint(a: Endpoint, b: Endpoint): boolean {
+  const view = (endpoint: Endpoint) =>
     JSON.stringify([
       endpoint.addresses ?? [],
       endpoint.conditions?.ready ?? null,
@@ -119,7 +131,7 @@ export function sliceLabels(service: Service): Record<string, string> {
 }
 
 export function serviceOwnerReference(service: Service): OwnerReference {
-  return newControllerRef(service, SERVICES);
+  return newControllerRef(service, RESOURCES.services);
 }
 
 /** The slice belongs to this very Service (not to an earlier one of the same name). */
@@ -127,7 +139,7 @@ export function ownedBy(slice: EndpointSlice, service: Service): boolean {
   return (slice.metadata.ownerReferences ?? []).some((ref) => ref.uid === service.metadata.uid && ref.kind === 'Service' && ref.apiVersion === 'v1');
 }
 
-function newSlice(service: Service, ports: SlicePort[], addressType: AddressType): EndpointSlice {
+function newSlice(service: Service, ports: DiscoveryV1EndpointPort[], addressType: AddressType): EndpointSlice {
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
@@ -169,7 +181,7 @@ interface Changes {
  */
 function reconcilePortSet(
   existing: readonly EndpointSlice[],
-  wanted: Map<string, SliceEndpoint>,
+  wanted: Map<string, Endpoint>,
   template: () => EndpointSlice,
   labels: Record<string, string>,
   max: number,
@@ -179,7 +191,7 @@ function reconcilePortSet(
   const deleted: EndpointSlice[] = [];
   const remaining = new Map(wanted);
   for (const slice of existing) {
-    const kept: SliceEndpoint[] = [];
+    const kept: Endpoint[] = [];
     let endpointsChanged = false;
     for (const endpoint of slice.endpoints ?? []) {
       const key = endpointKey(endpoint);
@@ -251,7 +263,7 @@ function planAddressType(input: SlicePlanInput, addressType: AddressType, existi
     existingByPorts.set(key, [...(existingByPorts.get(key) ?? []), slice]);
   }
 
-  const wanted = new Map<string, { ports: SlicePort[]; endpoints: Map<string, SliceEndpoint> }>();
+  const wanted = new Map<string, { ports: DiscoveryV1EndpointPort[]; endpoints: Map<string, Endpoint> }>();
   const pods = [...input.pods].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
   for (const pod of pods) {
     if (!shouldPodBeInEndpoints(pod, true)) continue;
@@ -315,7 +327,7 @@ export function planSlices(input: SlicePlanInput): SlicePlan {
   const types = addressTypesFor(input.service, input.pods);
   const plan: SlicePlan = { create: [], update: [], delete: [], podsOnUnknownNodes: [] };
   const skipped = new Set<string>();
-  plan.delete.push(...input.existing.filter((slice) => !types.includes(slice.addressType as AddressType)));
+  plan.delete.push(...input.existing.filter((slice) => !types.some((type) => type === slice.addressType)));
   for (const addressType of types) {
     const changes = planAddressType(
       input,

@@ -1,5 +1,4 @@
-import type { Node, Pod } from '@skiff/api';
-import type { EndpointSlice, Service, ServicePort } from './resources.js';
+import type { EndpointSlice, Node, Pod, Service, ServicePort } from '@skiff/api';
 
 // Objects for the unit tests, shaped as the API server returns them.
 

@@ -1,5 +1,4 @@
-import type { Pod } from '@skiff/api';
-import type { Service } from './resources.js';
+import type { Pod, Service } from '@skiff/api';
 
 interface ServiceState {
   /** The trigger time of each pod (by name) at the last sync. */
