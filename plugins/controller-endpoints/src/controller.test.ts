@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RESOURCES, type Pod } from '@skiff/api';
+import { RESOURCES, type Endpoints, type Pod, type Service, type ServicePort } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
-import { ENDPOINTS, SERVICES, type Service, type ServicePort } from '@skiff/plugin-controller-endpointslice';
 import criSimulated from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
 import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
@@ -11,7 +10,6 @@ import scheduler from '@skiff/scheduler';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import endpointsController from './index.js';
-import type { Endpoints } from './resources.js';
 
 // Pods come in two kinds here: those the test binds to `node-x` and reports on itself (no kubelet runs
 // there), and those the scheduler places on the simulated kubelets' nodes.
@@ -31,7 +29,7 @@ const ns = 'default';
 async function createService(name: string, options: { ports?: ServicePort[]; selector?: Record<string, string> | null; labels?: Record<string, string> } = {}) {
   const selector = options.selector === undefined ? { app: name } : options.selector;
   return plane.client.create<Service>(
-    SERVICES,
+    RESOURCES.services,
     {
       apiVersion: 'v1',
       kind: 'Service',
@@ -59,7 +57,7 @@ async function setReady(pod: Pod, ready: boolean, ip = pod.status?.podIP): Promi
   });
 }
 
-const getEndpoints = (name: string) => plane.client.get<Endpoints>(ENDPOINTS, name, ns);
+const getEndpoints = (name: string) => plane.client.get<Endpoints>(RESOURCES.endpoints, name, ns);
 
 /** `ready` and `not ready` pod names of a Service's Endpoints. */
 async function members(name: string): Promise<{ ready: string[]; notReady: string[] }> {
@@ -105,13 +103,13 @@ describe('Endpoints controller against a real API server', () => {
     await createReportedPod('again-1', 'again', '10.250.1.1', true);
     await waitFor('again-1 listed', membersAre('again', { ready: ['again-1'], notReady: [] }));
     const first = await getEndpoints('again');
-    await plane.client.delete(ENDPOINTS, 'again', ns);
+    await plane.client.delete(RESOURCES.endpoints, 'again', ns);
     const second = await waitFor('recreated', async () => {
       const endpoints = await getEndpoints('again');
       return endpoints.metadata.uid !== first.metadata.uid && endpoints;
     });
     expect(second.subsets).toEqual(first.subsets);
-    await plane.client.delete(SERVICES, 'again', ns);
+    await plane.client.delete(RESOURCES.services, 'again', ns);
     await waitFor('Endpoints deleted', async () => {
       try {
         await getEndpoints('again');
@@ -130,7 +128,7 @@ describe('Endpoints controller against a real API server', () => {
       metadata: { name: 'external' },
       subsets: [{ addresses: [{ ip: '192.0.2.7' }], ports: [{ port: 5432 }] }],
     };
-    await plane.client.create<Endpoints>(ENDPOINTS, manual, ns);
+    await plane.client.create<Endpoints>(RESOURCES.endpoints, manual, ns);
     // A Service with a selector created afterwards is handled; by then the selector-less one was too.
     await createService('marker');
     await waitFor('marker Endpoints', () => getEndpoints('marker'));
@@ -164,14 +162,17 @@ describe('Endpoints controller at start', () => {
         kind: 'Endpoints',
         metadata: { name: 'lock', annotations: { 'control-plane.alpha.kubernetes.io/leader': '{}' } },
       };
-      await before.client.create<Endpoints>(ENDPOINTS, leftover, ns);
-      await before.client.create<Endpoints>(ENDPOINTS, lock, ns);
+      await before.client.create<Endpoints>(RESOURCES.endpoints, leftover, ns);
+      await before.client.create<Endpoints>(RESOURCES.endpoints, lock, ns);
       await before.stop();
 
       const after = await startControlPlane([endpointsController], { dataDir, config: { logLevel: 'silent' } });
       try {
-        await waitFor('leftover deleted', async () => !(await after.client.list<Endpoints>(ENDPOINTS, ns)).items.some((e) => e.metadata.name === 'leftover'));
-        expect((await after.client.list<Endpoints>(ENDPOINTS, ns)).items.map((e) => e.metadata.name)).toEqual(['lock']);
+        await waitFor(
+          'leftover deleted',
+          async () => !(await after.client.list<Endpoints>(RESOURCES.endpoints, ns)).items.some((e) => e.metadata.name === 'leftover'),
+        );
+        expect((await after.client.list<Endpoints>(RESOURCES.endpoints, ns)).items.map((e) => e.metadata.name)).toEqual(['lock']);
       } finally {
         await after.stop();
       }

@@ -1,19 +1,9 @@
-import { isApiError, RESOURCES, type Pod } from '@skiff/api';
+import { isApiError, RESOURCES, type Endpoints, type Pod, type Service } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
-import {
-  ENDPOINTS,
-  isNamespaceTerminating,
-  isSelectingService,
-  selectorMatches,
-  SERVICES,
-  servicesForPodEvent,
-  TriggerTimeTracker,
-  type Service,
-} from '@skiff/plugin-controller-endpointslice';
+import { isNamespaceTerminating, isSelectingService, selectorMatches, servicesForPodEvent, TriggerTimeTracker } from '@skiff/plugin-controller-endpointslice';
 import { ANNOTATION, CONTROLLER_NAME, EVENT_REASON } from './names.js';
-import type { Endpoints } from './resources.js';
 import { planEndpoints } from './subsets.js';
 
 /** When the cache lags behind this controller's own last write, look again after this long if no event comes first. */
@@ -36,9 +26,9 @@ export class EndpointsController {
   private readonly written = new Map<string, Written>();
 
   constructor(private readonly ctx: ControllerContext) {
-    this.services = ctx.informers.informer<Service>(SERVICES);
+    this.services = ctx.informers.informer<Service>(RESOURCES.services);
     this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
-    this.endpoints = ctx.informers.informer<Endpoints>(ENDPOINTS);
+    this.endpoints = ctx.informers.informer<Endpoints>(RESOURCES.endpoints);
 
     const enqueue = (object: Service | Endpoints) => this.queue.add(objectKey(object));
     this.services.addHandlers({ add: enqueue, update: (_old, service) => enqueue(service), delete: enqueue });
@@ -99,10 +89,10 @@ export class EndpointsController {
     const { client, recorder } = this.ctx;
     try {
       if (current) {
-        await client.update<Endpoints>(ENDPOINTS, desired);
+        await client.update<Endpoints>(RESOURCES.endpoints, desired);
         this.written.set(key, { replaced: current.metadata.resourceVersion! });
       } else {
-        await client.create<Endpoints>(ENDPOINTS, desired, service.metadata.namespace);
+        await client.create<Endpoints>(RESOURCES.endpoints, desired, service.metadata.namespace);
         this.written.set(key, { created: true });
       }
     } catch (err) {
@@ -116,7 +106,9 @@ export class EndpointsController {
 
   private async deleteEndpoints(endpoints: Endpoints): Promise<void> {
     try {
-      await this.ctx.client.delete(ENDPOINTS, endpoints.metadata.name!, endpoints.metadata.namespace, { preconditions: { uid: endpoints.metadata.uid } });
+      await this.ctx.client.delete(RESOURCES.endpoints, endpoints.metadata.name!, endpoints.metadata.namespace, {
+        preconditions: { uid: endpoints.metadata.uid },
+      });
     } catch (err) {
       if (!isApiError(err, 'NotFound')) throw err;
     }

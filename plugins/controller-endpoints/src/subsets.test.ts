@@ -1,8 +1,6 @@
-import type { Pod } from '@skiff/api';
-import type { Service, ServicePort } from '@skiff/plugin-controller-endpointslice';
+import type { EndpointAddress, EndpointSubset, Pod, Service, ServicePort } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { buildSubsets, endpointsLabels, planEndpoints, truncateSubsets } from './subsets.js';
-import type { EndpointAddress, EndpointSubset } from './resources.js';
 
 function service(options: { ports?: ServicePort[]; clusterIP?: string; publishNotReadyAddresses?: boolean; labels?: Record<string, string> } = {}): Service {
   return {

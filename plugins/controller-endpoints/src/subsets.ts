@@ -1,4 +1,4 @@
-import { sameStringMap, type Pod } from '@skiff/api';
+import { sameStringMap, type EndpointAddress, type EndpointPort, type Endpoints, type EndpointSubset, type Pod, type Service } from '@skiff/api';
 import {
   findPort,
   isIPv6Address,
@@ -8,10 +8,8 @@ import {
   podIPs,
   shouldPodBeInEndpoints,
   shouldSetHostname,
-  type Service,
 } from '@skiff/plugin-controller-endpointslice';
 import { ANNOTATION, MAX_ENDPOINT_ADDRESSES, OVER_CAPACITY_TRUNCATED } from './names.js';
-import type { EndpointAddress, EndpointPort, Endpoints, EndpointSubset } from './resources.js';
 
 // The pure part of the Endpoints controller: from a Service and its pods, the Endpoints object it should have.
 
