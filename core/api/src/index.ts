@@ -1,5 +1,6 @@
 export * from './types.js';
 export * from './errors.js';
+export * from './guards.js';
 export * from './resource.js';
 export * from './labels.js';
 export * from './fields.js';
@@ -17,6 +18,7 @@ export * from './tolerations.js';
 export * from './int-or-percent.js';
 export * from './cron.js';
 export * from './string-maps.js';
+export * from './freeze.js';
 export * from './protobuf/index.js';
 export * from './generated/facts.js';
 export * from './kinds/index.js';

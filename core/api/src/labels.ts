@@ -245,14 +245,20 @@ export const MATCH_NO_LABELS: LabelSelectorMatcher = Object.freeze({
 // ---------------------------------------------------------------------------------------------------------
 // The string form.
 
-type TokenKind = 'identifier' | '!' | '=' | '==' | '!=' | '(' | ')' | ',' | '>' | '<' | 'end';
+type SymbolKind = '!' | '=' | '(' | ')' | ',' | '>' | '<';
+type TokenKind = 'identifier' | SymbolKind | '==' | '!=' | 'end';
 
 interface Token {
   kind: TokenKind;
   text: string;
 }
 
-const SYMBOLS = new Set(['!', '=', '(', ')', ',', '>', '<']);
+const SYMBOLS: ReadonlySet<string> = new Set<SymbolKind>(['!', '=', '(', ')', ',', '>', '<']);
+
+function isSymbol(c: string): c is SymbolKind {
+  return SYMBOLS.has(c);
+}
+
 const WHITESPACE = /\s/;
 
 function tokenize(text: string): Token[] {
@@ -262,13 +268,13 @@ function tokenize(text: string): Token[] {
     const c = text[i]!;
     if (WHITESPACE.test(c)) {
       i += 1;
-    } else if (SYMBOLS.has(c)) {
+    } else if (isSymbol(c)) {
       const two = text.slice(i, i + 2);
       if (two === '==' || two === '!=') {
         tokens.push({ kind: two, text: two });
         i += 2;
       } else {
-        tokens.push({ kind: c as TokenKind, text: c });
+        tokens.push({ kind: c, text: c });
         i += 1;
       }
     } else {
@@ -282,6 +288,14 @@ function tokenize(text: string): Token[] {
 }
 
 const REQUIREMENT_ERROR = 'unable to parse requirement: ';
+
+const SYMBOL_OPERATORS: Readonly<Record<'=' | '==' | '!=' | '>' | '<', LabelOperator>> = {
+  '=': 'Equals',
+  '==': 'Equals',
+  '!=': 'NotEquals',
+  '>': 'GreaterThan',
+  '<': 'LessThan',
+};
 
 function unparsableRequirement(message: string): never {
   throw errors.badRequest(`${REQUIREMENT_ERROR}${message}`);
@@ -340,7 +354,7 @@ class SelectorParser {
       operator = op.text === 'in' ? 'In' : 'NotIn';
       values = this.valueSet();
     } else if (op.kind === '=' || op.kind === '==' || op.kind === '!=' || op.kind === '>' || op.kind === '<') {
-      operator = { '=': 'Equals', '==': 'Equals', '!=': 'NotEquals', '>': 'GreaterThan', '<': 'LessThan' }[op.kind] as LabelOperator;
+      operator = SYMBOL_OPERATORS[op.kind];
       values = [this.exactValue()];
     } else {
       return unparsableRequirement(`found '${op.text}', expected: in, notin, =, ==, !=, gt, lt`);

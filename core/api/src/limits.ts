@@ -1,3 +1,5 @@
+import { isJsonObject } from './guards.js';
+
 /**
  * How deeply a request body may nest objects and arrays. Kubernetes' decoder stops at 10,000 levels;
  * Skiff's request path recurses (cloning, defaulting, validation, patches, msgpack in the store), and
@@ -45,7 +47,7 @@ export function cloneJsonValue<T>(value: T, maxDepth = Number.POSITIVE_INFINITY)
 }
 
 function clone(value: unknown, depth: number, maxDepth: number): unknown {
-  if (value === null || typeof value !== 'object') return value;
+  if (!isJsonObject(value) && !Array.isArray(value)) return value;
   if (depth >= maxDepth) throw new NestingTooDeepError(maxDepth);
   if (Array.isArray(value)) {
     const out = new Array<unknown>(value.length);
@@ -54,7 +56,7 @@ function clone(value: unknown, depth: number, maxDepth: number): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const item = clone((value as Record<string, unknown>)[key], depth + 1, maxDepth);
+    const item = clone(value[key], depth + 1, maxDepth);
     if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
     else out[key] = item;
   }

@@ -1,6 +1,7 @@
 // Typed lookups over api-facts.json, the table generated from upstream's API definitions by
 // scripts/generate-api-facts.mjs (docs/api-facts.md). The table is data only; this file adds indexes.
 import table from './api-facts.json' with { type: 'json' };
+import { deepFreeze } from '../freeze.js';
 
 /** A field of a message. Keys other than name, number and type are present only when they say something. */
 export interface ApiFieldFacts {
@@ -97,19 +98,11 @@ interface MessageIndex {
 
 const indexes = new Map<string, MessageIndex>();
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const nested of Object.values(value)) deepFreeze(nested);
-  }
-  return value;
-}
-
 function indexOf(fullName: string, inlining: readonly string[] = []): MessageIndex | undefined {
   const cached = indexes.get(fullName);
   if (cached) return cached;
   if (!Object.hasOwn(facts.messages, fullName) || inlining.includes(fullName)) return undefined;
-  const message = deepFreeze({ name: fullName, ...facts.messages[fullName] }) as ApiMessageFacts;
+  const message: ApiMessageFacts = deepFreeze({ name: fullName, ...facts.messages[fullName] });
   const byJsonName = new Map<string, ApiFieldFacts>();
   for (const field of message.fields) {
     if (field.notInJson) continue;
@@ -150,7 +143,7 @@ export function messagesOfPackage(packageName: string): readonly ApiMessageFacts
   const prefix = `${packageName}.`;
   return messageNames()
     .filter((name) => name.startsWith(prefix) && facts.messages[name].package === packageName)
-    .map((name) => messageFacts(name) as ApiMessageFacts);
+    .flatMap((name) => messageFacts(name) ?? []);
 }
 
 export function packageFacts(packageName: string): ApiPackageFacts | undefined {

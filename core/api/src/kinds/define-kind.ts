@@ -2,11 +2,12 @@
 // discovery names, table columns, generic validation, status and scale handling — comes from this and
 // from the generated API facts; kinds with real upstream behaviour add a strategy.
 import { humanAge } from '../duration.js';
+import { errorMessage, isJsonObject } from '../guards.js';
 import { labelSelectorFromObject } from '../labels.js';
 import { decodeObject } from '../schemas/decode.js';
 import { kindSchema } from '../schemas/from-facts.js';
 import type { ObjectSchema } from '../schemas/language.js';
-import type { KubeObject, LabelSelector, ObjectMeta, StatusCause } from '../types.js';
+import type { KubeObject, ObjectMeta, StatusCause } from '../types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/meta.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.js';
 import type { ResourceDefinition, ScaleDefinition, TableColumn, VersionConversion } from './definition.js';
@@ -127,11 +128,8 @@ export function splitSpecAndStatus(keptOnStatusUpdate: readonly (keyof ObjectMet
     }
     // Other subresources (scale, approval) change what their handlers build from the stored object.
     if (subresource !== 'status') return;
-    for (const key of Object.keys(object))
-      if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') delete (object as unknown as Record<string, unknown>)[key];
-    for (const key of Object.keys(old))
-      if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind')
-        restoreField(object as unknown as Record<string, unknown>, old as unknown as Record<string, unknown>, key);
+    for (const key of Object.keys(object)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') delete object[key];
+    for (const key of Object.keys(old)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') restoreField(object, old, key);
     for (const field of keptOnStatusUpdate) restoreField(object.metadata, old.metadata, field);
   };
 }
@@ -160,7 +158,7 @@ function tableOf(kind: string, columns: ColumnSpec<KubeObject>[] | undefined): R
       try {
         parseJsonPath(spec.jsonPath);
       } catch (err) {
-        throw new Error(`defineKind ${kind}: column "${spec.name}": ${(err as Error).message}`);
+        throw new Error(`defineKind ${kind}: column "${spec.name}": ${errorMessage(err)}`);
       }
     }
   }
@@ -191,9 +189,9 @@ function merged(own: StatusCause[], generic: StatusCause[]): StatusCause[] {
 /** A selector's string form, for Scale's status.selector; objects are LabelSelectors. */
 export function selectorString(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (!value || typeof value !== 'object') return '';
+  if (!isJsonObject(value)) return '';
   try {
-    return labelSelectorFromObject(value as LabelSelector).toString();
+    return labelSelectorFromObject(value).toString();
   } catch {
     return '';
   }

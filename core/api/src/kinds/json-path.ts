@@ -2,8 +2,10 @@
 // `.status.conditions[0].type`, `.metadata.labels['app']`, `.spec.containers[*].image`,
 // `.status.conditions[?(@.type=="Ready")].status`), as CRDs write them.
 import { errors } from '../errors.js';
+import { isJsonObject } from '../guards.js';
 
-type Comparison = '==' | '!=' | '<' | '<=' | '>' | '>=';
+const COMPARISONS = ['==', '!=', '<', '<=', '>', '>='] as const;
+type Comparison = (typeof COMPARISONS)[number];
 /** `[?(@.type=="Ready")]`: the items whose value at `path` compares so with `literal` (or, without one, exists). */
 type Filter = { filter: { path: Step[]; op?: Comparison; literal?: unknown } };
 type Step = { key: string } | { index: number } | { all: true } | Filter;
@@ -37,7 +39,9 @@ export function parseJsonPath(path: string): Step[] {
       const filter = FILTER.exec(rest);
       if (filter) {
         const [, inner, op, literal] = filter;
-        steps.push({ filter: { path: inner ? parseJsonPath(inner) : [], ...(op ? { op: op as Comparison, literal: parseLiteral(literal!) } : {}) } });
+        // FILTER captures no other operator.
+        const comparison = COMPARISONS.find((known) => known === op);
+        steps.push({ filter: { path: inner ? parseJsonPath(inner) : [], ...(comparison ? { op: comparison, literal: parseLiteral(literal!) } : {}) } });
         i += filter[0].length;
       } else if (quoted) {
         steps.push({ key: quoted[2] });
@@ -62,8 +66,7 @@ export function readJsonPath(object: unknown, path: string): unknown[] {
     const next: unknown[] = [];
     for (const value of current) {
       if ('key' in step) {
-        if (value && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, step.key))
-          next.push((value as Record<string, unknown>)[step.key]);
+        if (isJsonObject(value) && Object.hasOwn(value, step.key)) next.push(value[step.key]);
       } else if ('index' in step) {
         if (!Array.isArray(value)) continue;
         const at = step.index < 0 ? value.length + step.index : step.index;
@@ -85,8 +88,8 @@ function parseLiteral(text: string): unknown {
 function readSteps(object: unknown, steps: Step[]): unknown {
   let value = object;
   for (const step of steps) {
-    if (!('key' in step) || !value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    value = (value as Record<string, unknown>)[step.key];
+    if (!('key' in step) || !isJsonObject(value)) return undefined;
+    value = value[step.key];
   }
   return value;
 }
@@ -118,8 +121,12 @@ export function writeJsonPath(object: Record<string, unknown>, path: string, val
     if (i === steps.length - 1) current[step.key] = value;
     else {
       const next = current[step.key];
-      if (!next || typeof next !== 'object' || Array.isArray(next)) current[step.key] = {};
-      current = current[step.key] as Record<string, unknown>;
+      if (isJsonObject(next)) current = next;
+      else {
+        const created: Record<string, unknown> = {};
+        current[step.key] = created;
+        current = created;
+      }
     }
   });
 }

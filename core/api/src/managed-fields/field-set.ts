@@ -2,6 +2,7 @@
 // the kind's schema: struct fields are `f:<name>`; items of lists keyed by `+listMapKey` (or merged by
 // `+patchMergeKey`) are `k:{"key":value}`; members of set lists are `v:<json>`; atomic lists, atomic structs
 // and scalars are leaves. A node owned in its own right and holding children carries `.`.
+import { isJsonObject } from '../guards.js';
 import type { Schema } from '../schemas/language.js';
 
 export class FieldSet {
@@ -75,12 +76,12 @@ export class FieldSet {
   static fromJSON(value: unknown): FieldSet {
     const set = new FieldSet();
     const read = (node: FieldSet, json: unknown): void => {
-      if (!json || typeof json !== 'object' || Array.isArray(json)) return;
+      if (!isJsonObject(json)) return;
       const keys = Object.keys(json);
       if (keys.length === 0) node.own = true;
       for (const key of keys) {
         if (key === '.') node.own = true;
-        else read(node.child(key), (json as Record<string, unknown>)[key]);
+        else read(node.child(key), json[key]);
       }
     };
     read(set, value);
@@ -89,8 +90,10 @@ export class FieldSet {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The key fields a `k:` element names (its text after `k:`), as name and value pairs. */
+function keyFields(text: string): [string, unknown][] {
+  const key: unknown = JSON.parse(text);
+  return isJsonObject(key) ? Object.entries(key) : [];
 }
 
 /** How a list's items are identified: by key fields, as set members, or not at all (atomic). */
@@ -117,14 +120,14 @@ function collect(schema: Schema | undefined, value: unknown, node: FieldSet, dep
   // Without a schema (or for free-form values): objects are granular maps, everything else a leaf, as
   // Kubernetes' deduced types have it.
   if (!schema || schema.kind === 'any') {
-    if (isRecord(value) && Object.keys(value).length > 0)
+    if (isJsonObject(value) && Object.keys(value).length > 0)
       for (const [key, item] of Object.entries(value)) collect(undefined, item, node.child(`f:${key}`), depth + 1);
     else node.own = true;
     return;
   }
   switch (schema.kind) {
     case 'object': {
-      if (!isRecord(value) || schema.structType === 'atomic') {
+      if (!isJsonObject(value) || schema.structType === 'atomic') {
         node.own = true;
         return;
       }
@@ -141,7 +144,7 @@ function collect(schema: Schema | undefined, value: unknown, node: FieldSet, dep
       return;
     }
     case 'map': {
-      if (!isRecord(value) || Object.keys(value).length === 0) {
+      if (!isJsonObject(value) || Object.keys(value).length === 0) {
         node.own = true;
         return;
       }
@@ -161,7 +164,7 @@ function collectList(owner: Schema, field: string, items: Schema, list: unknown[
   }
   for (const item of list) {
     if (keys === 'set') node.child(`v:${JSON.stringify(item)}`).own = true;
-    else if (isRecord(item)) {
+    else if (isJsonObject(item)) {
       const child = node.child(itemElement(item, keys));
       child.own = true;
       collect(items, item, child, depth + 1);
@@ -184,11 +187,11 @@ export function valueAtPath(value: unknown, path: readonly string[]): unknown {
     if (current === undefined || current === null) return undefined;
     const kind = element.slice(0, 2);
     const rest = element.slice(2);
-    if (kind === 'f:') current = isRecord(current) ? current[rest] : undefined;
+    if (kind === 'f:') current = isJsonObject(current) ? current[rest] : undefined;
     else if (kind === 'k:') {
-      const key = JSON.parse(rest) as Record<string, unknown>;
+      const key = keyFields(rest);
       current = Array.isArray(current)
-        ? current.find((item) => isRecord(item) && Object.entries(key).every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)))
+        ? current.find((item) => isJsonObject(item) && key.every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)))
         : undefined;
     } else if (kind === 'v:') {
       const wanted = rest;
@@ -205,13 +208,13 @@ export function removeAtPath(value: unknown, path: readonly string[]): void {
   const last = path[path.length - 1]!;
   const kind = last.slice(0, 2);
   const rest = last.slice(2);
-  if (kind === 'f:' && isRecord(parent)) delete parent[rest];
+  if (kind === 'f:' && isJsonObject(parent)) delete parent[rest];
   else if (Array.isArray(parent)) {
     const index =
       kind === 'k:'
         ? parent.findIndex((item) => {
-            const key = JSON.parse(rest) as Record<string, unknown>;
-            return isRecord(item) && Object.entries(key).every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v));
+            const key = keyFields(rest);
+            return isJsonObject(item) && key.every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v));
           })
         : parent.findIndex((item) => JSON.stringify(item) === rest);
     if (index >= 0) parent.splice(index, 1);
@@ -226,8 +229,7 @@ export function formatFieldPath(path: readonly string[]): string {
     const rest = element.slice(2);
     if (kind === 'f:') out += `.${rest}`;
     else if (kind === 'k:') {
-      const key = JSON.parse(rest) as Record<string, unknown>;
-      out += `[${Object.entries(key)
+      out += `[${keyFields(rest)
         .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
         .join(',')}]`;
     } else if (kind === 'v:') out += `[=${rest}]`;
@@ -241,24 +243,23 @@ export function formatFieldPath(path: readonly string[]): string {
  * the tree in between): the create path's managed fields, on every create.
  */
 export function fieldsV1Of(schema: Schema | undefined, value: unknown): Record<string, unknown> {
-  return (fieldsV1Node(schema, value, 0) as Record<string, unknown> | undefined) ?? {};
+  return fieldsV1Node(schema, value, 0) ?? {};
 }
 
 /** The node of one value: `{}` for a leaf, an object of children otherwise; undefined for nothing. */
 function fieldsV1Node(schema: Schema | undefined, value: unknown, depth: number): Record<string, unknown> | undefined {
   if (depth > 64 || value === null || value === undefined) return undefined;
-  const kind = schema?.kind;
-  if (kind === undefined || kind === 'any' || kind === 'map' || (kind === 'object' && schema!.kind === 'object' && schema!.structType !== 'atomic')) {
-    if (!isRecord(value)) return {};
+  if (schema === undefined || schema.kind === 'any' || schema.kind === 'map' || (schema.kind === 'object' && schema.structType !== 'atomic')) {
+    if (!isJsonObject(value)) return {};
     let out: Record<string, unknown> | undefined;
     for (const key in value) {
       const item = value[key];
       if (item === null || item === undefined) continue;
       let child: Record<string, unknown> | undefined;
-      if (kind === 'object') {
-        const field = (schema as Extract<Schema, { kind: 'object' }>).fields[key];
-        child = field?.kind === 'array' && Array.isArray(item) ? listNode(schema!, key, field.items, item, depth) : fieldsV1Node(field, item, depth + 1);
-      } else child = fieldsV1Node(kind === 'map' ? (schema as Extract<Schema, { kind: 'map' }>).values : undefined, item, depth + 1);
+      if (schema?.kind === 'object') {
+        const field = schema.fields[key];
+        child = field?.kind === 'array' && Array.isArray(item) ? listNode(schema, key, field.items, item, depth) : fieldsV1Node(field, item, depth + 1);
+      } else child = fieldsV1Node(schema?.kind === 'map' ? schema.values : undefined, item, depth + 1);
       if (child) (out ??= {})[`f:${key}`] = child;
     }
     return out ?? {};
@@ -272,7 +273,7 @@ function listNode(owner: Schema, field: string, items: Schema, list: unknown[], 
   const out: Record<string, unknown> = {};
   for (const item of list) {
     if (keys === 'set') out[`v:${JSON.stringify(item)}`] = {};
-    else if (isRecord(item)) {
+    else if (isJsonObject(item)) {
       const children = fieldsV1Node(items, item, depth + 1);
       out[itemElement(item, keys)] = children && Object.keys(children).length > 0 ? { '.': {}, ...children } : {};
     }

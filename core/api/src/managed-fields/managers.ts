@@ -5,7 +5,7 @@
 // manager holds them.
 import { ApiError } from '../errors.js';
 import type { ObjectSchema } from '../schemas/language.js';
-import type { KubeObject, ManagedFieldsEntry, StatusCause } from '../types.js';
+import type { KubeObject, ManagedFieldsEntry, ObjectMeta, StatusCause } from '../types.js';
 import { FieldSet, fieldSetOf, fieldsV1Of, formatFieldPath, removeAtPath, valueAtPath } from './field-set.js';
 
 /** The kind and write the managed fields are recorded for. */
@@ -22,7 +22,7 @@ export interface ManagedWrite {
 }
 
 // ObjectMeta fields a manager can own; the rest is the server's (name, uid, resourceVersion…).
-const OWNED_METADATA = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
+const OWNED_METADATA = ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const satisfies readonly (keyof ObjectMeta)[];
 
 /** The part of an object a write to `subresource` is about: the fields its managers can own. */
 function scoped(object: KubeObject | undefined, write: ManagedWrite): Record<string, unknown> {
@@ -30,7 +30,7 @@ function scoped(object: KubeObject | undefined, write: ManagedWrite): Record<str
   const out: Record<string, unknown> = {};
   const metadata: Record<string, unknown> = {};
   for (const key of OWNED_METADATA) {
-    const value = (object.metadata as Record<string, unknown> | undefined)?.[key];
+    const value = object.metadata?.[key];
     if (value !== undefined && value !== null) metadata[key] = value;
   }
   if (Object.keys(metadata).length > 0) out.metadata = metadata;

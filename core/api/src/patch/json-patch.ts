@@ -7,6 +7,7 @@
 // (missing path, index out of range, failed `test`) is 422 Invalid. Messages name the operation and path.
 
 import { ApiError, errors } from '../errors.js';
+import { errorMessage } from '../guards.js';
 import { cloneJson, getOwn, isJsonObject, jsonEqual, setOwn, type JsonObject } from './json.js';
 import { parseJsonPointer } from './json-pointer.js';
 
@@ -25,7 +26,12 @@ interface DecodedOperation {
   from: string[];
 }
 
-const OPERATIONS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+const OPERATIONS: readonly JsonPatchOperation['op'][] = ['add', 'remove', 'replace', 'move', 'copy', 'test'];
+
+function isOperation(op: unknown): op is JsonPatchOperation['op'] {
+  return OPERATIONS.some((known) => known === op);
+}
+
 const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
 
 function pointer(text: unknown, what: string, index: number): string[] {
@@ -33,7 +39,7 @@ function pointer(text: unknown, what: string, index: number): string[] {
   try {
     return parseJsonPointer(text);
   } catch (err) {
-    throw errors.badRequest(`invalid json patch: operation ${index}: ${(err as Error).message}`);
+    throw errors.badRequest(`invalid json patch: operation ${index}: ${errorMessage(err)}`);
   }
 }
 
@@ -42,7 +48,7 @@ function decode(operations: unknown): DecodedOperation[] {
   return operations.map((raw, index) => {
     if (!isJsonObject(raw)) throw errors.badRequest(`invalid json patch: operation ${index} is not an object`);
     const op = getOwn(raw, 'op');
-    if (typeof op !== 'string' || !OPERATIONS.has(op)) {
+    if (!isOperation(op)) {
       throw errors.badRequest(`invalid json patch: operation ${index} has unknown op ${JSON.stringify(op ?? null)}`);
     }
     const tokens = pointer(getOwn(raw, 'path'), 'path', index);
@@ -52,7 +58,7 @@ function decode(operations: unknown): DecodedOperation[] {
     const from = needsFrom ? pointer(getOwn(raw, 'from'), 'from', index) : [];
     return {
       index,
-      op: op as DecodedOperation['op'],
+      op,
       path: raw.path as string,
       tokens,
       value: getOwn(raw, 'value'),
@@ -89,8 +95,8 @@ function resolve(document: unknown, tokens: readonly string[]): { found: boolean
 /** The container holding the last token of `tokens`, or a 422 when it does not exist. */
 function parentOf(document: unknown, tokens: readonly string[], operation: DecodedOperation, path: string): Container {
   const { found, value } = resolve(document, tokens.slice(0, -1));
-  if (!found || typeof value !== 'object' || value === null) throw doesNotApply(operation, path, `the parent of "${path}" does not exist`);
-  return value as Container;
+  if (!found || !(Array.isArray(value) || isJsonObject(value))) throw doesNotApply(operation, path, `the parent of "${path}" does not exist`);
+  return value;
 }
 
 /** An array position: an index below `limit`, or (when `allowEnd`) `-` for "after the last element". */

@@ -3,12 +3,11 @@
 // Patches arrive from the network, so keys such as `__proto__` and `constructor` are ordinary data here:
 // reads go through own properties only and writes define own properties, never touching a prototype.
 
-export type JsonObject = Record<string, unknown>;
+import { isJsonObject } from '../guards.js';
 
-/** A JSON object (not an array, not null). */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isJsonObject };
+
+export type JsonObject = Record<string, unknown>;
 
 export function getOwn(object: JsonObject, key: string): unknown {
   return Object.hasOwn(object, key) ? object[key] : undefined;
@@ -24,7 +23,7 @@ export function cloneJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(cloneJson) as T;
   const copy: JsonObject = {};
-  for (const key of Object.keys(value)) setOwn(copy, key, cloneJson((value as JsonObject)[key]));
+  if (isJsonObject(value)) for (const key of Object.keys(value)) setOwn(copy, key, cloneJson(value[key]));
   return copy as T;
 }
 
@@ -36,8 +35,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     return a.every((item, i) => jsonEqual(item, b[i]));
   }
-  if (Array.isArray(b)) return false;
+  if (!isJsonObject(a) || !isJsonObject(b)) return false;
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => Object.hasOwn(b, key) && jsonEqual((a as JsonObject)[key], (b as JsonObject)[key]));
+  return keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
 }

@@ -55,7 +55,10 @@ function unknownDirective(directive: unknown, path: readonly string[]): never {
 /** A value taken as given (new, replaced, or in a replace-strategy list): copied without nulls and directives. */
 function literal(value: unknown): unknown {
   if (Array.isArray(value)) return value.filter((item) => !isDirectiveElement(item)).map(literal);
-  if (!isJsonObject(value)) return value;
+  return isJsonObject(value) ? literalObject(value) : value;
+}
+
+function literalObject(value: JsonObject): JsonObject {
   const copy: JsonObject = {};
   for (const key of Object.keys(value)) {
     if (value[key] !== null && !isDirectiveKey(key)) setOwn(copy, key, literal(value[key]));
@@ -125,10 +128,14 @@ class StrategicMerge {
   /** Merges `patch` into the map `original` (absent: merges into nothing, which still applies directives). */
   mergeMap(original: JsonObject | undefined, patch: JsonObject, path: readonly string[]): JsonObject | typeof DELETED {
     const directive = getOwn(patch, PATCH);
-    if (directive === 'replace') return literal(patch) as JsonObject;
+    if (directive === 'replace') return literalObject(patch);
     if (directive === 'delete') return DELETED;
     if (directive !== undefined && directive !== 'merge') unknownDirective(directive, path);
+    return this.mergeFields(original, patch, path);
+  }
 
+  /** Merges the fields of a patch map without a `$patch` directive of its own. */
+  private mergeFields(original: JsonObject | undefined, patch: JsonObject, path: readonly string[]): JsonObject {
     const retained = retainedKeys(patch, path);
     const base = original ?? {};
     const result: JsonObject = {};
@@ -216,8 +223,9 @@ class StrategicMerge {
         invalid(`every element of ${where(path, key)} needs the merge key "${mergeKey}", got ${JSON.stringify(item)}`);
       }
       const index = merged.findIndex((existing) => jsonEqual(keyOf(existing), item[mergeKey]));
-      // A found element has the merge key, so it is an object.
-      const value = this.mergeMap(index >= 0 ? (merged[index] as JsonObject) : undefined, item, elementPath) as JsonObject;
+      const existing = index >= 0 ? merged[index] : undefined;
+      // Directive elements were taken out of `items` above, so the item merges field by field.
+      const value = this.mergeFields(isJsonObject(existing) ? existing : undefined, item, elementPath);
       if (index >= 0) {
         merged[index] = value;
         fresh.add(index);
@@ -267,6 +275,10 @@ class StrategicMerge {
   }
 }
 
+function isCompiled(mergeKeys: MergeKeyTable | CompiledMergeKeys): mergeKeys is CompiledMergeKeys {
+  return typeof mergeKeys.ruleFor === 'function';
+}
+
 /**
  * Applies a Kubernetes strategic merge patch. `mergeKeys` says which lists merge and by what key
  * (default: {@link DEFAULT_MERGE_KEYS}). Returns a new object that shares nothing with the inputs;
@@ -274,7 +286,7 @@ class StrategicMerge {
  */
 export function applyStrategicMergePatch<T extends object>(target: T, patch: unknown, mergeKeys: MergeKeyTable | CompiledMergeKeys = DEFAULT_MERGE_KEYS): T {
   if (!isJsonObject(patch)) invalid('the patch must be a JSON object');
-  const rules = typeof mergeKeys.ruleFor === 'function' ? (mergeKeys as CompiledMergeKeys) : compileMergeKeys(mergeKeys as MergeKeyTable);
+  const rules = isCompiled(mergeKeys) ? mergeKeys : compileMergeKeys(mergeKeys);
   const merged = new StrategicMerge(rules).mergeMap(isJsonObject(target) ? target : undefined, patch, []);
   return (merged === DELETED ? {} : merged) as T;
 }

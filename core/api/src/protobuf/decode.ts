@@ -1,3 +1,4 @@
+import { isJsonObject } from '../guards.js';
 import { MAX_NESTING_DEPTH } from '../limits.js';
 import { WIRE_TYPE, WireError, WireReader } from './wire.js';
 
@@ -49,7 +50,9 @@ export const SPECIAL = Object.freeze({
  * field numbers are skipped, as protobuf allows. Throws a WireError naming the field path on bad input.
  */
 export function decodeMessage(lookup: MessageLookup, typeName: string, bytes: Uint8Array): Record<string, unknown> {
-  return decodeObject(lookup, typeName, bytes, '', 1) as Record<string, unknown>;
+  const decoded = decodeObject(lookup, typeName, bytes, '', 1);
+  // A list wrapper reads as its bare list inside another message; on its own it keeps its items field.
+  return Array.isArray(decoded) ? { items: decoded } : decoded;
 }
 
 function decodeObject(lookup: MessageLookup, typeName: string, bytes: Uint8Array, path: string, depth: number): Record<string, unknown> | unknown[] {
@@ -71,8 +74,13 @@ function decodeObject(lookup: MessageLookup, typeName: string, bytes: Uint8Array
       if (field.map) {
         const entry = reader.bytesField();
         const [key, value] = decodeMapEntry(lookup, field.map, entry, where, depth);
-        const map = (out[field.name] ??= {}) as Record<string, unknown>;
-        map[String(key)] = value;
+        const map = out[field.name];
+        if (isJsonObject(map)) map[String(key)] = value;
+        else {
+          const created: Record<string, unknown> = {};
+          created[String(key)] = value;
+          out[field.name] = created;
+        }
       } else if (field.repeated) {
         const list = (out[field.name] ??= []) as unknown[];
         if (wireType === WIRE_TYPE.LENGTH_DELIMITED && isPackable(field.type)) {

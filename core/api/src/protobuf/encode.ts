@@ -1,3 +1,4 @@
+import { isJsonObject } from '../guards.js';
 import { MAX_NESTING_DEPTH } from '../limits.js';
 import { SPECIAL, type MessageLookup, type ProtoFieldFacts } from './decode.js';
 import { WIRE_TYPE, WireError, WireWriter } from './wire.js';
@@ -37,11 +38,11 @@ function writeObject(lookup: MessageLookup, typeName: string, object: Record<str
 }
 
 function writeMap(lookup: MessageLookup, writer: WireWriter, field: ProtoFieldFacts, value: unknown, path: string, depth: number): void {
-  if (typeof value !== 'object' || Array.isArray(value)) throw new WireError(`expected an object (at ${path})`);
-  for (const key of Object.keys(value as object).sort()) {
+  if (!isJsonObject(value)) throw new WireError(`expected an object (at ${path})`);
+  for (const key of Object.keys(value).sort()) {
     const entry = new WireWriter();
     writeValue(lookup, entry, 1, field.map!.key, key, path, depth);
-    writeValue(lookup, entry, 2, field.map!.value, (value as Record<string, unknown>)[key], `${path}[${key}]`, depth);
+    writeValue(lookup, entry, 2, field.map!.value, value[key], `${path}[${key}]`, depth);
     writer.tag(field.number, WIRE_TYPE.LENGTH_DELIMITED).message(entry);
   }
 }
@@ -72,8 +73,8 @@ function writeValue(lookup: MessageLookup, writer: WireWriter, number: number, t
 
 function objectOf(lookup: MessageLookup, type: string, value: unknown, path: string, depth: number): WireWriter {
   if (Array.isArray(value) && lookup(type)?.sliceWrapper) return writeObject(lookup, type, { items: value }, path, depth + 1);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new WireError(`expected an object (at ${path})`);
-  return writeObject(lookup, type, value as Record<string, unknown>, path, depth + 1);
+  if (!isJsonObject(value)) throw new WireError(`expected an object (at ${path})`);
+  return writeObject(lookup, type, value, path, depth + 1);
 }
 
 /** The special apimachinery messages, from their JSON values. */

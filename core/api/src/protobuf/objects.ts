@@ -41,7 +41,7 @@ export function encodeProtobufObject(object: KubeObject): Uint8Array {
   const message = object.apiVersion && object.kind ? protobufMessageOf(object.apiVersion, object.kind) : undefined;
   if (!message) throw new WireError(`no protobuf definition for ${object.kind} in ${object.apiVersion}`);
   const { apiVersion, kind, ...fields } = object;
-  return encodeEnvelope(apiVersion!, kind!, encodeMessage(lookup, message, fields as Record<string, unknown>));
+  return encodeEnvelope(apiVersion!, kind!, encodeMessage(lookup, message, fields));
 }
 
 /**

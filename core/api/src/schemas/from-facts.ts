@@ -11,6 +11,7 @@ import {
   type ApiFieldFacts,
   type ApiMessageFacts,
 } from '../generated/facts.js';
+import { emptyDictionary } from './dictionary.js';
 import { t, type ObjectSchema, type Schema } from './language.js';
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -111,14 +112,15 @@ export function messageSchema(fullName: string): Schema {
     const items = message.fields.find((field) => field.name === 'items');
     return remember(fullName, t.array(items ? typeSchema(items.type, items) : t.any(), { goType: `${goTypeOfEnum(fullName)}` }));
   }
-  const fields: Record<string, Schema> = Object.create(null) as Record<string, Schema>;
+  const fields = emptyDictionary<Schema>();
+  const fieldFacts = emptyDictionary<ApiFieldFacts>();
   const required: string[] = [];
   const schema: ObjectSchema = {
     kind: 'object',
     name: shortName,
     package: openApiPackageOf(message),
     fields,
-    fieldFacts: Object.create(null) as Record<string, ApiFieldFacts>,
+    fieldFacts,
   };
   if (message.structType) schema.structType = message.structType;
   remember(fullName, schema);
@@ -126,20 +128,26 @@ export function messageSchema(fullName: string): Schema {
     fields.apiVersion = t.string();
     fields.kind = t.string();
   }
-  addFields(fullName, message, schema, required, []);
+  addFields(fullName, message, { fields, fieldFacts, required }, []);
   if (required.length > 0) schema.required = required;
   Object.freeze(fields);
   return schema;
 }
 
-function addFields(fullName: string, message: ApiMessageFacts, schema: ObjectSchema, required: string[], inlining: string[]): void {
-  const fields = schema.fields as Record<string, Schema>;
-  const facts = schema.fieldFacts as Record<string, ApiFieldFacts>;
+/** What an object schema is built from, filled in field by field (inlined members' fields included). */
+interface FieldsUnderConstruction {
+  fields: Record<string, Schema>;
+  fieldFacts: Record<string, ApiFieldFacts>;
+  required: string[];
+}
+
+function addFields(fullName: string, message: ApiMessageFacts, target: FieldsUnderConstruction, inlining: string[]): void {
+  const { fields, fieldFacts: facts, required } = target;
   for (const field of message.fields) {
     if (field.notInJson) continue;
     if (field.inline) {
       const inlined = messageFacts(field.type);
-      if (inlined && !inlining.includes(field.type)) addFields(field.type, inlined, schema, required, [...inlining, fullName]);
+      if (inlined && !inlining.includes(field.type)) addFields(field.type, inlined, target, [...inlining, fullName]);
       continue;
     }
     if (Object.hasOwn(fields, field.name)) continue;

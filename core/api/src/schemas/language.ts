@@ -3,6 +3,7 @@
 // ("cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32").
 
 import type { ApiFieldFacts } from '../generated/facts.js';
+import { emptyDictionary } from './dictionary.js';
 
 export type ScalarKind = 'string' | 'int32' | 'int64' | 'number' | 'boolean' | 'quantity' | 'intOrString' | 'time' | 'any';
 
@@ -93,7 +94,7 @@ export const t = Object.freeze({
   object: (name: string, fields: Record<string, Schema>, options: ObjectOptions): ObjectSchema => ({
     kind: 'object',
     name,
-    fields: Object.freeze(Object.assign(Object.create(null) as Record<string, Schema>, fields)),
+    fields: Object.freeze(Object.assign(emptyDictionary<Schema>(), fields)),
     ...options,
   }),
 });

@@ -79,7 +79,7 @@ function objectSchema(object: ObjectSchema, options: OpenApiOptions): OpenApiSch
 }
 
 function convert(schema: Schema, options: OpenApiOptions, nested: boolean): OpenApiSchema {
-  if (schema.openapi) return withDescription({ ...(schema.openapi as OpenApiSchema) }, schema.description);
+  if (schema.openapi) return withDescription({ ...schema.openapi }, schema.description);
   const d = schema.description;
   switch (schema.kind) {
     case 'string':

@@ -1,5 +1,5 @@
 // Containers and init containers of a pod spec (validateContainers / validateInitContainers).
-import type { Container, ContainerPort, StatusCause } from '../types.js';
+import type { Container, ContainerPort, EphemeralContainer, StatusCause } from '../types.js';
 import { child, duplicate, forbidden, index, invalid, notFound, notSupported, required } from './field.js';
 import { isDNS1123Label, isEnvVarName, isValidPortName, isValidPortNumber } from './names.js';
 import { validateResourceRequirements } from './resources.js';
@@ -78,7 +78,7 @@ function validateContainer(container: Container, volumes: Set<string>, path: str
     causes.push(notSupported(child(path, 'terminationMessagePolicy'), policy, TERMINATION_MESSAGE_POLICIES));
   causes.push(...validatePorts(container.ports, child(path, 'ports')));
   causes.push(...validateEnv(container.env, child(path, 'env')));
-  causes.push(...validateVolumeMounts(container.volumeMounts as VolumeMount[] | undefined, volumes, child(path, 'volumeMounts')));
+  causes.push(...validateVolumeMounts(container.volumeMounts, volumes, child(path, 'volumeMounts')));
   causes.push(...validatePullPolicy(container.imagePullPolicy, child(path, 'imagePullPolicy')));
   causes.push(...validateResourceRequirements(container.resources, child(path, 'resources')));
   return causes;
@@ -150,10 +150,15 @@ const EPHEMERAL_FORBIDDEN_FIELDS = [
   'resources',
   'resizePolicy',
   'restartPolicy',
-] as const;
+] as const satisfies readonly (keyof EphemeralContainer)[];
 
 /** New ephemeral containers: valid containers, named uniquely across every container of the pod, targeting one that exists. */
-export function validateEphemeralContainers(containers: Container[] | undefined, others: Container[], volumes: Set<string>, field: string): StatusCause[] {
+export function validateEphemeralContainers(
+  containers: EphemeralContainer[] | undefined,
+  others: Container[],
+  volumes: Set<string>,
+  field: string,
+): StatusCause[] {
   const causes: StatusCause[] = [];
   const names = new Set(others.map((c) => c.name));
   (containers ?? []).forEach((container, i) => {
@@ -162,11 +167,11 @@ export function validateEphemeralContainers(containers: Container[] | undefined,
     if (names.has(container.name)) causes.push(duplicate(child(path, 'name'), container.name));
     else if (container.name) names.add(container.name);
     for (const name of EPHEMERAL_FORBIDDEN_FIELDS) {
-      const value = (container as unknown as Record<string, unknown>)[name];
+      const value = container[name];
       const empty = value === undefined || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
       if (!empty) causes.push(forbidden(child(path, name), 'cannot be set for an Ephemeral Container'));
     }
-    const target = (container as { targetContainerName?: string }).targetContainerName;
+    const target = container.targetContainerName;
     if (target && !others.some((c) => c.name === target)) causes.push(notFound(child(path, 'targetContainerName'), target));
   });
   return causes;

@@ -1,3 +1,5 @@
+import { isJsonObject } from '../guards.js';
+
 function isEmpty(value: unknown): boolean {
   if (value === undefined || value === null) return true;
   if (Array.isArray(value)) return value.length === 0;
@@ -11,15 +13,10 @@ function isEmpty(value: unknown): boolean {
 export function semanticEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (isEmpty(a) && isEmpty(b)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const other = b as unknown[];
-    return a.length === other.length && a.every((item, i) => semanticEqual(item, other[i]));
-  }
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  for (const key of Object.keys(left)) if (!semanticEqual(left[key], right[key])) return false;
-  for (const key of Object.keys(right)) if (!(key in left) && !isEmpty(right[key])) return false;
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => semanticEqual(item, b[i]));
+  if (!isJsonObject(a) || !isJsonObject(b)) return false;
+  for (const key of Object.keys(a)) if (!semanticEqual(a[key], b[key])) return false;
+  for (const key of Object.keys(b)) if (!(key in a) && !isEmpty(b[key])) return false;
   return true;
 }

@@ -99,8 +99,8 @@ export function validatePodUpdate(pod: Pod, old: Pod): StatusCause[] {
 export function validatePodEphemeralContainersUpdate(pod: Pod, old: Pod): StatusCause[] {
   const causes = [...validateObjectMetaUpdate(pod.metadata, old.metadata)];
   const field = 'spec.ephemeralContainers';
-  const next = (pod.spec?.ephemeralContainers ?? []) as Container[];
-  const previous = (old.spec?.ephemeralContainers ?? []) as Container[];
+  const next = pod.spec?.ephemeralContainers ?? [];
+  const previous = old.spec?.ephemeralContainers ?? [];
   for (const existing of previous) {
     const i = next.findIndex((c) => c.name === existing.name);
     if (i < 0) causes.push(forbidden(field, `existing ephemeral containers "${existing.name}" may not be removed`));
@@ -108,8 +108,8 @@ export function validatePodEphemeralContainersUpdate(pod: Pod, old: Pod): Status
   }
   if (causes.length) return causes;
   const kept = new Set(previous.map((c) => c.name));
-  const others = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...previous];
-  const volumes = new Set(((pod.spec?.volumes ?? []) as Array<{ name?: string }>).map((v) => v.name ?? ''));
+  const others: Container[] = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...previous];
+  const volumes = new Set((pod.spec?.volumes ?? []).map((v) => v.name ?? ''));
   const added = next.map((c, i) => ({ c, i })).filter(({ c }) => !kept.has(c.name));
   for (const { c, i } of added) {
     causes.push(...validateEphemeralContainers([c], others, volumes, field).map((cause) => renumber(cause, field, i)));
@@ -134,8 +134,8 @@ export function validatePodResize(pod: Pod, old: Pod): StatusCause[] {
   (pod.spec?.containers ?? []).forEach((container, i) => {
     const before = old.spec?.containers?.[i];
     for (const part of ['requests', 'limits'] as const) {
-      const next = (container.resources?.[part] ?? {}) as Record<string, unknown>;
-      const prev = (before?.resources?.[part] ?? {}) as Record<string, unknown>;
+      const next = container.resources?.[part] ?? {};
+      const prev = before?.resources?.[part] ?? {};
       const changed = new Set([...Object.keys(next), ...Object.keys(prev)].filter((name) => !semanticEqual(next[name], prev[name])));
       const other = [...changed].find((name) => !RESIZABLE_RESOURCES.has(name));
       if (other !== undefined) causes.push(forbidden(child(index('spec.containers', i), 'resources', part), 'only cpu and memory resources are mutable'));

@@ -4,7 +4,7 @@ import { child, forbidden, inclusiveRange, index, invalid, notSupported, require
 import { validateAnnotations, validateLabels, validateObjectMeta } from './meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from './names.js';
 import { validateTolerations } from './tolerations.js';
-import { validateVolumes, type Volume } from './volumes.js';
+import { validateVolumes } from './volumes.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'];
@@ -59,8 +59,8 @@ function validateNamedList(items: unknown, itemField: string, field: string): St
 
 /** ValidatePodSpec: everything a pod spec must satisfy, in a pod or (isPod false) in a template. */
 export function validatePodSpec(spec: PodSpec | undefined, field = 'spec', isPod = true): StatusCause[] {
-  const s = spec ?? ({ containers: [] } as PodSpec);
-  const volumes = validateVolumes(s.volumes as Volume[] | undefined, child(field, 'volumes'));
+  const s: PodSpec = spec ?? { containers: [] };
+  const volumes = validateVolumes(s.volumes, child(field, 'volumes'));
   const causes = [...volumes.causes];
   causes.push(...validateContainers(s.containers, volumes.names, child(field, 'containers')));
   causes.push(...validateInitContainers(s.initContainers, s.containers, volumes.names, child(field, 'initContainers')));

@@ -1,5 +1,6 @@
 import { isValidQuantity } from '../quantity.js';
-import type { StatusCause } from '../types.js';
+import { isJsonObject } from '../guards.js';
+import type { StatusCause, Volume } from '../types.js';
 import { child, duplicate, forbidden, index, invalid, required } from './field.js';
 import { isDNS1123Label } from './names.js';
 
@@ -36,11 +37,9 @@ const VOLUME_SOURCE_FIELDS = [
   'storageos',
   'ephemeral',
   'image',
-] as const;
+] as const satisfies readonly (keyof Volume)[];
 
-export type Volume = { name?: string } & Record<string, unknown>;
-
-const asRecord = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+const asRecord = (value: unknown): Record<string, unknown> => (isJsonObject(value) ? value : {});
 
 /** The fields each common source cannot do without. */
 function validateSource(source: string, value: Record<string, unknown>, field: string): StatusCause[] {
