@@ -1,8 +1,20 @@
 // flowcontrol.apiserver.k8s.io/v1: API priority and fairness — flow schemas and priority levels.
-import { defineKind, fieldErrors, type KubeObject, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import {
+  defineKind,
+  fieldErrors,
+  RESOURCES,
+  type FlowcontrolV1Subject,
+  type FlowSchema,
+  type FlowSchemaSpec,
+  type LimitedPriorityLevelConfiguration,
+  type LimitResponse,
+  type PriorityLevelConfiguration,
+  type QueuingConfiguration,
+  type ResourceDefinition,
+  type StatusCause,
+} from '@skiff/api';
 import { AGE_COLUMN, computed } from './columns.js';
 
-const GROUP = 'flowcontrol.apiserver.k8s.io';
 const DEFAULT_MATCHING_PRECEDENCE = 1000;
 const MAX_MATCHING_PRECEDENCE = 10000;
 const DEFAULT_NOMINAL_SHARES = 30;
@@ -10,49 +22,9 @@ const DEFAULT_QUEUING = { queues: 64, handSize: 8, queueLengthLimit: 50 };
 /** Shuffle sharding may use at most this many bits of the flow's hash. */
 const MAX_HASH_BITS = 60;
 
-interface Subject {
-  kind?: string;
-  user?: { name?: string };
-  group?: { name?: string };
-  serviceAccount?: { namespace?: string; name?: string };
-}
-
-interface PolicyRules {
-  subjects?: Subject[];
-  resourceRules?: { verbs?: string[]; apiGroups?: string[]; resources?: string[]; clusterScope?: boolean; namespaces?: string[] }[];
-  nonResourceRules?: { verbs?: string[]; nonResourceURLs?: string[] }[];
-}
-
-type FlowSchema = KubeObject & {
-  spec?: {
-    priorityLevelConfiguration?: { name?: string };
-    matchingPrecedence?: number;
-    distinguisherMethod?: { type?: string };
-    rules?: PolicyRules[];
-  };
-  status?: { conditions?: { type?: string; status?: string }[] };
-};
-
-interface Queuing {
-  queues?: number;
-  handSize?: number;
-  queueLengthLimit?: number;
-}
-
-interface Limited {
-  nominalConcurrencyShares?: number;
-  lendablePercent?: number;
-  borrowingLimitPercent?: number;
-  limitResponse?: { type?: string; queuing?: Queuing };
-}
-
-type PriorityLevel = KubeObject & {
-  spec?: { type?: string; limited?: Limited; exempt?: { nominalConcurrencyShares?: number; lendablePercent?: number } };
-};
-
 const SUBJECT_KINDS = ['Group', 'ServiceAccount', 'User'];
 
-function validateSubject(subject: Subject, path: string): StatusCause[] {
+function validateSubject(subject: FlowcontrolV1Subject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const member = { User: subject.user, Group: subject.group, ServiceAccount: subject.serviceAccount }[subject.kind ?? ''];
   if (!SUBJECT_KINDS.includes(subject.kind ?? '')) return [fieldErrors.notSupported(`${path}.kind`, subject.kind ?? '', SUBJECT_KINDS)];
@@ -63,8 +35,8 @@ function validateSubject(subject: Subject, path: string): StatusCause[] {
   return causes;
 }
 
-function validateFlowSchema(object: KubeObject): StatusCause[] {
-  const spec = (object as FlowSchema).spec ?? {};
+function validateFlowSchema(flowSchema: FlowSchema): StatusCause[] {
+  const spec = flowSchema.spec ?? {};
   const causes: StatusCause[] = [];
   if (!spec.priorityLevelConfiguration?.name) causes.push(fieldErrors.required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));
   const precedence = spec.matchingPrecedence ?? 0;
@@ -101,7 +73,7 @@ function validatePercent(value: number | undefined, path: string): StatusCause[]
   return value !== undefined && (value < 0 || value > 100) ? [fieldErrors.invalid(path, value, 'must be between 0 and 100, inclusive')] : [];
 }
 
-function validateQueuing(queuing: Queuing | undefined, path: string): StatusCause[] {
+function validateQueuing(queuing: QueuingConfiguration | undefined, path: string): StatusCause[] {
   if (!queuing) return [fieldErrors.required(path, 'must not be empty if limitResponse.type is Queue')];
   const { queues = 0, handSize = 0, queueLengthLimit = 0 } = queuing;
   const causes: StatusCause[] = [];
@@ -123,8 +95,8 @@ function validateQueuing(queuing: Queuing | undefined, path: string): StatusCaus
   return causes;
 }
 
-function validatePriorityLevel(object: KubeObject): StatusCause[] {
-  const spec = (object as PriorityLevel).spec ?? {};
+function validatePriorityLevel(level: PriorityLevelConfiguration): StatusCause[] {
+  const spec = level.spec ?? {};
   const causes: StatusCause[] = [];
   if (spec.type === 'Limited') {
     if (spec.exempt) causes.push(fieldErrors.forbidden('spec.exempt', 'must be nil if the type is Limited'));
@@ -136,7 +108,7 @@ function validatePriorityLevel(object: KubeObject): StatusCause[] {
       causes.push(...validatePercent(limited.lendablePercent, 'spec.limited.lendablePercent'));
       if (limited.borrowingLimitPercent !== undefined && limited.borrowingLimitPercent < 0)
         causes.push(fieldErrors.invalid('spec.limited.borrowingLimitPercent', limited.borrowingLimitPercent, 'if specified, must be a non-negative integer'));
-      const response = limited.limitResponse ?? {};
+      const response: Partial<LimitResponse> = limited.limitResponse ?? {};
       if (response.type === 'Queue') causes.push(...validateQueuing(response.queuing, 'spec.limited.limitResponse.queuing'));
       else if (response.type === 'Reject') {
         if (response.queuing)
@@ -153,52 +125,46 @@ function validatePriorityLevel(object: KubeObject): StatusCause[] {
 }
 
 /** `<none>` unless the level is Limited (and, for the queue columns, queues). */
-function limitedCell(level: PriorityLevel, read: (limited: Limited) => number | undefined): number | string {
+function limitedCell(level: PriorityLevelConfiguration, read: (limited: LimitedPriorityLevelConfiguration) => number | undefined): number | string {
   const limited = level.spec?.limited;
   return (limited && read(limited)) ?? '<none>';
 }
 
-export const flowSchemas = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'FlowSchema',
-  resource: 'flowschemas',
-  namespaced: false,
+export const flowSchemas = defineKind<FlowSchema>({
+  ...RESOURCES.flowschemas,
   subresources: ['status'],
   columns: [
-    computed<FlowSchema>('PriorityLevel', (fs) => fs.spec?.priorityLevelConfiguration?.name ?? ''),
-    computed<FlowSchema>('MatchingPrecedence', (fs) => fs.spec?.matchingPrecedence ?? 0, { type: 'integer' }),
-    computed<FlowSchema>('DistinguisherMethod', (fs) => fs.spec?.distinguisherMethod?.type ?? '<none>'),
+    computed('PriorityLevel', (fs) => fs.spec?.priorityLevelConfiguration?.name ?? ''),
+    computed('MatchingPrecedence', (fs) => fs.spec?.matchingPrecedence ?? 0, { type: 'integer' }),
+    computed('DistinguisherMethod', (fs) => fs.spec?.distinguisherMethod?.type ?? '<none>'),
     AGE_COLUMN,
-    computed<FlowSchema>('MissingPL', (fs) => fs.status?.conditions?.find((c) => c.type === 'Dangling')?.status ?? '?'),
+    computed('MissingPL', (fs) => fs.status?.conditions?.find((c) => c.type === 'Dangling')?.status ?? '?'),
   ],
   strategy: {
-    defaults(object) {
-      const spec = ((object as FlowSchema).spec ??= {});
+    defaults(flowSchema) {
+      // Defaults come before validation: the spec may still lack the fields it requires, or be missing.
+      const unchecked: { spec?: Partial<FlowSchemaSpec> } = flowSchema;
+      const spec = (unchecked.spec ??= {});
       if (!spec.matchingPrecedence) spec.matchingPrecedence = DEFAULT_MATCHING_PRECEDENCE;
     },
     validate: validateFlowSchema,
   },
 });
 
-export const priorityLevelConfigurations = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'PriorityLevelConfiguration',
-  resource: 'prioritylevelconfigurations',
-  namespaced: false,
+export const priorityLevelConfigurations = defineKind<PriorityLevelConfiguration>({
+  ...RESOURCES.prioritylevelconfigurations,
   subresources: ['status'],
   columns: [
-    computed<PriorityLevel>('Type', (level) => level.spec?.type ?? ''),
-    computed<PriorityLevel>('NominalConcurrencyShares', (level) => limitedCell(level, (l) => l.nominalConcurrencyShares)),
-    computed<PriorityLevel>('Queues', (level) => limitedCell(level, (l) => l.limitResponse?.queuing?.queues)),
-    computed<PriorityLevel>('HandSize', (level) => limitedCell(level, (l) => l.limitResponse?.queuing?.handSize)),
-    computed<PriorityLevel>('QueueLengthLimit', (level) => limitedCell(level, (l) => l.limitResponse?.queuing?.queueLengthLimit)),
+    computed('Type', (level) => level.spec?.type ?? ''),
+    computed('NominalConcurrencyShares', (level) => limitedCell(level, (l) => l.nominalConcurrencyShares)),
+    computed('Queues', (level) => limitedCell(level, (l) => l.limitResponse?.queuing?.queues)),
+    computed('HandSize', (level) => limitedCell(level, (l) => l.limitResponse?.queuing?.handSize)),
+    computed('QueueLengthLimit', (level) => limitedCell(level, (l) => l.limitResponse?.queuing?.queueLengthLimit)),
     AGE_COLUMN,
   ],
   strategy: {
-    defaults(object) {
-      const spec = (object as PriorityLevel).spec;
+    defaults(level) {
+      const spec = level.spec;
       if (spec?.exempt) {
         spec.exempt.nominalConcurrencyShares ??= 0;
         spec.exempt.lendablePercent ??= 0;
