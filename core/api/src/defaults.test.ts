@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDeployment, defaultImagePullPolicy, defaultPod, defaultReplicaSet } from './defaults.js';
-import type { Deployment, Pod, ReplicaSet } from './types.js';
+import { defaultImagePullPolicy, defaultPod } from './defaults.js';
+import type { Pod } from './types.js';
 
 describe('defaultImagePullPolicy', () => {
   it('pulls always for :latest or untagged images, otherwise if not present', () => {
@@ -102,37 +102,5 @@ describe('defaultPod', () => {
     const once = structuredClone(pod);
     defaultPod(pod);
     expect(pod).toEqual(once);
-  });
-});
-
-describe('defaultDeployment and defaultReplicaSet', () => {
-  const template = () => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } });
-
-  it('defaults replicas, strategy, history and deadline, and the template but not pod-only fields', () => {
-    const deployment = { metadata: { name: 'web' }, spec: { selector: { matchLabels: { app: 'web' } }, template: template() } } as Deployment;
-    defaultDeployment(deployment);
-    expect(deployment.spec).toMatchObject({
-      replicas: 1,
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
-      revisionHistoryLimit: 10,
-      progressDeadlineSeconds: 600,
-    });
-    expect(deployment.spec.template.spec).toMatchObject({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler' });
-    expect(deployment.spec.template.spec.enableServiceLinks).toBeUndefined();
-    expect(deployment.spec.template.spec.containers[0]!.imagePullPolicy).toBe('IfNotPresent');
-  });
-
-  it('leaves Recreate without rolling update parameters and keeps an explicit zero', () => {
-    const deployment = { metadata: { name: 'web' }, spec: { replicas: 0, strategy: { type: 'Recreate' }, template: template() } } as unknown as Deployment;
-    defaultDeployment(deployment);
-    expect(deployment.spec.replicas).toBe(0);
-    expect(deployment.spec.strategy).toEqual({ type: 'Recreate' });
-  });
-
-  it('defaults a replica set to one replica', () => {
-    const replicaSet = { metadata: { name: 'web-1' }, spec: { template: template() } } as unknown as ReplicaSet;
-    defaultReplicaSet(replicaSet);
-    expect(replicaSet.spec.replicas).toBe(1);
-    expect(replicaSet.spec.template.spec.terminationGracePeriodSeconds).toBe(30);
   });
 });

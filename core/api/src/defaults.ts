@@ -1,6 +1,7 @@
-// Kubernetes defaulting (SetDefaults_* for core/v1 and apps/v1): fills in what the API server adds to
-// every object it stores, in place. Runs on create and update, so each default only fills a gap.
-import type { Container, Deployment, Pod, PodSpec, PodTemplateSpec, ReplicaSet } from './types.js';
+// Kubernetes defaulting of the pod spec (core/v1's SetDefaults_*), which pods and every kind holding a pod
+// template share: fills in what the API server adds to every object it stores, in place. Runs on create and
+// update, so each default only fills a gap. A kind's own defaults live with the kind in the API server.
+import type { Container, Pod, PodSpec, PodTemplateSpec } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -112,27 +113,4 @@ export function defaultPod(pod: Pod): void {
   if (pod.spec.hostNetwork) {
     for (const container of containers) for (const port of container.ports ?? []) if (!port.hostPort) port.hostPort = port.containerPort;
   }
-}
-
-/** apps/v1 SetDefaults_Deployment: one replica, a 25%/25% rolling update, 10 old ReplicaSets, 600s to progress. */
-export function defaultDeployment(deployment: Deployment): void {
-  const spec = (deployment.spec ??= {} as Deployment['spec']);
-  fill(spec, 'replicas', 1);
-  const strategy = (spec.strategy ??= {});
-  fill(strategy, 'type', 'RollingUpdate');
-  if (strategy.type === 'RollingUpdate') {
-    const rollingUpdate = (strategy.rollingUpdate ??= {});
-    fill(rollingUpdate, 'maxUnavailable', '25%');
-    fill(rollingUpdate, 'maxSurge', '25%');
-  }
-  fill(spec, 'revisionHistoryLimit', 10);
-  fill(spec, 'progressDeadlineSeconds', 600);
-  defaultPodTemplate(spec.template);
-}
-
-/** apps/v1 SetDefaults_ReplicaSet: one replica, template defaults. */
-export function defaultReplicaSet(replicaSet: ReplicaSet): void {
-  const spec = (replicaSet.spec ??= {} as ReplicaSet['spec']);
-  fill(spec, 'replicas', 1);
-  defaultPodTemplate(spec.template);
 }

@@ -38,11 +38,3 @@ export { validateResourceRequirements } from './resources.js';
 export { TAINT_EFFECTS, validateTaintEffect, validateTolerations } from './tolerations.js';
 export { validatePodCreate, validatePodSpec, validatePodTemplateSpec } from './pod.js';
 export { POD_UPDATE_FORBIDDEN_MESSAGE, validatePod, validatePodUpdate } from './pod-update.js';
-export {
-  validateDeployment,
-  validateDeploymentSpec,
-  validateDeploymentStatus,
-  validateReplicaSet,
-  validateReplicaSetSpec,
-  validateReplicaSetStatus,
-} from './apps.js';

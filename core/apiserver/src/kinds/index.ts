@@ -10,7 +10,7 @@ import { getObject } from '../rest/get.js';
 import { json } from '../rest/respond.js';
 import { checkIdentity } from '../rest/update.js';
 import { requireObject } from '../pipeline/type-check.js';
-import { APPS_KINDS } from './apps.js';
+import { APPS_KINDS } from './apps/index.js';
 import { BATCH_KINDS } from './batch.js';
 import { AUTOSCALING_KINDS } from './autoscaling.js';
 import { POLICY_KINDS } from './policy.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDeployment, defaultReplicaSet } from '../defaults.js';
-import type { Deployment, ReplicaSet } from '../types.js';
-import { validateDeployment, validateReplicaSet } from './apps.js';
+import type { Deployment } from '@skiff/api';
+import { defaultDeployment, validateDeployment } from './deployments.js';
 
 function deployment(mutate: (d: Deployment & Record<string, any>) => void = () => {}): Deployment {
   const d = {
@@ -120,37 +119,27 @@ describe('validateDeployment', () => {
   });
 });
 
-describe('validateReplicaSet', () => {
-  const replicaSet = (mutate: (r: ReplicaSet) => void = () => {}): ReplicaSet => {
-    const r = {
-      metadata: { name: 'web-abc', namespace: 'default' },
-      spec: {
-        selector: { matchLabels: { app: 'web', 'pod-template-hash': 'abc' } },
-        template: { metadata: { labels: { app: 'web', 'pod-template-hash': 'abc' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
-      },
-    } as ReplicaSet;
-    mutate(r);
-    defaultReplicaSet(r);
-    return r;
-  };
+describe('defaultDeployment', () => {
+  const template = () => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } });
 
-  it('accepts a defaulted replica set and applies the deployment rules', () => {
-    expect(validateReplicaSet(replicaSet())).toEqual([]);
-    const bad = replicaSet((r) => {
-      r.spec.replicas = -2;
-      r.spec.template.spec.activeDeadlineSeconds = 10;
+  it('defaults replicas, strategy, history and deadline, and the template but not pod-only fields', () => {
+    const deployment = { metadata: { name: 'web' }, spec: { selector: { matchLabels: { app: 'web' } }, template: template() } } as Deployment;
+    defaultDeployment(deployment);
+    expect(deployment.spec).toMatchObject({
+      replicas: 1,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+      revisionHistoryLimit: 10,
+      progressDeadlineSeconds: 600,
     });
-    expect(validateReplicaSet(bad).map((c) => `${c.field}: ${c.message}`)).toEqual([
-      'spec.replicas: Invalid value: -2: must be greater than or equal to 0',
-      'spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported',
-    ]);
+    expect(deployment.spec.template.spec).toMatchObject({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler' });
+    expect(deployment.spec.template.spec.enableServiceLinks).toBeUndefined();
+    expect(deployment.spec.template.spec.containers[0]!.imagePullPolicy).toBe('IfNotPresent');
   });
 
-  it('keeps the selector immutable and checks status counts', () => {
-    const old = replicaSet();
-    const next = structuredClone(old);
-    next.spec.selector = { matchLabels: { app: 'web' } };
-    next.status = { replicas: 1, fullyLabeledReplicas: 3 };
-    expect(validateReplicaSet(next, old).map((c) => c.field)).toEqual(['spec.selector', 'status.fullyLabeledReplicas']);
+  it('leaves Recreate without rolling update parameters and keeps an explicit zero', () => {
+    const deployment = { metadata: { name: 'web' }, spec: { replicas: 0, strategy: { type: 'Recreate' }, template: template() } } as unknown as Deployment;
+    defaultDeployment(deployment);
+    expect(deployment.spec.replicas).toBe(0);
+    expect(deployment.spec.strategy).toEqual({ type: 'Recreate' });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { APPS_KINDS } from './apps.js';
-import { kindHarness } from '../test-support/kind-harness.js';
+import { APPS_KINDS } from './index.js';
+import { kindHarness } from '../../test-support/kind-harness.js';
 
 const { create, fields } = kindHarness(APPS_KINDS);
 
