@@ -1,5 +1,4 @@
-import { cloneJsonValue } from '@skiff/api';
-import { deepFreeze } from './object-cache.js';
+import { cloneJsonValue, deepFreeze } from '@skiff/api';
 import type { StoreEvent } from './types.js';
 
 /** A live watcher as the fan-out sees it: it never blocks, it only takes or declines an event. */

@@ -1,16 +1,4 @@
-import type { KubeObject } from '@skiff/api';
-
-/** Freezes `value` and everything in it, without recursion (an object may nest deeply). */
-export function deepFreeze<T>(value: T): T {
-  const pending: unknown[] = [value];
-  while (pending.length) {
-    const current = pending.pop();
-    if (!current || typeof current !== 'object' || Object.isFrozen(current)) continue;
-    Object.freeze(current);
-    for (const child of Object.values(current)) pending.push(child);
-  }
-  return value;
-}
+import { deepFreeze, type KubeObject } from '@skiff/api';
 
 /**
  * Decoded objects, by key — what upstream's watch cache is to etcd: lists of the current state read their keys

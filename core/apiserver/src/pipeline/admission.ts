@@ -1,9 +1,8 @@
-import { errors, type KubeObject } from '@skiff/api';
+import { deepFreeze, errors, type KubeObject } from '@skiff/api';
 import { isPluginFailure, type AdmissionOperation, type AdmissionRequest, type Hooks } from '@skiff/kernel';
 import { objectKey } from '../rest/keys.js';
 import { withPluginFailures } from './error-response.js';
 import type { RestContext } from '../rest/context.js';
-import { deepFreeze } from '../util/objects.js';
 
 export interface AdmissionTarget {
   operation: AdmissionOperation;

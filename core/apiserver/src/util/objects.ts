@@ -1,13 +1,5 @@
 import type { KubeObject } from '@skiff/api';
 
-/** Freezes an object graph so validating admission can only look at it. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const child of Object.values(value as object)) deepFreeze(child);
-  return value;
-}
-
 /**
  * A writable copy of the top level and of `metadata` of a (possibly frozen) object: enough for the API
  * server's own bookkeeping, without cloning the spec.

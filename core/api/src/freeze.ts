@@ -1,0 +1,15 @@
+/**
+ * Freezes `value` and every object it reaches, so code handed a shared object can only read it: the store's
+ * cached objects, what validating admission sees, the API facts. Walks without recursion, since an object
+ * may nest deeply; an object already frozen is taken as frozen through.
+ */
+export function deepFreeze<T>(value: T): T {
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const current = pending.pop();
+    if (!current || typeof current !== 'object' || Object.isFrozen(current)) continue;
+    Object.freeze(current);
+    for (const child of Object.values(current)) pending.push(child);
+  }
+  return value;
+}
