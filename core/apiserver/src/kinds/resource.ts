@@ -5,47 +5,26 @@ import {
   fieldErrors,
   isDNS1123Label,
   isDNS1123Subdomain,
+  RESOURCES,
   validateImmutable,
-  type KubeObject,
+  type DeviceClass,
+  type DeviceSubRequest,
+  type ExactDeviceRequest,
+  type KindStrategy,
+  type ResourceClaim,
+  type ResourceClaimSpec,
+  type ResourceClaimTemplate,
   type ResourceDefinition,
+  type ResourceSlice,
   type StatusCause,
 } from '@skiff/api';
 import { AGE_COLUMN, computed } from './columns.js';
 
-const GROUP = 'resource.k8s.io';
 const MAX_REQUESTS = 32;
 const MAX_DEVICES_PER_SLICE = 128;
 
-interface DeviceSelection {
-  deviceClassName?: string;
-  allocationMode?: string;
-  count?: number;
-  tolerations?: { operator?: string }[];
-}
-
-interface DeviceRequest {
-  name?: string;
-  exactly?: DeviceSelection;
-  firstAvailable?: (DeviceSelection & { name?: string })[];
-}
-
-interface ClaimSpec {
-  devices?: { requests?: DeviceRequest[] };
-}
-
-type ResourceClaim = KubeObject & { spec?: ClaimSpec; status?: { allocation?: unknown; reservedFor?: unknown[] } };
-type ResourceClaimTemplate = KubeObject & { spec?: { spec?: ClaimSpec } };
-type ResourceSlice = KubeObject & {
-  spec?: {
-    driver?: string;
-    pool?: { name?: string };
-    nodeName?: string;
-    nodeSelector?: unknown;
-    allNodes?: boolean;
-    perDeviceNodeSelection?: boolean;
-    devices?: { name?: string }[];
-  };
-};
+/** What a request asks for: exactly these devices, or one of its first-available alternatives. */
+type DeviceSelection = ExactDeviceRequest | DeviceSubRequest;
 
 function defaultSelection(selection: DeviceSelection): void {
   selection.allocationMode ??= 'ExactCount';
@@ -53,7 +32,7 @@ function defaultSelection(selection: DeviceSelection): void {
   for (const toleration of selection.tolerations ?? []) toleration.operator ??= 'Equal';
 }
 
-function defaultClaimSpec(spec: ClaimSpec | undefined): void {
+function defaultClaimSpec(spec: ResourceClaimSpec | undefined): void {
   for (const request of spec?.devices?.requests ?? []) {
     if (request.exactly) defaultSelection(request.exactly);
     for (const sub of request.firstAvailable ?? []) defaultSelection(sub);
@@ -74,7 +53,7 @@ function validateSelection(selection: DeviceSelection, path: string): StatusCaus
   return causes;
 }
 
-function validateClaimSpec(spec: ClaimSpec | undefined, path: string): StatusCause[] {
+function validateClaimSpec(spec: ResourceClaimSpec | undefined, path: string): StatusCause[] {
   const requests = spec?.devices?.requests ?? [];
   const causes: StatusCause[] = [];
   if (requests.length > MAX_REQUESTS) causes.push(fieldErrors.tooMany(`${path}.devices.requests`, requests.length, MAX_REQUESTS));
@@ -115,65 +94,46 @@ function claimState(claim: ResourceClaim): string {
   return states.join(',');
 }
 
-export const deviceClasses = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'DeviceClass',
-  resource: 'deviceclasses',
-  namespaced: false,
-});
+/** Claims and claim templates hold a claim spec, defaulted and checked alike; the whole spec is fixed once created. */
+function claimStrategy<T extends ResourceClaim | ResourceClaimTemplate>(
+  claimSpec: (object: T) => ResourceClaimSpec | undefined,
+  path: string,
+): KindStrategy<T> {
+  return {
+    defaults: (object) => defaultClaimSpec(claimSpec(object)),
+    validate(object, old) {
+      const causes = validateClaimSpec(claimSpec(object), path);
+      if (old) causes.push(...validateImmutable(object.spec, old.spec, 'spec'));
+      return causes;
+    },
+  };
+}
 
-export const resourceClaims = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'ResourceClaim',
-  resource: 'resourceclaims',
-  namespaced: true,
+export const deviceClasses = defineKind<DeviceClass>(RESOURCES.deviceclasses);
+
+export const resourceClaims = defineKind<ResourceClaim>({
+  ...RESOURCES.resourceclaims,
   subresources: ['status'],
-  columns: [computed<ResourceClaim>('State', claimState), AGE_COLUMN],
-  strategy: {
-    defaults: (object) => defaultClaimSpec((object as ResourceClaim).spec),
-    validate(object, old) {
-      const claim = object as ResourceClaim;
-      const causes = validateClaimSpec(claim.spec, 'spec');
-      if (old) causes.push(...validateImmutable(claim.spec, (old as ResourceClaim).spec, 'spec'));
-      return causes;
-    },
-  },
+  columns: [computed('State', claimState), AGE_COLUMN],
+  strategy: claimStrategy((claim) => claim.spec, 'spec'),
 });
 
-export const resourceClaimTemplates = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'ResourceClaimTemplate',
-  resource: 'resourceclaimtemplates',
-  namespaced: true,
-  strategy: {
-    defaults: (object) => defaultClaimSpec((object as ResourceClaimTemplate).spec?.spec),
-    validate(object, old) {
-      const template = object as ResourceClaimTemplate;
-      const causes = validateClaimSpec(template.spec?.spec, 'spec.spec');
-      if (old) causes.push(...validateImmutable(template.spec, (old as ResourceClaimTemplate).spec, 'spec'));
-      return causes;
-    },
-  },
+export const resourceClaimTemplates = defineKind<ResourceClaimTemplate>({
+  ...RESOURCES.resourceclaimtemplates,
+  strategy: claimStrategy((template) => template.spec?.spec, 'spec.spec'),
 });
 
-export const resourceSlices = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'ResourceSlice',
-  resource: 'resourceslices',
-  namespaced: false,
+export const resourceSlices = defineKind<ResourceSlice>({
+  ...RESOURCES.resourceslices,
   columns: [
-    computed<ResourceSlice>('Node', (slice) => slice.spec?.nodeName ?? ''),
-    computed<ResourceSlice>('Driver', (slice) => slice.spec?.driver ?? ''),
-    computed<ResourceSlice>('Pool', (slice) => slice.spec?.pool?.name ?? ''),
+    computed('Node', (slice) => slice.spec?.nodeName ?? ''),
+    computed('Driver', (slice) => slice.spec?.driver ?? ''),
+    computed('Pool', (slice) => slice.spec?.pool?.name ?? ''),
     AGE_COLUMN,
   ],
   strategy: {
-    validate(object, old) {
-      const spec = (object as ResourceSlice).spec ?? {};
+    validate(slice, old) {
+      const spec = slice.spec ?? {};
       const causes: StatusCause[] = [];
       if (spec.driver) causes.push(...isDNS1123Subdomain(spec.driver).map((message) => fieldErrors.invalid('spec.driver', spec.driver, message)));
       const selections = [spec.nodeName, spec.nodeSelector, spec.allNodes || undefined, spec.perDeviceNodeSelection || undefined].filter(
@@ -196,7 +156,7 @@ export const resourceSlices = defineKind({
         names.add(device.name ?? '');
       });
       if (old) {
-        const was = (old as ResourceSlice).spec ?? {};
+        const was = old.spec ?? {};
         causes.push(...validateImmutable(spec.driver, was.driver, 'spec.driver'));
         causes.push(...validateImmutable(spec.nodeName, was.nodeName, 'spec.nodeName'));
       }
