@@ -1,10 +1,10 @@
-import type { Pod } from '@skiff/api';
+import type { PersistentVolumeClaim, Pod, StatefulSet } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { claimOwnerReferences, claimOwnersUpToDate, claimsFor, podClaimIsStale, wantedOwners } from './claims.js';
-import type { PersistentVolumeClaim, RetentionPolicyType, StatefulSet } from './resources.js';
+import type { RetentionPolicy } from './claims.js';
 import { claimLookup, describePlan, member, plan, SET_UID, testSet } from './test-objects.js';
 
-const withClaims = (whenDeleted: RetentionPolicyType = 'Retain', whenScaled: RetentionPolicyType = 'Retain', replicas = 2): StatefulSet =>
+const withClaims = (whenDeleted: RetentionPolicy['whenDeleted'] = 'Retain', whenScaled: RetentionPolicy['whenScaled'] = 'Retain', replicas = 2): StatefulSet =>
   testSet({
     replicas,
     volumeClaimTemplates: [

@@ -1,7 +1,6 @@
-import { RESOURCES, type OwnerReference, type Pod } from '@skiff/api';
+import { RESOURCES, type OwnerReference, type PersistentVolumeClaim, type Pod, type StatefulSet } from '@skiff/api';
 import { newControllerRef } from '@skiff/controller-manager';
 import { claimName, inOrdinalRange, ordinalOf } from './identity.js';
-import { STATEFULSETS, type PersistentVolumeClaim, type StatefulSet } from './resources.js';
 
 /** What the controller reads claims from: its informer's cache, keyed `namespace/name`. */
 export type ClaimLookup = (namespace: string, name: string) => PersistentVolumeClaim | undefined;
@@ -23,7 +22,7 @@ export function retentionPolicy(set: StatefulSet): RetentionPolicy {
 export function claimsFor(set: StatefulSet, pod: Pod): PersistentVolumeClaim[] {
   const ordinal = ordinalOf(pod);
   return (set.spec.volumeClaimTemplates ?? []).map((template) => {
-    const claim = structuredClone(template) as PersistentVolumeClaim;
+    const claim = structuredClone(template);
     delete claim.status;
     claim.apiVersion = 'v1';
     claim.kind = 'PersistentVolumeClaim';
@@ -54,7 +53,7 @@ function refersTo(ref: OwnerReference, kind: string, apiVersion: string, name: s
 }
 
 function refersToSet(ref: OwnerReference, set: StatefulSet): boolean {
-  return refersTo(ref, STATEFULSETS.kind, 'apps/v1', set.metadata.name);
+  return refersTo(ref, RESOURCES.statefulsets.kind, 'apps/v1', set.metadata.name);
 }
 
 function refersToPod(ref: OwnerReference, pod: Pod): boolean {
@@ -70,9 +69,8 @@ function hasOwner(claim: PersistentVolumeClaim, uid: string | undefined): boolea
  * about to delete it, so a new pod must not start on it.
  */
 export function hasStaleOwner(claim: PersistentVolumeClaim, owner: StatefulSet | Pod, kind: 'set' | 'pod'): boolean {
-  const ref = (claim.metadata.ownerReferences ?? []).find((candidate) =>
-    kind === 'set' ? refersToSet(candidate, owner as StatefulSet) : refersToPod(candidate, owner as Pod),
-  );
+  const [ownerKind, apiVersion] = kind === 'set' ? [RESOURCES.statefulsets.kind, 'apps/v1'] : [RESOURCES.pods.kind, 'v1'];
+  const ref = (claim.metadata.ownerReferences ?? []).find((candidate) => refersTo(candidate, ownerKind, apiVersion, owner.metadata.name));
   return ref !== undefined && ref.uid !== owner.metadata.uid;
 }
 
@@ -127,7 +125,7 @@ export function claimOwnerReferences(claim: PersistentVolumeClaim, set: Stateful
   const refs = (claim.metadata.ownerReferences ?? []).filter((ref) => !refersToSet(ref, set) && !refersToPod(ref, pod));
   if (unexpected) return refs;
   const wanted = wantedOwners(set, pod);
-  if (wanted.set) refs.push(newControllerRef(set, STATEFULSETS));
+  if (wanted.set) refs.push(newControllerRef(set, RESOURCES.statefulsets));
   if (wanted.pod && pod.metadata.uid) refs.push(newControllerRef(pod, RESOURCES.pods));
   return refs;
 }

@@ -1,4 +1,4 @@
-import { RESOURCES, type Event, type Pod } from '@skiff/api';
+import { RESOURCES, type ControllerRevision, type Event, type PersistentVolumeClaim, type Pod, type StatefulSet, type StatefulSetSpec } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
 import garbageCollector from '@skiff/plugin-controller-garbage-collector';
 import criSimulated from '@skiff/plugin-cri-simulated';
@@ -10,15 +10,6 @@ import scheduler from '@skiff/scheduler';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import statefulSetController from './index.js';
-import {
-  CONTROLLER_REVISIONS,
-  PERSISTENT_VOLUME_CLAIMS,
-  STATEFULSETS,
-  type ControllerRevision,
-  type PersistentVolumeClaim,
-  type StatefulSet,
-  type StatefulSetSpec,
-} from './resources.js';
 
 // The controller with a scheduler placing its pods and simulated kubelets running them: readiness and
 // deletion come from the kubelet, not from the test. The garbage collector takes claims whose owners go.
@@ -101,7 +92,7 @@ function recordPods(app: string): { events: Seen[]; stop: () => void } {
 const firstIndex = (events: Seen[], match: (seen: Seen) => boolean): number => events.findIndex(match);
 
 async function getSet(name: string): Promise<StatefulSet> {
-  return plane.client.get<StatefulSet>(STATEFULSETS, name, ns);
+  return plane.client.get<StatefulSet>(RESOURCES.statefulsets, name, ns);
 }
 
 async function podsOf(app: string): Promise<Pod[]> {
@@ -110,7 +101,7 @@ async function podsOf(app: string): Promise<Pod[]> {
 }
 
 async function claimsOf(app: string): Promise<PersistentVolumeClaim[]> {
-  const list = await plane.client.list<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, { labelSelector: `app=${app}` });
+  const list = await plane.client.list<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, ns, { labelSelector: `app=${app}` });
   return list.items.sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
 }
 
@@ -134,13 +125,13 @@ async function rolledOut(name: string, replicas: number): Promise<StatefulSet> {
 }
 
 async function patchSet(name: string, patch: unknown): Promise<void> {
-  await plane.client.patch(STATEFULSETS, name, patch, { namespace: ns, patchType: 'merge' });
+  await plane.client.patch(RESOURCES.statefulsets, name, patch, { namespace: ns, patchType: 'merge' });
 }
 
 describe('OrderedReady StatefulSet', () => {
   it('creates web-0, web-1, web-2 in order, each only once the one before is Running and Ready, with its claim first', async () => {
     const recorder = recordPods('web');
-    const created = await plane.client.create<StatefulSet>(STATEFULSETS, statefulSet('web', { volumeClaimTemplates: [claimTemplate] }), ns);
+    const created = await plane.client.create<StatefulSet>(RESOURCES.statefulsets, statefulSet('web', { volumeClaimTemplates: [claimTemplate] }), ns);
     const set = await rolledOut('web', 3);
     recorder.stop();
 
@@ -154,7 +145,7 @@ describe('OrderedReady StatefulSet', () => {
     }
 
     expect(set.status).toMatchObject({ replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 3, updatedReplicas: 3, collisionCount: 0 });
-    const revisions = (await plane.client.list<ControllerRevision>(CONTROLLER_REVISIONS, ns, { labelSelector: 'app=web' })).items;
+    const revisions = (await plane.client.list<ControllerRevision>(RESOURCES.controllerrevisions, ns, { labelSelector: 'app=web' })).items;
     expect(revisions).toHaveLength(1);
     expect(revisions[0]!.metadata.name).toBe(set.status!.currentRevision);
     expect(revisions[0]!.revision).toBe(1);
@@ -217,17 +208,17 @@ describe('OrderedReady StatefulSet', () => {
     );
 
     // What `kubectl rollout undo` does: send the earlier revision's data as a strategic merge patch.
-    const first = await plane.client.get<ControllerRevision>(CONTROLLER_REVISIONS, before.status!.updateRevision!, ns);
-    await plane.client.patch(STATEFULSETS, 'web', first.data, { namespace: ns, patchType: 'strategic' });
+    const first = await plane.client.get<ControllerRevision>(RESOURCES.controllerrevisions, before.status!.updateRevision!, ns);
+    await plane.client.patch(RESOURCES.statefulsets, 'web', first.data, { namespace: ns, patchType: 'strategic' });
     const undone = await rolledOut('web', 3);
     expect(undone.status!.updateRevision).toBe(first.metadata.name);
-    expect((await plane.client.get<ControllerRevision>(CONTROLLER_REVISIONS, first.metadata.name!, ns)).revision).toBe(3);
+    expect((await plane.client.get<ControllerRevision>(RESOURCES.controllerrevisions, first.metadata.name!, ns)).revision).toBe(3);
     expect((await podsOf('web')).every((pod) => pod.spec.containers[0]!.image === 'nginx:1.25')).toBe(true);
   });
 
   it('stops a rollout at the partition', async () => {
     await plane.client.create<StatefulSet>(
-      STATEFULSETS,
+      RESOURCES.statefulsets,
       statefulSet('canary', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 2 } }, podManagementPolicy: 'Parallel' }),
       ns,
     );
@@ -248,7 +239,7 @@ describe('OrderedReady StatefulSet', () => {
   });
 
   it('does not go past a pod that never becomes ready', async () => {
-    await plane.client.create<StatefulSet>(STATEFULSETS, statefulSet('stuck', {}, MISSING_IMAGE), ns);
+    await plane.client.create<StatefulSet>(RESOURCES.statefulsets, statefulSet('stuck', {}, MISSING_IMAGE), ns);
     await waitFor('stuck-0 created', async () => (await podsOf('stuck')).length === 1, TIMEOUT);
     await waitFor('the status to report stuck-0', async () => (await getSet('stuck')).status?.replicas === 1, TIMEOUT);
     // A further pass (a label on the set) must still not create stuck-1.
@@ -260,7 +251,11 @@ describe('OrderedReady StatefulSet', () => {
 
 describe('Parallel StatefulSet', () => {
   it('creates every pod at once, ready or not, from spec.ordinals.start', async () => {
-    await plane.client.create<StatefulSet>(STATEFULSETS, statefulSet('burst', { podManagementPolicy: 'Parallel', ordinals: { start: 5 } }, MISSING_IMAGE), ns);
+    await plane.client.create<StatefulSet>(
+      RESOURCES.statefulsets,
+      statefulSet('burst', { podManagementPolicy: 'Parallel', ordinals: { start: 5 } }, MISSING_IMAGE),
+      ns,
+    );
     const pods = await waitFor(
       'three pods',
       async () => {
@@ -277,7 +272,7 @@ describe('Parallel StatefulSet', () => {
 describe('persistentVolumeClaimRetentionPolicy', () => {
   it('Delete/Delete: a scaled-down pod takes its claim along, deleting the set takes the rest', async () => {
     const created = await plane.client.create<StatefulSet>(
-      STATEFULSETS,
+      RESOURCES.statefulsets,
       statefulSet('db', {
         podManagementPolicy: 'Parallel',
         volumeClaimTemplates: [claimTemplate],
@@ -300,13 +295,13 @@ describe('persistentVolumeClaimRetentionPolicy', () => {
       TIMEOUT,
     );
 
-    await plane.client.delete(STATEFULSETS, 'db', ns);
+    await plane.client.delete(RESOURCES.statefulsets, 'db', ns);
     await waitFor('claims and pods gone with the set', async () => (await claimsOf('db')).length === 0 && (await podsOf('db')).length === 0, TIMEOUT);
   });
 
   it('Retain/Delete: scaling back up after a scale-down starts the pod on a new claim', async () => {
     await plane.client.create<StatefulSet>(
-      STATEFULSETS,
+      RESOURCES.statefulsets,
       statefulSet('cache', {
         replicas: 2,
         volumeClaimTemplates: [claimTemplate],

@@ -1,4 +1,4 @@
-import { labelSelectorFromObject, RESOURCES, type OwnerReference, type Pod } from '@skiff/api';
+import { labelSelectorFromObject, RESOURCES, type ControllerRevision, type PersistentVolumeClaim, type Pod, type StatefulSet } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
@@ -17,14 +17,6 @@ import { isMemberOf } from './identity.js';
 import { CONTROLLER_NAME } from './names.js';
 import { isRunningAndReady } from './pod-state.js';
 import { StatefulPodControl } from './pod-control.js';
-import {
-  CONTROLLER_REVISIONS,
-  PERSISTENT_VOLUME_CLAIMS,
-  STATEFULSETS,
-  type ControllerRevision,
-  type PersistentVolumeClaim,
-  type StatefulSet,
-} from './resources.js';
 import { syncStatefulSet } from './sync.js';
 
 /**
@@ -43,11 +35,11 @@ export class StatefulSetController {
     private readonly ctx: ControllerContext,
     private readonly now: () => number = Date.now,
   ) {
-    this.sets = ctx.informers.informer<StatefulSet>(STATEFULSETS);
+    this.sets = ctx.informers.informer<StatefulSet>(RESOURCES.statefulsets);
     this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
-    this.revisions = ctx.informers.informer<ControllerRevision>(CONTROLLER_REVISIONS);
-    this.claims = ctx.informers.informer<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS);
-    for (const informer of [this.pods, this.revisions] as Informer[]) {
+    this.revisions = ctx.informers.informer<ControllerRevision>(RESOURCES.controllerrevisions);
+    this.claims = ctx.informers.informer<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims);
+    for (const informer of [this.pods, this.revisions]) {
       informer.addIndex(CONTROLLER_UID_INDEX, byControllerUid);
       informer.addIndex(ORPHAN_NAMESPACE_INDEX, orphansByNamespace);
     }
@@ -92,7 +84,7 @@ export class StatefulSetController {
       set,
       pods,
       revisions,
-      newControllerRef(set, STATEFULSETS) as OwnerReference,
+      newControllerRef(set, RESOURCES.statefulsets),
     );
     // Pods become available minReadySeconds after turning ready; nothing else would wake the set then.
     const minReadySeconds = set.spec.minReadySeconds ?? 0;
@@ -105,7 +97,7 @@ export class StatefulSetController {
     return new ControllerRefManager<Pod>({
       client: this.ctx.client,
       controller: set,
-      controllerType: STATEFULSETS,
+      controllerType: RESOURCES.statefulsets,
       type: RESOURCES.pods,
       matches: (pod) => selector.matches(pod.metadata.labels ?? {}) && isMemberOf(set, pod),
     }).claim(claimCandidates(this.pods, set));
@@ -118,8 +110,8 @@ export class StatefulSetController {
     return new ControllerRefManager<ControllerRevision>({
       client: this.ctx.client,
       controller: set,
-      controllerType: STATEFULSETS,
-      type: CONTROLLER_REVISIONS,
+      controllerType: RESOURCES.statefulsets,
+      type: RESOURCES.controllerrevisions,
       matches: () => true,
     }).claim(candidates);
   }
@@ -128,7 +120,7 @@ export class StatefulSetController {
     if (pod.metadata.deletionTimestamp) return this.podDeleted(pod);
     const ref = controllerRefOf(pod);
     if (ref) {
-      const set = resolveControllerRef(this.sets, STATEFULSETS, pod.metadata.namespace, ref);
+      const set = resolveControllerRef(this.sets, RESOURCES.statefulsets, pod.metadata.namespace, ref);
       if (set) this.queue.add(objectKey(set));
       return;
     }
@@ -141,11 +133,11 @@ export class StatefulSetController {
     const ref = controllerRefOf(pod);
     const refChanged = oldRef?.uid !== ref?.uid;
     if (oldRef && refChanged) {
-      const previous = resolveControllerRef(this.sets, STATEFULSETS, oldPod.metadata.namespace, oldRef);
+      const previous = resolveControllerRef(this.sets, RESOURCES.statefulsets, oldPod.metadata.namespace, oldRef);
       if (previous) this.queue.add(objectKey(previous));
     }
     if (ref) {
-      const set = resolveControllerRef(this.sets, STATEFULSETS, pod.metadata.namespace, ref);
+      const set = resolveControllerRef(this.sets, RESOURCES.statefulsets, pod.metadata.namespace, ref);
       if (!set) return;
       this.queue.add(objectKey(set));
       const minReadySeconds = set.spec.minReadySeconds ?? 0;
@@ -159,7 +151,7 @@ export class StatefulSetController {
   private podDeleted(pod: Pod): void {
     const ref = controllerRefOf(pod);
     if (!ref) return;
-    const set = resolveControllerRef(this.sets, STATEFULSETS, pod.metadata.namespace, ref);
+    const set = resolveControllerRef(this.sets, RESOURCES.statefulsets, pod.metadata.namespace, ref);
     if (set) this.queue.add(objectKey(set));
   }
 

@@ -1,16 +1,9 @@
-import { type OwnerReference, type Pod } from '@skiff/api';
+import type { OwnerReference, Pod, StatefulSet, Volume } from '@skiff/api';
 import { LABEL } from './names.js';
-import type { StatefulSet } from './resources.js';
 
 /** `<parent>-<ordinal>`: the greedy parent part lets StatefulSet names contain dashes and digits. */
 const MEMBER_NAME = /^(.*)-([0-9]+)$/;
 const MAX_ORDINAL = 2 ** 31 - 1;
-
-export interface Volume {
-  name: string;
-  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
-  [source: string]: unknown;
-}
 
 /** The StatefulSet name and ordinal a pod's name encodes; ordinal -1 when it encodes none. */
 export function parseMemberName(name: string | undefined): { parent: string; ordinal: number } {
@@ -61,7 +54,7 @@ export function revisionOf(pod: Pod): string {
 }
 
 function volumesOf(pod: Pod): Volume[] {
-  return (pod.spec.volumes as Volume[] | undefined) ?? [];
+  return pod.spec.volumes ?? [];
 }
 
 /** Name, namespace and identity labels as the set gives them; hostname and subdomain are fixed at creation. */

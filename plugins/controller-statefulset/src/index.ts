@@ -16,15 +16,6 @@ export type StatefulSetControllerOptions = PluginOptions<typeof plugin>;
 
 export { StatefulSetController } from './controller.js';
 export { CONTROLLER_NAME, PLUGIN_NAME, LABEL, EVENT_REASON } from './names.js';
-export {
-  STATEFULSETS,
-  CONTROLLER_REVISIONS,
-  PERSISTENT_VOLUME_CLAIMS,
-  type StatefulSet,
-  type StatefulSetSpec,
-  type StatefulSetStatus,
-  type ControllerRevision,
-} from './resources.js';
 export { planStatefulSet, maxUnavailableOf, type Plan, type Action, type PlanInput } from './plan.js';
 export { calculateStatus } from './status.js';
 export { newRevision, revisionData, applyRevision } from './revisions.js';

@@ -1,8 +1,7 @@
-import { isPodTerminal, scaledIntOrPercent, type OwnerReference, type Pod } from '@skiff/api';
+import { isPodTerminal, scaledIntOrPercent, type OwnerReference, type Pod, type RollingUpdateStatefulSetStrategy, type StatefulSet } from '@skiff/api';
 import { claimsMatchRetention, missingClaims, podClaimIsStale, type ClaimLookup } from './claims.js';
 import { identityMatches, newMemberPod, ordinalOf, replicasOf, revisionOf, startOrdinal, storageMatches } from './identity.js';
 import { isPending, isRunningAndAvailable, isRunningAndReady, isTerminating, isUnavailable } from './pod-state.js';
-import type { IntOrPercent, StatefulSet } from './resources.js';
 
 export interface PlanInput {
   set: StatefulSet;
@@ -51,7 +50,7 @@ export interface Plan {
 }
 
 /** `maxUnavailable` as a pod count: a percentage of the replicas rounded down, at least 1 (also when unset or unreadable). */
-export function maxUnavailableOf(value: IntOrPercent | undefined, replicas: number): number {
+export function maxUnavailableOf(value: RollingUpdateStatefulSetStrategy['maxUnavailable'], replicas: number): number {
   const count = value === undefined ? undefined : scaledIntOrPercent(value, replicas, false);
   return count !== undefined && count >= 1 ? count : 1;
 }

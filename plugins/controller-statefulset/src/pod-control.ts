@@ -1,10 +1,9 @@
-import { isApiError, RESOURCES, type Pod } from '@skiff/api';
+import { isApiError, RESOURCES, type Pod, type StatefulSet } from '@skiff/api';
 import { ownerReferencesPatch } from '@skiff/controller-manager';
 import type { ApiClient, EventRecorder } from '@skiff/kernel';
 import { claimOwnerReferences, claimOwnersUpToDate, claimsFor, existingClaims, hasUnexpectedController, type ClaimLookup } from './claims.js';
 import { identityMatches, storageMatches, updateIdentity, updateStorage } from './identity.js';
 import { EVENT_REASON } from './names.js';
-import { PERSISTENT_VOLUME_CLAIMS, type StatefulSet } from './resources.js';
 
 type Verb = 'create' | 'update' | 'delete';
 
@@ -131,7 +130,7 @@ export class StatefulPodControl {
       }
       if (claimOwnersUpToDate(claim, set, pod)) continue;
       try {
-        await this.client.patch(PERSISTENT_VOLUME_CLAIMS, claim.metadata.name!, ownerReferencesPatch(claim, claimOwnerReferences(claim, set, pod)), {
+        await this.client.patch(RESOURCES.persistentvolumeclaims, claim.metadata.name!, ownerReferencesPatch(claim, claimOwnerReferences(claim, set, pod)), {
           namespace: claim.metadata.namespace,
           patchType: 'json',
         });
@@ -153,7 +152,7 @@ export class StatefulPodControl {
       const owners = claimOwnerReferences(claim, set, pod);
       if (owners.length > 0) claim.metadata.ownerReferences = owners;
       try {
-        await this.client.create(PERSISTENT_VOLUME_CLAIMS, claim, set.metadata.namespace);
+        await this.client.create(RESOURCES.persistentvolumeclaims, claim, set.metadata.namespace);
         this.claimEvent(set, pod, claim.metadata.name!);
       } catch (err) {
         if (isApiError(err, 'AlreadyExists')) continue;

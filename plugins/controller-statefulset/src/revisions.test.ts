@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { templateHash } from '@skiff/controller-manager';
-import type { ControllerRevision } from './resources.js';
+import type { ControllerRevision } from '@skiff/api';
 import { applyRevision, equalRevisions, newRevision, nextRevisionNumber, revisionData, revisionsToTruncate, sortRevisions } from './revisions.js';
 import { SET_UID, testSet } from './test-objects.js';
 

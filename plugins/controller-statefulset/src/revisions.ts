@@ -1,7 +1,6 @@
-import type { PodTemplateSpec } from '@skiff/api';
+import { RESOURCES, type ControllerRevision, type PodTemplateSpec, type StatefulSet } from '@skiff/api';
 import { canonicalJson, newControllerRef, templateHash } from '@skiff/controller-manager';
 import { LABEL } from './names.js';
-import { STATEFULSETS, type ControllerRevision, type StatefulSet } from './resources.js';
 
 /** Longest name prefix a revision keeps, leaving room for `-<hash>` in a 253-character name. */
 const MAX_PREFIX_LENGTH = 223;
@@ -33,7 +32,7 @@ export function newRevision(set: StatefulSet, revision: number, collisionCount: 
       namespace: set.metadata.namespace,
       labels: { ...set.spec.template.metadata?.labels, [LABEL.REVISION_HASH]: hash },
       ...(set.metadata.annotations ? { annotations: { ...set.metadata.annotations } } : {}),
-      ownerReferences: [newControllerRef(set, STATEFULSETS)],
+      ownerReferences: [newControllerRef(set, RESOURCES.statefulsets)],
     },
     data,
     revision,

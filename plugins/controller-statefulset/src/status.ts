@@ -1,7 +1,6 @@
-import type { Pod } from '@skiff/api';
+import type { Pod, StatefulSet, StatefulSetStatus } from '@skiff/api';
 import { replicasOf, revisionOf } from './identity.js';
 import { isCreated, isRunningAndAvailable, isRunningAndReady, isTerminating } from './pod-state.js';
-import type { StatefulSet, StatefulSetStatus } from './resources.js';
 
 export interface StatusInput {
   set: StatefulSet;

@@ -1,11 +1,10 @@
-import { isApiError, type OwnerReference, type Pod } from '@skiff/api';
+import { isApiError, RESOURCES, type ControllerRevision, type OwnerReference, type Pod, type StatefulSet, type StatefulSetStatus } from '@skiff/api';
 import type { ApiClient, Logger } from '@skiff/kernel';
 import type { ClaimLookup } from './claims.js';
 import { revisionOf } from './identity.js';
 import { MAX_BATCH_SIZE } from './names.js';
 import { planStatefulSet, type Action, type Plan } from './plan.js';
 import type { StatefulPodControl } from './pod-control.js';
-import { CONTROLLER_REVISIONS, STATEFULSETS, type ControllerRevision, type StatefulSet, type StatefulSetStatus } from './resources.js';
 import { applyRevision, equalRevisions, newRevision, nextRevisionNumber, revisionsToTruncate, sortRevisions } from './revisions.js';
 import { calculateStatus, statusChanged } from './status.js';
 
@@ -77,7 +76,7 @@ export async function syncStatefulSet(
   const live = new Set([current.metadata.name!, update.metadata.name!, ...pods.map(revisionOf)]);
   for (const revision of revisionsToTruncate(sorted, live, set.spec.revisionHistoryLimit ?? 10)) {
     try {
-      await deps.client.delete(CONTROLLER_REVISIONS, revision.metadata.name!, revision.metadata.namespace);
+      await deps.client.delete(RESOURCES.controllerrevisions, revision.metadata.name!, revision.metadata.namespace);
     } catch (err) {
       if (!isApiError(err, 'NotFound')) throw err;
     }
@@ -102,7 +101,7 @@ export async function resolveRevisions(client: ApiClient, set: StatefulSet, sort
   else if (equal.length > 0) {
     const previous = equal[equal.length - 1]!;
     update = await client.patch<ControllerRevision>(
-      CONTROLLER_REVISIONS,
+      RESOURCES.controllerrevisions,
       previous.metadata.name!,
       { revision: next },
       {
@@ -130,10 +129,10 @@ async function createRevision(
   for (let count = collisionCount; ; count += 1) {
     const wanted = newRevision(set, number, count);
     try {
-      return { revision: await client.create<ControllerRevision>(CONTROLLER_REVISIONS, wanted, set.metadata.namespace), collisionCount: count };
+      return { revision: await client.create<ControllerRevision>(RESOURCES.controllerrevisions, wanted, set.metadata.namespace), collisionCount: count };
     } catch (err) {
       if (!isApiError(err, 'AlreadyExists')) throw err;
-      const existing = await client.get<ControllerRevision>(CONTROLLER_REVISIONS, wanted.metadata.name!, set.metadata.namespace);
+      const existing = await client.get<ControllerRevision>(RESOURCES.controllerrevisions, wanted.metadata.name!, set.metadata.namespace);
       if (equalRevisions(existing, wanted)) return { revision: existing, collisionCount: count };
     }
   }
@@ -192,12 +191,12 @@ export async function slowStartBatch<T>(items: readonly T[], fn: (item: T) => Pr
 async function writeStatus(client: ApiClient, set: StatefulSet, status: StatefulSetStatus): Promise<void> {
   if (!statusChanged(set, status)) return;
   try {
-    await client.updateStatus<StatefulSet>(STATEFULSETS, { ...structuredClone(set), status });
+    await client.updateStatus<StatefulSet>(RESOURCES.statefulsets, { ...structuredClone(set), status });
   } catch (err) {
     if (isApiError(err, 'NotFound')) return;
     if (!isApiError(err, 'Conflict')) throw err;
-    const fresh = await client.get<StatefulSet>(STATEFULSETS, set.metadata.name!, set.metadata.namespace);
+    const fresh = await client.get<StatefulSet>(RESOURCES.statefulsets, set.metadata.name!, set.metadata.namespace);
     if (fresh.metadata.uid !== set.metadata.uid) return;
-    await client.updateStatus<StatefulSet>(STATEFULSETS, { ...fresh, status });
+    await client.updateStatus<StatefulSet>(RESOURCES.statefulsets, { ...fresh, status });
   }
 }

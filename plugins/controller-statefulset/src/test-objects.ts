@@ -1,8 +1,7 @@
-import type { Pod } from '@skiff/api';
+import type { PersistentVolumeClaim, Pod, StatefulSet, StatefulSetSpec } from '@skiff/api';
 import type { ClaimLookup } from './claims.js';
 import { newMemberPod } from './identity.js';
 import { planStatefulSet, type Plan, type PlanInput } from './plan.js';
-import type { PersistentVolumeClaim, StatefulSet, StatefulSetSpec } from './resources.js';
 
 export const NOW = Date.parse('2024-05-01T12:00:00Z');
 export const SET_UID = 'set-uid';
@@ -33,9 +32,7 @@ export function member(set: StatefulSet, ordinal: number, state: PodState = 'rea
   const pod = newMemberPod(set, ordinal, revision, CONTROLLER_REF);
   pod.metadata.uid = `pod-${ordinal}-uid`;
   pod.metadata.generateName = undefined;
-  const phase = { pending: 'Pending', running: 'Running', ready: 'Running', terminating: 'Running', failed: 'Failed', succeeded: 'Succeeded' }[
-    state
-  ] as NonNullable<Pod['status']>['phase'];
+  const phase = { pending: 'Pending', running: 'Running', ready: 'Running', terminating: 'Running', failed: 'Failed', succeeded: 'Succeeded' }[state];
   pod.status = { phase };
   if (state === 'ready' || state === 'terminating') pod.status.conditions = [{ type: 'Ready', status: 'True', lastTransitionTime: readySince }];
   if (state === 'terminating') pod.metadata.deletionTimestamp = '2024-05-01T11:59:00Z';
