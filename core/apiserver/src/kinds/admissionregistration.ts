@@ -4,79 +4,41 @@ import {
   defineKind,
   fieldErrors,
   isDNS1123Subdomain,
+  RESOURCES,
   validateLabelSelector,
-  type KubeObject,
   type LabelSelector,
+  type MatchResources,
+  type MutatingAdmissionPolicy,
+  type MutatingAdmissionPolicyBinding,
+  type MutatingAdmissionPolicySpec,
+  type MutatingWebhook,
+  type MutatingWebhookConfiguration,
   type ResourceDefinition,
+  type RuleWithOperations,
   type StatusCause,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+  type ValidatingAdmissionPolicySpec,
+  type ValidatingWebhook,
+  type ValidatingWebhookConfiguration,
 } from '@skiff/api';
 import { AGE_COLUMN, computed, selectorCell } from './columns.js';
 
-const GROUP = 'admissionregistration.k8s.io';
-const CATEGORIES = ['api-extensions'];
 const DEFAULT_TIMEOUT_SECONDS = 10;
 const DEFAULT_SERVICE_PORT = 443;
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
 
-interface Rule {
-  operations?: string[];
-  apiGroups?: string[];
-  apiVersions?: string[];
-  resources?: string[];
-  scope?: string;
-}
-
-interface Webhook {
-  name?: string;
-  clientConfig?: { url?: string; service?: { namespace?: string; name?: string; path?: string; port?: number }; caBundle?: string };
-  rules?: Rule[];
-  failurePolicy?: string;
-  matchPolicy?: string;
-  namespaceSelector?: LabelSelector;
-  objectSelector?: LabelSelector;
-  sideEffects?: string;
-  timeoutSeconds?: number;
-  admissionReviewVersions?: string[];
-  reinvocationPolicy?: string;
-  matchConditions?: { name?: string; expression?: string }[];
-}
-
-type WebhookConfiguration = KubeObject & { webhooks?: Webhook[] };
-
-interface MatchResources {
-  namespaceSelector?: LabelSelector;
-  objectSelector?: LabelSelector;
-  resourceRules?: Rule[];
-  excludeResourceRules?: Rule[];
-  matchPolicy?: string;
-}
-
-type Policy = KubeObject & {
-  spec?: {
-    paramKind?: { apiVersion?: string; kind?: string };
-    matchConstraints?: MatchResources;
-    validations?: { expression?: string }[];
-    auditAnnotations?: { key?: string; valueExpression?: string }[];
-    mutations?: { patchType?: string; applyConfiguration?: { expression?: string }; jsonPatch?: { expression?: string } }[];
-    failurePolicy?: string;
-    reinvocationPolicy?: string;
-    matchConditions?: { name?: string; expression?: string }[];
-    variables?: { name?: string; expression?: string }[];
-  };
-};
-
-type PolicyBinding = KubeObject & {
-  spec?: {
-    policyName?: string;
-    paramRef?: { name?: string; namespace?: string; selector?: LabelSelector; parameterNotFoundAction?: string };
-    matchResources?: MatchResources;
-    validationActions?: string[];
-  };
-};
+// Each validating kind has a mutating sibling of the same shape plus what mutating adds; the rules they
+// share are written once, over the union of the two.
+type WebhookConfiguration = ValidatingWebhookConfiguration | MutatingWebhookConfiguration;
+type Webhook = ValidatingWebhook | MutatingWebhook;
+type AdmissionPolicy = ValidatingAdmissionPolicy | MutatingAdmissionPolicy;
+type PolicyBinding = ValidatingAdmissionPolicyBinding | MutatingAdmissionPolicyBinding;
+type PolicyBindingSpec = NonNullable<PolicyBinding['spec']>;
 
 const isSet = (values: unknown[] | undefined): boolean => (values?.length ?? 0) > 0;
 
-function defaultRules(rules: Rule[] | undefined): void {
+function defaultRules(rules: RuleWithOperations[] | undefined): void {
   for (const rule of rules ?? []) rule.scope ??= '*';
 }
 
@@ -88,21 +50,20 @@ function defaultMatchResources(match: MatchResources): void {
   defaultRules(match.excludeResourceRules);
 }
 
-function defaultWebhooks(object: KubeObject, mutating: boolean): void {
-  for (const webhook of (object as WebhookConfiguration).webhooks ?? []) {
-    webhook.failurePolicy ??= 'Fail';
-    webhook.matchPolicy ??= 'Equivalent';
-    webhook.namespaceSelector ??= {};
-    webhook.objectSelector ??= {};
-    webhook.timeoutSeconds ??= DEFAULT_TIMEOUT_SECONDS;
-    if (mutating) webhook.reinvocationPolicy ??= 'Never';
-    const service = webhook.clientConfig?.service;
-    if (service) service.port ??= DEFAULT_SERVICE_PORT;
-    defaultRules(webhook.rules);
-  }
+/** Defaults both webhook kinds share; `defaultOwn` sets a kind's own fields, in the order upstream writes them. */
+function defaultWebhook(webhook: Webhook, defaultOwn?: () => void): void {
+  webhook.failurePolicy ??= 'Fail';
+  webhook.matchPolicy ??= 'Equivalent';
+  webhook.namespaceSelector ??= {};
+  webhook.objectSelector ??= {};
+  webhook.timeoutSeconds ??= DEFAULT_TIMEOUT_SECONDS;
+  defaultOwn?.();
+  const service = webhook.clientConfig?.service;
+  if (service) service.port ??= DEFAULT_SERVICE_PORT;
+  defaultRules(webhook.rules);
 }
 
-function validateRules(rules: Rule[] | undefined, path: string): StatusCause[] {
+function validateRules(rules: RuleWithOperations[] | undefined, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   (rules ?? []).forEach((rule, i) => {
     const at = `${path}[${i}]`;
@@ -162,10 +123,11 @@ function validateClientConfig(config: Webhook['clientConfig'], path: string): St
   return causes;
 }
 
-function validateWebhooks(object: KubeObject): StatusCause[] {
+function validateWebhooks(configuration: WebhookConfiguration): StatusCause[] {
   const causes: StatusCause[] = [];
   const names = new Set<string>();
-  ((object as WebhookConfiguration).webhooks ?? []).forEach((webhook, i) => {
+  const webhooks: Webhook[] = configuration.webhooks ?? [];
+  webhooks.forEach((webhook, i) => {
     const path = `webhooks[${i}]`;
     const name = webhook.name ?? '';
     if (!name) causes.push(fieldErrors.required(`${path}.name`));
@@ -205,8 +167,8 @@ function validateMatchResources(match: MatchResources | undefined, path: string,
   return causes;
 }
 
-function validatePolicy(object: KubeObject, mutating: boolean): StatusCause[] {
-  const spec = (object as Policy).spec ?? {};
+/** What both policy kinds check: the parameter kind, what they match, their conditions and variables. */
+function validatePolicySpec(spec: ValidatingAdmissionPolicySpec | MutatingAdmissionPolicySpec): StatusCause[] {
   const causes: StatusCause[] = [];
   if (spec.paramKind) {
     if (!spec.paramKind.apiVersion) causes.push(fieldErrors.required('spec.paramKind.apiVersion'));
@@ -215,39 +177,46 @@ function validatePolicy(object: KubeObject, mutating: boolean): StatusCause[] {
   causes.push(...validateMatchResources(spec.matchConstraints, 'spec.matchConstraints', true));
   causes.push(...validateNamedExpressions(spec.matchConditions, 'spec.matchConditions'));
   causes.push(...validateNamedExpressions(spec.variables, 'spec.variables'));
-  if (mutating) {
-    if (!isSet(spec.mutations)) causes.push(fieldErrors.required('spec.mutations', 'mutations must contain at least one item'));
-    (spec.mutations ?? []).forEach((mutation, i) => {
-      const path = `spec.mutations[${i}]`;
-      if (mutation.patchType === 'ApplyConfiguration' && !mutation.applyConfiguration?.expression)
-        causes.push(fieldErrors.required(`${path}.applyConfiguration`, 'must be specified when patchType is ApplyConfiguration'));
-      if (mutation.patchType === 'JSONPatch' && !mutation.jsonPatch?.expression)
-        causes.push(fieldErrors.required(`${path}.jsonPatch`, 'must be specified when patchType is JSONPatch'));
-      if (!mutation.patchType) causes.push(fieldErrors.required(`${path}.patchType`));
-    });
-  } else {
-    if (!isSet(spec.validations) && !isSet(spec.auditAnnotations))
-      causes.push(fieldErrors.required('spec.validations', 'validations or auditAnnotations must contain at least one item'));
-    (spec.validations ?? []).forEach((validation, i) => {
-      if (!validation.expression) causes.push(fieldErrors.required(`spec.validations[${i}].expression`));
-    });
-    (spec.auditAnnotations ?? []).forEach((annotation, i) => {
-      if (!annotation.key) causes.push(fieldErrors.required(`spec.auditAnnotations[${i}].key`));
-      if (!annotation.valueExpression) causes.push(fieldErrors.required(`spec.auditAnnotations[${i}].valueExpression`));
-    });
-  }
   return causes;
 }
 
-function defaultPolicy(object: KubeObject, mutating: boolean): void {
-  const spec = ((object as Policy).spec ??= {});
+function validateMutations(spec: MutatingAdmissionPolicySpec): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!isSet(spec.mutations)) causes.push(fieldErrors.required('spec.mutations', 'mutations must contain at least one item'));
+  (spec.mutations ?? []).forEach((mutation, i) => {
+    const path = `spec.mutations[${i}]`;
+    if (mutation.patchType === 'ApplyConfiguration' && !mutation.applyConfiguration?.expression)
+      causes.push(fieldErrors.required(`${path}.applyConfiguration`, 'must be specified when patchType is ApplyConfiguration'));
+    if (mutation.patchType === 'JSONPatch' && !mutation.jsonPatch?.expression)
+      causes.push(fieldErrors.required(`${path}.jsonPatch`, 'must be specified when patchType is JSONPatch'));
+    if (!mutation.patchType) causes.push(fieldErrors.required(`${path}.patchType`));
+  });
+  return causes;
+}
+
+function validateValidations(spec: ValidatingAdmissionPolicySpec): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!isSet(spec.validations) && !isSet(spec.auditAnnotations))
+    causes.push(fieldErrors.required('spec.validations', 'validations or auditAnnotations must contain at least one item'));
+  (spec.validations ?? []).forEach((validation, i) => {
+    if (!validation.expression) causes.push(fieldErrors.required(`spec.validations[${i}].expression`));
+  });
+  (spec.auditAnnotations ?? []).forEach((annotation, i) => {
+    if (!annotation.key) causes.push(fieldErrors.required(`spec.auditAnnotations[${i}].key`));
+    if (!annotation.valueExpression) causes.push(fieldErrors.required(`spec.auditAnnotations[${i}].valueExpression`));
+  });
+  return causes;
+}
+
+/** Defaults both policy kinds share; `defaultOwn` sets a kind's own fields, in the order upstream writes them. */
+function defaultPolicySpec(spec: ValidatingAdmissionPolicySpec | MutatingAdmissionPolicySpec, defaultOwn?: () => void): void {
   spec.failurePolicy ??= 'Fail';
-  if (mutating) spec.reinvocationPolicy ??= 'Never';
+  defaultOwn?.();
   if (spec.matchConstraints) defaultMatchResources(spec.matchConstraints);
 }
 
-function validateBinding(object: KubeObject, validating: boolean): StatusCause[] {
-  const spec = (object as PolicyBinding).spec ?? {};
+/** What both binding kinds check: the policy, its parameters and what the binding matches. */
+function validateBindingSpec(spec: Partial<PolicyBindingSpec>): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!spec.policyName) causes.push(fieldErrors.required('spec.policyName'));
   const ref = spec.paramRef;
@@ -260,28 +229,30 @@ function validateBinding(object: KubeObject, validating: boolean): StatusCause[]
       causes.push(fieldErrors.notSupported('spec.paramRef.parameterNotFoundAction', ref.parameterNotFoundAction, ['Allow', 'Deny']));
   }
   causes.push(...validateMatchResources(spec.matchResources, 'spec.matchResources', false));
-  if (validating) {
-    const actions = spec.validationActions ?? [];
-    if (actions.length === 0) causes.push(fieldErrors.required('spec.validationActions'));
-    const seen = new Set<string>();
-    actions.forEach((action, i) => {
-      if (seen.has(action)) causes.push(fieldErrors.duplicate(`spec.validationActions[${i}]`, action));
-      seen.add(action);
-    });
-    if (seen.has('Deny') && seen.has('Warn'))
-      causes.push(
-        fieldErrors.invalid(
-          'spec.validationActions',
-          actions,
-          'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
-        ),
-      );
-  }
   return causes;
 }
 
-function defaultBinding(object: KubeObject): void {
-  const match = (object as PolicyBinding).spec?.matchResources;
+function validateValidationActions(actions: string[] = []): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (actions.length === 0) causes.push(fieldErrors.required('spec.validationActions'));
+  const seen = new Set<string>();
+  actions.forEach((action, i) => {
+    if (seen.has(action)) causes.push(fieldErrors.duplicate(`spec.validationActions[${i}]`, action));
+    seen.add(action);
+  });
+  if (seen.has('Deny') && seen.has('Warn'))
+    causes.push(
+      fieldErrors.invalid(
+        'spec.validationActions',
+        actions,
+        'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
+      ),
+    );
+  return causes;
+}
+
+function defaultBinding(binding: PolicyBinding): void {
+  const match = binding.spec?.matchResources;
   if (match) defaultMatchResources(match);
 }
 
@@ -293,85 +264,79 @@ function paramRefCell(binding: PolicyBinding): string {
   return ref.selector ? selectorCell(ref.selector) : '<unset>';
 }
 
-const paramKindCell = (policy: Policy): string =>
+const paramKindCell = (policy: AdmissionPolicy): string =>
   policy.spec?.paramKind ? `${policy.spec.paramKind.apiVersion ?? ''}/${policy.spec.paramKind.kind ?? ''}` : '<unset>';
 
 const WEBHOOK_COLUMNS = [computed<WebhookConfiguration>('Webhooks', (c) => c.webhooks?.length ?? 0, { type: 'integer' }), AGE_COLUMN];
+const PARAM_KIND_COLUMN = computed<AdmissionPolicy>('ParamKind', paramKindCell);
 const BINDING_COLUMNS = [computed<PolicyBinding>('PolicyName', (b) => b.spec?.policyName ?? ''), computed<PolicyBinding>('ParamRef', paramRefCell), AGE_COLUMN];
 
-export const mutatingWebhookConfigurations = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'MutatingWebhookConfiguration',
-  resource: 'mutatingwebhookconfigurations',
-  namespaced: false,
-  categories: CATEGORIES,
+export const mutatingWebhookConfigurations = defineKind<MutatingWebhookConfiguration>({
+  ...RESOURCES.mutatingwebhookconfigurations,
   columns: WEBHOOK_COLUMNS,
-  strategy: { defaults: (object) => defaultWebhooks(object, true), validate: validateWebhooks },
+  strategy: {
+    defaults(configuration) {
+      for (const webhook of configuration.webhooks ?? []) defaultWebhook(webhook, () => (webhook.reinvocationPolicy ??= 'Never'));
+    },
+    validate: validateWebhooks,
+  },
 });
 
-export const validatingWebhookConfigurations = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'ValidatingWebhookConfiguration',
-  resource: 'validatingwebhookconfigurations',
-  namespaced: false,
-  categories: CATEGORIES,
+export const validatingWebhookConfigurations = defineKind<ValidatingWebhookConfiguration>({
+  ...RESOURCES.validatingwebhookconfigurations,
   columns: WEBHOOK_COLUMNS,
-  strategy: { defaults: (object) => defaultWebhooks(object, false), validate: validateWebhooks },
+  strategy: {
+    defaults(configuration) {
+      for (const webhook of configuration.webhooks ?? []) defaultWebhook(webhook);
+    },
+    validate: validateWebhooks,
+  },
 });
 
-export const validatingAdmissionPolicies = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'ValidatingAdmissionPolicy',
-  resource: 'validatingadmissionpolicies',
-  namespaced: false,
-  categories: CATEGORIES,
+export const validatingAdmissionPolicies = defineKind<ValidatingAdmissionPolicy>({
+  ...RESOURCES.validatingadmissionpolicies,
   subresources: ['status'],
-  columns: [
-    computed<Policy>('Validations', (p) => p.spec?.validations?.length ?? 0, { type: 'integer' }),
-    computed<Policy>('ParamKind', paramKindCell),
-    AGE_COLUMN,
-  ],
-  strategy: { defaults: (object) => defaultPolicy(object, false), validate: (object) => validatePolicy(object, false) },
+  columns: [computed('Validations', (p) => p.spec?.validations?.length ?? 0, { type: 'integer' }), PARAM_KIND_COLUMN, AGE_COLUMN],
+  strategy: {
+    defaults: (policy) => defaultPolicySpec((policy.spec ??= {})),
+    validate(policy) {
+      const spec = policy.spec ?? {};
+      return [...validatePolicySpec(spec), ...validateValidations(spec)];
+    },
+  },
 });
 
-export const mutatingAdmissionPolicies = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'MutatingAdmissionPolicy',
-  resource: 'mutatingadmissionpolicies',
-  namespaced: false,
-  categories: CATEGORIES,
-  columns: [
-    computed<Policy>('Mutations', (p) => p.spec?.mutations?.length ?? 0, { type: 'integer' }),
-    computed<Policy>('ParamKind', paramKindCell),
-    AGE_COLUMN,
-  ],
-  strategy: { defaults: (object) => defaultPolicy(object, true), validate: (object) => validatePolicy(object, true) },
+export const mutatingAdmissionPolicies = defineKind<MutatingAdmissionPolicy>({
+  ...RESOURCES.mutatingadmissionpolicies,
+  columns: [computed('Mutations', (p) => p.spec?.mutations?.length ?? 0, { type: 'integer' }), PARAM_KIND_COLUMN, AGE_COLUMN],
+  strategy: {
+    defaults(policy) {
+      const spec = (policy.spec ??= {});
+      defaultPolicySpec(spec, () => (spec.reinvocationPolicy ??= 'Never'));
+    },
+    validate(policy) {
+      const spec = policy.spec ?? {};
+      return [...validatePolicySpec(spec), ...validateMutations(spec)];
+    },
+  },
 });
 
-export const validatingAdmissionPolicyBindings = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'ValidatingAdmissionPolicyBinding',
-  resource: 'validatingadmissionpolicybindings',
-  namespaced: false,
-  categories: CATEGORIES,
+export const validatingAdmissionPolicyBindings = defineKind<ValidatingAdmissionPolicyBinding>({
+  ...RESOURCES.validatingadmissionpolicybindings,
   columns: BINDING_COLUMNS,
-  strategy: { defaults: defaultBinding, validate: (object) => validateBinding(object, true) },
+  strategy: {
+    defaults: defaultBinding,
+    validate(binding) {
+      const spec: Partial<ValidatingAdmissionPolicyBinding['spec']> = binding.spec ?? {};
+      return [...validateBindingSpec(spec), ...validateValidationActions(spec.validationActions)];
+    },
+  },
 });
 
-export const mutatingAdmissionPolicyBindings = defineKind({
-  group: GROUP,
-  version: 'v1',
-  kind: 'MutatingAdmissionPolicyBinding',
-  resource: 'mutatingadmissionpolicybindings',
-  namespaced: false,
-  categories: CATEGORIES,
+export const mutatingAdmissionPolicyBindings = defineKind<MutatingAdmissionPolicyBinding>({
+  ...RESOURCES.mutatingadmissionpolicybindings,
   columns: BINDING_COLUMNS,
-  strategy: { defaults: defaultBinding, validate: (object) => validateBinding(object, false) },
+  strategy: { defaults: defaultBinding, validate: (binding) => validateBindingSpec(binding.spec ?? {}) },
 });
 
 export const ADMISSIONREGISTRATION_KINDS: ResourceDefinition[] = [
