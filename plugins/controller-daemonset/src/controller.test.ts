@@ -1,4 +1,4 @@
-import { RESOURCES, type Event, type Node, type Pod } from '@skiff/api';
+import { RESOURCES, type ControllerRevision, type DaemonSet, type Event, type Node, type Pod } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
 import criSimulated from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
@@ -8,7 +8,6 @@ import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import daemonSetController from './index.js';
 import { CONTROLLER_REVISION_HASH_LABEL, TEMPLATE_GENERATION_LABEL } from './names.js';
-import { CONTROLLER_REVISIONS, DAEMONSETS, type ControllerRevision, type DaemonSet } from './resources.js';
 
 // The controller with a scheduler that binds its pods and three simulated kubelets that run them: every
 // placement, readiness and status count comes from the real parts.
@@ -47,7 +46,7 @@ async function livePods(ds: DaemonSet): Promise<Pod[]> {
 }
 
 async function getDs(name: string): Promise<DaemonSet> {
-  return plane.client.get<DaemonSet>(DAEMONSETS, name, ns);
+  return plane.client.get<DaemonSet>(RESOURCES.daemonsets, name, ns);
 }
 
 /** Running pods, one per listed node, and nothing elsewhere. */
@@ -89,9 +88,9 @@ async function settled(name: string, desired: number): Promise<DaemonSet> {
 
 describe('DaemonSet controller with a scheduler and three kubelets', () => {
   it('runs one pod per node, bound through the scheduler by node affinity, and reports it', async () => {
-    const ds = await plane.client.create<DaemonSet>(DAEMONSETS, daemonSet('agent'), ns);
+    const ds = await plane.client.create<DaemonSet>(RESOURCES.daemonsets, daemonSet('agent'), ns);
     const pods = await runningOn(ds, NODES);
-    const revisions = (await plane.client.list<ControllerRevision>(CONTROLLER_REVISIONS, ns, { labelSelector: 'app=agent' })).items;
+    const revisions = (await plane.client.list<ControllerRevision>(RESOURCES.controllerrevisions, ns, { labelSelector: 'app=agent' })).items;
     expect(revisions).toHaveLength(1);
     const hash = revisions[0]!.metadata.labels![CONTROLLER_REVISION_HASH_LABEL]!;
     expect(revisions[0]).toMatchObject({ revision: 1, metadata: { name: `agent-${hash}` } });
@@ -124,7 +123,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
   });
 
   it('replaces a deleted pod on the same node', async () => {
-    const ds = await plane.client.create<DaemonSet>(DAEMONSETS, daemonSet('heal'), ns);
+    const ds = await plane.client.create<DaemonSet>(RESOURCES.daemonsets, daemonSet('heal'), ns);
     const pods = await runningOn(ds, NODES);
     const victim = pods.find((pod) => pod.spec.nodeName === 'node-2')!;
     await plane.client.delete(RESOURCES.pods, victim.metadata.name!, ns, { gracePeriodSeconds: 0 });
@@ -142,7 +141,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
   it('follows node labels: a nodeSelector narrows it, labelling a node adds a pod, unlabelling removes it', async () => {
     await plane.client.patch(RESOURCES.nodes, 'node-1', { metadata: { labels: { 'skiff.test/ssd': 'yes' } } }, { patchType: 'merge' });
     const ds = await plane.client.create<DaemonSet>(
-      DAEMONSETS,
+      RESOURCES.daemonsets,
       daemonSet('ssd', {
         template: { metadata: { labels: { app: 'ssd' } }, spec: { nodeSelector: { 'skiff.test/ssd': 'yes' }, containers: [{ name: 'a', image: 'busybox' }] } },
       }),
@@ -166,11 +165,11 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
       { patchType: 'merge' },
     );
     try {
-      const ds = await plane.client.create<DaemonSet>(DAEMONSETS, daemonSet('tainted'), ns);
+      const ds = await plane.client.create<DaemonSet>(RESOURCES.daemonsets, daemonSet('tainted'), ns);
       await runningOn(ds, ['node-1', 'node-3']);
       await settled('tainted', 2);
       await plane.client.patch(
-        DAEMONSETS,
+        RESOURCES.daemonsets,
         'tainted',
         { spec: { template: { spec: { tolerations: [{ key: 'skiff.test/dedicated', operator: 'Exists', effect: 'NoSchedule' }] } } } },
         { namespace: ns, patchType: 'strategic' },
@@ -183,7 +182,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
   });
 
   it('rolls a template change through node by node, keeps the old revision, and rolls back to it', async () => {
-    const ds = await plane.client.create<DaemonSet>(DAEMONSETS, daemonSet('roll'), ns);
+    const ds = await plane.client.create<DaemonSet>(RESOURCES.daemonsets, daemonSet('roll'), ns);
     const first = await runningOn(ds, NODES);
     await settled('roll', 3);
 
@@ -193,7 +192,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
       void livePods(ds).then((pods) => (fewest = Math.min(fewest, pods.filter((pod) => pod.status?.phase === 'Running').length)));
     }, 20);
     await plane.client.patch(
-      DAEMONSETS,
+      RESOURCES.daemonsets,
       'roll',
       { spec: { template: { spec: { containers: [{ name: 'agent', image: 'nginx:1.27' }] } } } },
       { namespace: ns, patchType: 'strategic' },
@@ -206,7 +205,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
     expect(updated.metadata.generation).toBe(2);
     expect(second.every((pod) => pod.metadata.labels![TEMPLATE_GENERATION_LABEL] === '2')).toBe(true);
 
-    const revisions = (await plane.client.list<ControllerRevision>(CONTROLLER_REVISIONS, ns, { labelSelector: 'app=roll' })).items.sort(
+    const revisions = (await plane.client.list<ControllerRevision>(RESOURCES.controllerrevisions, ns, { labelSelector: 'app=roll' })).items.sort(
       (a, b) => a.revision - b.revision,
     );
     expect(revisions.map((revision) => revision.revision)).toEqual([1, 2]);
@@ -214,18 +213,18 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
     expect(revisions[0]!.metadata.labels![CONTROLLER_REVISION_HASH_LABEL]).toBe(firstHash);
 
     // What `kubectl rollout undo` does: send revision 1's data back as a strategic merge patch.
-    await plane.client.patch(DAEMONSETS, 'roll', revisions[0]!.data, { namespace: ns, patchType: 'strategic' });
+    await plane.client.patch(RESOURCES.daemonsets, 'roll', revisions[0]!.data, { namespace: ns, patchType: 'strategic' });
     const third = await runningOn(ds, NODES, 'nginx:1.25');
     expect(third.every((pod) => pod.metadata.labels![CONTROLLER_REVISION_HASH_LABEL] === firstHash)).toBe(true);
     await settled('roll', 3);
-    const after = (await plane.client.list<ControllerRevision>(CONTROLLER_REVISIONS, ns, { labelSelector: 'app=roll' })).items;
+    const after = (await plane.client.list<ControllerRevision>(RESOURCES.controllerrevisions, ns, { labelSelector: 'app=roll' })).items;
     expect(after.find((revision) => revision.metadata.labels![CONTROLLER_REVISION_HASH_LABEL] === firstHash)!.revision).toBe(3);
     expect(after).toHaveLength(2);
   });
 
   it('with maxSurge starts the new pod beside the old one before removing it', async () => {
     const ds = await plane.client.create<DaemonSet>(
-      DAEMONSETS,
+      RESOURCES.daemonsets,
       daemonSet('surge', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }),
       ns,
     );
@@ -240,7 +239,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
       });
     }, 20);
     await plane.client.patch(
-      DAEMONSETS,
+      RESOURCES.daemonsets,
       'surge',
       { spec: { template: { spec: { containers: [{ name: 'agent', image: 'nginx:1.27' }] } } } },
       { namespace: ns, patchType: 'strategic' },
@@ -253,11 +252,11 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
   });
 
   it('with OnDelete leaves running pods alone and makes replacements from the new template', async () => {
-    const ds = await plane.client.create<DaemonSet>(DAEMONSETS, daemonSet('ondelete', { updateStrategy: { type: 'OnDelete' } }), ns);
+    const ds = await plane.client.create<DaemonSet>(RESOURCES.daemonsets, daemonSet('ondelete', { updateStrategy: { type: 'OnDelete' } }), ns);
     const before = await runningOn(ds, NODES);
     await settled('ondelete', 3);
     await plane.client.patch(
-      DAEMONSETS,
+      RESOURCES.daemonsets,
       'ondelete',
       { spec: { template: { spec: { containers: [{ name: 'agent', image: 'nginx:1.27' }] } } } },
       { namespace: ns, patchType: 'strategic' },
@@ -286,7 +285,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
   });
 
   it('replaces a failed pod, with a FailedDaemonPod warning', async () => {
-    const ds = await plane.client.create<DaemonSet>(DAEMONSETS, daemonSet('failing'), ns);
+    const ds = await plane.client.create<DaemonSet>(RESOURCES.daemonsets, daemonSet('failing'), ns);
     const pods = await runningOn(ds, NODES);
     const victim = pods.find((pod) => pod.spec.nodeName === 'node-1')!;
     await plane.client.updateStatus<Pod>(RESOURCES.pods, { ...victim, status: { ...victim.status, phase: 'Failed', reason: 'Evicted' } });
@@ -313,7 +312,7 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
     };
     await plane.client.create<Pod>(RESOURCES.pods, orphan, ns);
     // OnDelete: a RollingUpdate would replace the adopted pod, which carries no revision label.
-    const ds = await plane.client.create<DaemonSet>(DAEMONSETS, daemonSet('adopt', { updateStrategy: { type: 'OnDelete' } }), ns);
+    const ds = await plane.client.create<DaemonSet>(RESOURCES.daemonsets, daemonSet('adopt', { updateStrategy: { type: 'OnDelete' } }), ns);
     const pods = await runningOn(ds, NODES);
     expect(pods.find((pod) => pod.spec.nodeName === 'node-3')!.metadata.name).toBe('adopt-orphan');
     await waitFor(

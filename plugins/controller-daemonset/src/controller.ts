@@ -1,4 +1,14 @@
-import { isApiError, isPodReady, labelSelectorFromObject, RESOURCES, type Node, type OwnerReference, type Pod } from '@skiff/api';
+import {
+  isApiError,
+  isPodReady,
+  labelSelectorFromObject,
+  RESOURCES,
+  type ControllerRevision,
+  type DaemonSet,
+  type Node,
+  type OwnerReference,
+  type Pod,
+} from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
@@ -23,7 +33,6 @@ import { RevisionHistory } from './history-store.js';
 import { planDaemonPods, podsByNode } from './manage.js';
 import { BURST_REPLICAS, CONTROLLER_NAME, CONTROLLER_REVISION_HASH_LABEL, EVENT_REASON } from './names.js';
 import { podForNode, templateGeneration } from './pod-template.js';
-import { CONTROLLER_REVISIONS, DAEMONSETS, type ControllerRevision, type DaemonSet } from './resources.js';
 import { isRollingUpdate, planRollingUpdate } from './rolling.js';
 import { calculateStatus, statusChanged } from './status.js';
 
@@ -50,8 +59,8 @@ export class DaemonSetController {
   ) {
     this.expectations = new Expectations(now);
     this.failedPodsBackoff = new Backoff(now);
-    this.daemonSets = ctx.informers.informer<DaemonSet>(DAEMONSETS);
-    this.revisions = ctx.informers.informer<ControllerRevision>(CONTROLLER_REVISIONS);
+    this.daemonSets = ctx.informers.informer<DaemonSet>(RESOURCES.daemonsets);
+    this.revisions = ctx.informers.informer<ControllerRevision>(RESOURCES.controllerrevisions);
     this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
     this.nodes = ctx.informers.informer<Node>(RESOURCES.nodes);
     this.pods.addIndex(CONTROLLER_UID_INDEX, byControllerUid);
@@ -82,7 +91,7 @@ export class DaemonSetController {
       ownedPodEventHandlers({
         queue: this.queue,
         expectations: this.expectations,
-        resolveControllerRef: (namespace, ref) => resolveControllerRef(this.daemonSets, DAEMONSETS, namespace, ref),
+        resolveControllerRef: (namespace, ref) => resolveControllerRef(this.daemonSets, RESOURCES.daemonsets, namespace, ref),
         selecting: (pod) => this.daemonSetsSelecting(pod),
         isPodReady,
       }),
@@ -180,7 +189,7 @@ export class DaemonSetController {
     const creating = nodesNeedingPods.slice(0, BURST_REPLICAS);
     const deleting = podsToDelete.slice(0, BURST_REPLICAS);
     this.expectations.expect(key, creating.length, deleting.map(objectKey));
-    const controllerRef = newControllerRef(ds, DAEMONSETS);
+    const controllerRef = newControllerRef(ds, RESOURCES.daemonsets);
 
     const errors: unknown[] = [];
     let next = 0;
@@ -222,7 +231,7 @@ export class DaemonSetController {
     return new ControllerRefManager<Pod>({
       client: this.ctx.client,
       controller: ds,
-      controllerType: DAEMONSETS,
+      controllerType: RESOURCES.daemonsets,
       type: RESOURCES.pods,
       matches: (pod) => selector.matches(pod.metadata.labels ?? {}),
     }).claim(claimCandidates(this.pods, ds));
@@ -238,13 +247,13 @@ export class DaemonSetController {
     if (statusChanged(ds, status)) {
       const { client } = this.ctx;
       try {
-        await client.updateStatus<DaemonSet>(DAEMONSETS, { ...structuredClone(ds), status });
+        await client.updateStatus<DaemonSet>(RESOURCES.daemonsets, { ...structuredClone(ds), status });
       } catch (err) {
         if (isApiError(err, 'NotFound')) return;
         if (!isApiError(err, 'Conflict')) throw err;
-        const fresh = await client.get<DaemonSet>(DAEMONSETS, ds.metadata.name!, ds.metadata.namespace);
+        const fresh = await client.get<DaemonSet>(RESOURCES.daemonsets, ds.metadata.name!, ds.metadata.namespace);
         if (fresh.metadata.uid !== ds.metadata.uid) return;
-        await client.updateStatus<DaemonSet>(DAEMONSETS, { ...fresh, status: { ...status, collisionCount: fresh.status?.collisionCount } });
+        await client.updateStatus<DaemonSet>(RESOURCES.daemonsets, { ...fresh, status: { ...status, collisionCount: fresh.status?.collisionCount } });
       }
     }
     // Pods turn available minReadySeconds after turning ready; nothing else would wake us then.
@@ -255,7 +264,7 @@ export class DaemonSetController {
   private ownedObjectChanged(revision: ControllerRevision): void {
     const ref = controllerRefOf(revision);
     if (ref) {
-      const ds = resolveControllerRef(this.daemonSets, DAEMONSETS, revision.metadata.namespace, ref);
+      const ds = resolveControllerRef(this.daemonSets, RESOURCES.daemonsets, revision.metadata.namespace, ref);
       if (ds) this.queue.add(objectKey(ds));
       return;
     }

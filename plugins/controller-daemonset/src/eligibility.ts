@@ -1,6 +1,5 @@
-import type { Node } from '@skiff/api';
+import type { DaemonSet, Node } from '@skiff/api';
 import { podFitsNodeAffinity } from './node-affinity.js';
-import type { DaemonSet } from './resources.js';
 import { untoleratedTaints, withDaemonTolerations } from './tolerations.js';
 
 export interface NodeVerdict {

@@ -1,10 +1,9 @@
-import { isApiError, labelSelectorFromObject, RESOURCES, type Pod } from '@skiff/api';
+import { isApiError, labelSelectorFromObject, RESOURCES, type ControllerRevision, type DaemonSet, type Pod } from '@skiff/api';
 import { claimCandidates, controllerRefOf, ControllerRefManager, newControllerRef, templateHash } from '@skiff/controller-manager';
 import type { ApiClient, Informer } from '@skiff/kernel';
 import { DaemonSetError } from './errors.js';
 import { maxRevision, revisionMatches, revisionsToCleanUp, splitRevisions, templatePatch } from './history.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './names.js';
-import { CONTROLLER_REVISIONS, DAEMONSETS, type ControllerRevision, type DaemonSet } from './resources.js';
 
 /**
  * A DaemonSet's ControllerRevisions: one per template it has had, named `<ds>-<hash>`, labelled with the
@@ -31,7 +30,7 @@ export class RevisionHistory {
     let current = await this.dedupe(ds, matching);
     if (current.revision < next) {
       current = await this.client.patch<ControllerRevision>(
-        CONTROLLER_REVISIONS,
+        RESOURCES.controllerrevisions,
         current.metadata.name!,
         { revision: next },
         {
@@ -47,7 +46,7 @@ export class RevisionHistory {
   async cleanUp(ds: DaemonSet, old: readonly ControllerRevision[], pods: readonly Pod[]): Promise<void> {
     for (const revision of revisionsToCleanUp(ds, old, pods)) {
       try {
-        await this.client.delete(CONTROLLER_REVISIONS, revision.metadata.name!, revision.metadata.namespace);
+        await this.client.delete(RESOURCES.controllerrevisions, revision.metadata.name!, revision.metadata.namespace);
       } catch (err) {
         if (!isApiError(err, 'NotFound')) throw err;
       }
@@ -59,8 +58,8 @@ export class RevisionHistory {
     return new ControllerRefManager<ControllerRevision>({
       client: this.client,
       controller: ds,
-      controllerType: DAEMONSETS,
-      type: CONTROLLER_REVISIONS,
+      controllerType: RESOURCES.daemonsets,
+      type: RESOURCES.controllerrevisions,
       matches: (revision) => selector.matches(revision.metadata.labels ?? {}),
     }).claim(claimCandidates(this.revisions, ds));
   }
@@ -69,7 +68,7 @@ export class RevisionHistory {
   private async ensureHashLabel(revision: ControllerRevision): Promise<ControllerRevision> {
     if (revision.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL]) return revision;
     return this.client.patch<ControllerRevision>(
-      CONTROLLER_REVISIONS,
+      RESOURCES.controllerrevisions,
       revision.metadata.name!,
       { metadata: { labels: { [CONTROLLER_REVISION_HASH_LABEL]: revision.metadata.name } } },
       { namespace: revision.metadata.namespace, patchType: 'merge' },
@@ -89,21 +88,21 @@ export class RevisionHistory {
         namespace: ds.metadata.namespace,
         labels: { ...ds.spec.template.metadata?.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash },
         ...(ds.metadata.annotations ? { annotations: { ...ds.metadata.annotations } } : {}),
-        ownerReferences: [newControllerRef(ds, DAEMONSETS)],
+        ownerReferences: [newControllerRef(ds, RESOURCES.daemonsets)],
       },
       data: templatePatch(ds),
       revision: revisionNumber,
     };
     try {
-      return await this.client.create<ControllerRevision>(CONTROLLER_REVISIONS, revision, ds.metadata.namespace);
+      return await this.client.create<ControllerRevision>(RESOURCES.controllerrevisions, revision, ds.metadata.namespace);
     } catch (err) {
       if (!isApiError(err, 'AlreadyExists')) throw err;
     }
-    const existing = await this.client.get<ControllerRevision>(CONTROLLER_REVISIONS, name, ds.metadata.namespace);
+    const existing = await this.client.get<ControllerRevision>(RESOURCES.controllerrevisions, name, ds.metadata.namespace);
     if (controllerRefOf(existing)?.uid === ds.metadata.uid && revisionMatches(ds, existing)) return existing;
-    const fresh = await this.client.get<DaemonSet>(DAEMONSETS, ds.metadata.name!, ds.metadata.namespace);
+    const fresh = await this.client.get<DaemonSet>(RESOURCES.daemonsets, ds.metadata.name!, ds.metadata.namespace);
     const count = (fresh.status?.collisionCount ?? 0) + 1;
-    await this.client.updateStatus<DaemonSet>(DAEMONSETS, { ...fresh, status: { ...fresh.status!, collisionCount: count } });
+    await this.client.updateStatus<DaemonSet>(RESOURCES.daemonsets, { ...fresh, status: { ...fresh.status!, collisionCount: count } });
     throw new DaemonSetError('SKIFF_ERR_DAEMONSET_HASH_COLLISION', { name, count });
   }
 
@@ -132,7 +131,7 @@ export class RevisionHistory {
         }
       }
       try {
-        await this.client.delete(CONTROLLER_REVISIONS, duplicate.metadata.name!, duplicate.metadata.namespace);
+        await this.client.delete(RESOURCES.controllerrevisions, duplicate.metadata.name!, duplicate.metadata.namespace);
       } catch (err) {
         if (!isApiError(err, 'NotFound')) throw err;
       }

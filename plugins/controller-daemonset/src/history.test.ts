@@ -1,7 +1,7 @@
+import type { ControllerRevision } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { templateHash } from '@skiff/controller-manager';
 import { revisionMatches, revisionsToCleanUp, splitRevisions, templatePatch } from './history.js';
-import type { ControllerRevision } from './resources.js';
 import { testDaemonSet, testPod } from './test-objects.js';
 
 const revision = (name: string, number: number, data: unknown): ControllerRevision => ({

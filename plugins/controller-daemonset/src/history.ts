@@ -1,7 +1,6 @@
-import type { Pod } from '@skiff/api';
+import type { ControllerRevision, DaemonSet, Pod } from '@skiff/api';
 import { canonicalJson } from '@skiff/controller-manager';
 import { CONTROLLER_REVISION_HASH_LABEL } from './names.js';
-import type { ControllerRevision, DaemonSet } from './resources.js';
 
 /**
  * What a DaemonSet's ControllerRevision holds: a strategic merge patch that replaces `spec.template` —

@@ -40,7 +40,6 @@ export {
   BURST_REPLICAS,
   EVENT_REASON,
 } from './names.js';
-export { DAEMONSETS, CONTROLLER_REVISIONS, type DaemonSet, type DaemonSetSpec, type DaemonSetStatus, type ControllerRevision } from './resources.js';
 export { nodeShouldRunDaemonPod, type NodeVerdict } from './eligibility.js';
 export { podFitsNodeAffinity, nodeSelectorMatches, affinityForNode, targetNodeName, type Affinity, type NodeSelector } from './node-affinity.js';
 export { DAEMON_POD_TOLERATIONS, HOST_NETWORK_TOLERATION, withDaemonTolerations, toleratesTaint, type Toleration, type Taint } from './tolerations.js';

@@ -1,9 +1,8 @@
-import { isPodAvailable, isPodReady, isPodTerminal, type Node, type Pod } from '@skiff/api';
+import { isPodAvailable, isPodReady, isPodTerminal, type DaemonSet, type Node, type Pod } from '@skiff/api';
 import { nodeShouldRunDaemonPod } from './eligibility.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './names.js';
 import { targetNodeName } from './node-affinity.js';
 import { compareScheduledThenOldest } from './pods.js';
-import type { DaemonSet } from './resources.js';
 import { allowsSurge } from './rolling.js';
 
 /** What one pass of the controller does to bring each node to one daemon pod. */

@@ -53,7 +53,7 @@ describe('node affinity', () => {
     expect(affinityForNode(original, 'n7')).toEqual({
       nodeAffinity: {
         requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n7'] }] }] },
-        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1 }],
+        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: {} }],
       },
       podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [] },
     });

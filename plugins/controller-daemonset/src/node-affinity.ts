@@ -50,7 +50,7 @@ export function nodeSelectorMatches(selector: NodeSelector, node: Node): boolean
 export function podFitsNodeAffinity(spec: PodSpec, node: Node): boolean {
   const labels = node.metadata.labels ?? {};
   if (Object.entries(spec.nodeSelector ?? {}).some(([key, value]) => labels[key] !== value)) return false;
-  const required = (spec.affinity as Affinity | undefined)?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  const required = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
   return !required || nodeSelectorMatches(required, node);
 }
 
@@ -71,7 +71,7 @@ export function affinityForNode(affinity: Affinity | undefined, nodeName: string
  */
 export function targetNodeName(spec: PodSpec): string | undefined {
   if (spec.nodeName) return spec.nodeName;
-  const terms = (spec.affinity as Affinity | undefined)?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  const terms = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
   for (const term of terms) {
     for (const field of term.matchFields ?? []) {
       if (field.key === NODE_NAME_FIELD && field.operator === 'In' && field.values?.length === 1) return field.values[0];

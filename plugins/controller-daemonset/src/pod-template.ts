@@ -1,7 +1,6 @@
-import type { OwnerReference, Pod } from '@skiff/api';
+import type { DaemonSet, OwnerReference, Pod } from '@skiff/api';
 import { CONTROLLER_REVISION_HASH_LABEL, TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL } from './names.js';
 import { affinityForNode } from './node-affinity.js';
-import type { DaemonSet } from './resources.js';
 import { withDaemonTolerations } from './tolerations.js';
 
 /**
@@ -36,6 +35,6 @@ export function podForNode(ds: DaemonSet, nodeName: string, hash: string, contro
   if (template.metadata?.finalizers) metadata.finalizers = structuredClone(template.metadata.finalizers);
   const spec = structuredClone(template.spec);
   spec.tolerations = withDaemonTolerations(template.spec);
-  spec.affinity = affinityForNode(template.spec.affinity as Parameters<typeof affinityForNode>[0], nodeName);
+  spec.affinity = affinityForNode(template.spec.affinity, nodeName);
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
 }

@@ -1,6 +1,6 @@
+import type { DaemonSet } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { podsByNode } from './manage.js';
-import type { DaemonSet } from './resources.js';
 import { planRollingUpdate, rollingLimits } from './rolling.js';
 import { LONG_AGO, NOW, testDaemonSet, testNode, testPod } from './test-objects.js';
 

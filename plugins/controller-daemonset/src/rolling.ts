@@ -1,8 +1,7 @@
-import { isPodAvailable, type Node, type Pod } from '@skiff/api';
+import { isPodAvailable, type DaemonSet, type Node, type Pod } from '@skiff/api';
 import { nodeShouldRunDaemonPod } from './eligibility.js';
 import { scaledCount } from './int-or-percent.js';
 import { isPodUpdated, templateGeneration } from './pod-template.js';
-import type { DaemonSet } from './resources.js';
 
 export function isRollingUpdate(ds: DaemonSet): boolean {
   return (ds.spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';

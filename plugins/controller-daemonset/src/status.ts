@@ -1,8 +1,7 @@
-import { isPodAvailable, isPodReady, type Node, type Pod } from '@skiff/api';
+import { isPodAvailable, isPodReady, type DaemonSet, type DaemonSetStatus, type Node, type Pod } from '@skiff/api';
 import { nodeShouldRunDaemonPod } from './eligibility.js';
 import { isPodUpdated, templateGeneration } from './pod-template.js';
 import { compareScheduledThenOldest } from './pods.js';
-import type { DaemonSet, DaemonSetStatus } from './resources.js';
 
 /**
  * The counts a DaemonSet reports, node by node: desired (nodes that should run the pod), current (of

@@ -1,7 +1,6 @@
-import type { Node, Pod } from '@skiff/api';
+import type { DaemonSet, Node, Pod } from '@skiff/api';
 import { CONTROLLER_REVISION_HASH_LABEL } from './names.js';
 import { affinityForNode } from './node-affinity.js';
-import type { DaemonSet } from './resources.js';
 
 /** A DaemonSet for the tests: app=agent, generation 1, RollingUpdate with upstream's defaults unless given. */
 export function testDaemonSet(spec: Partial<DaemonSet['spec']> = {}, generation = 1): DaemonSet {

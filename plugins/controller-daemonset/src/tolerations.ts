@@ -31,7 +31,7 @@ function sameToleration(a: Toleration, b: Toleration): boolean {
 
 /** The pod's tolerations with the DaemonSet defaults added; a matching one of the pod's own is replaced by the default. */
 export function withDaemonTolerations(spec: PodSpec): Toleration[] {
-  const tolerations = structuredClone((spec.tolerations ?? []) as Toleration[]);
+  const tolerations = structuredClone(spec.tolerations ?? []);
   const defaults = spec.hostNetwork ? [...DAEMON_POD_TOLERATIONS, HOST_NETWORK_TOLERATION] : DAEMON_POD_TOLERATIONS;
   for (const toleration of defaults) {
     const index = tolerations.findIndex((existing) => sameToleration(existing, toleration));
@@ -45,7 +45,5 @@ export { toleratesTaint };
 
 /** The node's taints with one of `effects` that none of the tolerations tolerates. */
 export function untoleratedTaints(node: Node, tolerations: readonly Toleration[], effects: readonly string[]): Taint[] {
-  return ((node.spec?.taints ?? []) as Taint[]).filter(
-    (taint) => effects.includes(taint.effect) && !tolerations.some((toleration) => toleratesTaint(toleration, taint)),
-  );
+  return (node.spec?.taints ?? []).filter((taint) => effects.includes(taint.effect) && !tolerations.some((toleration) => toleratesTaint(toleration, taint)));
 }
