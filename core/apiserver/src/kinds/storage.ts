@@ -7,15 +7,19 @@ import {
   sameStringMap,
   validateImmutable,
   validateLabelSelector,
+  RESOURCES,
   validateQualifiedName,
-  type KubeObject,
-  type LabelSelector,
+  type CSIDriver,
+  type CSINode,
+  type CSIStorageCapacity,
   type ResourceDefinition,
   type StatusCause,
+  type StorageClass,
+  type VolumeAttachment,
+  type VolumeAttributesClass,
 } from '@skiff/api';
 import { AGE_COLUMN, column, computed } from './columns.js';
 
-const STORAGE_GROUP = 'storage.k8s.io';
 const DEFAULT_CLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
 const CSI_DRIVER_NAME_MAX_LENGTH = 63;
 const CSI_NODE_ID_MAX_LENGTH = 192;
@@ -23,39 +27,6 @@ const MAX_PARAMETERS = 512;
 const MAX_PARAMETERS_BYTES = 256 * 1024;
 const MIN_TOKEN_SECONDS = 600;
 const MAX_TOKEN_SECONDS = 2 ** 32;
-
-type StorageClass = KubeObject & {
-  provisioner?: string;
-  parameters?: Record<string, string>;
-  reclaimPolicy?: string;
-  volumeBindingMode?: string;
-  allowVolumeExpansion?: boolean;
-  allowedTopologies?: { matchLabelExpressions?: { key?: string; values?: string[] }[] }[];
-};
-
-type CSIDriver = KubeObject & {
-  spec?: {
-    attachRequired?: boolean;
-    podInfoOnMount?: boolean;
-    volumeLifecycleModes?: string[];
-    storageCapacity?: boolean;
-    fsGroupPolicy?: string;
-    tokenRequests?: { audience?: string; expirationSeconds?: number }[];
-    requiresRepublish?: boolean;
-    seLinuxMount?: boolean;
-  };
-};
-
-type CSINode = KubeObject & { spec?: { drivers?: { name?: string; nodeID?: string; topologyKeys?: string[]; allocatable?: { count?: number } }[] } };
-
-type VolumeAttachment = KubeObject & {
-  spec?: { attacher?: string; nodeName?: string; source?: { persistentVolumeName?: string; inlineVolumeSpec?: unknown } };
-  status?: { attached?: boolean };
-};
-
-type VolumeAttributesClass = KubeObject & { driverName?: string; parameters?: Record<string, string> };
-
-type CSIStorageCapacity = KubeObject & { storageClassName?: string; nodeTopology?: LabelSelector; capacity?: string; maximumVolumeSize?: string };
 
 /** A CSI driver name: at most 63 characters, a DNS subdomain once lower-cased. */
 function validateDriverName(name: string | undefined, path: string): StatusCause[] {
@@ -100,33 +71,26 @@ function validateAllowedTopologies(terms: StorageClass['allowedTopologies']): St
   return causes;
 }
 
-function isDefaultClass(object: KubeObject): boolean {
-  return DEFAULT_CLASS_ANNOTATIONS.some((annotation) => object.metadata.annotations?.[annotation] === 'true');
+function isDefaultClass(sc: StorageClass): boolean {
+  return DEFAULT_CLASS_ANNOTATIONS.some((annotation) => sc.metadata.annotations?.[annotation] === 'true');
 }
 
-export const storageClasses = defineKind({
-  group: STORAGE_GROUP,
-  version: 'v1',
-  kind: 'StorageClass',
-  resource: 'storageclasses',
-  namespaced: false,
-  shortNames: ['sc'],
+export const storageClasses = defineKind<StorageClass>({
+  ...RESOURCES.storageclasses,
   columns: [
-    { name: 'Name', format: 'name', cell: (object) => (isDefaultClass(object) ? `${object.metadata.name} (default)` : object.metadata.name) },
+    { name: 'Name', format: 'name', cell: (sc) => (isDefaultClass(sc) ? `${sc.metadata.name} (default)` : sc.metadata.name) },
     column('Provisioner', '.provisioner'),
-    computed<StorageClass>('ReclaimPolicy', (sc) => sc.reclaimPolicy ?? 'Delete'),
-    computed<StorageClass>('VolumeBindingMode', (sc) => sc.volumeBindingMode ?? 'Immediate'),
-    computed<StorageClass>('AllowVolumeExpansion', (sc) => sc.allowVolumeExpansion ?? false),
+    computed('ReclaimPolicy', (sc) => sc.reclaimPolicy ?? 'Delete'),
+    computed('VolumeBindingMode', (sc) => sc.volumeBindingMode ?? 'Immediate'),
+    computed('AllowVolumeExpansion', (sc) => sc.allowVolumeExpansion ?? false),
     AGE_COLUMN,
   ],
   strategy: {
-    defaults(object) {
-      const sc = object as StorageClass;
+    defaults(sc) {
       sc.reclaimPolicy ??= 'Delete';
       sc.volumeBindingMode ??= 'Immediate';
     },
-    validate(object, old) {
-      const sc = object as StorageClass;
+    validate(sc, was) {
       const causes: StatusCause[] = [];
       if (!sc.provisioner) causes.push(fieldErrors.required('provisioner'));
       else causes.push(...validateQualifiedName(sc.provisioner.toLowerCase(), 'provisioner'));
@@ -136,8 +100,7 @@ export const storageClasses = defineKind({
         causes.push(fieldErrors.notSupported('reclaimPolicy', sc.reclaimPolicy, ['Delete', 'Retain']));
       }
       causes.push(...validateAllowedTopologies(sc.allowedTopologies));
-      if (old) {
-        const was = old as StorageClass;
+      if (was) {
         if (!sameStringMap(sc.parameters, was.parameters)) {
           causes.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
         }
@@ -150,24 +113,20 @@ export const storageClasses = defineKind({
   },
 });
 
-export const csiDrivers = defineKind({
-  group: STORAGE_GROUP,
-  version: 'v1',
-  kind: 'CSIDriver',
-  resource: 'csidrivers',
-  namespaced: false,
+export const csiDrivers = defineKind<CSIDriver>({
+  ...RESOURCES.csidrivers,
   columns: [
-    computed<CSIDriver>('AttachRequired', (d) => d.spec?.attachRequired ?? true, { type: 'boolean' }),
-    computed<CSIDriver>('PodInfoOnMount', (d) => d.spec?.podInfoOnMount ?? false, { type: 'boolean' }),
-    computed<CSIDriver>('StorageCapacity', (d) => d.spec?.storageCapacity ?? false, { type: 'boolean' }),
-    computed<CSIDriver>('TokenRequests', (d) => (d.spec?.tokenRequests ? d.spec.tokenRequests.map((t) => t.audience ?? '').join(',') : '<unset>')),
-    computed<CSIDriver>('RequiresRepublish', (d) => d.spec?.requiresRepublish ?? false, { type: 'boolean' }),
-    computed<CSIDriver>('Modes', (d) => (d.spec?.volumeLifecycleModes ?? []).join(',') || '<none>'),
+    computed('AttachRequired', (d) => d.spec?.attachRequired ?? true, { type: 'boolean' }),
+    computed('PodInfoOnMount', (d) => d.spec?.podInfoOnMount ?? false, { type: 'boolean' }),
+    computed('StorageCapacity', (d) => d.spec?.storageCapacity ?? false, { type: 'boolean' }),
+    computed('TokenRequests', (d) => (d.spec?.tokenRequests ? d.spec.tokenRequests.map((t) => t.audience ?? '').join(',') : '<unset>')),
+    computed('RequiresRepublish', (d) => d.spec?.requiresRepublish ?? false, { type: 'boolean' }),
+    computed('Modes', (d) => (d.spec?.volumeLifecycleModes ?? []).join(',') || '<none>'),
     AGE_COLUMN,
   ],
   strategy: {
     defaults(object) {
-      const spec = ((object as CSIDriver).spec ??= {});
+      const spec = (object.spec ??= {});
       spec.attachRequired ??= true;
       spec.podInfoOnMount ??= false;
       spec.storageCapacity ??= false;
@@ -176,8 +135,7 @@ export const csiDrivers = defineKind({
       spec.requiresRepublish ??= false;
       spec.seLinuxMount ??= false;
     },
-    validate(object, old) {
-      const driver = object as CSIDriver;
+    validate(driver, old) {
       const spec = driver.spec ?? {};
       const causes: StatusCause[] = [];
       if ((driver.metadata.name ?? '').length > CSI_DRIVER_NAME_MAX_LENGTH) causes.push(fieldErrors.tooLong('metadata.name', CSI_DRIVER_NAME_MAX_LENGTH));
@@ -205,7 +163,7 @@ export const csiDrivers = defineKind({
           causes.push(fieldErrors.invalid(`${path}.expirationSeconds`, seconds, 'may not specify a duration larger than 2^32 seconds'));
       });
       if (old) {
-        const was = (old as CSIDriver).spec ?? {};
+        const was = old.spec ?? {};
         causes.push(...validateImmutable(spec.attachRequired, was.attachRequired, 'spec.attachRequired'));
         causes.push(...validateImmutable(spec.volumeLifecycleModes, was.volumeLifecycleModes, 'spec.volumeLifecycleModes'));
       }
@@ -214,16 +172,12 @@ export const csiDrivers = defineKind({
   },
 });
 
-export const csiNodes = defineKind({
-  group: STORAGE_GROUP,
-  version: 'v1',
-  kind: 'CSINode',
-  resource: 'csinodes',
-  namespaced: false,
-  columns: [computed<CSINode>('Drivers', (node) => node.spec?.drivers?.length ?? 0, { type: 'integer' }), AGE_COLUMN],
+export const csiNodes = defineKind<CSINode>({
+  ...RESOURCES.csinodes,
+  columns: [computed('Drivers', (node) => node.spec?.drivers?.length ?? 0, { type: 'integer' }), AGE_COLUMN],
   strategy: {
-    validate(object, old) {
-      const drivers = (object as CSINode).spec?.drivers ?? [];
+    validate(node, old) {
+      const drivers = node.spec?.drivers ?? [];
       const causes: StatusCause[] = [];
       const names = new Set<string>();
       drivers.forEach((driver, i) => {
@@ -239,7 +193,7 @@ export const csiNodes = defineKind({
       });
       if (old) {
         // A driver keeps its node ID and topology keys while it stays registered on the node.
-        const previous = new Map(((old as CSINode).spec?.drivers ?? []).map((driver) => [driver.name, driver]));
+        const previous = new Map((old.spec?.drivers ?? []).map((driver) => [driver.name, driver]));
         drivers.forEach((driver, i) => {
           const was = previous.get(driver.name);
           if (!was) return;
@@ -252,49 +206,38 @@ export const csiNodes = defineKind({
   },
 });
 
-export const volumeAttachments = defineKind({
-  group: STORAGE_GROUP,
-  version: 'v1',
-  kind: 'VolumeAttachment',
-  resource: 'volumeattachments',
-  namespaced: false,
+export const volumeAttachments = defineKind<VolumeAttachment>({
+  ...RESOURCES.volumeattachments,
   subresources: ['status'],
   columns: [
     column('Attacher', '.spec.attacher'),
-    computed<VolumeAttachment>('PV', (va) => va.spec?.source?.persistentVolumeName ?? ''),
-    computed<VolumeAttachment>('Node', (va) => va.spec?.nodeName ?? ''),
-    computed<VolumeAttachment>('Attached', (va) => va.status?.attached ?? false, { type: 'boolean' }),
+    computed('PV', (va) => va.spec?.source?.persistentVolumeName ?? ''),
+    computed('Node', (va) => va.spec?.nodeName ?? ''),
+    computed('Attached', (va) => va.status?.attached ?? false, { type: 'boolean' }),
     AGE_COLUMN,
   ],
   strategy: {
-    validate(object, old) {
-      const spec = (object as VolumeAttachment).spec ?? {};
+    validate(attachment, old) {
+      const spec = attachment.spec ?? {};
       const causes = validateDriverName(spec.attacher, 'spec.attacher');
       if (!spec.nodeName) causes.push(fieldErrors.required('spec.nodeName'));
       else causes.push(...isDNS1123Subdomain(spec.nodeName).map((message) => fieldErrors.invalid('spec.nodeName', spec.nodeName, message)));
       const source = spec.source ?? {};
       const sources = [source.persistentVolumeName, source.inlineVolumeSpec].filter((value) => value !== undefined && value !== null).length;
       if (sources !== 1) causes.push(fieldErrors.invalid('spec.source', source, 'must specify exactly one of inlineVolumeSpec and persistentVolumeName'));
-      if (old) causes.push(...validateImmutable(spec, (old as VolumeAttachment).spec, 'spec'));
+      if (old) causes.push(...validateImmutable(spec, old.spec, 'spec'));
       return causes;
     },
   },
 });
 
-export const volumeAttributesClasses = defineKind({
-  group: STORAGE_GROUP,
-  version: 'v1',
-  kind: 'VolumeAttributesClass',
-  resource: 'volumeattributesclasses',
-  namespaced: false,
-  shortNames: ['vac'],
+export const volumeAttributesClasses = defineKind<VolumeAttributesClass>({
+  ...RESOURCES.volumeattributesclasses,
   columns: [column('DriverName', '.driverName'), AGE_COLUMN],
   strategy: {
-    validate(object, old) {
-      const vac = object as VolumeAttributesClass;
+    validate(vac, was) {
       const causes = [...validateDriverName(vac.driverName, 'driverName'), ...validateParameters(vac.parameters, 'parameters', false)];
-      if (old) {
-        const was = old as VolumeAttributesClass;
+      if (was) {
         causes.push(...validateImmutable(vac.driverName, was.driverName, 'driverName'));
         if (!sameStringMap(vac.parameters, was.parameters)) causes.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
       }
@@ -303,16 +246,11 @@ export const volumeAttributesClasses = defineKind({
   },
 });
 
-export const csiStorageCapacities = defineKind({
-  group: STORAGE_GROUP,
-  version: 'v1',
-  kind: 'CSIStorageCapacity',
-  resource: 'csistoragecapacities',
-  namespaced: true,
-  columns: [column('StorageClassName', '.storageClassName'), computed<CSIStorageCapacity>('Capacity', (c) => c.capacity ?? '<unset>')],
+export const csiStorageCapacities = defineKind<CSIStorageCapacity>({
+  ...RESOURCES.csistoragecapacities,
+  columns: [column('StorageClassName', '.storageClassName'), computed('Capacity', (c) => c.capacity ?? '<unset>')],
   strategy: {
-    validate(object) {
-      const capacity = object as CSIStorageCapacity;
+    validate(capacity) {
       const causes: StatusCause[] = [];
       if (!capacity.storageClassName) causes.push(fieldErrors.required('storageClassName'));
       else
@@ -322,7 +260,8 @@ export const csiStorageCapacities = defineKind({
       if (capacity.nodeTopology) causes.push(...validateLabelSelector(capacity.nodeTopology, 'nodeTopology'));
       for (const field of ['capacity', 'maximumVolumeSize'] as const) {
         const value = capacity[field];
-        if (value !== undefined && value.trim().startsWith('-')) causes.push(fieldErrors.invalid(field, value, 'must be greater than or equal to 0'));
+        const negative = typeof value === 'number' ? value < 0 : value?.trim().startsWith('-');
+        if (negative) causes.push(fieldErrors.invalid(field, value, 'must be greater than or equal to 0'));
       }
       return causes;
     },
