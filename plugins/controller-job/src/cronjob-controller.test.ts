@@ -1,4 +1,4 @@
-import { RESOURCES, type Event, type Node } from '@skiff/api';
+import { RESOURCES, type CronJob, type CronJobSpec, type Event, type Job, type Node } from '@skiff/api';
 import { trackWork } from '@skiff/controller-manager';
 import { definePlugin } from '@skiff/kernel';
 import kubelet from '@skiff/kubelet';
@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CronJobController } from './cronjob-controller.js';
 import jobController from './index.js';
 import { JOB_LABEL } from './names.js';
-import { CRONJOBS, JOBS, type CronJob, type CronJobSpec, type Job } from './resources.js';
 
 // The CronJob controller on a clock the test moves, with the real Job controller, scheduler and simulated
 // kubelets running the Jobs it starts (containers exit after 200 ms).
@@ -71,7 +70,7 @@ async function createCronJob(name: string, spec: Partial<CronJobSpec> = {}, anno
       ...spec,
     },
   };
-  const created = await plane.client.create<CronJob>(CRONJOBS, cronJob, ns);
+  const created = await plane.client.create<CronJob>(RESOURCES.cronjobs, cronJob, ns);
   // Start every test from the moment the CronJob was made: nothing is due yet.
   clock = Date.parse(created.metadata.creationTimestamp!);
   return created;
@@ -85,9 +84,9 @@ function moveTo(minutes: number, seconds = 1): number {
   return boundary;
 }
 
-const getCronJob = (name: string) => plane.client.get<CronJob>(CRONJOBS, name, ns);
+const getCronJob = (name: string) => plane.client.get<CronJob>(RESOURCES.cronjobs, name, ns);
 const jobsOf = async (name: string) =>
-  (await plane.client.list<Job>(JOBS, ns, { labelSelector: `cron=${name}` })).items.filter((job) => !job.metadata.deletionTimestamp);
+  (await plane.client.list<Job>(RESOURCES.jobs, ns, { labelSelector: `cron=${name}` })).items.filter((job) => !job.metadata.deletionTimestamp);
 const jobNames = async (name: string) => (await jobsOf(name)).map((job) => job.metadata.name).sort();
 const eventsOf = async (name: string) =>
   (await plane.client.list<Event>(RESOURCES.events, ns)).items
@@ -191,7 +190,7 @@ describe('CronJob controller on a moved clock', () => {
     // Within the deadline it starts.
     const boundary = moveTo(1, 5);
     await waitFor('a job within the deadline', async () => (await jobNames('deadline')).join() === `deadline-${boundary / MINUTE}`, WAIT);
-    await plane.client.patch(CRONJOBS, 'held', { spec: { suspend: false } }, { namespace: ns, patchType: 'merge' });
+    await plane.client.patch(RESOURCES.cronjobs, 'held', { spec: { suspend: false } }, { namespace: ns, patchType: 'merge' });
     const resumed = moveTo(1);
     await waitFor('the resumed cron job to start one', async () => (await jobNames('held')).join() === `held-${resumed / MINUTE}`, WAIT);
   });

@@ -1,4 +1,4 @@
-import { isApiError } from '@skiff/api';
+import { isApiError, RESOURCES, type CronJob, type CronJobStatus, type Job, type ObjectReference } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import { byControllerUid, canonicalJson, CONTROLLER_UID_INDEX, controllerRefOf, kubeTime, runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
@@ -14,7 +14,6 @@ import {
 } from './cronjob-sync.js';
 import { isJobFinished } from './job-sync.js';
 import { CRONJOB_CONTROLLER_NAME, EVENT_REASON, JOB_CONDITION } from './names.js';
-import { CRONJOBS, JOBS, type CronJob, type CronJobStatus, type Job, type JobReference } from './resources.js';
 
 export interface CronJobControllerOptions {
   now?: () => number;
@@ -27,7 +26,7 @@ export function localTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
-function referenceTo(job: Job): JobReference {
+function referenceTo(job: Job): ObjectReference {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -58,8 +57,8 @@ export class CronJobController {
   ) {
     this.now = options.now ?? Date.now;
     this.defaultTimeZone = options.defaultTimeZone ?? localTimeZone();
-    this.cronJobs = ctx.informers.informer<CronJob>(CRONJOBS);
-    this.jobs = ctx.informers.informer<Job>(JOBS);
+    this.cronJobs = ctx.informers.informer<CronJob>(RESOURCES.cronjobs);
+    this.jobs = ctx.informers.informer<Job>(RESOURCES.jobs);
     this.jobs.addIndex(CONTROLLER_UID_INDEX, byControllerUid);
     this.cronJobs.addHandlers({
       add: (cronJob) => this.queue.add(objectKey(cronJob)),
@@ -107,14 +106,14 @@ export class CronJobController {
   /** Drops finished and vanished Jobs from `status.active` and records the latest success. */
   private async reconcileActive(cronJob: CronJob, status: CronJobStatus, jobs: readonly Job[]): Promise<void> {
     const owned = new Set(jobs.map((job) => job.metadata.uid));
-    const active: JobReference[] = [];
+    const active: ObjectReference[] = [];
     for (const ref of status.active ?? []) {
       if (owned.has(ref.uid)) {
         active.push(ref);
         continue;
       }
       // The cache may not have a Job this controller just created: ask the API server.
-      const live = await this.ctx.client.get<Job>(JOBS, ref.name!, cronJob.metadata.namespace).catch((err: unknown) => {
+      const live = await this.ctx.client.get<Job>(RESOURCES.jobs, ref.name!, cronJob.metadata.namespace).catch((err: unknown) => {
         if (isApiError(err, 'NotFound')) return undefined;
         throw err;
       });
@@ -193,13 +192,13 @@ export class CronJobController {
   private async createJob(cronJob: CronJob, time: number): Promise<Job | undefined> {
     const job = jobFromTemplate(cronJob, time, this.defaultTimeZone);
     try {
-      const created = await this.ctx.client.create<Job>(JOBS, job, cronJob.metadata.namespace);
+      const created = await this.ctx.client.create<Job>(RESOURCES.jobs, job, cronJob.metadata.namespace);
       this.ctx.recorder.event(cronJob, 'Normal', EVENT_REASON.CREATED, `Created job ${created.metadata.name}`);
       return created;
     } catch (err) {
       if (isApiError(err, 'AlreadyExists')) {
         // Created by an earlier sync whose status write was lost: take it up again.
-        const existing = await this.ctx.client.get<Job>(JOBS, job.metadata.name!, cronJob.metadata.namespace);
+        const existing = await this.ctx.client.get<Job>(RESOURCES.jobs, job.metadata.name!, cronJob.metadata.namespace);
         if (controllerRefOf(existing)?.uid === cronJob.metadata.uid) return existing;
         throw err;
       }
@@ -210,7 +209,7 @@ export class CronJobController {
 
   private async deleteJob(cronJob: CronJob, name: string): Promise<void> {
     try {
-      await this.ctx.client.delete(JOBS, name, cronJob.metadata.namespace, { propagationPolicy: 'Background' });
+      await this.ctx.client.delete(RESOURCES.jobs, name, cronJob.metadata.namespace, { propagationPolicy: 'Background' });
       this.ctx.recorder.event(cronJob, 'Normal', EVENT_REASON.DELETED, `Deleted job ${name}`);
     } catch (err) {
       if (isApiError(err, 'NotFound')) return;
@@ -230,7 +229,7 @@ export class CronJobController {
     if (!status.active?.length) delete status.active;
     if (canonicalJson(cronJob.status ?? {}) === canonicalJson(status)) return;
     try {
-      await this.ctx.client.updateStatus<CronJob>(CRONJOBS, { ...structuredClone(cronJob), status });
+      await this.ctx.client.updateStatus<CronJob>(RESOURCES.cronjobs, { ...structuredClone(cronJob), status });
     } catch (err) {
       if (!isApiError(err, 'NotFound')) throw err;
     }
@@ -238,7 +237,7 @@ export class CronJobController {
 
   private ownerOf(job: Job): CronJob | undefined {
     const ref = controllerRefOf(job);
-    if (!ref || ref.kind !== CRONJOBS.kind) return undefined;
+    if (!ref || ref.kind !== RESOURCES.cronjobs.kind) return undefined;
     const cronJob = this.cronJobs.get(`${job.metadata.namespace}/${ref.name}`);
     return cronJob?.metadata.uid === ref.uid ? cronJob : undefined;
   }

@@ -1,6 +1,6 @@
+import type { CronJob, CronJobSpec, Job } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { decideSchedule, jobFromTemplate, jobNameFor, jobsBeyondHistory, rfc1123z } from './cronjob-sync.js';
-import type { CronJob, CronJobSpec, Job } from './resources.js';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -1,9 +1,8 @@
-import { isKnownTimeZone } from '@skiff/api';
+import { isKnownTimeZone, RESOURCES, type CronJob, type Job } from '@skiff/api';
 import { newControllerRef } from '@skiff/controller-manager';
 import { CronError, formatInZone, parseSchedule } from './cron.js';
 import { conditionOf, isJobFinished } from './job-sync.js';
 import { JOB_CONDITION, JOB_LABEL } from './names.js';
-import { CRONJOBS, type CronJob, type Job } from './resources.js';
 
 /** Past this many missed start times the controller warns (it still starts the latest one). */
 export const MISSED_START_TIMES_LIMIT = 100;
@@ -62,7 +61,7 @@ export function jobFromTemplate(cronJob: CronJob, scheduledTime: number, default
       namespace: cronJob.metadata.namespace,
       ...(template.metadata?.labels ? { labels: template.metadata.labels } : {}),
       annotations: { ...template.metadata?.annotations, [JOB_LABEL.CRONJOB_SCHEDULED_TIMESTAMP]: formatInZone(scheduledTime, zone) },
-      ownerReferences: [newControllerRef(cronJob, CRONJOBS)],
+      ownerReferences: [newControllerRef(cronJob, RESOURCES.cronjobs)],
     },
     spec: template.spec,
   };
@@ -103,7 +102,7 @@ export function jobsBeyondHistory(cronJob: CronJob, jobs: readonly Job[]): Job[]
 
 /** The time a Job finished successfully, for `lastSuccessfulTime`. */
 export function completionTimeOf(job: Job): string | undefined {
-  return job.status?.completionTime ?? (isJobSucceeded(job) ? conditionOf(job.status, JOB_CONDITION.COMPLETE)?.lastTransitionTime : undefined);
+  return job.status?.completionTime ?? (isJobSucceeded(job) ? (conditionOf(job.status, JOB_CONDITION.COMPLETE)?.lastTransitionTime ?? undefined) : undefined);
 }
 
 /** RFC 1123 with a numeric zone, as Go's time.RFC1123Z prints it (the MissSchedule event). */

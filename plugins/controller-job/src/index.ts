@@ -53,7 +53,6 @@ export { parseSchedule, formatInZone, wallTime, CronError, type CronSchedule } f
 export { formatIndexes, parseIndexes } from './indexes.js';
 export { podForJob } from './pod-template.js';
 export * from './names.js';
-export * from './resources.js';
 
 /** A zone the runtime's time zone database does not know stops the start, naming the option. */
 function checkTimeZone(timeZone: string): void {

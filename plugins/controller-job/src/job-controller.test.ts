@@ -1,4 +1,4 @@
-import { RESOURCES, type Event, type Node, type Pod } from '@skiff/api';
+import { RESOURCES, type Event, type Job, type JobSpec, type Node, type Pod } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
 import criSimulated from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
@@ -8,7 +8,6 @@ import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import jobController from './index.js';
 import { JOB_LABEL, JOB_TRACKING_FINALIZER } from './names.js';
-import { JOBS, type Job, type JobSpec } from './resources.js';
 
 // The Job controller with the scheduler, two simulated kubelets whose containers exit after 300 ms (or as
 // the pod's annotations say), and a short failure backoff: every count and condition comes from real pods.
@@ -43,7 +42,7 @@ function job(name: string, spec: Partial<JobSpec> = {}, annotations?: Record<str
   };
 }
 
-const getJob = (name: string) => plane.client.get<Job>(JOBS, name, ns);
+const getJob = (name: string) => plane.client.get<Job>(RESOURCES.jobs, name, ns);
 
 async function podsOf(name: string): Promise<Pod[]> {
   return (await plane.client.list<Pod>(RESOURCES.pods, ns, { labelSelector: `${JOB_LABEL.JOB_NAME}=${name}` })).items;
@@ -70,7 +69,7 @@ async function eventsOf(name: string): Promise<Event[]> {
 
 describe('Job controller against a real API server, scheduler and kubelets', () => {
   it('runs a pod to completion and completes the Job, with labels, owner, finalizer released and status', async () => {
-    const created = await plane.client.create<Job>(JOBS, job('once'), ns);
+    const created = await plane.client.create<Job>(RESOURCES.jobs, job('once'), ns);
     const done = await finished('once', 'Complete');
     expect(done.status).toMatchObject({ succeeded: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {} });
     expect(done.status?.active).toBeUndefined();
@@ -101,7 +100,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
   });
 
   it('runs completions with at most parallelism pods at a time', async () => {
-    await plane.client.create<Job>(JOBS, job('batch', { completions: 5, parallelism: 2 }), ns);
+    await plane.client.create<Job>(RESOURCES.jobs, job('batch', { completions: 5, parallelism: 2 }), ns);
     let mostActive = 0;
     const done = await waitFor(
       'batch Complete',
@@ -120,7 +119,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
   });
 
   it('gives each index of an Indexed Job its own pod, hostname and completion index', async () => {
-    await plane.client.create<Job>(JOBS, job('indexed', { completions: 3, parallelism: 3, completionMode: 'Indexed' }), ns);
+    await plane.client.create<Job>(RESOURCES.jobs, job('indexed', { completions: 3, parallelism: 3, completionMode: 'Indexed' }), ns);
     const done = await finished('indexed', 'Complete');
     expect(done.status).toMatchObject({ succeeded: 3, completedIndexes: '0-2' });
     const pods = await podsOf('indexed');
@@ -138,7 +137,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
 
   it('replaces failed pods until the backoff limit, then fails the Job', async () => {
     const failing = { 'skiff.io/simulate-exit-code': '1', 'skiff.io/simulate-run-ms': '100' };
-    await plane.client.create<Job>(JOBS, job('flaky', { backoffLimit: 2 }, failing), ns);
+    await plane.client.create<Job>(RESOURCES.jobs, job('flaky', { backoffLimit: 2 }, failing), ns);
     const failed = await finished('flaky', 'Failed');
     expect(failed.status).toMatchObject({ failed: 3, terminating: 0, uncountedTerminatedPods: {} });
     expect(failed.status?.succeeded).toBeUndefined();
@@ -161,7 +160,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
 
   it('fails the Job at once when a pod fails as a FailJob rule of its podFailurePolicy says', async () => {
     const podFailurePolicy = { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] };
-    await plane.client.create<Job>(JOBS, job('policy', { backoffLimit: 6, podFailurePolicy }, { 'skiff.io/simulate-exit-code': '42' }), ns);
+    await plane.client.create<Job>(RESOURCES.jobs, job('policy', { backoffLimit: 6, podFailurePolicy }, { 'skiff.io/simulate-exit-code': '42' }), ns);
     const failed = await finished('policy', 'Failed');
     const [pod] = await podsOf('policy');
     expect(failed.status?.conditions?.find((c) => c.type === 'Failed')).toMatchObject({
@@ -172,7 +171,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
   });
 
   it('fails a Job that runs past activeDeadlineSeconds, deleting its pods', async () => {
-    await plane.client.create<Job>(JOBS, job('slow', { activeDeadlineSeconds: 1 }, { 'skiff.io/simulate-run-ms': '60000' }), ns);
+    await plane.client.create<Job>(RESOURCES.jobs, job('slow', { activeDeadlineSeconds: 1 }, { 'skiff.io/simulate-run-ms': '60000' }), ns);
     const failed = await finished('slow', 'Failed');
     expect(failed.status?.conditions?.find((c) => c.type === 'Failed')).toMatchObject({
       reason: 'DeadlineExceeded',
@@ -183,7 +182,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
   });
 
   it('suspends and resumes a Job', async () => {
-    await plane.client.create<Job>(JOBS, job('paused', { suspend: true }, { 'skiff.io/simulate-run-ms': '1000' }), ns);
+    await plane.client.create<Job>(RESOURCES.jobs, job('paused', { suspend: true }, { 'skiff.io/simulate-run-ms': '1000' }), ns);
     const suspended = await waitFor('Suspended', async () => {
       const current = await getJob('paused');
       return current.status?.conditions?.some((c) => c.type === 'Suspended' && c.status === 'True') && current;
@@ -191,7 +190,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
     expect(suspended.status?.conditions?.[0]).toMatchObject({ type: 'Suspended', reason: 'JobSuspended', message: 'Job suspended' });
     expect(suspended.status?.startTime).toBeUndefined();
     expect(await podsOf('paused')).toHaveLength(0);
-    await plane.client.patch(JOBS, 'paused', { spec: { suspend: false } }, { namespace: ns, patchType: 'merge' });
+    await plane.client.patch(RESOURCES.jobs, 'paused', { spec: { suspend: false } }, { namespace: ns, patchType: 'merge' });
     const done = await finished('paused', 'Complete');
     expect(done.status?.conditions?.find((c) => c.type === 'Suspended')).toMatchObject({ status: 'False', reason: 'JobResumed', message: 'Job resumed' });
     expect(done.status?.succeeded).toBe(1);
@@ -202,7 +201,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
   });
 
   it('deletes a finished Job ttlSecondsAfterFinished later, in the foreground', async () => {
-    await plane.client.create<Job>(JOBS, job('short-lived', { ttlSecondsAfterFinished: 1 }), ns);
+    await plane.client.create<Job>(RESOURCES.jobs, job('short-lived', { ttlSecondsAfterFinished: 1 }), ns);
     const done = await finished('short-lived', 'Complete');
     // No garbage collector runs here: the foreground deletion leaves the Job marked, holding its pods.
     const marked = await waitFor('the Job to be marked for deletion', async () => {
@@ -214,7 +213,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
   });
 
   it('lets pods of a deleted Job go: the tracking finalizer comes off', async () => {
-    await plane.client.create<Job>(JOBS, job('dropped', {}, { 'skiff.io/simulate-run-ms': '60000' }), ns);
+    await plane.client.create<Job>(RESOURCES.jobs, job('dropped', {}, { 'skiff.io/simulate-run-ms': '60000' }), ns);
     const [pod] = await waitFor('a running pod', async () => {
       const pods = await podsOf('dropped');
       return pods.length === 1 && pods[0]!.status?.phase === 'Running' && pods;
@@ -227,7 +226,7 @@ describe('Job controller against a real API server, scheduler and kubelets', () 
     });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await getJob('dropped')).metadata.resourceVersion).toBe(settled.metadata.resourceVersion);
-    await plane.client.delete(JOBS, 'dropped', ns, { propagationPolicy: 'Orphan' });
+    await plane.client.delete(RESOURCES.jobs, 'dropped', ns, { propagationPolicy: 'Orphan' });
     await waitFor('the finalizer to come off', async () => {
       const current = await plane.client.get<Pod>(RESOURCES.pods, pod!.metadata.name!, ns);
       return !current.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER);

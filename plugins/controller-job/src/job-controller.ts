@@ -1,4 +1,4 @@
-import { isApiError, labelSelectorFromObject, RESOURCES, type OwnerReference, type Pod } from '@skiff/api';
+import { isApiError, labelSelectorFromObject, RESOURCES, type Job, type JobStatus, type OwnerReference, type Pod } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
@@ -28,7 +28,6 @@ import {
 } from './names.js';
 import { podForJob } from './pod-template.js';
 import { hasTrackingFinalizer } from './pods.js';
-import { JOBS, type Job, type JobStatus } from './resources.js';
 
 export interface JobControllerOptions {
   now?: () => number;
@@ -75,7 +74,7 @@ export class JobController {
     this.backoffBaseMs = options.backoffBaseMs ?? DEFAULT_POD_FAILURE_BACKOFF_MS;
     this.backoffMaxMs = options.backoffMaxMs ?? MAX_POD_FAILURE_BACKOFF_MS;
     this.expectations = new Expectations(this.now);
-    this.jobs = ctx.informers.informer<Job>(JOBS);
+    this.jobs = ctx.informers.informer<Job>(RESOURCES.jobs);
     this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
     this.pods.addIndex(CONTROLLER_UID_INDEX, byControllerUid);
     this.pods.addIndex(ORPHAN_NAMESPACE_INDEX, orphansByNamespace);
@@ -167,7 +166,7 @@ export class JobController {
       if (job?.metadata.uid === ref.uid && !isJobFinished(job) && !job.metadata.deletionTimestamp) return;
       if (!job) {
         // The cache may lag behind a new Job: ask the API server before letting the pod go.
-        const live = await this.ctx.client.get<Job>(JOBS, ref.name, pod.metadata.namespace).catch((err: unknown) => {
+        const live = await this.ctx.client.get<Job>(RESOURCES.jobs, ref.name, pod.metadata.namespace).catch((err: unknown) => {
           if (isApiError(err, 'NotFound')) return undefined;
           throw err;
         });
@@ -182,7 +181,7 @@ export class JobController {
     return new ControllerRefManager<Pod>({
       client: this.ctx.client,
       controller: job,
-      controllerType: JOBS,
+      controllerType: RESOURCES.jobs,
       type: RESOURCES.pods,
       matches: (pod) => selector.matches(pod.metadata.labels ?? {}),
     }).claim(claimCandidates(this.pods, job));
@@ -249,7 +248,7 @@ export class JobController {
     if (wanted.length === 0) return { failed: 0 };
     const key = objectKey(job);
     this.expectations.expect(key, wanted.length, []);
-    const controllerRef = newControllerRef(job, JOBS);
+    const controllerRef = newControllerRef(job, RESOURCES.jobs);
     let created = 0;
     let next = 0;
     let error: unknown;
@@ -280,7 +279,7 @@ export class JobController {
   private async writeStatus(job: Job, status: JobStatus): Promise<Job> {
     if (canonicalJson(job.status ?? {}) === canonicalJson(status)) return job;
     try {
-      return await this.ctx.client.updateStatus<Job>(JOBS, { ...structuredClone(job), status });
+      return await this.ctx.client.updateStatus<Job>(RESOURCES.jobs, { ...structuredClone(job), status });
     } catch (err) {
       if (isApiError(err, 'NotFound')) return job;
       throw err;
@@ -292,11 +291,11 @@ export class JobController {
   }
 
   private isJobRef(ref: OwnerReference): boolean {
-    return ref.kind === JOBS.kind && ref.apiVersion.startsWith(`${JOBS.group}/`);
+    return ref.kind === RESOURCES.jobs.kind && ref.apiVersion.startsWith(`${RESOURCES.jobs.group}/`);
   }
 
   private jobOf(pod: Pod): Job | undefined {
-    return resolveControllerRef(this.jobs, JOBS, pod.metadata.namespace, controllerRefOf(pod));
+    return resolveControllerRef(this.jobs, RESOURCES.jobs, pod.metadata.namespace, controllerRefOf(pod));
   }
 
   private checkOrphan(pod: Pod): void {

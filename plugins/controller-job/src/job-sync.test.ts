@@ -1,10 +1,9 @@
-import type { Pod } from '@skiff/api';
+import type { Job, JobSpec, JobStatus, Pod } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { NO_BACKOFF, nextBackoffRecord, remainingBackoffMs } from './backoff.js';
 import { formatIndexes, parseIndexes } from './indexes.js';
 import { planJob, settleStatus, type JobSyncInput } from './job-sync.js';
 import { JOB_LABEL, JOB_TRACKING_FINALIZER } from './names.js';
-import type { Job, JobSpec, JobStatus } from './resources.js';
 
 const NOW = Date.parse('2024-05-06T10:00:00Z');
 

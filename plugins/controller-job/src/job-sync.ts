@@ -1,11 +1,10 @@
-import { isPodReady, type Pod } from '@skiff/api';
+import { isPodReady, type Job, type JobCondition, type JobStatus, type Pod } from '@skiff/api';
 import { isPodActive, kubeTime } from '@skiff/controller-manager';
 import { nextBackoffRecord, remainingBackoffMs, type BackoffRecord } from './backoff.js';
 import { formatIndexes, parseIndexes } from './indexes.js';
 import { EVENT_REASON, JOB_CONDITION, JOB_FINISH, JOB_SUSPEND, MAX_POD_CREATE_DELETE_PER_SYNC } from './names.js';
-import { matchPodFailurePolicy, type PodFailurePolicy } from './pod-failure-policy.js';
+import { matchPodFailurePolicy } from './pod-failure-policy.js';
 import { compareForDeletion, finishTime, hasTrackingFinalizer, isFailed, isSucceeded, isTerminating, podIndex, restartsOf } from './pods.js';
-import type { Job, JobCondition, JobStatus } from './resources.js';
 
 export interface PlannedEvent {
   type: 'Normal' | 'Warning';
@@ -162,7 +161,7 @@ export function planJob(input: JobSyncInput): JobPlan {
     } else if (isFailed(pod)) {
       // Pods taken away by a suspension, or cut short once the Job succeeded, are not failures; nor are
       // pods a podFailurePolicy rule ignores. A FailJob rule fails the Job at once.
-      const rule = pod.status?.phase === 'Failed' ? matchPodFailurePolicy(job.spec.podFailurePolicy as PodFailurePolicy | undefined, pod) : undefined;
+      const rule = pod.status?.phase === 'Failed' ? matchPodFailurePolicy(job.spec.podFailurePolicy, pod) : undefined;
       if (rule?.action === 'FailJob' && !finishing && !uncountedFailed.includes(uid)) {
         finishing = failing({ reason: 'PodFailurePolicy', message: rule.message });
         setCondition(status, finishing.interim, 'True', finishing.reason, finishing.message, now);

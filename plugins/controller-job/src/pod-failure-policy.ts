@@ -1,14 +1,4 @@
-import type { Pod } from '@skiff/api';
-
-export interface PodFailurePolicyRule {
-  action: 'FailJob' | 'FailIndex' | 'Ignore' | 'Count';
-  onExitCodes?: { containerName?: string; operator: 'In' | 'NotIn'; values: number[] };
-  onPodConditions?: { type: string; status?: string }[];
-}
-
-export interface PodFailurePolicy {
-  rules: PodFailurePolicyRule[];
-}
+import type { Pod, PodFailurePolicy, PodFailurePolicyRule } from '@skiff/api';
 
 /** The first rule a failed pod matches, with the message a FailJob rule gives the Job. */
 export interface MatchedRule {

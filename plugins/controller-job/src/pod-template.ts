@@ -1,6 +1,5 @@
-import type { Container, OwnerReference, Pod } from '@skiff/api';
+import type { Container, Job, OwnerReference, Pod } from '@skiff/api';
 import { COMPLETION_INDEX_ENV, JOB_LABEL, JOB_TRACKING_FINALIZER } from './names.js';
-import type { Job } from './resources.js';
 
 /** Generated names are the prefix plus 5 random characters and must stay within 63. */
 const MAX_GENERATE_NAME_PREFIX = 58;

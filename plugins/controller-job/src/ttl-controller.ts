@@ -1,10 +1,9 @@
-import { isApiError } from '@skiff/api';
+import { isApiError, RESOURCES, type Job } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { conditionOf, isJobFinished } from './job-sync.js';
 import { JOB_CONDITION, TTL_CONTROLLER_NAME } from './names.js';
-import { JOBS, type Job } from './resources.js';
 
 /** When a finished Job with `ttlSecondsAfterFinished` may be deleted (ms since the epoch), if it may at all. */
 export function expiresAt(job: Job): number | undefined {
@@ -28,7 +27,7 @@ export class TtlAfterFinishedController {
     private readonly ctx: ControllerContext,
     private readonly now: () => number = Date.now,
   ) {
-    this.jobs = ctx.informers.informer<Job>(JOBS);
+    this.jobs = ctx.informers.informer<Job>(RESOURCES.jobs);
     const consider = (job: Job) => {
       if (expiresAt(job) !== undefined) this.queue.add(objectKey(job));
     };
@@ -47,7 +46,7 @@ export class TtlAfterFinishedController {
     // The TTL may have changed since the cache saw the Job: decide on the live object.
     let live: Job;
     try {
-      live = await this.ctx.client.get<Job>(JOBS, cached.metadata.name!, cached.metadata.namespace);
+      live = await this.ctx.client.get<Job>(RESOURCES.jobs, cached.metadata.name!, cached.metadata.namespace);
     } catch (err) {
       if (isApiError(err, 'NotFound')) return;
       throw err;
@@ -56,7 +55,7 @@ export class TtlAfterFinishedController {
     if (liveExpiry === undefined) return;
     if (liveExpiry > this.now()) return this.queue.addAfter(key, liveExpiry - this.now());
     try {
-      await this.ctx.client.delete(JOBS, live.metadata.name!, live.metadata.namespace, {
+      await this.ctx.client.delete(RESOURCES.jobs, live.metadata.name!, live.metadata.namespace, {
         propagationPolicy: 'Foreground',
         preconditions: { uid: live.metadata.uid!, resourceVersion: live.metadata.resourceVersion! },
       });
