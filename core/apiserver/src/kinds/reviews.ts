@@ -1,11 +1,27 @@
-import { defineKind, errors, type KubeObject, type ResourceDefinition, type UserInfo } from '@skiff/api';
+import {
+  defineKind,
+  errors,
+  isJsonObject,
+  RESOURCES,
+  type KubeObject,
+  type LocalSubjectAccessReview,
+  type ResourceDefinition,
+  type ResourceType,
+  type SelfSubjectAccessReview,
+  type SelfSubjectAccessReviewSpec,
+  type SelfSubjectReview,
+  type SelfSubjectRulesReview,
+  type SubjectAccessReview,
+  type TokenReview,
+  type UserInfo,
+} from '@skiff/api';
 import type { ApiResponse, AuthnRequest, AuthzAttributes } from '@skiff/kernel';
 import type { RestContext } from '../rest/context.js';
 import type { KindHandler, KindHandlers } from '../rest/handlers.js';
 import { json } from '../rest/respond.js';
 
-const AUTHORIZATION = 'authorization.k8s.io';
-const AUTHENTICATION = 'authentication.k8s.io';
+const AUTHORIZATION = RESOURCES.subjectaccessreviews.group;
+const AUTHENTICATION = RESOURCES.tokenreviews.group;
 
 /**
  * Review kinds answered by the API server through the kernel's authn and authz hooks, never stored:
@@ -13,15 +29,14 @@ const AUTHENTICATION = 'authentication.k8s.io';
  * whoami` (SelfSubjectReview), and for other components TokenReview, SubjectAccessReview and
  * LocalSubjectAccessReview.
  */
-const review = (group: string, kind: string, namespaced = false): ResourceDefinition =>
-  defineKind({ group, version: 'v1', kind, resource: `${kind.toLowerCase()}s`, namespaced, verbs: ['create'] });
+const review = <T extends KubeObject>(coordinates: ResourceType): ResourceDefinition => defineKind<T>({ ...coordinates, verbs: ['create'] });
 
-export const selfSubjectAccessReviews = review(AUTHORIZATION, 'SelfSubjectAccessReview');
-export const selfSubjectRulesReviews = review(AUTHORIZATION, 'SelfSubjectRulesReview');
-export const subjectAccessReviews = review(AUTHORIZATION, 'SubjectAccessReview');
-export const localSubjectAccessReviews = review(AUTHORIZATION, 'LocalSubjectAccessReview', true);
-export const selfSubjectReviews = review(AUTHENTICATION, 'SelfSubjectReview');
-export const tokenReviews = review(AUTHENTICATION, 'TokenReview');
+export const selfSubjectAccessReviews = review<SelfSubjectAccessReview>(RESOURCES.selfsubjectaccessreviews);
+export const selfSubjectRulesReviews = review<SelfSubjectRulesReview>(RESOURCES.selfsubjectrulesreviews);
+export const subjectAccessReviews = review<SubjectAccessReview>(RESOURCES.subjectaccessreviews);
+export const localSubjectAccessReviews = review<LocalSubjectAccessReview>(RESOURCES.localsubjectaccessreviews);
+export const selfSubjectReviews = review<SelfSubjectReview>(RESOURCES.selfsubjectreviews);
+export const tokenReviews = review<TokenReview>(RESOURCES.tokenreviews);
 
 export const REVIEW_KINDS: ResourceDefinition[] = [
   selfSubjectReviews,
@@ -59,21 +74,16 @@ export function registerReviewHandlers(handlers: KindHandlers): void {
     .register(at(tokenReviews), handle(tokenReview));
 }
 
-interface AccessReviewSpec {
-  resourceAttributes?: { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string };
-  nonResourceAttributes?: { path?: string; verb?: string };
-}
-
 /** Asks the authorization chain about the caller, exactly as a real request would be asked. */
 function selfSubjectAccessReview(ctx: RestContext, body: unknown): Promise<ApiResponse> {
-  const spec = reviewBody(body).spec as AccessReviewSpec | undefined;
+  const spec = reviewBody<SelfSubjectAccessReview>(body).spec;
   return accessReview(ctx, 'SelfSubjectAccessReview', spec, ctx.user);
 }
 
 /** Asks the authorization chain about the user the review names (`spec.user`, `groups`, `uid`, `extra`). */
 function subjectAccessReview(ctx: RestContext, body: unknown, kind: 'SubjectAccessReview' | 'LocalSubjectAccessReview'): Promise<ApiResponse> {
-  const object = reviewBody(body);
-  const spec = object.spec as (AccessReviewSpec & { user?: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> }) | undefined;
+  const object = reviewBody<SubjectAccessReview | LocalSubjectAccessReview>(body);
+  const spec = object.spec;
   const causes = [];
   if (!spec?.user && !spec?.groups?.length)
     causes.push({ type: 'FieldValueRequired', field: 'spec.user', message: 'Required value: at least one of user or group must be specified' });
@@ -88,17 +98,24 @@ function subjectAccessReview(ctx: RestContext, body: unknown, kind: 'SubjectAcce
       });
     }
   }
-  if (causes.length) throw errors.invalid(kind, AUTHORIZATION, object.metadata?.name ?? '', causes);
+  // Without a spec there is no user or group, so the causes are never empty then.
+  if (causes.length || !spec) throw errors.invalid(kind, AUTHORIZATION, object.metadata?.name ?? '', causes);
   const user: UserInfo = {
-    username: spec!.user ?? '',
-    groups: spec!.groups ?? [],
-    ...(spec!.uid ? { uid: spec!.uid } : {}),
-    ...(spec!.extra ? { extra: spec!.extra } : {}),
+    username: spec.user ?? '',
+    groups: spec.groups ?? [],
+    ...(spec.uid ? { uid: spec.uid } : {}),
+    ...(spec.extra ? { extra: spec.extra } : {}),
   };
   return accessReview(ctx, kind, spec, user, object.metadata?.namespace ?? ctx.info.namespace);
 }
 
-async function accessReview(ctx: RestContext, kind: string, spec: AccessReviewSpec | undefined, user: UserInfo, namespace?: string): Promise<ApiResponse> {
+async function accessReview(
+  ctx: RestContext,
+  kind: string,
+  spec: SelfSubjectAccessReviewSpec | undefined,
+  user: UserInfo,
+  namespace?: string,
+): Promise<ApiResponse> {
   const resource = spec?.resourceAttributes;
   const nonResource = spec?.nonResourceAttributes;
   if (!resource && !nonResource)
@@ -146,7 +163,7 @@ async function accessReview(ctx: RestContext, kind: string, spec: AccessReviewSp
 
 /** The authorize hook decides request by request and cannot list rules, so the answer says it is incomplete. */
 async function selfSubjectRulesReview(_ctx: RestContext, body: unknown): Promise<ApiResponse> {
-  const review = reviewBody(body);
+  const review = reviewBody<SelfSubjectRulesReview>(body);
   return json(
     {
       kind: 'SelfSubjectRulesReview',
@@ -179,8 +196,7 @@ async function selfSubjectReview(ctx: RestContext): Promise<ApiResponse> {
 
 /** Runs the authentication chain on the token, as if a request had carried it. */
 async function tokenReview(ctx: RestContext, body: unknown): Promise<ApiResponse> {
-  const object = reviewBody(body);
-  const spec = object.spec as { token?: string; audiences?: string[] } | undefined;
+  const spec = reviewBody<TokenReview>(body).spec;
   if (!spec?.token) throw errors.invalid('TokenReview', AUTHENTICATION, '', [{ type: 'FieldValueRequired', field: 'spec.token', message: 'Required value' }]);
   const request: AuthnRequest = { headers: { authorization: `Bearer ${spec.token}` }, errors: [] };
   const result = await ctx.core.hooks.authenticate.promise(request);
@@ -195,8 +211,12 @@ async function tokenReview(ctx: RestContext, body: unknown): Promise<ApiResponse
   return json({ kind: 'TokenReview', apiVersion: `${AUTHENTICATION}/v1`, metadata: { creationTimestamp: null }, spec, status }, 201);
 }
 
-function reviewBody(body: unknown): KubeObject {
-  if (body === undefined) return { metadata: {} };
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be an object');
-  return body as KubeObject;
+/**
+ * A review as the client sent it. Reviews are answered, never decoded or stored: the handlers read the
+ * fields their kind declares and expect any of them to be missing.
+ */
+function reviewBody<T extends KubeObject>(body: unknown): Partial<T> {
+  if (body === undefined) return {};
+  if (!isJsonObject(body)) throw errors.badRequest('the request body must be an object');
+  return body as Partial<T>;
 }
