@@ -1,16 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isApiError, RESOURCES, type Namespace } from '@skiff/api';
+import { isApiError, RESOURCES, type ConfigMap, type Namespace } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import rootCaPublisher from './index.js';
-import { CONFIG_MAPS, type ConfigMap } from './controller.js';
 
 async function find(client: ApiClient, namespace: string): Promise<ConfigMap | undefined> {
   try {
-    return await client.get<ConfigMap>(CONFIG_MAPS, 'kube-root-ca.crt', namespace);
+    return await client.get<ConfigMap>(RESOURCES.configmaps, 'kube-root-ca.crt', namespace);
   } catch (err) {
     if (isApiError(err, 'NotFound')) return undefined;
     throw err;
@@ -45,7 +44,7 @@ describe('root CA publisher against a real API server', () => {
   it('puts back a deleted ConfigMap', async () => {
     await createNamespace(plane.client, 'team-b');
     const first = await waitFor('kube-root-ca.crt in team-b', () => find(plane.client, 'team-b'));
-    await plane.client.delete(CONFIG_MAPS, 'kube-root-ca.crt', 'team-b');
+    await plane.client.delete(RESOURCES.configmaps, 'kube-root-ca.crt', 'team-b');
     const again = await waitFor('kube-root-ca.crt back in team-b', async () => {
       const configMap = await find(plane.client, 'team-b');
       return configMap?.metadata.uid !== first.metadata.uid && published(configMap) && configMap;
@@ -56,7 +55,7 @@ describe('root CA publisher against a real API server', () => {
   it('restores changed data, dropping keys someone added', async () => {
     await createNamespace(plane.client, 'team-c');
     const current = await waitFor('kube-root-ca.crt in team-c', () => find(plane.client, 'team-c'));
-    const changed = await plane.client.update<ConfigMap>(CONFIG_MAPS, { ...current, data: { 'ca.crt': 'not a certificate', extra: 'x' } });
+    const changed = await plane.client.update<ConfigMap>(RESOURCES.configmaps, { ...current, data: { 'ca.crt': 'not a certificate', extra: 'x' } });
     await waitFor('the certificate restored', async () => {
       const configMap = await find(plane.client, 'team-c');
       return configMap?.metadata.resourceVersion !== changed.metadata.resourceVersion && published(configMap);
@@ -65,18 +64,18 @@ describe('root CA publisher against a real API server', () => {
 
   it('leaves other ConfigMaps alone', async () => {
     await plane.client.create<ConfigMap>(
-      CONFIG_MAPS,
+      RESOURCES.configmaps,
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'team-a' }, data: { a: '1' } },
       'team-a',
     );
-    const settings = await plane.client.update<ConfigMap>(CONFIG_MAPS, {
-      ...(await plane.client.get<ConfigMap>(CONFIG_MAPS, 'settings', 'team-a')),
+    const settings = await plane.client.update<ConfigMap>(RESOURCES.configmaps, {
+      ...(await plane.client.get<ConfigMap>(RESOURCES.configmaps, 'settings', 'team-a')),
       data: { a: '2' },
     });
     // A ConfigMap change the publisher does watch, after the one it must not react to.
-    await plane.client.delete(CONFIG_MAPS, 'kube-root-ca.crt', 'team-a');
+    await plane.client.delete(RESOURCES.configmaps, 'kube-root-ca.crt', 'team-a');
     await waitFor('kube-root-ca.crt back in team-a', async () => published(await find(plane.client, 'team-a')));
-    expect((await plane.client.get<ConfigMap>(CONFIG_MAPS, 'settings', 'team-a')).metadata.resourceVersion).toBe(settings.metadata.resourceVersion);
+    expect((await plane.client.get<ConfigMap>(RESOURCES.configmaps, 'settings', 'team-a')).metadata.resourceVersion).toBe(settings.metadata.resourceVersion);
   });
 });
 

@@ -1,15 +1,8 @@
-import { isApiError, RESOURCES, type KubeObject, type Namespace, type ResourceType } from '@skiff/api';
+import { isApiError, RESOURCES, type ConfigMap, type Namespace } from '@skiff/api';
 import { WorkQueue } from '@skiff/client';
 import { enqueueActiveNamespaces, isNamespaceActive, isNamespaceActiveLive, runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME, ROOT_CA_CONFIGMAP, ROOT_CA_KEY } from './names.js';
-
-export const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
-
-export interface ConfigMap extends KubeObject {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-}
 
 /** Whether a ConfigMap's data is exactly the published certificate (any other key is removed, as upstream does). */
 export function holdsCertificate(configMap: ConfigMap, pem: string): boolean {
@@ -34,7 +27,7 @@ export class RootCaPublisher {
   ) {
     this.namespaces = ctx.informers.informer<Namespace>(RESOURCES.namespaces);
     // Only the published ConfigMaps: the others in the cluster may be many and large.
-    this.configMaps = ctx.informers.informer<ConfigMap>(CONFIG_MAPS, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
+    this.configMaps = ctx.informers.informer<ConfigMap>(RESOURCES.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
     enqueueActiveNamespaces(this.namespaces, this.queue);
     this.configMaps.addHandlers({
       update: (_old, configMap) => {
@@ -59,14 +52,14 @@ export class RootCaPublisher {
     }
     try {
       await this.ctx.client.create<ConfigMap>(
-        CONFIG_MAPS,
+        RESOURCES.configmaps,
         { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA_CONFIGMAP, namespace }, data: { [ROOT_CA_KEY]: this.pem } },
         namespace,
       );
     } catch (err) {
       // The cache lagged behind a create: the live object decides.
       if (isApiError(err, 'AlreadyExists')) {
-        const live = await this.ctx.client.get<ConfigMap>(CONFIG_MAPS, ROOT_CA_CONFIGMAP, namespace);
+        const live = await this.ctx.client.get<ConfigMap>(RESOURCES.configmaps, ROOT_CA_CONFIGMAP, namespace);
         if (!holdsCertificate(live, this.pem)) await this.rewrite(live);
         return;
       }
@@ -78,7 +71,7 @@ export class RootCaPublisher {
 
   /** An update conditional on the version read: a 409 means someone wrote it since, and the next pass reads again. */
   private async rewrite(configMap: ConfigMap): Promise<void> {
-    await this.ctx.client.update<ConfigMap>(CONFIG_MAPS, { ...configMap, data: { [ROOT_CA_KEY]: this.pem } });
+    await this.ctx.client.update<ConfigMap>(RESOURCES.configmaps, { ...configMap, data: { [ROOT_CA_KEY]: this.pem } });
     this.ctx.logger.debug({ namespace: configMap.metadata.namespace }, 'root CA ConfigMap restored');
   }
 }
