@@ -1,10 +1,8 @@
-import { RESOURCES, type Node } from '@skiff/api';
+import { RESOURCES, type Node, type Service } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import serviceLB from './index.js';
-import type { Service } from './ingress.js';
-import { SERVICES } from './names.js';
 
 async function node(client: ApiClient, name: string, ip: string, labels?: Record<string, string>): Promise<void> {
   const created = await client.create<Node>(RESOURCES.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, ...(labels && { labels }) } });
@@ -19,7 +17,7 @@ async function node(client: ApiClient, name: string, ip: string, labels?: Record
   });
 }
 
-const ingressOf = async (client: ApiClient, name: string) => (await client.get<Service>(SERVICES, name, 'default')).status?.loadBalancer?.ingress;
+const ingressOf = async (client: ApiClient, name: string) => (await client.get<Service>(RESOURCES.services, name, 'default')).status?.loadBalancer?.ingress;
 
 describe('service-lb controller against a real API server', () => {
   let plane: ControlPlane;
@@ -34,7 +32,7 @@ describe('service-lb controller against a real API server', () => {
   it('gives a LoadBalancer Service the nodes InternalIPs, follows node changes, and clears them when the type changes', async () => {
     const { client } = plane;
     await client.create(
-      SERVICES,
+      RESOURCES.services,
       { apiVersion: 'v1', kind: 'Service', metadata: { name: 'lb' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } },
       'default',
     );
@@ -47,14 +45,14 @@ describe('service-lb controller against a real API server', () => {
     await node(client, 'node-c', '192.168.0.13');
     await waitFor('the new node in the ingress', async () => (await ingressOf(client, 'lb'))?.length === 3);
 
-    await client.patch(SERVICES, 'lb', { spec: { type: 'ClusterIP' } }, { namespace: 'default' });
+    await client.patch(RESOURCES.services, 'lb', { spec: { type: 'ClusterIP' } }, { namespace: 'default' });
     await waitFor('the ingress to be cleared', async () => (await ingressOf(client, 'lb')) === undefined);
   });
 
   it('leaves LoadBalancer Services with a loadBalancerClass to their own implementation', async () => {
     const { client } = plane;
     await client.create(
-      SERVICES,
+      RESOURCES.services,
       {
         apiVersion: 'v1',
         kind: 'Service',
@@ -64,7 +62,7 @@ describe('service-lb controller against a real API server', () => {
       'default',
     );
     await client.create(
-      SERVICES,
+      RESOURCES.services,
       { apiVersion: 'v1', kind: 'Service', metadata: { name: 'plain' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } },
       'default',
     );

@@ -1,9 +1,9 @@
-import { RESOURCES, type Node } from '@skiff/api';
+import { RESOURCES, type LoadBalancerIngress, type Node, type Service } from '@skiff/api';
 import { objectKey, splitObjectKey, WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
-import { isOurs, nodeIngress, sameIngress, type LoadBalancerIngress, type Service } from './ingress.js';
-import { CONTROLLER_NAME, SERVICES } from './names.js';
+import { isOurs, nodeIngress, sameIngress } from './ingress.js';
+import { CONTROLLER_NAME } from './names.js';
 
 /**
  * Gives `type: LoadBalancer` Services the nodes' addresses as `status.loadBalancer.ingress`, as k3s's
@@ -16,7 +16,7 @@ export class ServiceLBController {
   private readonly nodes: Informer<Node>;
 
   constructor(private readonly ctx: ControllerContext) {
-    this.services = ctx.informers.informer<Service>(SERVICES);
+    this.services = ctx.informers.informer<Service>(RESOURCES.services);
     this.nodes = ctx.informers.informer<Node>(RESOURCES.nodes);
     this.services.addHandlers({
       add: (service) => this.enqueue(service),
@@ -43,9 +43,9 @@ export class ServiceLBController {
     else return;
     if (sameIngress(current, wanted)) return;
     const { namespace, name } = splitObjectKey(key);
-    const service = await this.ctx.client.get<Service>(SERVICES, name, namespace);
+    const service = await this.ctx.client.get<Service>(RESOURCES.services, name, namespace);
     const loadBalancer = wanted.length ? { ingress: wanted } : {};
-    await this.ctx.client.updateStatus<Service>(SERVICES, { ...service, status: { ...service.status, loadBalancer } });
+    await this.ctx.client.updateStatus<Service>(RESOURCES.services, { ...service, status: { ...service.status, loadBalancer } });
     if (wanted.length) this.ctx.recorder.event(service, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
   }
 

@@ -15,5 +15,5 @@ export default plugin;
 export type ServiceLBOptions = PluginOptions<typeof plugin>;
 
 export { ServiceLBController } from './controller.js';
-export { isOurs, nodeIngress, type LoadBalancerIngress } from './ingress.js';
+export { isOurs, nodeIngress } from './ingress.js';
 export { CONTROLLER_NAME, PLUGIN_NAME, EXCLUDE_LABEL } from './names.js';

@@ -1,16 +1,5 @@
-import type { KubeObject, Node } from '@skiff/api';
+import type { LoadBalancerIngress, Node, Service } from '@skiff/api';
 import { EXCLUDE_LABEL } from './names.js';
-
-export interface LoadBalancerIngress {
-  ip?: string;
-  hostname?: string;
-  ipMode?: string;
-}
-
-export interface Service extends KubeObject {
-  spec?: { type?: string; loadBalancerClass?: string };
-  status?: { loadBalancer?: { ingress?: LoadBalancerIngress[] }; conditions?: unknown[] };
-}
 
 /** Whether this controller answers for the Service: a LoadBalancer no other implementation claims by class. */
 export function isOurs(service: Service): boolean {

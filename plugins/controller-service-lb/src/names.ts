@@ -1,10 +1,6 @@
-import type { ResourceType } from '@skiff/api';
-
 export const PLUGIN_NAME = '@skiff/plugin-controller-service-lb';
 /** The name `enabled` in the controller manager's options refers to. */
 export const CONTROLLER_NAME = 'service-lb';
 
 /** Nodes with this label are left out of load balancers (the well-known label). */
 export const EXCLUDE_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
-
-export const SERVICES: ResourceType = Object.freeze({ group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true });
