@@ -36,6 +36,6 @@ export default definePlugin({
 });
 
 export { writeAtomically, checkPayloadPath, type Payload, type PayloadFile } from './atomic-writer.js';
-export { ServiceAccountTokens, type TokenProjection } from './service-account-tokens.js';
+export { ServiceAccountTokens } from './service-account-tokens.js';
 export { VolumeError, VOLUME_ERRORS, type VolumeErrorCode } from './errors.js';
 export { PLUGIN_NAME, VOLUME_PLUGIN, DATA_LINK, TMPFS_UNAVAILABLE_REASON } from './names.js';

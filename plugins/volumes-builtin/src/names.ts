@@ -1,5 +1,3 @@
-import type { ResourceType } from '@skiff/api';
-
 export const PLUGIN_NAME = '@skiff/plugin-volumes-builtin';
 
 /**
@@ -31,15 +29,3 @@ export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
 
 /** The event a Memory-medium emptyDir records when it cannot be a tmpfs (the kubelet is not root). */
 export const TMPFS_UNAVAILABLE_REASON = 'TmpfsUnavailable';
-
-export const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
-export const SECRETS: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
-export const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
-export const PERSISTENT_VOLUME_CLAIMS: ResourceType = {
-  group: '',
-  version: 'v1',
-  resource: 'persistentvolumeclaims',
-  kind: 'PersistentVolumeClaim',
-  namespaced: true,
-};
-export const PERSISTENT_VOLUMES: ResourceType = { group: '', version: 'v1', resource: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false };

@@ -1,37 +1,20 @@
-import { containerResourceValue, isApiError, metadataFieldValue, type KubeObject, type Pod, type ResourceFieldSelector, type ResourceType } from '@skiff/api';
+import {
+  containerResourceValue,
+  isApiError,
+  metadataFieldValue,
+  RESOURCES,
+  type ConfigMap,
+  type ConfigMapProjection,
+  type DownwardAPIVolumeFile,
+  type KubeObject,
+  type Pod,
+  type ResourceType,
+  type Secret,
+  type SecretProjection,
+} from '@skiff/api';
 import type { VolumeContext } from '@skiff/kernel';
 import type { Payload } from './atomic-writer.js';
 import { VolumeError } from './errors.js';
-import { CONFIG_MAPS, SECRETS } from './names.js';
-
-/** A key of a ConfigMap or Secret projected to a path, with its own mode. */
-export interface KeyToPath {
-  key: string;
-  path: string;
-  mode?: number;
-}
-
-export interface ObjectProjection {
-  name?: string;
-  items?: KeyToPath[];
-  optional?: boolean;
-}
-
-export interface DownwardAPIFile {
-  path: string;
-  fieldRef?: { apiVersion?: string; fieldPath: string };
-  resourceFieldRef?: ResourceFieldSelector;
-  mode?: number;
-}
-
-interface ConfigMap extends KubeObject {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-}
-
-interface Secret extends KubeObject {
-  data?: Record<string, string>;
-}
 
 /** The file mode Kubernetes gives projected files that name none: 0644. */
 export const DEFAULT_FILE_MODE = 0o644;
@@ -48,7 +31,7 @@ async function find<T extends KubeObject>(context: VolumeContext, type: Resource
 
 function project(
   entries: Map<string, Buffer>,
-  projection: ObjectProjection,
+  projection: ConfigMapProjection | SecretProjection,
   defaultMode: number,
   missingKey: (key: string) => Error,
   payload: Payload = new Map(),
@@ -72,12 +55,12 @@ function project(
 export async function configMapPayload(
   context: VolumeContext,
   pod: Pod,
-  projection: ObjectProjection,
+  projection: ConfigMapProjection,
   defaultMode: number,
   payload?: Payload,
 ): Promise<Payload> {
   const name = projection.name ?? '';
-  const configMap = await find<ConfigMap>(context, CONFIG_MAPS, pod.metadata.namespace!, name);
+  const configMap = await find<ConfigMap>(context, RESOURCES.configmaps, pod.metadata.namespace!, name);
   if (!configMap) {
     if (projection.optional) return payload ?? new Map();
     throw new VolumeError('SKIFF_ERR_VOLUME_OBJECT_NOT_FOUND', { kind: 'configmap', name });
@@ -89,9 +72,9 @@ export async function configMapPayload(
 }
 
 /** The files of a secret volume or projection (values decoded from base64). */
-export async function secretPayload(context: VolumeContext, pod: Pod, projection: ObjectProjection, defaultMode: number, payload?: Payload): Promise<Payload> {
+export async function secretPayload(context: VolumeContext, pod: Pod, projection: SecretProjection, defaultMode: number, payload?: Payload): Promise<Payload> {
   const name = projection.name ?? '';
-  const secret = await find<Secret>(context, SECRETS, pod.metadata.namespace!, name);
+  const secret = await find<Secret>(context, RESOURCES.secrets, pod.metadata.namespace!, name);
   if (!secret) {
     if (projection.optional) return payload ?? new Map();
     throw new VolumeError('SKIFF_ERR_VOLUME_OBJECT_NOT_FOUND', { kind: 'secret', name });
@@ -105,7 +88,7 @@ export async function secretPayload(context: VolumeContext, pod: Pod, projection
 export function downwardAPIPayload(
   context: VolumeContext | undefined,
   pod: Pod,
-  items: DownwardAPIFile[],
+  items: DownwardAPIVolumeFile[],
   defaultMode: number,
   payload: Payload = new Map(),
 ): Payload {

@@ -1,14 +1,7 @@
-import type { Pod } from '@skiff/api';
+import { RESOURCES, type Pod, type ServiceAccountTokenProjection } from '@skiff/api';
 import type { VolumeContext } from '@skiff/kernel';
 import { VolumeError } from './errors.js';
-import { DEFAULT_TOKEN_EXPIRATION_SECONDS, SERVICE_ACCOUNTS, TOKEN_MAX_AGE_MS, TOKEN_REFRESH_FRACTION } from './names.js';
-
-/** A `serviceAccountToken` projection. */
-export interface TokenProjection {
-  audience?: string;
-  expirationSeconds?: number;
-  path: string;
-}
+import { DEFAULT_TOKEN_EXPIRATION_SECONDS, TOKEN_MAX_AGE_MS, TOKEN_REFRESH_FRACTION } from './names.js';
 
 interface IssuedToken {
   token: string;
@@ -30,9 +23,9 @@ export class ServiceAccountTokens {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async token(context: VolumeContext, pod: Pod, projection: TokenProjection): Promise<string> {
+  async token(context: VolumeContext, pod: Pod, projection: ServiceAccountTokenProjection): Promise<string> {
     const { namespace, name, uid } = pod.metadata as { namespace: string; name: string; uid: string };
-    const account = (pod.spec.serviceAccountName as string | undefined) || 'default';
+    const account = pod.spec.serviceAccountName || 'default';
     const expirationSeconds = projection.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS;
     const key = `${uid}/${account}/${projection.audience ?? ''}/${expirationSeconds}`;
     const held = this.tokens.get(key);
@@ -41,7 +34,7 @@ export class ServiceAccountTokens {
 
     let response: TokenRequestResponse;
     try {
-      response = await context.client.createSubresource<TokenRequestResponse>(SERVICE_ACCOUNTS, account, namespace, 'token', {
+      response = await context.client.createSubresource<TokenRequestResponse>(RESOURCES.serviceaccounts, account, namespace, 'token', {
         apiVersion: 'authentication.k8s.io/v1',
         kind: 'TokenRequest',
         spec: {

@@ -1,5 +1,6 @@
 import { chmod, lstat, mkdir, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { Volume } from '@skiff/api';
 import type { VolumeContext } from '@skiff/kernel';
 import { VolumeError } from '../errors.js';
 import { isMountPoint, mountTmpfs, runningAsRoot, unmount } from '../tmpfs.js';
@@ -7,6 +8,12 @@ import { isMountPoint, mountTmpfs, runningAsRoot, unmount } from '../tmpfs.js';
 export type Json = Record<string, unknown>;
 
 export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A volume as its pod declares it. VolumePlugin hands each entry of `pod.spec.volumes` over as plain JSON; the API
+ * server has validated it as a Volume, so the plugins read it as one, converted here alone.
+ */
+export const podVolume = (volume: Json): Volume => volume as unknown as Volume;
 
 /** What every built-in plugin is configured with (the package's options). */
 export interface BuiltinVolumeOptions {

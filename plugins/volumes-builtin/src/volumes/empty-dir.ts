@@ -2,12 +2,7 @@ import { parseBytes, type Pod } from '@skiff/api';
 import type { VolumeContext, VolumePlugin } from '@skiff/kernel';
 import { VolumeError } from '../errors.js';
 import { EMPTY_DIR_MODE, TMPFS_UNAVAILABLE_REASON, VOLUME_PLUGIN } from '../names.js';
-import { exists, isObject, makeVolumeDir, removeVolumeDir, type BuiltinVolumeOptions, type Json } from './common.js';
-
-interface EmptyDirSource {
-  medium?: string;
-  sizeLimit?: string | number;
-}
+import { exists, isObject, makeVolumeDir, podVolume, removeVolumeDir, type BuiltinVolumeOptions, type Json } from './common.js';
 
 /**
  * emptyDir: a world-writable folder that lives as long as the pod. `medium: Memory` is a tmpfs (limited to
@@ -18,7 +13,7 @@ export function emptyDirPlugin(options: BuiltinVolumeOptions): VolumePlugin {
     name: VOLUME_PLUGIN.EMPTY_DIR,
     canSupport: (volume) => isObject(volume.emptyDir),
     async setUp(_pod: Pod, volume: Json, dir: string, context?: VolumeContext) {
-      const source = volume.emptyDir as EmptyDirSource;
+      const source = podVolume(volume).emptyDir ?? {};
       const medium = source.medium ?? '';
       if (medium !== '' && medium !== 'Memory')
         throw new VolumeError('SKIFF_ERR_VOLUME_MOUNT', { what: `emptyDir medium ${medium}`, path: dir, detail: 'not supported' });

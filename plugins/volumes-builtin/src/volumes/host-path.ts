@@ -4,12 +4,7 @@ import type { Pod } from '@skiff/api';
 import type { VolumePlugin } from '@skiff/kernel';
 import { VolumeError } from '../errors.js';
 import { VOLUME_PLUGIN } from '../names.js';
-import { isObject, type Json } from './common.js';
-
-interface HostPathSource {
-  path: string;
-  type?: string;
-}
+import { isObject, podVolume, type Json } from './common.js';
 
 type FileKind = 'directory' | 'file' | 'socket' | 'char' | 'block' | 'missing' | 'other';
 
@@ -45,7 +40,7 @@ export function hostPathPlugin(): VolumePlugin {
     name: VOLUME_PLUGIN.HOST_PATH,
     canSupport: (volume) => isObject(volume.hostPath),
     async setUp(_pod: Pod, volume: Json) {
-      const { path, type = '' } = volume.hostPath as HostPathSource;
+      const { path, type = '' } = podVolume(volume).hostPath ?? { path: '' };
       if (!isAbsolute(path ?? '')) throw new VolumeError('SKIFF_ERR_VOLUME_HOST_PATH_RELATIVE', { path: String(path) });
       const check = CHECKS[type];
       if (check) {

@@ -1,17 +1,8 @@
-import { isApiError, type KubeObject, type Pod } from '@skiff/api';
+import { isApiError, RESOURCES, type PersistentVolume, type PersistentVolumeClaim, type Pod } from '@skiff/api';
 import type { VolumeContext, VolumePlugin } from '@skiff/kernel';
 import { VolumeError } from '../errors.js';
-import { PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, VOLUME_PLUGIN } from '../names.js';
-import { isObject, requireContext, type Json } from './common.js';
-
-interface Claim extends KubeObject {
-  spec?: { volumeName?: string };
-  status?: { phase?: string };
-}
-
-interface Volume extends KubeObject {
-  spec?: { hostPath?: { path?: string }; local?: { path?: string } };
-}
+import { VOLUME_PLUGIN } from '../names.js';
+import { isObject, podVolume, requireContext, type Json } from './common.js';
 
 /**
  * persistentVolumeClaim: the claim's bound PersistentVolume, mounted from its path on this node (hostPath or
@@ -23,17 +14,17 @@ export function persistentVolumeClaimPlugin(): VolumePlugin {
     canSupport: (volume) => isObject(volume.persistentVolumeClaim),
     async setUp(pod: Pod, volume: Json, _dir: string, context?: VolumeContext) {
       const { client } = requireContext(context, VOLUME_PLUGIN.PERSISTENT_VOLUME_CLAIM, volume);
-      const source = volume.persistentVolumeClaim as { claimName?: string; readOnly?: boolean };
+      const source = podVolume(volume).persistentVolumeClaim ?? { claimName: '' };
       const namespace = pod.metadata.namespace!;
       const claimName = source.claimName ?? '';
-      const claim = await client.get<Claim>(PERSISTENT_VOLUME_CLAIMS, claimName, namespace).catch((err: unknown) => {
+      const claim = await client.get<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, claimName, namespace).catch((err: unknown) => {
         if (isApiError(err, 'NotFound')) throw new VolumeError('SKIFF_ERR_VOLUME_OBJECT_NOT_FOUND', { kind: 'persistentvolumeclaim', name: claimName });
         throw err;
       });
       const volumeName = claim.spec?.volumeName ?? '';
       const phase = claim.status?.phase ?? '';
       if (phase !== 'Bound' || !volumeName) throw new VolumeError('SKIFF_ERR_VOLUME_CLAIM_UNBOUND', { namespace, name: claimName, phase, volume: volumeName });
-      const persistentVolume = await client.get<Volume>(PERSISTENT_VOLUMES, volumeName).catch((err: unknown) => {
+      const persistentVolume = await client.get<PersistentVolume>(RESOURCES.persistentvolumes, volumeName).catch((err: unknown) => {
         if (isApiError(err, 'NotFound')) throw new VolumeError('SKIFF_ERR_VOLUME_OBJECT_NOT_FOUND', { kind: 'persistentvolume', name: volumeName });
         throw err;
       });

@@ -1,39 +1,35 @@
-import type { Pod } from '@skiff/api';
+import type { Pod, Volume } from '@skiff/api';
 import type { VolumeContext, VolumePlugin } from '@skiff/kernel';
 import { writeAtomically, type Payload } from '../atomic-writer.js';
 import { VolumeError } from '../errors.js';
 import { PAYLOAD_DIR_MODE, VOLUME_PLUGIN } from '../names.js';
-import {
-  configMapPayload,
-  DEFAULT_FILE_MODE,
-  downwardAPIPayload,
-  secretPayload,
-  type DownwardAPIFile,
-  type KeyToPath,
-  type ObjectProjection,
-} from '../payloads.js';
-import type { ServiceAccountTokens, TokenProjection } from '../service-account-tokens.js';
-import { isObject, makeVolumeDir, removeVolumeDir, requireContext, type BuiltinVolumeOptions, type Json } from './common.js';
+import { configMapPayload, DEFAULT_FILE_MODE, downwardAPIPayload, secretPayload } from '../payloads.js';
+import type { ServiceAccountTokens } from '../service-account-tokens.js';
+import { isObject, makeVolumeDir, podVolume, removeVolumeDir, requireContext, type BuiltinVolumeOptions, type Json } from './common.js';
+
+/** The volume sources whose files the kubelet writes. */
+type PayloadSource = 'configMap' | 'secret' | 'downwardAPI' | 'projected';
 
 /**
  * A volume whose files the kubelet writes from API data: set up (and refreshed on every resync) by writing the
  * payload atomically, always mounted read-only. With the `secretsOnTmpfs` option, secrets and projected volumes
  * sit on a tmpfs when the kubelet runs as root, so their contents never touch the disk.
  */
-function payloadPlugin(
+function payloadPlugin<F extends PayloadSource>(
   name: string,
-  field: string,
+  field: F,
   memoryBacked: boolean,
   options: BuiltinVolumeOptions,
-  payload: (context: VolumeContext | undefined, pod: Pod, source: Json, volume: Json) => Promise<Payload>,
+  payload: (context: VolumeContext | undefined, pod: Pod, source: NonNullable<Volume[F]>, volume: Volume) => Promise<Payload>,
   needsApi = true,
 ): VolumePlugin {
   return {
     name,
     canSupport: (volume) => isObject(volume[field]),
-    async setUp(pod: Pod, volume: Json, dir: string, context?: VolumeContext) {
-      if (needsApi) requireContext(context, name, volume);
-      const files = await payload(context, pod, volume[field] as Json, volume);
+    async setUp(pod: Pod, json: Json, dir: string, context?: VolumeContext) {
+      if (needsApi) requireContext(context, name, json);
+      const volume = podVolume(json);
+      const files = await payload(context, pod, volume[field]!, volume);
       const shortfall = await makeVolumeDir(dir, PAYLOAD_DIR_MODE, { wanted: memoryBacked && options.secretsOnTmpfs, allowed: true });
       if (shortfall) context?.logger.warn({ volume: volume.name, reason: shortfall }, 'the volume is a folder on disk, not a tmpfs');
       await writeAtomically(dir, files);
@@ -43,21 +39,17 @@ function payloadPlugin(
   };
 }
 
-const modeOf = (source: Json): number => (typeof source.defaultMode === 'number' ? source.defaultMode : DEFAULT_FILE_MODE);
-
-function objectProjection(source: Json, nameField: 'name' | 'secretName'): ObjectProjection {
-  return { name: source[nameField] as string | undefined, items: source.items as KeyToPath[] | undefined, optional: source.optional === true };
-}
+const modeOf = (source: { defaultMode?: number }): number => (typeof source.defaultMode === 'number' ? source.defaultMode : DEFAULT_FILE_MODE);
 
 export function configMapPlugin(options: BuiltinVolumeOptions): VolumePlugin {
   return payloadPlugin(VOLUME_PLUGIN.CONFIG_MAP, 'configMap', false, options, (context, pod, source) =>
-    configMapPayload(context!, pod, objectProjection(source, 'name'), modeOf(source)),
+    configMapPayload(context!, pod, source, modeOf(source)),
   );
 }
 
 export function secretPlugin(options: BuiltinVolumeOptions): VolumePlugin {
   return payloadPlugin(VOLUME_PLUGIN.SECRET, 'secret', true, options, (context, pod, source) =>
-    secretPayload(context!, pod, objectProjection(source, 'secretName'), modeOf(source)),
+    secretPayload(context!, pod, { name: source.secretName, items: source.items, optional: source.optional }, modeOf(source)),
   );
 }
 
@@ -67,7 +59,7 @@ export function downwardAPIPlugin(options: BuiltinVolumeOptions): VolumePlugin {
     'downwardAPI',
     false,
     options,
-    async (context, pod, source) => downwardAPIPayload(context, pod, (source.items as DownwardAPIFile[] | undefined) ?? [], modeOf(source)),
+    async (context, pod, source) => downwardAPIPayload(context, pod, source.items ?? [], modeOf(source)),
     false,
   );
 }
@@ -80,17 +72,16 @@ export function projectedPlugin(options: BuiltinVolumeOptions, tokens: ServiceAc
   const plugin = payloadPlugin(VOLUME_PLUGIN.PROJECTED, 'projected', true, options, async (context, pod, source, volume) => {
     const defaultMode = modeOf(source);
     const payload: Payload = new Map();
-    for (const projection of (source.sources as Json[] | undefined) ?? []) {
-      if (isObject(projection.configMap)) await configMapPayload(context!, pod, objectProjection(projection.configMap, 'name'), defaultMode, payload);
-      else if (isObject(projection.secret)) await secretPayload(context!, pod, objectProjection(projection.secret, 'name'), defaultMode, payload);
-      else if (isObject(projection.downwardAPI))
-        downwardAPIPayload(context, pod, (projection.downwardAPI.items as DownwardAPIFile[] | undefined) ?? [], defaultMode, payload);
-      else if (isObject(projection.serviceAccountToken)) {
-        const token = projection.serviceAccountToken as unknown as TokenProjection;
+    for (const projection of source.sources ?? []) {
+      if (projection.configMap) await configMapPayload(context!, pod, projection.configMap, defaultMode, payload);
+      else if (projection.secret) await secretPayload(context!, pod, projection.secret, defaultMode, payload);
+      else if (projection.downwardAPI) downwardAPIPayload(context, pod, projection.downwardAPI.items ?? [], defaultMode, payload);
+      else if (projection.serviceAccountToken) {
+        const token = projection.serviceAccountToken;
         payload.set(token.path, { data: Buffer.from(await tokens.token(context!, pod, token), 'utf8'), mode: defaultMode });
       } else
         throw new VolumeError('SKIFF_ERR_VOLUME_PROJECTION', {
-          volume: String(volume.name ?? ''),
+          volume: volume.name,
           source: Object.keys(projection).join(', ') || 'empty',
         });
     }
