@@ -1,5 +1,5 @@
 import { messageFacts, packageOfGroupVersion } from '../generated/facts.js';
-import type { KubeObject } from '../types.js';
+import type { KubeObject, Status } from '../types.js';
 import { decodeMessage, type MessageLookup } from './decode.js';
 import { encodeMessage } from './encode.js';
 import { decodeEnvelope, encodeEnvelope, PROTOBUF_MEDIA_TYPE } from './envelope.js';
@@ -36,8 +36,8 @@ export function decodeProtobufObject(body: Uint8Array): KubeObject {
   return { apiVersion: envelope.apiVersion, kind: envelope.kind, ...decodeMessage(lookup, message, envelope.raw) } as KubeObject;
 }
 
-/** An object of a built-in kind as a protobuf body, envelope included. */
-export function encodeProtobufObject(object: KubeObject): Uint8Array {
+/** An object of a built-in kind (or a Status) as a protobuf body, envelope included. */
+export function encodeProtobufObject(object: KubeObject | Status): Uint8Array {
   const message = object.apiVersion && object.kind ? protobufMessageOf(object.apiVersion, object.kind) : undefined;
   if (!message) throw new WireError(`no protobuf definition for ${object.kind} in ${object.apiVersion}`);
   const { apiVersion, kind, ...fields } = object;
@@ -50,7 +50,7 @@ export function encodeProtobufObject(object: KubeObject): Uint8Array {
  * watch frames with the raw protobuf serializer, which unmarshals each frame straight into a
  * metav1.WatchEvent); only the event's `object` holds an enveloped object, as a GET would answer it.
  */
-export function encodeProtobufWatchEvent(type: string, object: KubeObject): Uint8Array {
+export function encodeProtobufWatchEvent(type: string, object: KubeObject | Status): Uint8Array {
   const raw = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).bytesField(encodeProtobufObject(object));
   const event = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).string(type).tag(2, WIRE_TYPE.LENGTH_DELIMITED).message(raw).finish();
   const out = new Uint8Array(4 + event.length);
