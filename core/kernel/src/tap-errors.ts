@@ -14,6 +14,11 @@ interface InterceptableHook {
   intercept(interceptor: { name?: string; register?(tap: any): any }): void;
 }
 
+/** A hook whose taps are called with `Args` (tapable's hooks say so in `tap`). */
+interface HookOf<Args extends unknown[]> extends InterceptableHook {
+  tap(options: string, fn: (...args: Args) => unknown): void;
+}
+
 /** Who is running: a plugin package, and the tap it runs through (absent while its `apply` runs). */
 export interface PluginInCharge {
   pluginName: string;
@@ -203,13 +208,14 @@ export function namePluginsInErrors<H extends Readonly<Record<string, Intercepta
  * `onFailure` and counts as having no opinion, so the next tap gets its turn. Install it once per hook,
  * after the kernel's interceptor (which names the plugin).
  */
-export function skipFailingTaps(hook: InterceptableHook, onFailure: (failure: PluginFailure, args: unknown[]) => void): void {
+export function skipFailingTaps<Args extends unknown[]>(hook: HookOf<Args>, onFailure: (failure: PluginFailure, args: Args) => void): void {
   hook.intercept({
     name: 'skip-failing-taps',
     register(tap: RegisteredTap): RegisteredTap {
       return guardTap(tap, (err, args) => {
         if (!isPluginFailure(err)) throw err;
-        onFailure(err, args);
+        // The hook calls its taps with its own arguments, which is what `Args` names.
+        onFailure(err, args as Args);
         return undefined;
       });
     },
