@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { ApiServerError } from './errors.js';
+import { errorMessage } from '@skiff/api';
 
 export interface Pki {
   dir: string;
@@ -47,7 +48,7 @@ export function ensurePki(dataDir: string, host: string): Pki {
     chmodSync(files.key, 0o600);
     return { dir, caFile: files.ca, caKeyFile: files.caKey, caPem, certPem: readFileSync(files.cert, 'utf8'), keyPem: readFileSync(files.key, 'utf8') };
   } catch (err) {
-    throw new ApiServerError('SKIFF_ERR_APISERVER_PKI', { dir, detail: (err as Error).message }, { cause: err });
+    throw new ApiServerError('SKIFF_ERR_APISERVER_PKI', { dir, detail: errorMessage(err) }, { cause: err });
   }
 }
 

@@ -9,6 +9,7 @@ import { ensurePki } from './pki.js';
 import { builtinResources, registerBuiltinHandlers } from './kinds/index.js';
 import { ApiServer, APISERVER_NAME } from './server.js';
 import { APISERVER_PACKAGE } from './package-info.js';
+import { errorMessage } from '@skiff/api';
 
 const PLUGIN_NAME = APISERVER_NAME;
 
@@ -79,7 +80,7 @@ const plugin = definePlugin({
         } catch (err) {
           throw new ApiServerError(
             'SKIFF_ERR_APISERVER_LISTEN',
-            { address: `${host}:${options.port ?? kernel.config.port}`, detail: (err as Error).message },
+            { address: `${host}:${options.port ?? kernel.config.port}`, detail: errorMessage(err) },
             { cause: err },
           );
         }

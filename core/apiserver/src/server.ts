@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { KindHandlers } from './rest/handlers.js';
-import { errors, type KubeObject, type UserInfo } from '@skiff/api';
+import { errors, isKubeObject, type UserInfo } from '@skiff/api';
 import {
   AUTHORIZE_STAGE,
   CHAIN_STAGE,
@@ -142,7 +142,8 @@ export class ApiServer implements ApiHandler {
     if (body.duplicateFields) ctx.duplicateFields = body.duplicateFields;
     try {
       const response = await routeResource(ctx, body);
-      if (ctx.finishers.length) finish(ctx.finishers, { succeeded: response.status < 300, object: response.body as KubeObject | undefined }, core.logger);
+      if (ctx.finishers.length)
+        finish(ctx.finishers, { succeeded: response.status < 300, object: isKubeObject(response.body) ? response.body : undefined }, core.logger);
       return response;
     } catch (err) {
       if (ctx.finishers.length) finish(ctx.finishers, { succeeded: false }, core.logger);
@@ -153,8 +154,7 @@ export class ApiServer implements ApiHandler {
 
 /** Runs admission taps' onFinished callbacks; one that throws is logged and does not change the answer. */
 function finish(finishers: ((outcome: AdmissionOutcome) => void)[], outcome: AdmissionOutcome, logger: Logger): void {
-  const result =
-    outcome.succeeded && outcome.object && typeof outcome.object === 'object' && 'metadata' in outcome.object ? outcome : { succeeded: outcome.succeeded };
+  const result = outcome.succeeded && outcome.object ? outcome : { succeeded: outcome.succeeded };
   for (const finisher of finishers) {
     try {
       finisher(result);

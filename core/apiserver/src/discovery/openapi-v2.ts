@@ -4,7 +4,7 @@
 // OpenAPIv2.proto: Document (swagger 1, info 2, paths 8, definitions 9), Schema (_ref 1, format 2,
 // description 4, default 5, required 19, enum 20, additional_properties 21, type 22, items 23,
 // properties 25, vendor_extension 31).
-import { toOpenApiComponents, WIRE_TYPE, WireWriter, type ObjectSchema, type OpenApiSchema } from '@skiff/api';
+import { isJsonObject, toOpenApiComponents, WIRE_TYPE, WireWriter, type OpenApiSchema } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { stringify } from 'yaml';
 import type { GroupVersions } from './groups.js';
@@ -20,11 +20,12 @@ function toV2(schema: OpenApiSchema | undefined): V2Schema | undefined {
   if (!schema) return undefined;
   const out: V2Schema = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'allOf' && Array.isArray(value) && value.length === 1 && (value[0] as OpenApiSchema).$ref) out.$ref = v2Ref((value[0] as OpenApiSchema).$ref!);
-    else if (key === '$ref') out.$ref = v2Ref(value as string);
-    else if (key === 'properties')
-      out.properties = Object.fromEntries(Object.entries(value as Record<string, OpenApiSchema>).map(([name, child]) => [name, toV2(child)]));
-    else if (key === 'items' || key === 'additionalProperties') out[key] = toV2(value as OpenApiSchema);
+    const loneRef = key === 'allOf' && schema.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined;
+    if (loneRef) out.$ref = v2Ref(loneRef);
+    else if (key === '$ref' && schema.$ref !== undefined) out.$ref = v2Ref(schema.$ref);
+    else if (key === 'properties' && schema.properties)
+      out.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, child]) => [name, toV2(child)]));
+    else if (key === 'items' || key === 'additionalProperties') out[key] = toV2(schema[key]);
     else out[key] = value;
   }
   return out;
@@ -37,7 +38,7 @@ function v2Ref(ref: string): string {
 /** Every served kind's schema and what it references, as v2 `definitions`. */
 export function v2Definitions(groups: GroupVersions[]): Record<string, V2Schema> {
   const definitions = groups.flatMap((entry) => [...entry.resources.values()].flat());
-  const schemas = definitions.flatMap((definition: ResourceDefinition) => (definition.schema ? [definition.schema as ObjectSchema] : []));
+  const schemas = definitions.flatMap((definition: ResourceDefinition) => (definition.schema ? [definition.schema] : []));
   const components = toOpenApiComponents(schemas);
   return Object.fromEntries(Object.entries(components).map(([name, schema]) => [name, toV2(schema)!]));
 }
@@ -61,19 +62,19 @@ function schemaMessage(schema: V2Schema): WireWriter {
   str(2, schema.format);
   str(4, schema.description);
   if (schema.default !== undefined) out.tag(5, WIRE_TYPE.LENGTH_DELIMITED).message(any(schema.default));
-  for (const name of (schema.required as string[] | undefined) ?? []) out.tag(19, WIRE_TYPE.LENGTH_DELIMITED).string(name);
-  for (const value of (schema.enum as unknown[] | undefined) ?? []) out.tag(20, WIRE_TYPE.LENGTH_DELIMITED).message(any(value));
-  if (schema.additionalProperties) {
-    const item = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).message(schemaMessage(schema.additionalProperties as V2Schema));
+  for (const name of Array.isArray(schema.required) ? schema.required : []) str(19, name);
+  for (const value of Array.isArray(schema.enum) ? schema.enum : []) out.tag(20, WIRE_TYPE.LENGTH_DELIMITED).message(any(value));
+  if (isJsonObject(schema.additionalProperties)) {
+    const item = new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).message(schemaMessage(schema.additionalProperties));
     out.tag(21, WIRE_TYPE.LENGTH_DELIMITED).message(item);
   }
   if (typeof schema.type === 'string') out.tag(22, WIRE_TYPE.LENGTH_DELIMITED).message(new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).string(schema.type));
-  if (schema.items)
-    out.tag(23, WIRE_TYPE.LENGTH_DELIMITED).message(new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).message(schemaMessage(schema.items as V2Schema)));
-  if (schema.properties) {
+  if (isJsonObject(schema.items))
+    out.tag(23, WIRE_TYPE.LENGTH_DELIMITED).message(new WireWriter().tag(1, WIRE_TYPE.LENGTH_DELIMITED).message(schemaMessage(schema.items)));
+  if (isJsonObject(schema.properties)) {
     const properties = new WireWriter();
-    for (const [name, child] of Object.entries(schema.properties as Record<string, V2Schema>))
-      properties.tag(1, WIRE_TYPE.LENGTH_DELIMITED).message(named(name, schemaMessage(child)));
+    for (const [name, child] of Object.entries(schema.properties))
+      if (isJsonObject(child)) properties.tag(1, WIRE_TYPE.LENGTH_DELIMITED).message(named(name, schemaMessage(child)));
     out.tag(25, WIRE_TYPE.LENGTH_DELIMITED).message(properties);
   }
   for (const [key, value] of Object.entries(schema)) {

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import { TLSSocket, type DetailedPeerCertificate } from 'node:tls';
 
 const chains = new WeakMap<Socket, Buffer[] | undefined>();
 
@@ -10,11 +10,10 @@ const chains = new WeakMap<Socket, Buffer[] | undefined>();
  */
 export function peerCertificates(socket: Socket): Buffer[] | undefined {
   if (chains.has(socket)) return chains.get(socket);
-  const tls = socket as TLSSocket;
   let chain: Buffer[] | undefined;
-  if (typeof tls.getPeerCertificate === 'function') {
+  if (socket instanceof TLSSocket) {
     const out: Buffer[] = [];
-    let certificate = tls.getPeerCertificate(true) as DetailedPeerCertificate | undefined;
+    let certificate: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
     while (certificate?.raw && out.length < 10) {
       out.push(certificate.raw);
       const issuer: DetailedPeerCertificate | undefined = certificate.issuerCertificate;

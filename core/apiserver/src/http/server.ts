@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ApiHandler, Logger } from '@skiff/kernel';
@@ -65,7 +64,7 @@ export class HttpServer {
       // A URL fastify's router cannot decode (%FF, a truncated escape) or a path segment past
       // maxParamLength: a Status like every other error, not fastify's own error body.
       frameworkErrors: (error, _request, reply) => {
-        const code = (error as Error & { statusCode?: number }).statusCode ?? 400;
+        const code = error.statusCode ?? 400;
         sendStatus(reply, code, code === 414 ? 'the request URL is too long' : `the request URL is not valid: ${error.message}`);
       },
     });
@@ -85,7 +84,10 @@ export class HttpServer {
   /** Listens; port 0 picks a free port. Returns the port actually bound. */
   async listen(host: string, port: number): Promise<number> {
     await this.app.listen({ host, port });
-    return (this.app.server.address() as AddressInfo).port;
+    const address = this.app.server.address();
+    // A TCP listener's address is an AddressInfo; only pipes and sockets give a string.
+    if (address === null || typeof address === 'string') throw new Error(`the API server listens on ${address}, not on a TCP port`);
+    return address.port;
   }
 
   async close(): Promise<void> {

@@ -1,18 +1,24 @@
 import type { FastifyRequest } from 'fastify';
+import { isJsonObject } from '@skiff/api';
 import type { ApiRequest } from '@skiff/kernel';
 import { peerCertificates } from './peer-certificates.js';
 
-const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const METHODS: readonly ApiRequest['method'][] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The request's method, or GET for one the API does not serve (the router has refused those already). */
+export function apiMethodOf(method: string): ApiRequest['method'] {
+  return METHODS.find((known) => known === method) ?? 'GET';
+}
 
 /** Builds the transport-independent request from fastify's; `signal` (made when first read) aborts when the client goes away. */
 export function toApiRequest(request: FastifyRequest, signal: () => AbortSignal): ApiRequest {
   const url = request.raw.url ?? '/';
   const question = url.indexOf('?');
   return {
-    method: (METHODS.has(request.method) ? request.method : 'GET') as ApiRequest['method'],
+    method: apiMethodOf(request.method),
     path: question < 0 ? url : url.slice(0, question),
-    query: flatten(request.query as Record<string, string | string[] | undefined>, false),
-    headers: flatten(request.headers, true),
+    query: queryOf(request.query),
+    headers: flatten(request.headers),
     body: request.body,
     remoteAddress: request.socket.remoteAddress,
     peerCertificates: peerCertificates(request.socket),
@@ -22,13 +28,25 @@ export function toApiRequest(request: FastifyRequest, signal: () => AbortSignal)
   };
 }
 
-/** Repeated headers are joined (RFC 9110); a repeated query parameter keeps its first value. */
-function flatten(values: Record<string, string | string[] | undefined> | undefined, join: boolean): Record<string, string | undefined> {
+/** Repeated headers are joined (RFC 9110). */
+function flatten(values: Record<string, string | string[] | undefined> | undefined): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   if (!values) return out;
   for (const key in values) {
     const value = values[key];
-    out[key] = Array.isArray(value) ? (join ? value.join(', ') : value[0]) : value;
+    out[key] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** The parsed query string (fastify types it unknown): a repeated parameter keeps its first value. */
+function queryOf(query: unknown): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  if (!isJsonObject(query)) return out;
+  for (const key in query) {
+    const value = query[key];
+    const first: unknown = Array.isArray(value) ? value[0] : value;
+    out[key] = typeof first === 'string' ? first : undefined;
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { KubeObject, Status, UserInfo } from '@skiff/api';
+import { isKubeObject, isStatus, type Status, type UserInfo } from '@skiff/api';
 import type { ApiRequest, ApiResponse, AuditEvent, AuditStage, Hooks } from '@skiff/kernel';
 import { requestUri } from '../util/query.js';
 import type { RequestInfo } from './request-info.js';
@@ -29,10 +29,10 @@ export class AuditRecorder {
   /** ResponseComplete for normal responses; `Panic` when the server itself failed (a 500 it did not mean). */
   responseComplete(response: ApiResponse, panic: boolean): void {
     const status = statusOf(response);
-    const object = this.info && WRITE_VERBS.has(this.info.verb) && response.status < 300 ? (response.body as KubeObject | undefined) : undefined;
+    const object = this.info && WRITE_VERBS.has(this.info.verb) && response.status < 300 && isKubeObject(response.body) ? response.body : undefined;
     this.emit(panic ? 'Panic' : 'ResponseComplete', {
       responseStatus: { code: response.status, ...(status?.reason ? { reason: status.reason } : {}), ...(status?.message ? { message: status.message } : {}) },
-      ...(object?.metadata ? { requestObject: object } : {}),
+      ...(object ? { requestObject: object } : {}),
     });
   }
 
@@ -65,8 +65,7 @@ export class AuditRecorder {
 }
 
 function statusOf(response: ApiResponse): Status | undefined {
-  const body = response.body as Status | undefined;
-  return body && typeof body === 'object' && (body as { kind?: unknown }).kind === 'Status' ? body : undefined;
+  return isStatus(response.body) ? response.body : undefined;
 }
 
 /** Wraps a watch stream so ResponseComplete is recorded when the stream ends, not when it starts. */

@@ -12,9 +12,8 @@ const failures = new WeakMap<AuthnRequest, PluginFailure[]>();
  */
 export function skipFailingAuthenticators(hook: Hooks['authenticate']): void {
   skipFailingTaps(hook, (failure, [request]) => {
-    const authn = request as AuthnRequest;
-    authn.errors.push(`authenticator "${failure.tapName}" failed: ${failure.detail}`);
-    failures.set(authn, [...(failures.get(authn) ?? []), failure]);
+    request.errors.push(`authenticator "${failure.tapName}" failed: ${failure.detail}`);
+    failures.set(request, [...(failures.get(request) ?? []), failure]);
   });
 }
 

@@ -13,8 +13,7 @@ const failures = new WeakMap<AuthzAttributes, PluginFailure[]>();
  */
 export function skipFailingAuthorizers(hook: Hooks['authorize']): void {
   skipFailingTaps(hook, (failure, [attributes]) => {
-    const key = attributes as AuthzAttributes;
-    failures.set(key, [...(failures.get(key) ?? []), failure]);
+    failures.set(attributes, [...(failures.get(attributes) ?? []), failure]);
   });
 }
 

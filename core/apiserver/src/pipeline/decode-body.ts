@@ -1,5 +1,5 @@
-import { cloneJsonValue, decodeProtobufObject, errors, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api';
-import { isMap, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { cloneJsonValue, decodeProtobufObject, errorMessage, errors, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api';
+import { isMap, isNode, isSeq, parseDocument } from 'yaml';
 import { duplicateJsonFields } from './duplicate-fields.js';
 import { assertJsonNesting, assertWellFormedValue, assertYamlNesting, bodyText } from './body-limits.js';
 
@@ -77,7 +77,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw errors.badRequest(`the request body is not valid JSON: ${(err as Error).message}`);
+    throw errors.badRequest(`the request body is not valid JSON: ${errorMessage(err)}`);
   }
 }
 
@@ -99,7 +99,7 @@ function parseYamlOrJson(text: string, duplicates: string[]): unknown {
     if (document.errors.length > 0) throw document.errors[0];
     return document.toJS();
   } catch (err) {
-    throw errors.badRequest(`the request body is not valid YAML: ${(err as Error).message}`);
+    throw errors.badRequest(`the request body is not valid YAML: ${errorMessage(err)}`);
   }
 }
 
@@ -112,7 +112,7 @@ function duplicateYamlKeys(root: unknown): string[] {
     if (isMap(node)) {
       const seen = new Set<string>();
       for (const pair of node.items) {
-        const key = String((pair.key as YamlNode | null)?.toJSON?.() ?? pair.key);
+        const key = String((isNode(pair.key) ? pair.key.toJSON() : undefined) ?? pair.key);
         if (seen.has(key)) out.push(key);
         seen.add(key);
         pending.push(pair.value);

@@ -1,4 +1,4 @@
-import { ApiError, errors, type Status, type StatusCause } from '@skiff/api';
+import { ApiError, errorMessage, errors, type Status, type StatusCause } from '@skiff/api';
 import { isPluginFailure, type ApiResponse, type Logger, type PluginFailure } from '@skiff/kernel';
 import { json } from '../rest/respond.js';
 
@@ -33,14 +33,14 @@ export interface ErrorResponse {
  */
 export function errorResponse(err: unknown, logger: Logger, context: { method: string; path: string }): ErrorResponse {
   if (err instanceof ApiError || isApiErrorLike(err)) {
-    const failures = pluginFailuresIn((err as Error).cause);
+    const failures = pluginFailuresIn(err.cause);
     for (const failure of failures) logPluginFailure(failure, logger, context);
     return { response: withRetryAfter(json(err.toStatus(), err.status), err.details?.retryAfterSeconds), unexpected: failures.length > 0 && err.status >= 500 };
   }
   if (isAdmissionError(err)) return { response: json(admissionStatus(err), err.status), unexpected: false };
   if (isPluginFailure(err)) logPluginFailure(err, logger, context);
   else logger.error({ err, method: context.method, path: context.path }, 'request failed');
-  const internal = errors.internal((err as Error)?.message ?? String(err));
+  const internal = errors.internal(errorMessage(err));
   return { response: json(internal.toStatus(), internal.status), unexpected: true };
 }
 
@@ -83,9 +83,9 @@ function admissionStatus(err: AdmissionErrorLike): Status {
 }
 
 function isApiErrorLike(err: unknown): err is ApiError {
-  return typeof err === 'object' && err !== null && (err as Error).name === 'ApiError' && typeof (err as ApiError).toStatus === 'function';
+  return typeof err === 'object' && err !== null && 'name' in err && err.name === 'ApiError' && 'toStatus' in err && typeof err.toStatus === 'function';
 }
 
 function isAdmissionError(err: unknown): err is AdmissionErrorLike {
-  return typeof err === 'object' && err !== null && (err as Error).name === 'AdmissionError' && typeof (err as AdmissionErrorLike).status === 'number';
+  return typeof err === 'object' && err !== null && 'name' in err && err.name === 'AdmissionError' && 'status' in err && typeof err.status === 'number';
 }

@@ -1,4 +1,4 @@
-import { apiVersionOf, errors, type KubeObject } from '@skiff/api';
+import { apiVersionOf, errors, isJsonObject, type KubeObject } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -32,6 +32,18 @@ export function requireObject(value: unknown, definition: ResourceDefinition): K
   if (object.metadata === undefined || object.metadata === null) object.metadata = {};
   else if (typeof object.metadata !== 'object' || Array.isArray(object.metadata))
     throw errors.badRequest(`${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: metadata: must be an object`);
+  return object;
+}
+
+/**
+ * The body of a subresource with a kind of its own (a Scale, a Binding, an Eviction), which no schema decodes:
+ * an object, given metadata if it has none; `T` is what its handler checks the rest against. `what` names
+ * the kind with its article ("a Scale") for the 400.
+ */
+export function requireSubresourceBody<T extends KubeObject>(value: unknown, what: string): T {
+  if (!isJsonObject(value)) throw errors.badRequest(`the request body must be ${what} object`);
+  const object = value as T;
+  object.metadata ??= {};
   return object;
 }
 

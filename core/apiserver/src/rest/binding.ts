@@ -1,7 +1,8 @@
-import { errors, type Binding, type KubeObject, type Pod, type PodCondition } from '@skiff/api';
+import { errors, type Binding, type Pod, type PodCondition } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 import { StoreError } from '@skiff/store';
 import { admissionRequest, mutate, validate } from '../pipeline/admission.js';
+import { requireSubresourceBody } from '../pipeline/type-check.js';
 import type { RestContext } from './context.js';
 import { objectKey } from './keys.js';
 import { timestamp } from './metadata.js';
@@ -17,15 +18,15 @@ const MAX_ATTEMPTS = 5;
  */
 export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const binding = checkBinding(ctx, body);
-  const request = admissionRequest(ctx, { operation: 'CREATE', object: binding as KubeObject, kind: { group: '', version: 'v1', kind: 'Binding' } });
+  const request = admissionRequest(ctx, { operation: 'CREATE', object: binding, kind: { group: '', version: 'v1', kind: 'Binding' } });
   const admitted = ((await mutate(ctx, request)) ?? binding) as Binding;
   request.object = admitted;
   await validate(ctx, request);
   const { definition, info } = ctx;
   const key = objectKey(definition, info.namespace, info.name);
   for (let attempt = 1; ; attempt++) {
-    const current = await readObject(ctx, { includeUninitialized: true });
-    const pod = structuredClone(current.object) as Pod;
+    const current = await readObject<Pod>(ctx, { includeUninitialized: true });
+    const pod = structuredClone(current.object);
     if (pod.metadata.deletionTimestamp) throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is being deleted, cannot be assigned to a host`);
     if (pod.spec.nodeName) throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
     if (admitted.metadata.uid && admitted.metadata.uid !== pod.metadata.uid)
@@ -50,11 +51,9 @@ export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiRespo
 }
 
 function checkBinding(ctx: RestContext, body: unknown): Binding {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be a Binding object');
-  const binding = body as Binding;
+  const binding = requireSubresourceBody<Binding>(body, 'a Binding');
   if (binding.kind !== undefined && binding.kind !== 'Binding')
     throw errors.badRequest(`the kind in the data (${binding.kind}) does not match the expected kind (Binding)`);
-  binding.metadata ??= {};
   if (binding.metadata.name && binding.metadata.name !== ctx.info.name)
     throw errors.badRequest(`the name of the object (${binding.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
   binding.metadata.name = ctx.info.name;

@@ -1,7 +1,7 @@
 // Requests to a version served from another version's storage (autoscaling/v1 HorizontalPodAutoscaler beside the
 // stored v2). Bodies are type-checked against the requested version, converted to the stored one and handled by
 // the stored version's definition; objects in responses, lists and watch events are converted back.
-import { apiVersionOf, errors, type KubeObject, type ResourceDefinition, type VersionConversion } from '@skiff/api';
+import { apiVersionOf, errors, isJsonObject, isKubeObject, type KubeObject, type ResourceDefinition, type VersionConversion } from '@skiff/api';
 import type { ApiResponse, WatchEvent } from '@skiff/kernel';
 import type { DecodedBody } from '../pipeline/decode-body.js';
 import { prefersProtobuf } from '../pipeline/negotiate.js';
@@ -68,20 +68,21 @@ function withWarnings(headers: Record<string, string> | undefined, warnings: str
   return { ...headers, warning: warnings.map(warningHeader).join(', ') };
 }
 
+/** An object of the stored version converted to the served one; anything else as it is. */
+type Converter = <T>(object: T) => T | KubeObject;
+
 function convertResponse(response: ApiResponse, served: ResourceDefinition, stored: ResourceDefinition, conversion: VersionConversion): ApiResponse {
-  const convert = (object: unknown): unknown => {
-    const value = object as KubeObject | undefined;
-    if (!value || typeof value !== 'object' || value.kind !== stored.kind) return object;
-    if (value.apiVersion !== apiVersionOf(stored)) return object;
+  const convert: Converter = (object) => {
+    if (!isKubeObject(object) || object.kind !== stored.kind) return object;
+    if (object.apiVersion !== apiVersionOf(stored)) return object;
     // A bookmark carries only metadata: it changes version, nothing else.
-    if (!('spec' in value) && !('status' in value)) return { ...value, apiVersion: apiVersionOf(served) };
-    return conversion.fromStorage(value);
+    if (!('spec' in object) && !('status' in object)) return { ...object, apiVersion: apiVersionOf(served) };
+    return conversion.fromStorage(object);
   };
   if (response.stream) return { ...response, stream: convertEvents(response.stream, convert) };
   let body = typeof response.body === 'string' ? parseJson(response.body) : response.body;
-  const list = body as { kind?: string; apiVersion?: string; items?: unknown[] } | undefined;
-  if (list && typeof list === 'object' && list.kind === (stored.listKind ?? `${stored.kind}List`) && Array.isArray(list.items)) {
-    body = { ...list, kind: served.listKind ?? `${served.kind}List`, apiVersion: apiVersionOf(served), items: list.items.map(convert) };
+  if (isJsonObject(body) && body.kind === (stored.listKind ?? `${stored.kind}List`) && Array.isArray(body.items)) {
+    body = { ...body, kind: served.listKind ?? `${served.kind}List`, apiVersion: apiVersionOf(served), items: body.items.map(convert) };
   } else body = convert(body);
   return { ...response, body };
 }
@@ -94,6 +95,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-async function* convertEvents(stream: AsyncIterable<WatchEvent>, convert: (object: unknown) => unknown): AsyncIterable<WatchEvent> {
-  for await (const event of stream) yield { ...event, object: convert(event.object) as WatchEvent['object'] };
+async function* convertEvents(stream: AsyncIterable<WatchEvent>, convert: Converter): AsyncIterable<WatchEvent> {
+  for await (const event of stream) yield { ...event, object: convert(event.object) };
 }

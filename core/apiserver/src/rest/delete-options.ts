@@ -1,16 +1,22 @@
-import { errors } from '@skiff/api';
+import { errors, isJsonObject } from '@skiff/api';
 import type { DeleteOptions } from '@skiff/kernel';
 import { queryBool, queryInt } from '../util/query.js';
 import { parseResourceVersion } from './resource-version.js';
 
-const POLICIES = new Set(['Background', 'Foreground', 'Orphan']);
+const POLICIES: readonly DeletionPropagation[] = ['Background', 'Foreground', 'Orphan'];
+
+type DeletionPropagation = NonNullable<DeleteOptions['propagationPolicy']>;
+
+function isPolicy(value: unknown): value is DeletionPropagation {
+  return POLICIES.some((policy) => policy === value);
+}
 
 /**
  * DeleteOptions from the body (kubectl sends `{"propagationPolicy":"Background"}`) or, like Kubernetes,
  * from query parameters. The deprecated `orphanDependents` maps onto a policy.
  */
 export function deleteOptionsOf(body: unknown, query: Record<string, string | undefined>): DeleteOptions {
-  const source = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const source = isJsonObject(body) ? body : {};
   const options: DeleteOptions = {};
   const grace = source.gracePeriodSeconds ?? queryInt(query, 'gracePeriodSeconds');
   if (grace !== undefined && grace !== null) {
@@ -20,12 +26,11 @@ export function deleteOptionsOf(body: unknown, query: Record<string, string | un
   const orphan = source.orphanDependents ?? (query.orphanDependents !== undefined ? queryBool(query.orphanDependents) : undefined);
   const policy = source.propagationPolicy ?? query.propagationPolicy ?? (orphan === true ? 'Orphan' : orphan === false ? 'Background' : undefined);
   if (policy !== undefined && policy !== null) {
-    if (typeof policy !== 'string' || !POLICIES.has(policy))
-      throw errors.badRequest(`propagationPolicy must be one of Background, Foreground, Orphan (got ${JSON.stringify(policy)})`);
-    options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+    if (!isPolicy(policy)) throw errors.badRequest(`propagationPolicy must be one of Background, Foreground, Orphan (got ${JSON.stringify(policy)})`);
+    options.propagationPolicy = policy;
   }
-  const preconditions = source.preconditions as DeleteOptions['preconditions'] | undefined;
-  if (preconditions && typeof preconditions === 'object') {
+  const preconditions = source.preconditions;
+  if (isJsonObject(preconditions)) {
     parseResourceVersion(preconditions.resourceVersion, 'preconditions.resourceVersion');
     options.preconditions = preconditions;
   }

@@ -1,6 +1,7 @@
 import { errors, type KubeObject } from '@skiff/api';
 import type { ApiResponse, DeleteOptions } from '@skiff/kernel';
 import { admissionRequest, mutate, validate } from '../pipeline/admission.js';
+import { requireSubresourceBody } from '../pipeline/type-check.js';
 import type { RestContext } from './context.js';
 import { deleteOptionsOf } from './delete-options.js';
 import { deleteNamed } from './delete.js';
@@ -14,9 +15,7 @@ const EVICTION_KIND = { group: 'policy', version: 'v1', kind: 'Eviction' };
  * 429 there), then the pod is deleted with the eviction's delete options — gracefully if it runs on a node.
  */
 export async function evictPod(ctx: RestContext, body: unknown): Promise<ApiResponse> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be an Eviction object');
-  const eviction = body as KubeObject & { deleteOptions?: DeleteOptions };
-  eviction.metadata ??= {};
+  const eviction = requireSubresourceBody<KubeObject & { deleteOptions?: DeleteOptions }>(body, 'an Eviction');
   if (eviction.metadata.name && eviction.metadata.name !== ctx.info.name) throw errors.badRequest(`name in URL does not match name in Eviction object`);
   await readObject(ctx);
   const request = admissionRequest(ctx, { operation: 'CREATE', object: eviction, kind: EVICTION_KIND });

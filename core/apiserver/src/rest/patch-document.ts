@@ -4,6 +4,7 @@ import {
   applyStrategicMergePatch,
   ApiError,
   DEFAULT_MERGE_KEYS,
+  errorMessage,
   errors,
   schemaMergeKeys,
   type ObjectSchema,
@@ -61,7 +62,7 @@ export function applyPatchDocument<T extends object>(
     }
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw errors.invalid(describe.kind, describe.group, describe.name, [{ type: 'FieldValueInvalid', field: 'patch', message: (err as Error).message }]);
+    throw errors.invalid(describe.kind, describe.group, describe.name, [{ type: 'FieldValueInvalid', field: 'patch', message: errorMessage(err) }]);
   }
 }
 

@@ -3,8 +3,10 @@ import {
   applyWithManagedFields,
   ApiError,
   DEFAULT_MERGE_KEYS,
+  errorMessage,
   errors,
   fieldSetOf,
+  isJsonObject,
   schemaMergeKeys,
   type FieldSet,
   type KubeObject,
@@ -37,7 +39,7 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
   const { definition, info } = ctx;
 
   if (kind === 'apply' && !info.subresource && !(await ctx.core.store.get(objectKey(definition, info.namespace, info.name))))
-    return createByApply(ctx, patch as KubeObject, manager!, validation);
+    return createByApply(ctx, patch, manager!, validation);
 
   const conditional = pinsResourceVersion(kind, patch);
   const updated = await guardedUpdate(ctx, (current) => {
@@ -50,9 +52,9 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
 }
 
 /** Server-side apply of an object that does not exist yet: the applied configuration is created (201). */
-async function createByApply(ctx: RestContext, applied: KubeObject, manager: string, validation: FieldValidation): Promise<ApiResponse> {
+async function createByApply(ctx: RestContext, applied: unknown, manager: string, validation: FieldValidation): Promise<ApiResponse> {
   const { definition, info } = ctx;
-  if (!applied.apiVersion || !applied.kind) throw errors.badRequest('an apply patch must carry apiVersion and kind');
+  if (!isJsonObject(applied) || !applied.apiVersion || !applied.kind) throw errors.badRequest('an apply patch must carry apiVersion and kind');
   const config = withTypeMeta(requireObject(structuredClone(applied), definition), definition);
   ctx.warnings.push(...typeCheck(config, definition, validation, ctx.duplicateFields));
   checkIdentity(ctx, config);
@@ -85,7 +87,7 @@ function applyByManager(ctx: RestContext, current: KubeObject | undefined, confi
     return result;
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw errors.invalid(definition.kind, definition.group, info.name, [{ type: 'FieldValueInvalid', field: 'patch', message: (err as Error).message }]);
+    throw errors.invalid(definition.kind, definition.group, info.name, [{ type: 'FieldValueInvalid', field: 'patch', message: errorMessage(err) }]);
   }
 }
 

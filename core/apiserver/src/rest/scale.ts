@@ -1,6 +1,7 @@
 import { errors, readJsonPath, selectorString, writeJsonPath, type KubeObject, type ResourceDefinition, type Scale } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 import type { DecodedBody } from '../pipeline/decode-body.js';
+import { requireSubresourceBody } from '../pipeline/type-check.js';
 import { guardedUpdate } from './commit-update.js';
 import type { RestContext } from './context.js';
 import { applyPatchDocument, checkPatchShape, patchKindOf, pinsResourceVersion } from './patch-document.js';
@@ -64,7 +65,7 @@ async function writeReplicas(ctx: RestContext, scaleOf: (current: KubeObject) =>
   const updated = await guardedUpdate(ctx, (current) => {
     const scale = scaleOf(current.object);
     const next = structuredClone(current.object);
-    writeJsonPath(next as unknown as Record<string, unknown>, (ctx.definition.scale ?? DEFAULT_SCALE).specReplicasPath, scale.spec?.replicas);
+    writeJsonPath(next, (ctx.definition.scale ?? DEFAULT_SCALE).specReplicasPath, scale.spec?.replicas);
     next.metadata.resourceVersion = scale.metadata.resourceVersion || current.object.metadata.resourceVersion;
     return { object: next, conditional: pinned };
   });
@@ -72,11 +73,9 @@ async function writeReplicas(ctx: RestContext, scaleOf: (current: KubeObject) =>
 }
 
 function checkScale(ctx: RestContext, body: unknown): Scale {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be a Scale object');
-  const scale = body as Scale;
+  const scale = requireSubresourceBody<Scale>(body, 'a Scale');
   if (scale.kind !== undefined && scale.kind !== 'Scale')
     throw errors.badRequest(`the kind in the data (${scale.kind}) does not match the expected kind (Scale)`);
-  scale.metadata ??= {};
   if (scale.metadata.name && scale.metadata.name !== ctx.info.name)
     throw errors.badRequest(`the name of the object (${scale.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
   const replicas = scale.spec?.replicas;

@@ -1,4 +1,4 @@
-import { ApiError, errors, parseFieldSelector, parseLabelSelector, type KubeObject } from '@skiff/api';
+import { ApiError, errorMessage, errors, parseFieldSelector, parseLabelSelector, type KubeObject } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { isInitialized } from './initializers.js';
 
@@ -46,6 +46,6 @@ function parseSelector<T>(parse: () => T, parameter: string): T {
     return parse();
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw errors.badRequest(`unable to parse requirement in ${parameter}: ${(err as Error).message}`);
+    throw errors.badRequest(`unable to parse requirement in ${parameter}: ${errorMessage(err)}`);
   }
 }

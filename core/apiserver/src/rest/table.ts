@@ -13,7 +13,8 @@ export interface TableRow {
   object?: unknown;
 }
 
-export interface Table {
+/** A meta.k8s.io Table: an object of its own, so it can stand where objects go (a watch event's, say). */
+export interface Table extends KubeObject {
   kind: 'Table';
   apiVersion: string;
   metadata: ListMeta;

@@ -1,4 +1,4 @@
-import { ApiError, errors, type Pod, type Status } from '@skiff/api';
+import { ApiError, errorMessage, errors, isJsonObject, type Pod, type PodSpec } from '@skiff/api';
 import type { NodeConnection, PodRef } from '@skiff/kernel';
 import type { RestContext } from '../rest/context.js';
 import { readObject } from '../rest/read.js';
@@ -11,7 +11,7 @@ export const DEFAULT_CONTAINER_ANNOTATION = 'kubectl.kubernetes.io/default-conta
 
 /** The pod the request names; 404 when there is none. */
 export async function readPod(ctx: RestContext): Promise<Pod> {
-  return (await readObject(ctx)).object as Pod;
+  return (await readObject<Pod>(ctx)).object;
 }
 
 export function podRef(pod: Pod): PodRef {
@@ -29,7 +29,7 @@ export function nodeConnectionOf(pod: Pod, nodes: NodeConnectionLookup): NodeCon
 
 /** Every container name of the pod, as kube-apiserver lists them: init containers, containers, ephemeral containers. */
 export function containerNames(pod: Pod): string[] {
-  const spec = pod.spec as Pod['spec'] & { ephemeralContainers?: { name: string }[] };
+  const spec: PodSpec | undefined = pod.spec;
   return [...(spec?.initContainers ?? []), ...(spec?.containers ?? []), ...(spec?.ephemeralContainers ?? [])].map((container) => container.name);
 }
 
@@ -58,10 +58,9 @@ export function chooseContainer(pod: Pod, requested: string | undefined): string
  */
 export function nodeFailure(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  const toStatus = (err as { toStatus?: unknown } | undefined)?.toStatus;
-  if (typeof toStatus === 'function') {
-    const status = toStatus.call(err) as Partial<Status> | undefined;
-    if (status && typeof status.code === 'number') return ApiError.fromStatus(status, status.code);
+  if (typeof err === 'object' && err !== null && 'toStatus' in err && typeof err.toStatus === 'function') {
+    const status: unknown = err.toStatus();
+    if (isJsonObject(status) && typeof status.code === 'number') return ApiError.fromStatus(status, status.code);
   }
-  return errors.internal((err as Error)?.message ?? String(err));
+  return errors.internal(errorMessage(err));
 }

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError, errors, type Status } from '@skiff/api';
+import { ApiError, errorMessage, errors, type Status } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
 
 /**
@@ -45,7 +45,7 @@ export function refusalError(refusal: { status: number; message: string }): ApiE
 
 /** A Status for a failure reaching or talking to the container runtime (kube-apiserver: "error dialing backend"). */
 export function backendError(err: unknown): ApiError {
-  return errors.internal(`error dialing backend: ${(err as Error)?.message ?? String(err)}`);
+  return errors.internal(`error dialing backend: ${errorMessage(err)}`);
 }
 
 function responseHead(status: number, headers: Record<string, string>): string {

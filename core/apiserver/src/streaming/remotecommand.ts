@@ -166,7 +166,7 @@ class Bridge {
     // A runtime that spoke an older protocol sent the error's text: v4 and v5 clients want a Status.
     if (this.protocol.jsonStatus) return status ? raw : Buffer.from(JSON.stringify(failure(raw.toString('utf8'))));
     if (!status) return raw;
-    return status.status === 'Success' ? Buffer.alloc(0) : Buffer.from(status.message ?? '');
+    return status.status === 'Success' ? Buffer.alloc(0) : Buffer.from(typeof status.message === 'string' ? status.message : '');
   }
 }
 
@@ -174,10 +174,11 @@ function failure(message: string): Status {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 };
 }
 
-function parseStatus(raw: Buffer): Status | undefined {
+/** The runtime's Status, when its error channel holds JSON; only `status` and `message` are read. */
+function parseStatus(raw: Buffer): { status?: unknown; message?: unknown } | undefined {
   try {
-    const value = JSON.parse(raw.toString('utf8')) as Status;
-    return value && typeof value === 'object' ? value : undefined;
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return typeof value === 'object' && value !== null ? value : undefined;
   } catch {
     return undefined;
   }

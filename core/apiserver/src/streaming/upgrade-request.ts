@@ -1,9 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import type { ApiRequest } from '@skiff/kernel';
 import { peerCertificates } from '../http/peer-certificates.js';
-
-const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+import { apiMethodOf } from '../http/to-api-request.js';
 
 /**
  * The transport-independent request for an HTTP request Node handed over as an upgrade (`Connection: Upgrade`):
@@ -22,15 +20,14 @@ export function upgradeApiRequest(request: IncomingMessage, signal: AbortSignal)
   }
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  const method = (request.method ?? 'GET').toUpperCase();
   return {
-    method: (METHODS.has(method) ? method : 'GET') as ApiRequest['method'],
+    method: apiMethodOf((request.method ?? 'GET').toUpperCase()),
     path: question < 0 ? url : url.slice(0, question),
     query,
     queryAll,
     headers,
     remoteAddress: request.socket.remoteAddress,
-    peerCertificates: peerCertificates(request.socket as Socket),
+    peerCertificates: peerCertificates(request.socket),
     signal,
   };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { ByteQueue } from './byte-queue.js';
 import { hasToken, headerList } from './headers.js';
+import { errorMessage } from '@skiff/api';
 
 // RFC 6455, the server side: the opening handshake, frames, fragmented messages, ping/pong and the closing
 // handshake. No extensions are negotiated (kubectl's gorilla/websocket client offers none by default), so every
@@ -250,9 +251,9 @@ export class WebSocketConnection {
       }
     } catch (err) {
       const code = err instanceof WebSocketProtocolError ? err.closeCode : CLOSE_CODE.INTERNAL_ERROR;
-      this.close(code, (err as Error).message);
+      this.close(code, errorMessage(err));
       this.end();
-      this.finish(code, (err as Error).message);
+      this.finish(code, errorMessage(err));
     }
   }
 

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@skiff/api';
+import { isJsonObject, type KubeObject } from '@skiff/api';
 
 /**
  * A writable copy of the top level and of `metadata` of a (possibly frozen) object: enough for the API
@@ -17,17 +17,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
     return true;
   }
-  if (Array.isArray(b)) return false;
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
+  if (!isJsonObject(a) || !isJsonObject(b)) return false;
   let leftCount = 0;
-  for (const key in left) {
-    if (left[key] === undefined) continue;
+  for (const key in a) {
+    if (a[key] === undefined) continue;
     leftCount++;
-    if (!jsonEqual(left[key], right[key])) return false;
+    if (!jsonEqual(a[key], b[key])) return false;
   }
   let rightCount = 0;
-  for (const key in right) if (right[key] !== undefined) rightCount++;
+  for (const key in b) if (b[key] !== undefined) rightCount++;
   return leftCount === rightCount;
 }
 

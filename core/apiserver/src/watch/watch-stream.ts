@@ -1,4 +1,4 @@
-import { errors, type KubeObject } from '@skiff/api';
+import { errorMessage, errors, type KubeObject } from '@skiff/api';
 import type { Logger, WatchEvent } from '@skiff/kernel';
 import { StoreError, type Store, type StoreEvent } from '@skiff/store';
 import { translateEvent } from './transitions.js';
@@ -15,7 +15,7 @@ export interface WatchStreamOptions {
   /** Builds a BOOKMARK object (the kind's apiVersion/kind with only metadata). */
   bookmark?: { apiVersion: string; kind: string; intervalMs: number; afterInitialEvents: boolean };
   /** Turns each event's object into what the client asked for (a one-row Table, say). */
-  transform?: (object: KubeObject) => unknown;
+  transform?: (object: KubeObject) => KubeObject;
   timeoutMs?: number;
   /** The stream ends when any of these aborts (the client went away, the server stops). */
   signals: (AbortSignal | undefined)[];
@@ -77,7 +77,7 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
       const list = await options.store.list(options.prefix, options.filter ? { filter: options.filter } : {});
       for (const item of list.items) {
         if (controller.signal.aborted) return;
-        yield { type: 'ADDED', object: transform(item.object) as KubeObject };
+        yield { type: 'ADDED', object: transform(item.object) };
       }
       revision = list.revision;
       if (options.bookmark?.afterInitialEvents) yield bookmarkEvent(options.bookmark, revision, true);
@@ -100,14 +100,14 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
       if (next.done) return;
       revision = next.value.revision;
       const event = translateEvent(next.value, options.filter);
-      if (event) yield { type: event.type, object: transform(event.object as KubeObject) as KubeObject };
+      if (event) yield { type: event.type, object: transform(event.object) };
     }
   } catch (err) {
     if (err instanceof StoreError && err.kind === 'Compacted') {
       yield { type: 'ERROR', object: errors.gone(`too old resource version: ${revision} (${options.store.compactedRevision()})`).toStatus() };
     } else if (!controller.signal.aborted) {
       options.logger.error({ err, prefix: options.prefix }, 'watch failed');
-      yield { type: 'ERROR', object: errors.internal((err as Error).message).toStatus() };
+      yield { type: 'ERROR', object: errors.internal(errorMessage(err)).toStatus() };
     }
   } finally {
     stop();

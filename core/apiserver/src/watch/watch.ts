@@ -52,7 +52,7 @@ export async function watchCollection(ctx: RestContext): Promise<ApiResponse> {
 
 /** Each event as a length-prefixed protobuf frame. */
 async function* protobufFrames(stream: AsyncIterable<WatchEvent>): AsyncIterable<Uint8Array> {
-  for await (const event of stream) yield encodeProtobufWatchEvent(event.type, event.object as KubeObject);
+  for await (const event of stream) yield encodeProtobufWatchEvent(event.type, event.object);
 }
 
 function nameFilter(name: string) {

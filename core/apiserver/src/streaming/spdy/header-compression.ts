@@ -35,7 +35,7 @@ class ZlibSession {
       // Read in paused mode: the transform holds its write callback (and so the flush's) while its readable
       // buffer is full, so output is drained as it comes as well as once the flush is done.
       const drain = () => {
-        for (let chunk = engine.read() as Buffer | null; chunk !== null; chunk = engine.read() as Buffer | null) chunks.push(chunk);
+        for (let chunk: unknown = engine.read(); Buffer.isBuffer(chunk); chunk = engine.read()) chunks.push(chunk);
       };
       const fail = (err: Error) => {
         cleanup();

@@ -181,7 +181,7 @@ export class SpdySession {
     try {
       frames = this.reader.push(chunk);
     } catch (err) {
-      this.fail(err as Error);
+      this.fail(err);
       return;
     }
     for (const frame of frames) this.enqueue(frame);
@@ -207,7 +207,7 @@ export class SpdySession {
         else this.handleData(item);
       }
     } catch (err) {
-      this.fail(err as Error);
+      this.fail(err);
     } finally {
       this.processing = false;
     }
@@ -305,10 +305,10 @@ export class SpdySession {
     if (state.remoteEnded && state.localEnded) this.streams.delete(state.stream.id);
   }
 
-  private fail(err: Error): void {
+  private fail(err: unknown): void {
     if (this.socket.destroyed) return;
     this.write(controlFrame(FRAME_TYPE.GOAWAY, 0, streamValuePayload(0, GOAWAY_STATUS.PROTOCOL_ERROR)));
-    this.socket.destroy(err);
+    this.socket.destroy(err instanceof Error ? err : new Error(String(err)));
   }
 
   private finish(): void {
