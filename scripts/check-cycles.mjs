@@ -14,10 +14,15 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIRS = ['core', 'plugins', 'presets'];
 const SKIP = new Set(['node_modules', 'dist', 'templates']);
 
-/** '@skiff/x' → the package's src/index.ts, for every workspace package. */
+/** '@skiff/x' and its subpaths ('@skiff/x/y') → the source file the `source` export condition names. */
 const packageEntries = new Map(
   workspacePackages(root)
-    .map(({ dir, pkg }) => [pkg.name, join(root, dir, 'src/index.ts')])
+    .flatMap(({ dir, pkg }) =>
+      Object.entries(pkg.exports ?? { '.': { source: './src/index.ts' } }).map(([subpath, target]) => [
+        subpath === '.' ? pkg.name : `${pkg.name}${subpath.slice(1)}`,
+        join(root, dir, (typeof target === 'object' && target.source) || 'src/index.ts'),
+      ]),
+    )
     .filter(([, entry]) => existsSync(entry)),
 );
 

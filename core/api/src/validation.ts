@@ -1,2 +1,4 @@
-// Semantic validation of the built-in kinds, returning Kubernetes' field errors as StatusCauses.
+// @skiff/api/validation: Kubernetes' field errors and the validation and defaulting rules several kinds share
+// (metadata, names, selectors, pod specs and templates). A kind's own rules live with the kind.
 export * from './validation/index.js';
+export * from './defaults.js';
