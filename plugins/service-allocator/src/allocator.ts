@@ -1,6 +1,6 @@
-import { errors, fieldErrors, type StatusCause } from '@skiff/api';
-import type { AdmissionRequest, Logger } from '@skiff/kernel';
-import type { IPFamily, ServiceCIDR } from './cidr.js';
+import { errors, fieldErrors, RESOURCES, type Service, type StatusCause } from '@skiff/api';
+import { isAdmissionFor, type AdmissionRequest, type Logger } from '@skiff/kernel';
+import { isIPFamily, type IPFamily, type ServiceCIDR } from './cidr.js';
 import { ClusterIPAllocator, ClusterIPError, type ServiceLookup } from './cluster-ips.js';
 import type { Holding } from './holdings.js';
 import type { IPAddressClient } from './ip-addresses.js';
@@ -18,7 +18,6 @@ import {
   patchAllocatedValues,
   serviceKey,
   splitServiceKey,
-  type Service,
 } from './service-spec.js';
 
 type Rollback = () => Promise<unknown> | unknown;
@@ -54,6 +53,11 @@ export class ServiceAllocator {
     this.nodePorts = new NodePortAllocator(options.nodePorts);
   }
 
+  /** The cluster IP allocator of a family (`spec.ipFamilies` entry, or an address's family), if this cluster serves it. */
+  clusterIPsOf(family: string | undefined): ClusterIPAllocator | undefined {
+    return isIPFamily(family) ? this.clusterIPs.get(family) : undefined;
+  }
+
   /** The admission step for a Service create, update or delete. May change `request.object`. */
   async admit(request: AdmissionRequest): Promise<void> {
     const key = serviceKey(request.namespace, request.name);
@@ -62,14 +66,16 @@ export class ServiceAllocator {
       this.lastWritten.delete(key);
       return;
     }
-    const service = request.object as Service | undefined;
+    if (!isAdmissionFor(request, 'services')) return;
+    const service = request.object;
     if (!service || (request.operation !== 'CREATE' && request.operation !== 'UPDATE')) return;
-    const old = request.oldObject as Service | undefined;
+    const old = request.oldObject;
     // A create of a name that is taken fails with AlreadyExists after admission: nothing to hand out.
-    if (!old && (await request.get({ group: '', resource: 'services' }, request.namespace, request.name))) return;
+    if (!old && (await request.get(RESOURCES.services, request.namespace, request.name))) return;
     const lookup: ServiceLookup = async (other) => {
       const { namespace, name } = splitServiceKey(other);
-      return (await request.get({ group: '', resource: 'services' }, namespace, name)) as Service | undefined;
+      // The store answers what is stored under services: a Service.
+      return (await request.get(RESOURCES.services, namespace, name)) as Service | undefined;
     };
     await this.allocate(service, old, key, lookup, request.dryRun);
   }
@@ -102,7 +108,7 @@ export class ServiceAllocator {
     const ips = (spec.clusterIPs ??= []);
     const kept = new Set(heldIPs(old));
     for (const [i, family] of (spec.ipFamilies ?? []).entries()) {
-      const allocator = this.clusterIPs.get(family as IPFamily)!;
+      const allocator = this.clusterIPsOf(family)!;
       const requested = ips[i] ?? '';
       if (requested && kept.has(requested)) continue;
       try {

@@ -2,6 +2,9 @@ import { isIP } from 'node:net';
 
 export type IPFamily = 'IPv4' | 'IPv6';
 
+/** Whether a Service's `ipFamilies` entry (or familyOf's answer) is a family this allocator knows. */
+export const isIPFamily = (value: string | undefined): value is IPFamily => value === 'IPv4' || value === 'IPv6';
+
 const BITS: Record<IPFamily, number> = { IPv4: 32, IPv6: 128 };
 
 /** The family of an address, or undefined when it is not one. */

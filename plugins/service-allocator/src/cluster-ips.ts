@@ -1,7 +1,8 @@
+import type { Service } from '@skiff/api';
 import type { ServiceCIDR } from './cidr.js';
 import { Holdings, type Holding } from './holdings.js';
 import { isManaged, parentServiceKey, type IPAddressClient } from './ip-addresses.js';
-import { heldIPs, splitServiceKey, type Service } from './service-spec.js';
+import { heldIPs, splitServiceKey } from './service-spec.js';
 
 /** Why a cluster IP could not be had, worded as upstream's allocator. */
 export class ClusterIPError extends Error {
@@ -17,9 +18,6 @@ export class ClusterIPError extends Error {
 /** Reads a Service as it is stored now (the request's store read, or a client get outside requests). */
 export type ServiceLookup = (key: string) => Promise<Service | undefined>;
 
-/** A holding being released: requests that want its address wait for the IPAddress to be gone. */
-type IPHolding = Holding<string> & { releasing?: Promise<void> };
-
 /**
  * Cluster IPs of one family, taken by creating the IPAddress named by the address (the create is the lock:
  * a name that exists is taken). `holdings` remembers which Service holds which address, so automatic
@@ -28,6 +26,8 @@ type IPHolding = Holding<string> & { releasing?: Promise<void> };
  */
 export class ClusterIPAllocator {
   readonly holdings = new Holdings<string>();
+  /** Holdings being released: requests that want their address wait for the IPAddress to be gone. */
+  private readonly releases = new WeakMap<Holding<string>, Promise<void>>();
 
   constructor(
     readonly range: ServiceCIDR,
@@ -42,9 +42,10 @@ export class ClusterIPAllocator {
   async allocate(ip: string, key: string, lookup: ServiceLookup): Promise<Holding<string>> {
     this.checkRange(ip);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const current = this.holdings.get(ip) as IPHolding | undefined;
-      if (current?.releasing) {
-        await current.releasing;
+      const current = this.holdings.get(ip);
+      const releasing = current && this.releases.get(current);
+      if (releasing) {
+        await releasing;
         continue;
       }
       if (current && current.key !== key && current.state === 'pending') throw allocated();
@@ -105,17 +106,19 @@ export class ClusterIPAllocator {
    * holding forgotten. Meanwhile requests for the address wait.
    */
   release(holding: Holding<string>, uid?: string): Promise<void> {
-    const current = this.holdings.get(holding.value) as IPHolding | undefined;
-    if (current !== holding) return Promise.resolve();
-    if (current.releasing) return current.releasing;
-    current.releasing = (async () => {
-      try {
-        await this.addresses.delete(holding.value, uid);
-      } finally {
-        this.holdings.release(holding);
-      }
-    })();
-    return current.releasing;
+    if (this.holdings.get(holding.value) !== holding) return Promise.resolve();
+    let releasing = this.releases.get(holding);
+    if (!releasing) {
+      releasing = (async () => {
+        try {
+          await this.addresses.delete(holding.value, uid);
+        } finally {
+          this.holdings.release(holding);
+        }
+      })();
+      this.releases.set(holding, releasing);
+    }
+    return releasing;
   }
 }
 

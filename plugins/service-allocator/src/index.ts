@@ -10,8 +10,8 @@ import { ensureKubernetesService, ensureServiceCIDR } from './kubernetes-service
 import { APISERVER_USER, PLUGIN_NAME, SERVICE_ALLOCATION_STAGE, SERVICES } from './names.js';
 import { PortRange } from './node-ports.js';
 import { repair } from './repair.js';
-import { splitServiceKey, type Service } from './service-spec.js';
-import { isApiError } from '@skiff/api';
+import { splitServiceKey } from './service-spec.js';
+import { isApiError, type Service } from '@skiff/api';
 
 /** Starts after the API server serves (it writes through it) and before the controllers. */
 const STAGE = LIFECYCLE_STAGE.API_SERVER + 50;

@@ -1,19 +1,8 @@
-import { isApiError, type KubeObject } from '@skiff/api';
+import { isApiError, RESOURCES, type IPAddress } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import type { IPFamily } from './cidr.js';
-import { IP_ADDRESSES, IP_ALLOCATOR_NAME, LABEL_IP_FAMILY, LABEL_MANAGED_BY } from './names.js';
+import { IP_ALLOCATOR_NAME, LABEL_IP_FAMILY, LABEL_MANAGED_BY } from './names.js';
 import { serviceKey } from './service-spec.js';
-
-export interface ParentReference {
-  group?: string;
-  resource?: string;
-  namespace?: string;
-  name?: string;
-}
-
-export interface IPAddress extends KubeObject {
-  spec?: { parentRef?: ParentReference };
-}
 
 /** The Service an IPAddress names as its parent (`namespace/name`), if it names a Service. */
 export function parentServiceKey(address: IPAddress): string | undefined {
@@ -39,7 +28,7 @@ export class IPAddressClient {
       spec: { parentRef: { group: '', resource: 'services', namespace: parent.namespace, name: parent.name } },
     };
     try {
-      return await this.client.create<IPAddress>(IP_ADDRESSES, address);
+      return await this.client.create<IPAddress>(RESOURCES.ipaddresses, address);
     } catch (err) {
       if (isApiError(err, 'AlreadyExists')) return undefined;
       throw err;
@@ -48,7 +37,7 @@ export class IPAddressClient {
 
   async get(ip: string): Promise<IPAddress | undefined> {
     try {
-      return await this.client.get<IPAddress>(IP_ADDRESSES, ip);
+      return await this.client.get<IPAddress>(RESOURCES.ipaddresses, ip);
     } catch (err) {
       if (isApiError(err, 'NotFound')) return undefined;
       throw err;
@@ -56,13 +45,13 @@ export class IPAddressClient {
   }
 
   async list(): Promise<IPAddress[]> {
-    return (await this.client.list<IPAddress>(IP_ADDRESSES)).items;
+    return (await this.client.list<IPAddress>(RESOURCES.ipaddresses)).items;
   }
 
   /** Deletes the IPAddress, only if it is still the object `uid` names (when given); answers whether it did. */
   async delete(ip: string, uid?: string): Promise<boolean> {
     try {
-      await this.client.delete(IP_ADDRESSES, ip, undefined, uid ? { preconditions: { uid } } : undefined);
+      await this.client.delete(RESOURCES.ipaddresses, ip, undefined, uid ? { preconditions: { uid } } : undefined);
       return true;
     } catch (err) {
       if (isApiError(err, 'NotFound') || isApiError(err, 'Conflict')) return false;

@@ -1,23 +1,27 @@
-import { isApiError, type KubeObject } from '@skiff/api';
+import {
+  isApiError,
+  RESOURCES,
+  type EndpointPort,
+  type Endpoints,
+  type EndpointSlice,
+  type KubeObject,
+  type ResourceType,
+  type ResourceTypes,
+  type Service,
+  type ServicePort,
+} from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { familyOf, type ServiceCIDR } from './cidr.js';
-import {
-  DEFAULT_SERVICE_CIDR_NAME,
-  ENDPOINT_SLICES,
-  ENDPOINTS,
-  KUBERNETES_SERVICE,
-  LABEL_SERVICE_NAME,
-  LABEL_SKIP_MIRROR,
-  SERVICE_CIDRS,
-  SERVICES,
-} from './names.js';
-import type { Service } from './service-spec.js';
+import { DEFAULT_SERVICE_CIDR_NAME, KUBERNETES_SERVICE, LABEL_SERVICE_NAME, LABEL_SKIP_MIRROR } from './names.js';
+
+/** The ServiceCIDR kind (cidr.js's ServiceCIDR is the range this allocator hands addresses out of). */
+type ServiceCIDRObject = ResourceTypes['servicecidrs.networking.k8s.io'];
 
 const { namespace, name } = KUBERNETES_SERVICE;
 const PORT_NAME = 'https';
 const SERVICE_PORT = 443;
 
-async function find<T extends KubeObject>(client: ApiClient, type: typeof SERVICES, objectName: string, objectNamespace?: string): Promise<T | undefined> {
+async function find<T extends KubeObject>(client: ApiClient, type: ResourceType, objectName: string, objectNamespace?: string): Promise<T | undefined> {
   try {
     return await client.get<T>(type, objectName, objectNamespace);
   } catch (err) {
@@ -26,21 +30,16 @@ async function find<T extends KubeObject>(client: ApiClient, type: typeof SERVIC
   }
 }
 
-interface ServiceCIDRObject extends KubeObject {
-  spec?: { cidrs?: string[] };
-  status?: { conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[] };
-}
-
 /**
  * The `kubernetes` ServiceCIDR holds the configured ranges, Ready, as kube-apiserver's default ServiceCIDR
  * controller keeps it. Answers a warning when a stored one names other ranges (it is left as it is).
  */
 export async function ensureServiceCIDR(client: ApiClient, ranges: readonly ServiceCIDR[]): Promise<string | undefined> {
   const cidrs = ranges.map((range) => range.toString());
-  let stored = await find<ServiceCIDRObject>(client, SERVICE_CIDRS, DEFAULT_SERVICE_CIDR_NAME);
+  let stored = await find<ServiceCIDRObject>(client, RESOURCES.servicecidrs, DEFAULT_SERVICE_CIDR_NAME);
   if (!stored) {
     try {
-      stored = await client.create<ServiceCIDRObject>(SERVICE_CIDRS, {
+      stored = await client.create<ServiceCIDRObject>(RESOURCES.servicecidrs, {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'ServiceCIDR',
         metadata: { name: DEFAULT_SERVICE_CIDR_NAME },
@@ -48,7 +47,7 @@ export async function ensureServiceCIDR(client: ApiClient, ranges: readonly Serv
       });
     } catch (err) {
       if (!isApiError(err, 'AlreadyExists')) throw err;
-      stored = await client.get<ServiceCIDRObject>(SERVICE_CIDRS, DEFAULT_SERVICE_CIDR_NAME);
+      stored = await client.get<ServiceCIDRObject>(RESOURCES.servicecidrs, DEFAULT_SERVICE_CIDR_NAME);
     }
   }
   const storedCIDRs = stored.spec?.cidrs ?? [];
@@ -65,7 +64,7 @@ export async function ensureServiceCIDR(client: ApiClient, ranges: readonly Serv
     message: 'Kubernetes default Service CIDR is ready',
     lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
   });
-  await client.updateStatus<ServiceCIDRObject>(SERVICE_CIDRS, { ...stored, status: { ...stored.status, conditions } });
+  await client.updateStatus<ServiceCIDRObject>(RESOURCES.servicecidrs, { ...stored, status: { ...stored.status, conditions } });
   return undefined;
 }
 
@@ -76,17 +75,17 @@ export async function ensureServiceCIDR(client: ApiClient, ranges: readonly Serv
  */
 export async function ensureKubernetesService(client: ApiClient, range: ServiceCIDR, address: string, port: number): Promise<void> {
   const clusterIP = range.at(0n);
-  const ports = [{ name: PORT_NAME, protocol: 'TCP', port: SERVICE_PORT, targetPort: port }];
-  const service = await find<Service>(client, SERVICES, name, namespace);
+  const ports: ServicePort[] = [{ name: PORT_NAME, protocol: 'TCP', port: SERVICE_PORT, targetPort: port }];
+  const service = await find<Service>(client, RESOURCES.services, name, namespace);
   if (!service) {
     try {
       await client.create<Service>(
-        SERVICES,
+        RESOURCES.services,
         {
           apiVersion: 'v1',
           kind: 'Service',
           metadata: { name, namespace, labels: { component: 'apiserver', provider: 'kubernetes' } },
-          spec: { type: 'ClusterIP', clusterIP, clusterIPs: [clusterIP], ports, sessionAffinity: 'None' } as Service['spec'],
+          spec: { type: 'ClusterIP', clusterIP, clusterIPs: [clusterIP], ports, sessionAffinity: 'None' },
         },
         namespace,
       );
@@ -96,36 +95,36 @@ export async function ensureKubernetesService(client: ApiClient, range: ServiceC
   } else {
     const current = service.spec?.ports ?? [];
     const matches = current.length === 1 && current[0]!.name === PORT_NAME && current[0]!.port === SERVICE_PORT && current[0]!.targetPort === port;
-    if (!matches) await client.update<Service>(SERVICES, { ...service, spec: { ...service.spec, ports } });
+    if (!matches) await client.update<Service>(RESOURCES.services, { ...service, spec: { ...service.spec, ports } });
   }
   await ensureEndpoints(client, address, port);
 }
 
 async function ensureEndpoints(client: ApiClient, address: string, port: number): Promise<void> {
-  const endpointPort = { name: PORT_NAME, port, protocol: 'TCP' };
+  const endpointPort: EndpointPort = { name: PORT_NAME, port, protocol: 'TCP' };
   const subsets = [{ addresses: [{ ip: address }], ports: [endpointPort] }];
   const labels = { [LABEL_SKIP_MIRROR]: 'true' };
-  const endpoints = await find<KubeObject & { subsets?: unknown }>(client, ENDPOINTS, name, namespace);
+  const endpoints = await find<Endpoints>(client, RESOURCES.endpoints, name, namespace);
   if (!endpoints) {
-    await createIgnoringExists(client, ENDPOINTS, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace, labels }, subsets });
+    await createIgnoringExists<Endpoints>(client, RESOURCES.endpoints, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace, labels }, subsets });
   } else if (JSON.stringify(endpoints.subsets) !== JSON.stringify(subsets) || JSON.stringify(endpoints.metadata.labels) !== JSON.stringify(labels)) {
-    await client.update(ENDPOINTS, { ...endpoints, metadata: { ...endpoints.metadata, labels }, subsets });
+    await client.update(RESOURCES.endpoints, { ...endpoints, metadata: { ...endpoints.metadata, labels }, subsets });
   }
 
-  const slice = {
+  const slice: Pick<EndpointSlice, 'addressType' | 'endpoints' | 'ports'> = {
     addressType: familyOf(address) ?? 'IPv4',
     endpoints: [{ addresses: [address], conditions: { ready: true } }],
     ports: [endpointPort],
   };
   const sliceLabels = { [LABEL_SERVICE_NAME]: name };
-  const stored = await find<KubeObject & typeof slice>(client, ENDPOINT_SLICES, name, namespace);
+  const stored = await find<EndpointSlice>(client, RESOURCES.endpointslices, name, namespace);
   if (!stored) {
-    await createIgnoringExists(client, ENDPOINT_SLICES, {
+    await createIgnoringExists<EndpointSlice>(client, RESOURCES.endpointslices, {
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',
       metadata: { name, namespace, labels: sliceLabels },
       ...slice,
-    } as KubeObject);
+    });
   } else {
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     if (
@@ -134,13 +133,13 @@ async function ensureEndpoints(client: ApiClient, address: string, port: number)
       !same(stored.metadata.labels, sliceLabels) ||
       stored.addressType !== slice.addressType
     )
-      await client.update(ENDPOINT_SLICES, { ...stored, ...slice, metadata: { ...stored.metadata, labels: sliceLabels } });
+      await client.update(RESOURCES.endpointslices, { ...stored, ...slice, metadata: { ...stored.metadata, labels: sliceLabels } });
   }
 }
 
-async function createIgnoringExists(client: ApiClient, type: typeof SERVICES, object: KubeObject): Promise<void> {
+async function createIgnoringExists<T extends KubeObject>(client: ApiClient, type: ResourceType, object: T): Promise<void> {
   try {
-    await client.create(type, object, namespace);
+    await client.create<T>(type, object, namespace);
   } catch (err) {
     if (!isApiError(err, 'AlreadyExists')) throw err;
   }

@@ -1,5 +1,5 @@
 import { ADMISSION_STAGE } from '@skiff/kernel';
-import type { ResourceType, UserInfo } from '@skiff/api';
+import { RESOURCES, type UserInfo } from '@skiff/api';
 
 export const PLUGIN_NAME = '@skiff/plugin-service-allocator';
 
@@ -30,11 +30,5 @@ export const KUBERNETES_SERVICE = Object.freeze({ namespace: 'default', name: 'k
 /** IPAddresses and node ports handed out by a request that never finished are freed after this long. */
 export const ALLOCATION_GRACE_MS = 60_000;
 
-const type = (group: string, version: string, resource: string, kind: string, namespaced: boolean): ResourceType =>
-  Object.freeze({ group, version, resource, kind, namespaced });
-
-export const SERVICES = type('', 'v1', 'services', 'Service', true);
-export const ENDPOINTS = type('', 'v1', 'endpoints', 'Endpoints', true);
-export const ENDPOINT_SLICES = type('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true);
-export const IP_ADDRESSES = type('networking.k8s.io', 'v1', 'ipaddresses', 'IPAddress', false);
-export const SERVICE_CIDRS = type('networking.k8s.io', 'v1', 'servicecidrs', 'ServiceCIDR', false);
+/** The entry point (index.ts) still names the Services' coordinates so. */
+export const SERVICES = RESOURCES.services;

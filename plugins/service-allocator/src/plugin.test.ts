@@ -1,4 +1,4 @@
-import { isApiError, type KubeObject } from '@skiff/api';
+import { isApiError, RESOURCES, type Endpoints, type EndpointSlice, type IPAddress, type Service, type ResourceTypes, type ServiceSpec } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,10 +12,7 @@ import { IPAddressClient } from './ip-addresses.js';
 import { PortRange } from './node-ports.js';
 import { repair } from './repair.js';
 import { APISERVER_USER } from './names.js';
-import type { IPAddress } from './ip-addresses.js';
-import { ENDPOINT_SLICES, ENDPOINTS, IP_ADDRESSES, SERVICE_CIDRS, SERVICES } from './names.js';
 import { ServiceCIDR } from './cidr.js';
-import type { Service, ServiceSpec } from './service-spec.js';
 
 const range = new ServiceCIDR('10.96.0.0/12');
 
@@ -24,7 +21,7 @@ function service(name: string, spec: ServiceSpec = {}): Service {
 }
 
 async function create(client: ApiClient, name: string, spec?: ServiceSpec): Promise<Service> {
-  return client.create<Service>(SERVICES, service(name, spec), 'default');
+  return client.create<Service>(RESOURCES.services, service(name, spec), 'default');
 }
 
 async function failure(promise: Promise<unknown>): Promise<{ status?: number; message: string }> {
@@ -38,7 +35,7 @@ async function failure(promise: Promise<unknown>): Promise<{ status?: number; me
 
 async function address(client: ApiClient, ip: string): Promise<IPAddress | undefined> {
   try {
-    return await client.get<IPAddress>(IP_ADDRESSES, ip);
+    return await client.get<IPAddress>(RESOURCES.ipaddresses, ip);
   } catch (err) {
     if (isApiError(err, 'NotFound')) return undefined;
     throw err;
@@ -59,12 +56,12 @@ describe('service allocation against a real API server', () => {
 
   it('creates the kubernetes ServiceCIDR, Ready, and the kubernetes Service with its endpoints', async () => {
     const { client } = plane;
-    const cidr = await client.get<KubeObject & { spec: { cidrs: string[] }; status: { conditions: unknown[] } }>(SERVICE_CIDRS, 'kubernetes');
-    expect(cidr.spec.cidrs).toEqual(['10.96.0.0/12']);
-    expect(cidr.status.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True', message: 'Kubernetes default Service CIDR is ready' })]);
+    const cidr = await client.get<ResourceTypes['servicecidrs.networking.k8s.io']>(RESOURCES.servicecidrs, 'kubernetes');
+    expect(cidr.spec?.cidrs).toEqual(['10.96.0.0/12']);
+    expect(cidr.status?.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True', message: 'Kubernetes default Service CIDR is ready' })]);
 
     const port = plane.kernel.resolve('apiServerInfo').port;
-    const kubernetes = await client.get<Service>(SERVICES, 'kubernetes', 'default');
+    const kubernetes = await client.get<Service>(RESOURCES.services, 'kubernetes', 'default');
     expect(kubernetes.spec).toMatchObject({
       type: 'ClusterIP',
       clusterIP: '10.96.0.1',
@@ -72,9 +69,9 @@ describe('service allocation against a real API server', () => {
       ports: [{ name: 'https', port: 443, targetPort: port, protocol: 'TCP' }],
     });
     expect((await address(client, '10.96.0.1'))?.spec?.parentRef).toEqual({ group: '', resource: 'services', namespace: 'default', name: 'kubernetes' });
-    const endpoints = await client.get<KubeObject & { subsets: unknown }>(ENDPOINTS, 'kubernetes', 'default');
+    const endpoints = await client.get<Endpoints>(RESOURCES.endpoints, 'kubernetes', 'default');
     expect(endpoints.subsets).toEqual([{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port, protocol: 'TCP' }] }]);
-    const slice = await client.get<KubeObject & Record<string, unknown>>(ENDPOINT_SLICES, 'kubernetes', 'default');
+    const slice = await client.get<EndpointSlice>(RESOURCES.endpointslices, 'kubernetes', 'default');
     expect(slice.metadata.labels).toEqual({ 'kubernetes.io/service-name': 'kubernetes' });
     expect(slice).toMatchObject({
       addressType: 'IPv4',
@@ -112,10 +109,10 @@ describe('service allocation against a real API server', () => {
   it('keeps the cluster IP: an update that changes it is refused, one that leaves it out keeps it', async () => {
     const { client } = plane;
     const created = await create(client, 'steady');
-    expect((await failure(client.patch(SERVICES, 'steady', { spec: { clusterIP: '10.96.0.99' } }, { namespace: 'default' }))).message).toBe(
+    expect((await failure(client.patch(RESOURCES.services, 'steady', { spec: { clusterIP: '10.96.0.99' } }, { namespace: 'default' }))).message).toBe(
       'Service "steady" is invalid: spec.clusterIPs[0]: Invalid value: ["10.96.0.99"]: may not change once set',
     );
-    const replaced = await client.update<Service>(SERVICES, { ...service('steady'), metadata: { ...created.metadata } });
+    const replaced = await client.update<Service>(RESOURCES.services, { ...service('steady'), metadata: { ...created.metadata } });
     expect(replaced.spec?.clusterIPs).toEqual(created.spec?.clusterIPs);
   });
 
@@ -123,7 +120,7 @@ describe('service allocation against a real API server', () => {
     const { client } = plane;
     expect((await create(client, 'headless', { clusterIP: 'None' })).spec).toMatchObject({ clusterIP: 'None', clusterIPs: ['None'], ipFamilies: ['IPv4'] });
     const external = await client.create<Service>(
-      SERVICES,
+      RESOURCES.services,
       { apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext' }, spec: { type: 'ExternalName', externalName: 'example.com' } },
       'default',
     );
@@ -134,13 +131,13 @@ describe('service allocation against a real API server', () => {
   it('frees the address of a deleted Service, and of a create that failed', async () => {
     const { client } = plane;
     const ip = (await create(client, 'brief')).spec!.clusterIP!;
-    await client.delete(SERVICES, 'brief', 'default');
+    await client.delete(RESOURCES.services, 'brief', 'default');
     await waitFor('the IPAddress to go', async () => !(await address(client, ip)));
     expect((await create(client, 'reuse', { clusterIP: ip })).spec?.clusterIP).toBe(ip);
 
     // Admission hands out 10.96.0.20, then validation refuses the Service: the address comes back.
     const invalid = service('broken', { clusterIP: '10.96.0.20', ports: [{ port: 70000 }] });
-    expect((await failure(client.create(SERVICES, invalid, 'default'))).status).toBe(422);
+    expect((await failure(client.create(RESOURCES.services, invalid, 'default'))).status).toBe(422);
     await waitFor('the failed create to give its address back', async () => !(await address(client, '10.96.0.20')));
     expect((await create(client, 'after-broken', { clusterIP: '10.96.0.20' })).spec?.clusterIP).toBe('10.96.0.20');
   });
@@ -165,10 +162,10 @@ describe('service allocation against a real API server', () => {
       'Service "np-out" is invalid: spec.ports[0].nodePort: Invalid value: 31000: provided port is not in the valid range. The range of valid ports is 30000-30099',
     );
 
-    await client.delete(SERVICES, 'np', 'default');
+    await client.delete(RESOURCES.services, 'np', 'default');
     expect((await create(client, 'np-next', { type: 'NodePort', ports: [{ port: 80, nodePort: 30010 }] })).spec?.ports?.[0]?.nodePort).toBe(30010);
 
-    const toClusterIP = await client.patch<Service>(SERVICES, 'np-next', { spec: { type: 'ClusterIP' } }, { namespace: 'default' });
+    const toClusterIP = await client.patch<Service>(RESOURCES.services, 'np-next', { spec: { type: 'ClusterIP' } }, { namespace: 'default' });
     expect(toClusterIP.spec?.ports?.[0]?.nodePort).toBeUndefined();
     expect((await create(client, 'np-after', { type: 'NodePort', ports: [{ port: 80, nodePort: 30010 }] })).spec?.ports?.[0]?.nodePort).toBe(30010);
   });
@@ -195,7 +192,7 @@ describe('service allocation against a real API server', () => {
     const addresses = new IPAddressClient(client);
     const logger = plane.kernel.logger;
     const allocator = new ServiceAllocator({ ranges: [range], nodePorts: PortRange.parse('30000-30099'), addresses, lookup: async () => undefined, logger });
-    const sources = { listServices: async () => (await client.list<Service>(SERVICES)).items, addresses, logger };
+    const sources = { listServices: async () => (await client.list<Service>(RESOURCES.services)).items, addresses, logger };
     await addresses.create('10.96.0.77', 'IPv4', { namespace: 'default', name: 'never-made' });
     expect((await repair(allocator, sources, false)).deleted).toEqual([]);
     expect(await address(plane.client, '10.96.0.77')).toBeDefined();
@@ -206,7 +203,7 @@ describe('service allocation against a real API server', () => {
   it('repairs: recreates a missing IPAddress and deletes one no Service holds', async () => {
     const { client } = plane;
     const ip = (await create(client, 'repaired')).spec!.clusterIP!;
-    await client.delete(IP_ADDRESSES, ip);
+    await client.delete(RESOURCES.ipaddresses, ip);
     await waitFor('the IPAddress to be recreated', async () => (await address(client, ip))?.spec?.parentRef?.name === 'repaired');
   });
 });
@@ -222,12 +219,12 @@ describe('service allocation across a restart', () => {
       // An IPAddress whose Service is gone, on an address nobody holds: the repair at start deletes it.
       const taken = new Set(first.map((s) => s.spec!.clusterIP));
       const leaked = ['10.100.0.2', '10.100.0.3', '10.100.0.4'].find((ip) => !taken.has(ip))!;
-      await plane.client.create(IP_ADDRESSES, {
+      await plane.client.create<IPAddress>(RESOURCES.ipaddresses, {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'IPAddress',
         metadata: { name: leaked, labels: { 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io', 'ipaddress.kubernetes.io/ip-family': 'IPv4' } },
         spec: { parentRef: { group: '', resource: 'services', namespace: 'default', name: 'gone' } },
-      } as IPAddress);
+      });
       await plane.stop();
 
       plane = await startControlPlane([[serviceAllocator, options]], { dataDir });

@@ -1,10 +1,11 @@
+import type { Service } from '@skiff/api';
 import type { EventRecorder, Logger } from '@skiff/kernel';
 import type { ServiceAllocator } from './allocator.js';
-import { familyOf, type IPFamily } from './cidr.js';
+import { familyOf } from './cidr.js';
 import type { Holding } from './holdings.js';
 import { isManaged, parentServiceKey, type IPAddressClient } from './ip-addresses.js';
 import { ALLOCATION_GRACE_MS } from './names.js';
-import { heldIPs, heldPorts, serviceKey, splitServiceKey, type Service } from './service-spec.js';
+import { heldIPs, heldPorts, serviceKey, splitServiceKey } from './service-spec.js';
 
 export interface RepairSources {
   listServices(): Promise<Service[]>;
@@ -42,7 +43,7 @@ export async function repair(allocator: ServiceAllocator, sources: RepairSources
   const expectedIPs = new Map<string, string>();
   for (const [key, service] of byKey) {
     for (const ip of heldIPs(service)) {
-      if (!allocator.clusterIPs.get(familyOf(ip) as IPFamily)?.range.contains(ip)) {
+      if (!allocator.clusterIPsOf(familyOf(ip))?.range.contains(ip)) {
         sources.recorder?.event(
           service,
           'Warning',
@@ -56,7 +57,7 @@ export async function repair(allocator: ServiceAllocator, sources: RepairSources
   }
   const stored = new Map(addresses.map((address) => [address.metadata.name ?? '', address]));
   for (const [ip, key] of expectedIPs) {
-    const ips = allocator.clusterIPs.get(familyOf(ip) as IPFamily)!;
+    const ips = allocator.clusterIPsOf(familyOf(ip))!;
     const address = stored.get(ip);
     const holding = ips.holdings.get(ip);
     if (address && parentServiceKey(address) === key) {
@@ -79,7 +80,7 @@ export async function repair(allocator: ServiceAllocator, sources: RepairSources
   // IPAddresses of this allocator no Service holds.
   for (const address of addresses) {
     const ip = address.metadata.name ?? '';
-    const ips = allocator.clusterIPs.get(familyOf(ip) as IPFamily);
+    const ips = allocator.clusterIPsOf(familyOf(ip));
     if (!ips || !isManaged(address) || expectedIPs.has(ip)) continue;
     const holding = ips.holdings.get(ip);
     if (holding && (youngPending(holding) || !untouchedSince(holding))) continue;

@@ -1,13 +1,6 @@
+import type { Service } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
-import {
-  clusterIPUpdateErrors,
-  dropTypeDependentFields,
-  heldPorts,
-  initIPFamilies,
-  normalizeClusterIPs,
-  patchAllocatedValues,
-  type Service,
-} from './service-spec.js';
+import { clusterIPUpdateErrors, dropTypeDependentFields, heldPorts, initIPFamilies, normalizeClusterIPs, patchAllocatedValues } from './service-spec.js';
 
 const svc = (spec: Service['spec']): Service => ({ metadata: { name: 's', namespace: 'ns' }, spec });
 

@@ -1,33 +1,5 @@
-import { fieldErrors, type KubeObject, type StatusCause } from '@skiff/api';
-import { familyOf, type IPFamily } from './cidr.js';
-
-export interface ServicePort {
-  name?: string;
-  protocol?: string;
-  port?: number;
-  targetPort?: number | string;
-  nodePort?: number;
-}
-
-export interface ServiceSpec {
-  type?: string;
-  clusterIP?: string;
-  clusterIPs?: string[];
-  ipFamilies?: string[];
-  ipFamilyPolicy?: string;
-  externalName?: string;
-  ports?: ServicePort[];
-  selector?: Record<string, string>;
-  externalTrafficPolicy?: string;
-  healthCheckNodePort?: number;
-  allocateLoadBalancerNodePorts?: boolean;
-  loadBalancerClass?: string;
-}
-
-export interface Service extends KubeObject {
-  spec?: ServiceSpec;
-  status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string; ipMode?: string }[] } };
-}
+import { fieldErrors, type Service, type ServiceSpec, type StatusCause } from '@skiff/api';
+import { familyOf, isIPFamily, type IPFamily } from './cidr.js';
 
 export const NONE = 'None';
 
@@ -185,7 +157,8 @@ export function initIPFamilies(service: Service, old: Service | undefined, confi
   if (policy === 'RequireDualStack' && configured.length < 2)
     causes.push(fieldErrors.invalid('spec.ipFamilyPolicy', policy, 'this cluster is not configured for dual-stack services'));
   families.forEach((family, i) => {
-    if (!configured.includes(family as IPFamily)) causes.push(fieldErrors.invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
+    if (!isIPFamily(family) || !configured.includes(family))
+      causes.push(fieldErrors.invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
   });
   if (causes.length > 0) return causes;
   if (families.length === 0) families.push(configured[0]!);
