@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path';
+import { errorMessage, isJsonObject } from '@skiff/api';
 import { Kernel } from './kernel.js';
 import { KernelError } from './errors.js';
 import { checkConfig, CONFIG_DEFAULTS, loadConfig, type ResolvedConfig, type SkiffConfig } from './config.js';
@@ -31,7 +32,7 @@ function normaliseSpec(spec: PluginSpec, fromDir: string, where: string): Plugin
       throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: where, detail: `options of plugin "${specName(ref)}" must be an object or false` });
     return { ref, options: options ?? {}, fromDir, where };
   }
-  if (typeof spec === 'object' && spec !== null && typeof (spec as SkiffPlugin).apply === 'function') return { ref: spec, options: {}, fromDir, where };
+  if (typeof spec === 'object' && spec !== null && typeof spec.apply === 'function') return { ref: spec, options: {}, fromDir, where };
   throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: where, detail: `cannot read plugin entry ${JSON.stringify(spec)}` });
 }
 
@@ -75,9 +76,8 @@ async function loadPreset(name: string, fromDir: string, chain: string[]): Promi
     if (file) break;
   }
   if (!file) throw new KernelError('SKIFF_ERR_KERNEL_PRESET_NOT_FOUND', { name, candidates: candidates.join(', '), from: fromDir });
-  const preset = (await importDefault(file)) as SkiffPreset;
-  if (!preset || typeof preset !== 'object' || !Array.isArray(preset.plugins))
-    throw new KernelError('SKIFF_ERR_KERNEL_PRESET_INVALID', { name, detail: 'its default export must be { name, plugins: [...] }' });
+  const preset = await importDefault(file);
+  if (!isPreset(preset)) throw new KernelError('SKIFF_ERR_KERNEL_PRESET_INVALID', { name, detail: 'its default export must be { name, plugins: [...] }' });
   if (preset.config) checkConfig(preset.config, `preset ${name}`);
   const presetDir = dirname(file);
   let entries: PluginEntry[] = [];
@@ -104,11 +104,21 @@ async function loadPlugin(entry: PluginEntry, rootDir: string): Promise<SkiffPlu
   try {
     plugin = await importDefault(file);
   } catch (err) {
-    throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_LOAD', { name, detail: (err as Error).message.split('\n')[0] ?? '' }, { cause: err });
+    throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_LOAD', { name, detail: errorMessage(err).split('\n')[0] ?? '' }, { cause: err });
   }
-  if (!plugin || typeof plugin !== 'object' || typeof (plugin as SkiffPlugin).apply !== 'function')
+  if (!isPlugin(plugin))
     throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_INVALID', { name, detail: 'its default export must be an object with name and apply(kernel, options)' });
-  return plugin as SkiffPlugin<any>;
+  return plugin;
+}
+
+/** What a preset module exports, as far as loading it relies on (its entries are checked as they are read). */
+function isPreset(value: unknown): value is SkiffPreset {
+  return isJsonObject(value) && Array.isArray(value.plugins);
+}
+
+/** What a plugin module exports, as far as loading it relies on (`use` checks its metadata). */
+function isPlugin(value: unknown): value is SkiffPlugin<any> {
+  return isJsonObject(value) && typeof value.apply === 'function';
 }
 
 export interface BootOptions {
@@ -128,10 +138,10 @@ export async function createCluster(options: BootOptions = {}): Promise<Kernel> 
   const cwd = resolve(options.cwd ?? process.cwd());
   const loaded = options.config ? { config: options.config, file: undefined, rootDir: cwd } : await loadConfig({ cwd, file: options.configFile });
   const fileConfig = loaded.config;
-  if (options.config) checkConfig(options.config as Record<string, unknown>, 'passed to createCluster');
-  const overrides = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([, v]) => v !== undefined)) as SkiffConfig;
-  checkConfig(overrides as Record<string, unknown>, 'flags');
-  const presetName = (overrides.preset as string | undefined) ?? fileConfig.preset ?? CONFIG_DEFAULTS.preset;
+  if (options.config) checkConfig(options.config, 'passed to createCluster');
+  const overrides: unknown = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([, v]) => v !== undefined));
+  checkConfig(overrides, 'flags');
+  const presetName = overrides.preset ?? fileConfig.preset ?? CONFIG_DEFAULTS.preset;
   const preset = await loadPreset(presetName, loaded.rootDir, []);
   const where = loaded.file ?? 'config';
   const entries = mergeEntries(

@@ -1,6 +1,7 @@
 import { cosmiconfig } from 'cosmiconfig';
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
+import { errorMessage, isJsonObject } from '@skiff/api';
 import { KernelError } from './errors.js';
 import type { PluginSpec } from './plugin.js';
 import { didYouMean } from './suggest.js';
@@ -65,7 +66,9 @@ const KNOWN_TYPES: Record<string, string> = {
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 /** Checks a config (a file's, a preset's, or one given in code): known keys only, each of the right type. */
-export function checkConfig(config: Record<string, unknown>, file: string): void {
+/** Checks a config's keys and the types of their values (plugin entries are checked as they are read). */
+export function checkConfig(config: unknown, file: string): asserts config is SkiffConfig {
+  if (!isJsonObject(config)) throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: 'the config must be an object' });
   for (const key of Object.keys(config)) {
     if (!(key in KNOWN_TYPES))
       throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
@@ -122,19 +125,17 @@ export async function loadConfig(options: { cwd?: string; file?: string } = {}):
     try {
       result = await explorer.load(file);
     } catch (err) {
-      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: (err as Error).message.split('\n')[0] ?? '' });
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: errorMessage(err).split('\n')[0] ?? '' });
     }
   } else {
     try {
       result = await explorer.search(cwd);
     } catch (err) {
-      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: cwd, detail: (err as Error).message.split('\n')[0] ?? '' });
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: cwd, detail: errorMessage(err).split('\n')[0] ?? '' });
     }
   }
   if (!result || result.isEmpty) return { config: {}, file: result?.filepath, rootDir: result ? dirname(result.filepath) : cwd };
-  const config = result.config as unknown;
-  if (typeof config !== 'object' || config === null || Array.isArray(config))
-    throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file: result.filepath, detail: 'the config must be an object' });
-  checkConfig(config as Record<string, unknown>, result.filepath);
-  return { config: config as SkiffConfig, file: result.filepath, rootDir: dirname(result.filepath) };
+  const config: unknown = result.config;
+  checkConfig(config, result.filepath);
+  return { config, file: result.filepath, rootDir: dirname(result.filepath) };
 }

@@ -1,3 +1,5 @@
+import { isJsonObject } from '@skiff/api';
+
 /**
  * Plugin option schemas: a small JSON Schema subset, enough to describe plugin options and to say
  * exactly which option is wrong. Defaults are filled in.
@@ -74,52 +76,45 @@ export type OptionsOf<S> = S extends { type: 'string'; enum: readonly (infer E)[
               ? ObjectOf<S>
               : never;
 
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
 /** Returns the options with defaults applied, or throws a message naming the option path and what was expected. */
 export function checkOptions(schema: OptionsSchema, value: unknown, path = 'options'): unknown {
   if (value === undefined && 'default' in schema && schema.default !== undefined) value = structuredClone(schema.default);
   if (value === undefined && schema.type === 'object') value = {};
   if (value === undefined) return undefined;
-  const fail = (expected: string) => {
+  const fail: (expected: string) => never = (expected) => {
     throw new Error(`option "${path}" must be ${expected} (got ${JSON.stringify(value)})`);
   };
   switch (schema.type) {
     case 'string':
       if (typeof value !== 'string') fail('a string');
-      if (schema.enum && !schema.enum.includes(value as string)) fail(`one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
-      if (schema.pattern && !new RegExp(schema.pattern).test(value as string)) fail(`a string matching /${schema.pattern}/`);
+      if (schema.enum && !schema.enum.includes(value)) fail(`one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
+      if (schema.pattern && !new RegExp(schema.pattern).test(value)) fail(`a string matching /${schema.pattern}/`);
       return value;
     case 'number':
     case 'integer':
       if (typeof value !== 'number' || Number.isNaN(value)) fail(`a ${schema.type}`);
       if (schema.type === 'integer' && !Number.isInteger(value)) fail('an integer');
-      if (schema.minimum !== undefined && (value as number) < schema.minimum) fail(`>= ${schema.minimum}`);
-      if (schema.maximum !== undefined && (value as number) > schema.maximum) fail(`<= ${schema.maximum}`);
+      if (schema.minimum !== undefined && value < schema.minimum) fail(`>= ${schema.minimum}`);
+      if (schema.maximum !== undefined && value > schema.maximum) fail(`<= ${schema.maximum}`);
       return value;
     case 'boolean':
       if (typeof value !== 'boolean') fail('a boolean');
       return value;
     case 'array':
       if (!Array.isArray(value)) fail('an array');
-      return schema.items ? (value as unknown[]).map((v, i) => checkOptions(schema.items!, v, `${path}[${i}]`)) : value;
+      return schema.items ? value.map((v, i) => checkOptions(schema.items!, v, `${path}[${i}]`)) : value;
     case 'object': {
-      if (typeName(value) !== 'object') fail('an object');
-      const input = value as Record<string, unknown>;
+      if (!isJsonObject(value)) return fail('an object');
       const out: Record<string, unknown> = {};
       for (const key of schema.required ?? []) {
-        if (input[key] === undefined && schema.properties?.[key]?.default === undefined)
+        if (value[key] === undefined && schema.properties?.[key]?.default === undefined)
           throw new Error(`option "${path === 'options' ? key : `${path}.${key}`}" is required`);
       }
       for (const [key, sub] of Object.entries(schema.properties ?? {})) {
-        const v = checkOptions(sub, input[key], path === 'options' ? key : `${path}.${key}`);
+        const v = checkOptions(sub, value[key], path === 'options' ? key : `${path}.${key}`);
         if (v !== undefined) out[key] = v;
       }
-      for (const [key, v] of Object.entries(input)) {
+      for (const [key, v] of Object.entries(value)) {
         if (schema.properties && key in schema.properties) continue;
         const extra = schema.additionalProperties ?? false;
         const where = path === 'options' ? key : `${path}.${key}`;

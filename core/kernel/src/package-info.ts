@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { errorMessage, isJsonObject } from '@skiff/api';
 import { KernelError } from './errors.js';
 
 /** A plugin's metadata as its package.json states it: spread it into `definePlugin`. */
@@ -10,11 +11,12 @@ export interface PackageInfo {
   kernel: string;
 }
 
+/** What is read from a package.json. */
 interface Manifest {
-  name?: unknown;
-  version?: unknown;
-  peerDependencies?: Record<string, unknown>;
-  dependencies?: Record<string, unknown>;
+  name: string;
+  version: string;
+  peerDependencies: Record<string, unknown>;
+  dependencies: Record<string, unknown>;
 }
 
 /**
@@ -37,22 +39,28 @@ export function packageVersion(packageJson: URL): { name: string; version: strin
  */
 export function packageInfo(packageJson: URL): PackageInfo {
   const manifest = readManifest(packageJson);
-  const kernel = manifest.peerDependencies?.['@skiff/kernel'] ?? manifest.dependencies?.['@skiff/kernel'];
+  const kernel = manifest.peerDependencies['@skiff/kernel'] ?? manifest.dependencies['@skiff/kernel'];
   if (typeof kernel !== 'string' || !kernel) throw invalid(packageJson, 'it has no peer dependency (or dependency) on @skiff/kernel');
   return { name: manifest.name, version: manifest.version, kernel };
 }
 
-function readManifest(packageJson: URL): Manifest & { name: string; version: string } {
-  let manifest: Manifest;
+function readManifest(packageJson: URL): Manifest {
+  let parsed: unknown;
   try {
-    manifest = JSON.parse(readFileSync(packageJson, 'utf8')) as Manifest;
+    parsed = JSON.parse(readFileSync(packageJson, 'utf8'));
   } catch (err) {
-    throw invalid(packageJson, (err as Error).message);
+    throw invalid(packageJson, errorMessage(err));
   }
-  for (const field of ['name', 'version'] as const) {
-    if (typeof manifest[field] !== 'string' || !manifest[field]) throw invalid(packageJson, `"${field}" must be a non-empty string`);
-  }
-  return manifest as Manifest & { name: string; version: string };
+  const manifest = isJsonObject(parsed) ? parsed : {};
+  const { name, version, peerDependencies, dependencies } = manifest;
+  if (typeof name !== 'string' || !name) throw invalid(packageJson, '"name" must be a non-empty string');
+  if (typeof version !== 'string' || !version) throw invalid(packageJson, '"version" must be a non-empty string');
+  return {
+    name,
+    version,
+    peerDependencies: isJsonObject(peerDependencies) ? peerDependencies : {},
+    dependencies: isJsonObject(dependencies) ? dependencies : {},
+  };
 }
 
 function invalid(packageJson: URL, detail: string): KernelError {

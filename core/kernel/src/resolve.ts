@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isJsonObject } from '@skiff/api';
 
 /**
  * Resolves a package name or path to a file, the way `npm install x` users expect: from `fromDir`'s
@@ -45,10 +46,9 @@ function packageEntry(dir: string): string | undefined {
   };
   const fromExports = (exp: unknown): string | undefined => {
     if (typeof exp === 'string') return exp;
-    if (exp && typeof exp === 'object') {
-      const record = exp as Record<string, unknown>;
-      if ('.' in record) return fromExports(record['.']);
-      for (const key of ['import', 'default', 'node']) if (key in record) return fromExports(record[key]);
+    if (isJsonObject(exp)) {
+      if ('.' in exp) return fromExports(exp['.']);
+      for (const key of ['import', 'default', 'node']) if (key in exp) return fromExports(exp[key]);
     }
     return undefined;
   };

@@ -60,7 +60,7 @@ function messageOf(err: unknown): string {
 export function isPluginFailure(err: unknown): err is PluginFailure {
   return (
     err instanceof PluginFailure ||
-    (typeof err === 'object' && err !== null && (err as Error).name === 'PluginFailure' && typeof (err as PluginFailure).tapName === 'string')
+    (typeof err === 'object' && err !== null && 'name' in err && err.name === 'PluginFailure' && 'tapName' in err && typeof err.tapName === 'string')
   );
 }
 
@@ -70,11 +70,11 @@ export function isPluginFailure(err: unknown): err is PluginFailure {
  */
 function isDeliberate(err: unknown): boolean {
   if (err instanceof KernelError) return true;
-  if (typeof err !== 'object' || err === null) return false;
-  const { name } = err as Error;
+  if (typeof err !== 'object' || err === null || !('name' in err)) return false;
+  const { name } = err;
   if (name === 'KernelError' || name === 'PluginFailure') return true;
-  if (name === 'AdmissionError') return typeof (err as { status?: unknown }).status === 'number';
-  if (name === 'ApiError') return typeof (err as { toStatus?: unknown }).toStatus === 'function';
+  if (name === 'AdmissionError') return 'status' in err && typeof err.status === 'number';
+  if (name === 'ApiError') return 'toStatus' in err && typeof err.toStatus === 'function';
   return false;
 }
 
