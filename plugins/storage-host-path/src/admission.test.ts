@@ -1,8 +1,8 @@
+import type { PersistentVolumeClaim, StorageClass } from '@skiff/api';
 import { admissionRequest } from '@skiff/testing';
 import { describe, expect, it } from 'vitest';
 import { admitStorage } from './admission.js';
 import { ANNOTATION, FINALIZER } from './names.js';
-import type { PersistentVolumeClaim, StorageClass } from './types.js';
 
 const classes: StorageClass[] = [
   { metadata: { name: 'plain', creationTimestamp: '2024-03-01T00:00:00Z' }, provisioner: 'x' },
@@ -22,7 +22,7 @@ const claimRequest = (storageClassName?: string | null, operation: 'CREATE' | 'U
     } as PersistentVolumeClaim,
   });
 
-const spec = (request: ReturnType<typeof claimRequest>) => (request.object as PersistentVolumeClaim).spec;
+const spec = (request: ReturnType<typeof claimRequest>) => (request.object as PersistentVolumeClaim).spec!;
 
 describe('admitStorage', () => {
   it('gives a claim created without a class the default class, and the pvc-protection finalizer', async () => {

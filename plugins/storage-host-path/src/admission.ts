@@ -1,7 +1,7 @@
-import type { AdmissionRequest } from '@skiff/kernel';
+import type { StorageClass } from '@skiff/api';
+import { isAdmissionFor, type AdmissionRequest } from '@skiff/kernel';
 import { defaultStorageClass } from './matching.js';
 import { FINALIZER } from './names.js';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from './types.js';
 
 export interface StorageAdmissionOptions {
   /** Lists the StorageClasses (read when a claim without a class is created). */
@@ -10,9 +10,6 @@ export interface StorageAdmissionOptions {
   protection: boolean;
 }
 
-const isCore = (request: AdmissionRequest, resource: string) =>
-  request.resource.group === '' && request.resource.resource === resource && !request.subresource && request.operation === 'CREATE';
-
 /**
  * Mutating admission for claims and volumes, as two of kube-apiserver's admission plugins do it:
  * DefaultStorageClass gives a claim created without `storageClassName` the default class's name (a
@@ -20,15 +17,16 @@ const isCore = (request: AdmissionRequest, resource: string) =>
  * `kubernetes.io/pvc-protection` on new claims and `kubernetes.io/pv-protection` on new volumes.
  */
 export async function admitStorage(request: AdmissionRequest, options: StorageAdmissionOptions): Promise<void> {
-  if (isCore(request, 'persistentvolumeclaims') && request.object) {
-    const claim = request.object as PersistentVolumeClaim;
+  if (request.operation !== 'CREATE') return;
+  if (isAdmissionFor(request, 'persistentvolumeclaims') && request.object) {
+    const claim = request.object;
     if (claim.spec && claim.spec.storageClassName == null) {
       const storageClass = defaultStorageClass(await options.listStorageClasses());
       if (storageClass) claim.spec.storageClassName = storageClass.metadata.name;
     }
     if (options.protection) addFinalizer(claim, FINALIZER.PVC_PROTECTION);
-  } else if (isCore(request, 'persistentvolumes') && request.object && options.protection) {
-    addFinalizer(request.object as PersistentVolume, FINALIZER.PV_PROTECTION);
+  } else if (isAdmissionFor(request, 'persistentvolumes') && request.object && options.protection) {
+    addFinalizer(request.object, FINALIZER.PV_PROTECTION);
   }
 }
 

@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { isApiError, type KubeObject, type ResourceType } from '@skiff/api';
+import { isApiError, RESOURCES, type KubeObject, type PersistentVolume, type PersistentVolumeClaim, type ResourceType, type StorageClass } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import storageHostPath from './index.js';
-import { ANNOTATION, FINALIZER, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, PROVISIONER, STORAGE_CLASSES } from './names.js';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from './types.js';
+import { ANNOTATION, FINALIZER, PROVISIONER } from './names.js';
 
 const NS = 'default';
 
@@ -44,7 +43,7 @@ async function find<T extends KubeObject>(client: ApiClient, type: ResourceType,
 
 const boundClaim = (client: ApiClient, name: string) =>
   waitFor(`claim ${name} to be Bound`, async () => {
-    const current = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, name, NS);
+    const current = await client.get<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, name, NS);
     return current.status?.phase === 'Bound' && current;
   });
 
@@ -58,7 +57,7 @@ describe('host-path storage against a real API server', () => {
   });
 
   it('creates the default StorageClass at start', async () => {
-    const standard = await plane.client.get<StorageClass>(STORAGE_CLASSES, 'standard');
+    const standard = await plane.client.get<StorageClass>(RESOURCES.storageclasses, 'standard');
     expect(standard).toMatchObject({
       metadata: { annotations: { [ANNOTATION.IS_DEFAULT_CLASS]: 'true' } },
       provisioner: PROVISIONER,
@@ -69,13 +68,13 @@ describe('host-path storage against a real API server', () => {
 
   it('provisions a host directory for a claim without a class, binds both ways, and removes both when the claim goes', async () => {
     const { client } = plane;
-    const created = await client.create(PERSISTENT_VOLUME_CLAIMS, claim('data', { accessModes: ['ReadWriteOnce', 'ReadOnlyMany'] }), NS);
-    expect(created.spec.storageClassName).toBe('standard');
+    const created = await client.create(RESOURCES.persistentvolumeclaims, claim('data', { accessModes: ['ReadWriteOnce', 'ReadOnlyMany'] }), NS);
+    expect(created.spec!.storageClassName).toBe('standard');
     expect(created.metadata.finalizers).toEqual([FINALIZER.PVC_PROTECTION]);
 
     const bound = await boundClaim(client, 'data');
     const volumeName = `pvc-${created.metadata.uid}`;
-    expect(bound.spec.volumeName).toBe(volumeName);
+    expect(bound.spec!.volumeName).toBe(volumeName);
     expect(bound.status).toEqual({ phase: 'Bound', capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce', 'ReadOnlyMany'] });
     expect(bound.metadata.annotations).toMatchObject({
       [ANNOTATION.BIND_COMPLETED]: 'yes',
@@ -83,7 +82,7 @@ describe('host-path storage against a real API server', () => {
       [ANNOTATION.STORAGE_PROVISIONER]: PROVISIONER,
     });
 
-    const volume = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, volumeName);
+    const volume = await client.get<PersistentVolume>(RESOURCES.persistentvolumes, volumeName);
     const path = join(plane.dataDir, 'volumes', volumeName);
     expect(volume.metadata.annotations).toMatchObject({ [ANNOTATION.PROVISIONED_BY]: PROVISIONER });
     expect(volume.metadata.finalizers).toEqual([FINALIZER.PV_PROTECTION]);
@@ -98,95 +97,95 @@ describe('host-path storage against a real API server', () => {
     expect(volume.status?.phase).toBe('Bound');
     expect(existsSync(path)).toBe(true);
 
-    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'data', NS);
-    await waitFor('the claim to be gone', async () => !(await find(client, PERSISTENT_VOLUME_CLAIMS, 'data', NS)));
-    await waitFor('the volume to be gone', async () => !(await find(client, PERSISTENT_VOLUMES, volumeName)));
+    await client.delete(RESOURCES.persistentvolumeclaims, 'data', NS);
+    await waitFor('the claim to be gone', async () => !(await find(client, RESOURCES.persistentvolumeclaims, 'data', NS)));
+    await waitFor('the volume to be gone', async () => !(await find(client, RESOURCES.persistentvolumes, volumeName)));
     expect(existsSync(path)).toBe(false);
   });
 
   it('binds a claim to the smallest matching pre-existing volume, honouring its selector', async () => {
     const { client } = plane;
-    await client.create(PERSISTENT_VOLUMES, staticVolume('static-tiny', '100Mi'));
-    await client.create(PERSISTENT_VOLUMES, staticVolume('static-big', '5Gi'));
-    await client.create(PERSISTENT_VOLUMES, staticVolume('static-small', '1Gi'));
-    await client.create(PERSISTENT_VOLUMES, staticVolume('static-rwx', '1Gi', { modes: ['ReadWriteMany'] }));
-    await client.create(PERSISTENT_VOLUMES, staticVolume('static-fast', '2Gi', { labels: { speed: 'fast' } }));
+    await client.create(RESOURCES.persistentvolumes, staticVolume('static-tiny', '100Mi'));
+    await client.create(RESOURCES.persistentvolumes, staticVolume('static-big', '5Gi'));
+    await client.create(RESOURCES.persistentvolumes, staticVolume('static-small', '1Gi'));
+    await client.create(RESOURCES.persistentvolumes, staticVolume('static-rwx', '1Gi', { modes: ['ReadWriteMany'] }));
+    await client.create(RESOURCES.persistentvolumes, staticVolume('static-fast', '2Gi', { labels: { speed: 'fast' } }));
     await waitFor('the static volumes to be Available', async () =>
-      (await client.list<PersistentVolume>(PERSISTENT_VOLUMES)).items
+      (await client.list<PersistentVolume>(RESOURCES.persistentvolumes)).items
         .filter((volume) => volume.metadata.name!.startsWith('static-'))
         .every((volume) => volume.status?.phase === 'Available'),
     );
 
-    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('manual', { storageClassName: 'manual', resources: { requests: { storage: '500Mi' } } }), NS);
-    expect((await boundClaim(client, 'manual')).spec.volumeName).toBe('static-small');
-    const small = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, 'static-small');
+    await client.create(RESOURCES.persistentvolumeclaims, claim('manual', { storageClassName: 'manual', resources: { requests: { storage: '500Mi' } } }), NS);
+    expect((await boundClaim(client, 'manual')).spec!.volumeName).toBe('static-small');
+    const small = await client.get<PersistentVolume>(RESOURCES.persistentvolumes, 'static-small');
     expect(small.status?.phase).toBe('Bound');
     expect(small.spec.claimRef).toMatchObject({ namespace: NS, name: 'manual' });
     expect(small.metadata.annotations?.[ANNOTATION.BOUND_BY_CONTROLLER]).toBe('yes');
     expect((await boundClaim(client, 'manual')).status?.capacity).toEqual({ storage: '1Gi' });
 
     await client.create(
-      PERSISTENT_VOLUME_CLAIMS,
+      RESOURCES.persistentvolumeclaims,
       claim('selective', { storageClassName: 'manual', resources: { requests: { storage: '500Mi' } }, selector: { matchLabels: { speed: 'fast' } } }),
       NS,
     );
-    expect((await boundClaim(client, 'selective')).spec.volumeName).toBe('static-fast');
+    expect((await boundClaim(client, 'selective')).spec!.volumeName).toBe('static-fast');
 
     // Retain (the default for hand-made volumes): the claim's deletion leaves the volume Released, not reused.
-    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'manual', NS);
+    await client.delete(RESOURCES.persistentvolumeclaims, 'manual', NS);
     await waitFor(
       'the static volume to be Released',
-      async () => (await client.get<PersistentVolume>(PERSISTENT_VOLUMES, 'static-small')).status?.phase === 'Released',
+      async () => (await client.get<PersistentVolume>(RESOURCES.persistentvolumes, 'static-small')).status?.phase === 'Released',
     );
   });
 
   it('leaves a claim that asks for no class Pending while no class-less volume fits', async () => {
     const { client } = plane;
-    const created = await client.create(PERSISTENT_VOLUME_CLAIMS, claim('classless', { storageClassName: '' }), NS);
-    expect(created.spec.storageClassName).toBe('');
+    const created = await client.create(RESOURCES.persistentvolumeclaims, claim('classless', { storageClassName: '' }), NS);
+    expect(created.spec!.storageClassName).toBe('');
     await waitFor('a FailedBinding event', async () =>
       (await client.list(EVENTS, NS)).items.some((event) => (event as { reason?: string }).reason === 'FailedBinding'),
     );
-    expect((await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, 'classless', NS)).status?.phase).toBe('Pending');
+    expect((await client.get<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, 'classless', NS)).status?.phase).toBe('Pending');
 
-    await client.create(PERSISTENT_VOLUMES, staticVolume('classless-volume', '1Gi', { className: '' }));
-    expect((await boundClaim(client, 'classless')).spec.volumeName).toBe('classless-volume');
+    await client.create(RESOURCES.persistentvolumes, staticVolume('classless-volume', '1Gi', { className: '' }));
+    expect((await boundClaim(client, 'classless')).spec!.volumeName).toBe('classless-volume');
   });
 
   it('keeps a provisioned volume and its directory under the Retain policy', async () => {
     const { client } = plane;
-    await client.create<StorageClass>(STORAGE_CLASSES, {
+    await client.create<StorageClass>(RESOURCES.storageclasses, {
       apiVersion: 'storage.k8s.io/v1',
       kind: 'StorageClass',
       metadata: { name: 'keep' },
       provisioner: PROVISIONER,
       reclaimPolicy: 'Retain',
     });
-    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('kept', { storageClassName: 'keep' }), NS);
-    const volumeName = (await boundClaim(client, 'kept')).spec.volumeName!;
+    await client.create(RESOURCES.persistentvolumeclaims, claim('kept', { storageClassName: 'keep' }), NS);
+    const volumeName = (await boundClaim(client, 'kept')).spec!.volumeName!;
     const path = join(plane.dataDir, 'volumes', volumeName);
     expect(existsSync(path)).toBe(true);
 
-    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'kept', NS);
+    await client.delete(RESOURCES.persistentvolumeclaims, 'kept', NS);
     const released = await waitFor('the volume to be Released', async () => {
-      const volume = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, volumeName);
+      const volume = await client.get<PersistentVolume>(RESOURCES.persistentvolumes, volumeName);
       return volume.status?.phase === 'Released' && volume;
     });
     expect(released.spec.persistentVolumeReclaimPolicy).toBe('Retain');
     expect(existsSync(path)).toBe(true);
 
     // Deleting a Released volume by hand is allowed (pv-protection lets it go); a Retain volume keeps its data.
-    await client.delete(PERSISTENT_VOLUMES, volumeName);
-    await waitFor('the volume to be gone', async () => !(await find(client, PERSISTENT_VOLUMES, volumeName)));
+    await client.delete(RESOURCES.persistentvolumes, volumeName);
+    await waitFor('the volume to be gone', async () => !(await find(client, RESOURCES.persistentvolumes, volumeName)));
     expect(existsSync(path)).toBe(true);
   });
 
   it('keeps a claim that a pod mounts until the pod is gone (pvc-protection), and a bound volume while bound (pv-protection)', async () => {
     const { client } = plane;
-    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('in-use'), NS);
-    const volumeName = (await boundClaim(client, 'in-use')).spec.volumeName!;
+    await client.create(RESOURCES.persistentvolumeclaims, claim('in-use'), NS);
+    const volumeName = (await boundClaim(client, 'in-use')).spec!.volumeName!;
     await client.create(
-      PODS,
+      RESOURCES.pods,
       {
         apiVersion: 'v1',
         kind: 'Pod',
@@ -198,25 +197,25 @@ describe('host-path storage against a real API server', () => {
       },
       NS,
     );
-    await client.delete(PERSISTENT_VOLUMES, volumeName);
-    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'in-use', NS);
-    const terminating = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, 'in-use', NS);
+    await client.delete(RESOURCES.persistentvolumes, volumeName);
+    await client.delete(RESOURCES.persistentvolumeclaims, 'in-use', NS);
+    const terminating = await client.get<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, 'in-use', NS);
     expect(terminating.metadata.deletionTimestamp).toBeDefined();
 
     // A pass of the controller has seen the claim being deleted; it must stay while the pod is there.
     await waitFor(
       'the volume deletion to be seen',
-      async () => !!(await client.get<PersistentVolume>(PERSISTENT_VOLUMES, volumeName)).metadata.deletionTimestamp,
+      async () => !!(await client.get<PersistentVolume>(RESOURCES.persistentvolumes, volumeName)).metadata.deletionTimestamp,
     );
-    const heldClaim = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, 'in-use', NS);
+    const heldClaim = await client.get<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, 'in-use', NS);
     expect(heldClaim.metadata.finalizers).toContain(FINALIZER.PVC_PROTECTION);
-    const heldVolume = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, volumeName);
+    const heldVolume = await client.get<PersistentVolume>(RESOURCES.persistentvolumes, volumeName);
     expect(heldVolume.metadata.finalizers).toContain(FINALIZER.PV_PROTECTION);
     expect(heldVolume.status?.phase).toBe('Bound');
 
-    await client.delete(PODS, 'user', NS, { gracePeriodSeconds: 0 });
-    await waitFor('the claim to be gone', async () => !(await find(client, PERSISTENT_VOLUME_CLAIMS, 'in-use', NS)));
-    await waitFor('the volume to be gone', async () => !(await find(client, PERSISTENT_VOLUMES, volumeName)));
+    await client.delete(RESOURCES.pods, 'user', NS, { gracePeriodSeconds: 0 });
+    await waitFor('the claim to be gone', async () => !(await find(client, RESOURCES.persistentvolumeclaims, 'in-use', NS)));
+    await waitFor('the volume to be gone', async () => !(await find(client, RESOURCES.persistentvolumes, volumeName)));
     expect(existsSync(join(plane.dataDir, 'volumes', volumeName))).toBe(false);
   });
 });
@@ -232,11 +231,11 @@ describe('options', () => {
 
   it('names the default class and the volumes folder as configured', async () => {
     const { client } = plane;
-    expect(await find(client, STORAGE_CLASSES, 'standard')).toBeUndefined();
-    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('data'), NS);
+    expect(await find(client, RESOURCES.storageclasses, 'standard')).toBeUndefined();
+    await client.create(RESOURCES.persistentvolumeclaims, claim('data'), NS);
     const bound = await boundClaim(client, 'data');
-    expect(bound.spec.storageClassName).toBe('local');
-    expect(existsSync(join(plane.dataDir, 'disks', bound.spec.volumeName!))).toBe(true);
+    expect(bound.spec!.storageClassName).toBe('local');
+    expect(existsSync(join(plane.dataDir, 'disks', bound.spec!.volumeName!))).toBe(true);
   });
 });
 
@@ -253,27 +252,27 @@ describe('claims naming their volume, and volumes we cannot delete', () => {
 
   it('binds a claim to the volume it names, not to a smaller free one, without claiming the binding as ours', async () => {
     const { client } = plane;
-    await client.create(PERSISTENT_VOLUMES, staticVolume('named-small', '1Gi'));
-    await client.create(PERSISTENT_VOLUMES, staticVolume('named-big', '3Gi'));
-    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('named', { storageClassName: 'manual', volumeName: 'named-big' }), NS);
+    await client.create(RESOURCES.persistentvolumes, staticVolume('named-small', '1Gi'));
+    await client.create(RESOURCES.persistentvolumes, staticVolume('named-big', '3Gi'));
+    await client.create(RESOURCES.persistentvolumeclaims, claim('named', { storageClassName: 'manual', volumeName: 'named-big' }), NS);
     const bound = await boundClaim(client, 'named');
-    expect(bound.spec.volumeName).toBe('named-big');
+    expect(bound.spec!.volumeName).toBe('named-big');
     expect(bound.status?.capacity).toEqual({ storage: '3Gi' });
     expect(bound.metadata.annotations?.[ANNOTATION.BIND_COMPLETED]).toBe('yes');
     expect(bound.metadata.annotations?.[ANNOTATION.BOUND_BY_CONTROLLER]).toBeUndefined();
-    expect((await client.get<PersistentVolume>(PERSISTENT_VOLUMES, 'named-small')).spec.claimRef).toBeUndefined();
+    expect((await client.get<PersistentVolume>(RESOURCES.persistentvolumes, 'named-small')).spec.claimRef).toBeUndefined();
   });
 
   it('marks a released hand-made volume with the Delete policy Failed, and leaves its host path alone', async () => {
     const { client } = plane;
     const handMade = staticVolume('hand-made', '1Gi', { className: 'hand' });
     handMade.spec.persistentVolumeReclaimPolicy = 'Delete';
-    await client.create(PERSISTENT_VOLUMES, handMade);
-    await client.create(PERSISTENT_VOLUME_CLAIMS, claim('hand', { storageClassName: 'hand' }), NS);
+    await client.create(RESOURCES.persistentvolumes, handMade);
+    await client.create(RESOURCES.persistentvolumeclaims, claim('hand', { storageClassName: 'hand' }), NS);
     await boundClaim(client, 'hand');
-    await client.delete(PERSISTENT_VOLUME_CLAIMS, 'hand', NS);
+    await client.delete(RESOURCES.persistentvolumeclaims, 'hand', NS);
     const failed = await waitFor('the volume to be Failed', async () => {
-      const volume = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, 'hand-made');
+      const volume = await client.get<PersistentVolume>(RESOURCES.persistentvolumes, 'hand-made');
       return volume.status?.phase === 'Failed' && volume;
     });
     expect(failed.status?.message).toBe('error getting deleter volume plugin for volume "hand-made": no deletable volume plugin matched');

@@ -1,4 +1,4 @@
-import { isApiError } from '@skiff/api';
+import { isApiError, RESOURCES, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from '@skiff/api';
 import { WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
@@ -15,8 +15,7 @@ import {
   unsatisfiedBecause,
   volumeNameFor,
 } from './matching.js';
-import { ANNOTATION, EVENT_REASON, FINALIZER, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, STORAGE_CLASSES } from './names.js';
-import type { ClaimRef, PersistentVolume, PersistentVolumeClaim, PodUsingClaims, StorageClass } from './types.js';
+import { ANNOTATION, EVENT_REASON, FINALIZER } from './names.js';
 
 /** Informer indexes (names prefixed: the informers are shared with other controllers). */
 const PODS_BY_CLAIM = 'storage-host-path/claims';
@@ -28,7 +27,8 @@ const volumeItem = (name: string) => `volume:${name}`;
 
 function parseItem(item: string): Item {
   const colon = item.indexOf(':');
-  return { kind: item.slice(0, colon) as Item['kind'], key: item.slice(colon + 1) };
+  const key = item.slice(colon + 1);
+  return item.slice(0, colon) === 'claim' ? { kind: 'claim', key } : { kind: 'volume', key };
 }
 
 export interface BinderOptions {
@@ -53,7 +53,7 @@ export class PersistentVolumeBinder {
   private readonly claims: Informer<PersistentVolumeClaim>;
   private readonly volumes: Informer<PersistentVolume>;
   private readonly classes: Informer<StorageClass>;
-  private readonly pods: Informer<PodUsingClaims>;
+  private readonly pods: Informer<Pod>;
   /** The last event given per claim, so a claim that keeps waiting does not repeat it at every pass. */
   private readonly reported = new Map<string, string>();
 
@@ -61,10 +61,10 @@ export class PersistentVolumeBinder {
     private readonly ctx: ControllerContext,
     private readonly options: BinderOptions,
   ) {
-    this.claims = ctx.informers.informer<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS);
-    this.volumes = ctx.informers.informer<PersistentVolume>(PERSISTENT_VOLUMES);
-    this.classes = ctx.informers.informer<StorageClass>(STORAGE_CLASSES);
-    this.pods = ctx.informers.informer<PodUsingClaims>(PODS);
+    this.claims = ctx.informers.informer<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims);
+    this.volumes = ctx.informers.informer<PersistentVolume>(RESOURCES.persistentvolumes);
+    this.classes = ctx.informers.informer<StorageClass>(RESOURCES.storageclasses);
+    this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
     this.pods.addIndex(PODS_BY_CLAIM, (pod) => claimsOfPod(pod).map((name) => `${pod.metadata.namespace}/${name}`));
     this.volumes.addIndex(VOLUMES_BY_CLAIM, (volume) => {
       const ref = volume.spec?.claimRef;
@@ -77,7 +77,7 @@ export class PersistentVolumeBinder {
       delete: (claim) => {
         this.reported.delete(claimKey(claim));
         for (const volume of this.volumes.byIndex(VOLUMES_BY_CLAIM, claimKey(claim))) this.queue.add(volumeItem(volume.metadata.name!));
-        if (claim.spec?.volumeName) this.queue.add(volumeItem(claim.spec.volumeName));
+        if (claim.spec?.volumeName) this.queue.add(volumeItem(claim.spec?.volumeName));
       },
     });
     const onVolume = (volume: PersistentVolume) => {
@@ -91,7 +91,7 @@ export class PersistentVolumeBinder {
     const onClass = (storageClass: StorageClass) => this.enqueuePendingClaims((claim) => claimClass(claim) === storageClass.metadata.name);
     this.classes.addHandlers({ add: onClass, update: (_old, storageClass) => onClass(storageClass) });
     // Claims wait for their pods: to be deleted (protection) or to exist at all (WaitForFirstConsumer).
-    const onPod = (pod: PodUsingClaims) => {
+    const onPod = (pod: Pod) => {
       for (const name of claimsOfPod(pod)) this.queue.add(claimItem(`${pod.metadata.namespace}/${name}`));
     };
     this.pods.addHandlers({ add: onPod, update: (_old, pod) => onPod(pod), delete: onPod });
@@ -120,7 +120,7 @@ export class PersistentVolumeBinder {
     if (!claim) return;
     if (claim.metadata.deletionTimestamp) return this.releaseClaimProtection(claim);
     if (claim.status?.phase === 'Lost') return;
-    if (claim.spec.volumeName) return this.syncClaimWithVolumeName(claim, claim.spec.volumeName);
+    if (claim.spec?.volumeName) return this.syncClaimWithVolumeName(claim, claim.spec?.volumeName);
 
     const volume = findVolumeForClaim(claim, this.volumes.list());
     if (volume) return this.bind(claim, volume, true);
@@ -138,7 +138,7 @@ export class PersistentVolumeBinder {
         `Waiting for a volume to be created either by the external provisioner '${storageClass.provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`,
       );
     }
-    if (claim.spec.selector) return this.report(claim, 'Warning', EVENT_REASON.PROVISIONING_FAILED, 'claim Selector is not supported');
+    if (claim.spec?.selector) return this.report(claim, 'Warning', EVENT_REASON.PROVISIONING_FAILED, 'claim Selector is not supported');
     if (storageClass.volumeBindingMode === 'WaitForFirstConsumer' && !isClaimInUse(claim, this.pods.byIndex(PODS_BY_CLAIM, key))) {
       return this.report(claim, 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding');
     }
@@ -151,7 +151,7 @@ export class PersistentVolumeBinder {
     if (!volume) {
       if (claim.status?.phase === 'Bound') {
         this.ctx.recorder.event(claim, 'Warning', 'ClaimLost', 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!');
-        await this.ctx.client.updateStatus(PERSISTENT_VOLUME_CLAIMS, { ...claim, status: { ...claim.status, phase: 'Lost' } });
+        await this.ctx.client.updateStatus(RESOURCES.persistentvolumeclaims, { ...claim, status: { ...claim.status, phase: 'Lost' } });
       }
       return;
     }
@@ -171,7 +171,7 @@ export class PersistentVolumeBinder {
     await this.options.directories.create(path);
     let volume: PersistentVolume;
     try {
-      volume = await this.ctx.client.create(PERSISTENT_VOLUMES, provisionedVolume(claim, storageClass, path, this.options.provisioner));
+      volume = await this.ctx.client.create(RESOURCES.persistentvolumes, provisionedVolume(claim, storageClass, path, this.options.provisioner));
       this.ctx.logger.info({ claim: claimKey(claim), volume: name, path }, 'provisioned a volume');
       this.ctx.recorder.event(
         claim,
@@ -182,7 +182,7 @@ export class PersistentVolumeBinder {
     } catch (err) {
       // A pass before this one created it and the cache has not caught up: bind what is there.
       if (!isApiError(err, 'AlreadyExists')) throw err;
-      volume = await this.ctx.client.get<PersistentVolume>(PERSISTENT_VOLUMES, name);
+      volume = await this.ctx.client.get<PersistentVolume>(RESOURCES.persistentvolumes, name);
     }
     await this.bind(claim, volume, true, {
       [ANNOTATION.STORAGE_PROVISIONER]: this.options.provisioner,
@@ -204,13 +204,13 @@ export class PersistentVolumeBinder {
     const { client } = this.ctx;
     let pv = volume;
     if (!pv.spec.claimRef?.uid || !isVolumeBoundToClaim(pv, claim)) {
-      pv = await client.update(PERSISTENT_VOLUMES, {
+      pv = await client.update(RESOURCES.persistentvolumes, {
         ...pv,
         metadata: { ...pv.metadata, annotations: { ...pv.metadata.annotations, [ANNOTATION.BOUND_BY_CONTROLLER]: 'yes' } },
         spec: { ...pv.spec, claimRef: claimRefOf(claim) },
       });
     }
-    if (pv.status?.phase !== 'Bound') pv = await client.updateStatus(PERSISTENT_VOLUMES, { ...pv, status: { ...pv.status, phase: 'Bound' } });
+    if (pv.status?.phase !== 'Bound') pv = await client.updateStatus(RESOURCES.persistentvolumes, { ...pv, status: { ...pv.status, phase: 'Bound' } });
 
     let pvc = claim;
     const annotations = {
@@ -220,8 +220,8 @@ export class PersistentVolumeBinder {
       ...(byController ? { [ANNOTATION.BOUND_BY_CONTROLLER]: 'yes' } : {}),
     };
     const annotated = Object.entries(annotations).every(([key, value]) => pvc.metadata.annotations?.[key] === value);
-    if (pvc.spec.volumeName !== pv.metadata.name || !annotated) {
-      pvc = await client.update(PERSISTENT_VOLUME_CLAIMS, {
+    if (pvc.spec?.volumeName !== pv.metadata.name || !annotated) {
+      pvc = await client.update(RESOURCES.persistentvolumeclaims, {
         ...pvc,
         metadata: { ...pvc.metadata, annotations },
         spec: { ...pvc.spec, volumeName: pv.metadata.name },
@@ -229,7 +229,7 @@ export class PersistentVolumeBinder {
     }
     const status = { ...pvc.status, phase: 'Bound' as const, capacity: { ...pv.spec.capacity }, accessModes: [...(pv.spec.accessModes ?? [])] };
     if (JSON.stringify(status) !== JSON.stringify(pvc.status)) {
-      await client.updateStatus(PERSISTENT_VOLUME_CLAIMS, { ...pvc, status });
+      await client.updateStatus(RESOURCES.persistentvolumeclaims, { ...pvc, status });
       this.ctx.logger.info({ claim: claimKey(claim), volume: pv.metadata.name }, 'bound a claim to its volume');
     }
     this.reported.delete(claimKey(claim));
@@ -241,10 +241,10 @@ export class PersistentVolumeBinder {
     if (!finalizers.includes(FINALIZER.PVC_PROTECTION)) return;
     if (isClaimInUse(claim, this.pods.byIndex(PODS_BY_CLAIM, claimKey(claim)))) return;
     // The cache may not have a pod created a moment ago yet: the API server has the last word before the claim goes.
-    const live = await this.ctx.client.list<PodUsingClaims>(PODS, claim.metadata.namespace);
+    const live = await this.ctx.client.list<Pod>(RESOURCES.pods, claim.metadata.namespace);
     if (isClaimInUse(claim, live.items)) return;
     await this.ignoringGone(() =>
-      this.ctx.client.update(PERSISTENT_VOLUME_CLAIMS, {
+      this.ctx.client.update(RESOURCES.persistentvolumeclaims, {
         ...claim,
         metadata: { ...claim.metadata, finalizers: finalizers.filter((finalizer) => finalizer !== FINALIZER.PVC_PROTECTION) },
       }),
@@ -265,15 +265,15 @@ export class PersistentVolumeBinder {
     if (released) return this.reclaim(volume);
     if (!ref?.name || !claim) {
       await this.setVolumePhase(volume, 'Available');
-    } else if (claim.spec.volumeName === name) {
+    } else if (claim.spec?.volumeName === name) {
       await this.setVolumePhase(volume, 'Bound');
-    } else if (claim.spec.volumeName && ref.uid && volume.metadata.annotations?.[ANNOTATION.BOUND_BY_CONTROLLER] === 'yes') {
+    } else if (claim.spec?.volumeName && ref.uid && volume.metadata.annotations?.[ANNOTATION.BOUND_BY_CONTROLLER] === 'yes') {
       // The claim went to another volume after we reserved this one for it: free this one again.
       const annotations = { ...volume.metadata.annotations };
       delete annotations[ANNOTATION.BOUND_BY_CONTROLLER];
       const spec = { ...volume.spec };
       delete spec.claimRef;
-      const freed = await this.ctx.client.update(PERSISTENT_VOLUMES, { ...volume, metadata: { ...volume.metadata, annotations }, spec });
+      const freed = await this.ctx.client.update(RESOURCES.persistentvolumes, { ...volume, metadata: { ...volume.metadata, annotations }, spec });
       await this.setVolumePhase(freed, 'Available');
     }
   }
@@ -292,7 +292,7 @@ export class PersistentVolumeBinder {
     if (policy === 'Delete' && this.isOurs(volume)) {
       await this.setVolumePhase(volume, 'Released');
       await this.options.directories.remove(volume.spec.hostPath!.path);
-      await this.ignoringGone(() => this.ctx.client.delete(PERSISTENT_VOLUMES, volume.metadata.name!));
+      await this.ignoringGone(() => this.ctx.client.delete(RESOURCES.persistentvolumes, volume.metadata.name!));
       this.ctx.logger.info({ volume: volume.metadata.name }, 'deleted a released volume and its directory');
       return;
     }
@@ -302,7 +302,7 @@ export class PersistentVolumeBinder {
         : `recycling is not supported for volume "${volume.metadata.name}"`;
     if (volume.status?.phase === 'Failed') return;
     this.ctx.recorder.event(volume, 'Warning', policy === 'Delete' ? 'VolumeFailedDelete' : 'VolumeFailedRecycle', message);
-    await this.ctx.client.updateStatus(PERSISTENT_VOLUMES, { ...volume, status: { ...volume.status, phase: 'Failed', message } });
+    await this.ctx.client.updateStatus(RESOURCES.persistentvolumes, { ...volume, status: { ...volume.status, phase: 'Failed', message } });
   }
 
   /** pv-protection: a volume being deleted stays while a claim is bound to it; ours with the Delete policy take their directory along. */
@@ -312,7 +312,7 @@ export class PersistentVolumeBinder {
     if (volume.status?.phase === 'Bound' && !released) return;
     if (this.isOurs(volume) && volume.spec.persistentVolumeReclaimPolicy === 'Delete') await this.options.directories.remove(volume.spec.hostPath!.path);
     await this.ignoringGone(() =>
-      this.ctx.client.update(PERSISTENT_VOLUMES, {
+      this.ctx.client.update(RESOURCES.persistentvolumes, {
         ...volume,
         metadata: { ...volume.metadata, finalizers: finalizers.filter((finalizer) => finalizer !== FINALIZER.PV_PROTECTION) },
       }),
@@ -327,17 +327,17 @@ export class PersistentVolumeBinder {
 
   private async setVolumePhase(volume: PersistentVolume, phase: NonNullable<PersistentVolume['status']>['phase']): Promise<PersistentVolume> {
     if (volume.status?.phase === phase) return volume;
-    return this.ctx.client.updateStatus(PERSISTENT_VOLUMES, { ...volume, status: { phase } });
+    return this.ctx.client.updateStatus(RESOURCES.persistentvolumes, { ...volume, status: { phase } });
   }
 
   // ---- helpers --------------------------------------------------------------------------------------
 
   /** The claim a claimRef names: from the cache, or (the cache may lag behind a new claim) from the API server. */
-  private async claimFor(ref: ClaimRef): Promise<PersistentVolumeClaim | undefined> {
+  private async claimFor(ref: ObjectReference): Promise<PersistentVolumeClaim | undefined> {
     const cached = this.claims.get(`${ref.namespace}/${ref.name}`);
     if (cached) return cached;
     try {
-      return await this.ctx.client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ref.name!, ref.namespace);
+      return await this.ctx.client.get<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, ref.name!, ref.namespace);
     } catch (err) {
       if (isApiError(err, 'NotFound')) return undefined;
       throw err;
@@ -346,7 +346,7 @@ export class PersistentVolumeBinder {
 
   private async liveVolume(name: string): Promise<PersistentVolume | undefined> {
     try {
-      return await this.ctx.client.get<PersistentVolume>(PERSISTENT_VOLUMES, name);
+      return await this.ctx.client.get<PersistentVolume>(RESOURCES.persistentvolumes, name);
     } catch (err) {
       if (isApiError(err, 'NotFound')) return undefined;
       throw err;

@@ -2,13 +2,12 @@ import { resolve } from 'node:path';
 import { createLoopbackClient } from '@skiff/client';
 import { controllerPlugin } from '@skiff/controller-manager';
 import { ADMISSION_STAGE, packageInfo, type ApiClient, type PluginOptions } from '@skiff/kernel';
-import type { UserInfo } from '@skiff/api';
+import type { StorageClass, UserInfo } from '@skiff/api';
 import { admitStorage } from './admission.js';
 import { PersistentVolumeBinder } from './controller.js';
 import { HostDirectories } from './host-directories.js';
 import { CONTROLLER_NAME, DEFAULT_STORAGE_CLASS_NAME, PLUGIN_NAME, PROVISIONER, STORAGE_CLASSES } from './names.js';
 import { defaultClassObject, ensureStorageClass } from './storage-class.js';
-import type { StorageClass } from './types.js';
 
 /** The identity the admission step reads StorageClasses as (the API server's own, as for its other bookkeeping reads). */
 const APISERVER_USER: UserInfo = Object.freeze({
@@ -90,5 +89,4 @@ export {
   volumeNameFor,
 } from './matching.js';
 export * from './names.js';
-export type * from './types.js';
 export { StorageError, STORAGE_ERRORS, type StorageErrorCode } from './errors.js';

@@ -1,7 +1,7 @@
+import type { PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { claimsOfPod, defaultStorageClass, findVolumeForClaim, isClaimInUse, provisionedVolume, unsatisfiedBecause } from './matching.js';
 import { ANNOTATION } from './names.js';
-import type { PersistentVolume, PersistentVolumeClaim, PodUsingClaims, StorageClass } from './types.js';
 
 const claim = (spec: Partial<PersistentVolumeClaim['spec']> = {}, name = 'data'): PersistentVolumeClaim => ({
   metadata: { name, namespace: 'ns', uid: 'uid-1', resourceVersion: '7' },
@@ -86,9 +86,9 @@ describe('defaultStorageClass', () => {
 });
 
 describe('claims in use', () => {
-  const pod = (name: string, claimName: string, phase?: string, namespace = 'ns'): PodUsingClaims => ({
+  const pod = (name: string, claimName: string, phase?: string, namespace = 'ns'): Pod => ({
     metadata: { name, namespace },
-    spec: { volumes: [{ name: 'scratch' }, { name: 'data', persistentVolumeClaim: { claimName } }] },
+    spec: { containers: [], volumes: [{ name: 'scratch' }, { name: 'data', persistentVolumeClaim: { claimName } }] },
     ...(phase && { status: { phase } }),
   });
 

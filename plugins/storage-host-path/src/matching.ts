@@ -1,12 +1,11 @@
-import { labelSelectorFromObject, parseBytes } from '@skiff/api';
+import { labelSelectorFromObject, parseBytes, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from '@skiff/api';
 import { ANNOTATION } from './names.js';
-import type { PersistentVolume, PersistentVolumeClaim, PodUsingClaims, StorageClass } from './types.js';
 
 const FILESYSTEM = 'Filesystem';
 
 /** A claim's requested storage in bytes (0 when it asks for none, which validation refuses anyway). */
 export function requestedBytes(claim: PersistentVolumeClaim): number {
-  const request = claim.spec.resources?.requests?.storage;
+  const request = claim.spec?.resources?.requests?.storage;
   return request === undefined ? 0 : parseBytes(request);
 }
 
@@ -17,7 +16,7 @@ export function capacityBytes(volume: PersistentVolume): number {
 
 /** The class a claim asks for; `""` (and no class at all) means "a volume without a class". */
 export function claimClass(claim: PersistentVolumeClaim): string {
-  return claim.spec.storageClassName ?? '';
+  return claim.spec?.storageClassName ?? '';
 }
 
 export function claimKey(claim: { metadata: { namespace?: string; name?: string } }): string {
@@ -41,10 +40,10 @@ export function isVolumeBoundToClaim(volume: PersistentVolume, claim: Persistent
  */
 export function unsatisfiedBecause(claim: PersistentVolumeClaim, volume: PersistentVolume): string | undefined {
   if (capacityBytes(volume) < requestedBytes(claim)) return 'requested PV is too small';
-  if ((volume.spec.volumeMode ?? FILESYSTEM) !== (claim.spec.volumeMode ?? FILESYSTEM)) return 'incompatible volumeMode';
+  if ((volume.spec.volumeMode ?? FILESYSTEM) !== (claim.spec?.volumeMode ?? FILESYSTEM)) return 'incompatible volumeMode';
   if ((volume.spec.storageClassName ?? '') !== claimClass(claim)) return 'storageClassName does not match';
   const offered = new Set(volume.spec.accessModes ?? []);
-  if (!(claim.spec.accessModes ?? []).every((mode) => offered.has(mode))) return 'incompatible accessMode';
+  if (!(claim.spec?.accessModes ?? []).every((mode) => offered.has(mode))) return 'incompatible accessMode';
   return undefined;
 }
 
@@ -69,10 +68,10 @@ export function findVolumeForClaim(claim: PersistentVolumeClaim, volumes: readon
       volume.status?.phase !== 'Failed' &&
       isVolumeBoundToClaim(volume, claim) &&
       capacityBytes(volume) >= requestedBytes(claim) &&
-      (volume.spec.volumeMode ?? FILESYSTEM) === (claim.spec.volumeMode ?? FILESYSTEM),
+      (volume.spec.volumeMode ?? FILESYSTEM) === (claim.spec?.volumeMode ?? FILESYSTEM),
   );
   if (prebound) return prebound;
-  const selector = claim.spec.selector ? labelSelectorFromObject(claim.spec.selector) : undefined;
+  const selector = claim.spec?.selector ? labelSelectorFromObject(claim.spec?.selector) : undefined;
   return volumes
     .filter((volume) => isAvailable(volume) && !unsatisfiedBecause(claim, volume) && (!selector || selector.matches(volume.metadata.labels)))
     .sort((a, b) => capacityBytes(a) - capacityBytes(b) || a.metadata.name!.localeCompare(b.metadata.name!))[0];
@@ -93,12 +92,12 @@ export function defaultStorageClass(classes: readonly StorageClass[]): StorageCl
 }
 
 /** The names of the claims a pod mounts. */
-export function claimsOfPod(pod: PodUsingClaims): string[] {
+export function claimsOfPod(pod: Pod): string[] {
   return (pod.spec?.volumes ?? []).flatMap((volume) => (volume.persistentVolumeClaim?.claimName ? [volume.persistentVolumeClaim.claimName] : []));
 }
 
 /** Whether a pod that has not finished (phase Succeeded or Failed) mounts the claim: then the claim must stay. */
-export function isClaimInUse(claim: PersistentVolumeClaim, pods: readonly PodUsingClaims[]): boolean {
+export function isClaimInUse(claim: PersistentVolumeClaim, pods: readonly Pod[]): boolean {
   return pods.some(
     (pod) =>
       pod.metadata.namespace === claim.metadata.namespace &&
@@ -122,11 +121,11 @@ export function provisionedVolume(claim: PersistentVolumeClaim, storageClass: St
       annotations: { [ANNOTATION.PROVISIONED_BY]: provisioner, [ANNOTATION.BOUND_BY_CONTROLLER]: 'yes' },
     },
     spec: {
-      capacity: { storage: claim.spec.resources!.requests!.storage! },
-      accessModes: [...(claim.spec.accessModes ?? [])],
+      capacity: { storage: claim.spec!.resources!.requests!.storage! },
+      accessModes: [...(claim.spec?.accessModes ?? [])],
       persistentVolumeReclaimPolicy: storageClass.reclaimPolicy ?? 'Delete',
       storageClassName: storageClass.metadata.name,
-      volumeMode: claim.spec.volumeMode ?? FILESYSTEM,
+      volumeMode: claim.spec?.volumeMode ?? FILESYSTEM,
       claimRef: claimRefOf(claim),
       hostPath: { path, type: 'DirectoryOrCreate' },
       ...(storageClass.mountOptions?.length ? { mountOptions: [...storageClass.mountOptions] } : {}),

@@ -1,4 +1,4 @@
-import type { ResourceType } from '@skiff/api';
+import { RESOURCES } from '@skiff/api';
 
 export const PLUGIN_NAME = '@skiff/plugin-storage-host-path';
 /** The name `enabled` in the controller manager's options refers to (kube-controller-manager's name for it). */
@@ -32,10 +32,5 @@ export const EVENT_REASON = Object.freeze({
   VOLUME_DELETE: 'VolumeDelete',
 });
 
-const type = (group: string, version: string, resource: string, kind: string, namespaced: boolean): ResourceType =>
-  Object.freeze({ group, version, resource, kind, namespaced });
-
-export const STORAGE_CLASSES = type('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false);
-export const PERSISTENT_VOLUMES = type('', 'v1', 'persistentvolumes', 'PersistentVolume', false);
-export const PERSISTENT_VOLUME_CLAIMS = type('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true);
-export const PODS = type('', 'v1', 'pods', 'Pod', true);
+/** The plugin entry (index.ts) reads StorageClasses under this name. */
+export const STORAGE_CLASSES = RESOURCES.storageclasses;

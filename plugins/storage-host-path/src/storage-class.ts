@@ -1,7 +1,6 @@
-import { isApiError } from '@skiff/api';
+import { isApiError, RESOURCES, type StorageClass } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
-import { ANNOTATION, STORAGE_CLASSES } from './names.js';
-import type { StorageClass } from './types.js';
+import { ANNOTATION } from './names.js';
 
 /** The default StorageClass this plugin serves: our provisioner, Delete, bound at once. */
 export function defaultClassObject(name: string, provisioner: string): StorageClass {
@@ -22,13 +21,13 @@ export function defaultClassObject(name: string, provisioner: string): StorageCl
  */
 export async function ensureStorageClass(client: ApiClient, storageClass: StorageClass): Promise<boolean> {
   try {
-    await client.get(STORAGE_CLASSES, storageClass.metadata.name!);
+    await client.get(RESOURCES.storageclasses, storageClass.metadata.name!);
     return false;
   } catch (err) {
     if (!isApiError(err, 'NotFound')) throw err;
   }
   try {
-    await client.create(STORAGE_CLASSES, storageClass);
+    await client.create(RESOURCES.storageclasses, storageClass);
     return true;
   } catch (err) {
     if (isApiError(err, 'AlreadyExists')) return false;
