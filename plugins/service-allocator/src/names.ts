@@ -30,5 +30,5 @@ export const KUBERNETES_SERVICE = Object.freeze({ namespace: 'default', name: 'k
 /** IPAddresses and node ports handed out by a request that never finished are freed after this long. */
 export const ALLOCATION_GRACE_MS = 60_000;
 
-/** The entry point (index.ts) still names the Services' coordinates so. */
+/** The plugin entry (index.ts) reads Services under this name. */
 export const SERVICES = RESOURCES.services;
