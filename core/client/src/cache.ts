@@ -5,12 +5,17 @@ export type Indexer<T> = (object: T) => string[];
 /** The index every informer has: objects by `metadata.namespace` ('' for cluster-scoped ones). */
 export const NAMESPACE_INDEX = 'namespace';
 
+interface Index<T> {
+  indexer: Indexer<T>;
+  /** index value → keys */
+  keysByValue: Map<string, Set<string>>;
+}
+
 /** An informer's store: objects by key, plus secondary indexes kept current on every write. */
 export class IndexedCache<T extends KubeObject> {
   private readonly items = new Map<string, T>();
-  private readonly indexers = new Map<string, Indexer<T>>();
-  /** index name → index value → keys */
-  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  /** index name → its indexer, and index value → keys */
+  private readonly indexes = new Map<string, Index<T>>();
 
   constructor() {
     this.addIndex(NAMESPACE_INDEX, (object) => [object.metadata.namespace ?? '']);
@@ -18,10 +23,10 @@ export class IndexedCache<T extends KubeObject> {
 
   /** Adds an index and fills it from the current contents. Returns false if the name is already taken. */
   addIndex(name: string, indexer: Indexer<T>): boolean {
-    if (this.indexers.has(name)) return false;
-    this.indexers.set(name, indexer);
-    this.indexes.set(name, new Map());
-    for (const [key, object] of this.items) this.indexOne(name, indexer, key, object);
+    if (this.indexes.has(name)) return false;
+    const index: Index<T> = { indexer, keysByValue: new Map() };
+    this.indexes.set(name, index);
+    for (const [key, object] of this.items) this.indexOne(index, key, object);
     return true;
   }
 
@@ -42,7 +47,7 @@ export class IndexedCache<T extends KubeObject> {
     const old = this.items.get(key);
     if (old) this.unindex(key, old);
     this.items.set(key, object);
-    for (const [name, indexer] of this.indexers) this.indexOne(name, indexer, key, object);
+    for (const index of this.indexes.values()) this.indexOne(index, key, object);
     return old;
   }
 
@@ -55,29 +60,27 @@ export class IndexedCache<T extends KubeObject> {
   }
 
   byIndex(name: string, value: string): T[] {
-    const keys = this.indexes.get(name)?.get(value);
+    const keys = this.indexes.get(name)?.keysByValue.get(value);
     if (!keys) return [];
-    return [...keys].map((key) => this.items.get(key) as T);
+    return [...keys].flatMap((key) => this.items.get(key) ?? []);
   }
 
-  private indexOne(name: string, indexer: Indexer<T>, key: string, object: T): void {
-    const index = this.indexes.get(name) as Map<string, Set<string>>;
+  private indexOne({ indexer, keysByValue }: Index<T>, key: string, object: T): void {
     for (const value of new Set(indexer(object))) {
-      let keys = index.get(value);
-      if (!keys) index.set(value, (keys = new Set()));
+      let keys = keysByValue.get(value);
+      if (!keys) keysByValue.set(value, (keys = new Set()));
       keys.add(key);
     }
   }
 
   /** Index functions are pure, so the old object yields exactly the values it was filed under. */
   private unindex(key: string, object: T): void {
-    for (const [name, indexer] of this.indexers) {
-      const index = this.indexes.get(name) as Map<string, Set<string>>;
+    for (const { indexer, keysByValue } of this.indexes.values()) {
       for (const value of indexer(object)) {
-        const keys = index.get(value);
+        const keys = keysByValue.get(value);
         if (!keys) continue;
         keys.delete(key);
-        if (keys.size === 0) index.delete(value);
+        if (keys.size === 0) keysByValue.delete(value);
       }
     }
   }

@@ -35,26 +35,26 @@ class RestClient implements SkiffClient {
   constructor(private readonly transport: Transport) {}
 
   async get<T extends KubeObject = KubeObject>(type: ResourceType, name: string, namespace?: string): Promise<T> {
-    return (await this.send({ method: 'GET', path: resourcePath(type, namespace, name) })) as T;
+    return this.send<T>({ method: 'GET', path: resourcePath(type, namespace, name) });
   }
 
   async list<T extends KubeObject = KubeObject>(type: ResourceType, namespace?: string, options: ListOptions = {}): Promise<KubeList<T>> {
-    return (await this.send({ method: 'GET', path: resourcePath(type, namespace), query: listQuery(options) })) as KubeList<T>;
+    return this.send<KubeList<T>>({ method: 'GET', path: resourcePath(type, namespace), query: listQuery(options) });
   }
 
   async create<T extends KubeObject = KubeObject>(type: ResourceType, object: T, namespace = object.metadata.namespace): Promise<T> {
-    return (await this.send({ method: 'POST', path: resourcePath(type, namespace), body: object })) as T;
+    return this.send<T>({ method: 'POST', path: resourcePath(type, namespace), body: object });
   }
 
   /** PUT keeps `metadata.resourceVersion`, so a concurrent change makes the server answer 409 Conflict. */
   async update<T extends KubeObject = KubeObject>(type: ResourceType, object: T, options: { subresource?: string } = {}): Promise<T> {
     const path = resourcePath(type, object.metadata.namespace, requireName(object, 'update', type), options.subresource);
-    return (await this.send({ method: 'PUT', path, body: object })) as T;
+    return this.send<T>({ method: 'PUT', path, body: object });
   }
 
   async updateStatus<T extends KubeObject = KubeObject>(type: ResourceType, object: T): Promise<T> {
     const path = resourcePath(type, object.metadata.namespace, requireName(object, 'update the status of', type), 'status');
-    return (await this.send({ method: 'PUT', path, body: object })) as T;
+    return this.send<T>({ method: 'PUT', path, body: object });
   }
 
   async patch<T extends KubeObject = KubeObject>(type: ResourceType, name: string, patch: unknown, options: PatchOptions = {}): Promise<T> {
@@ -62,13 +62,13 @@ class RestClient implements SkiffClient {
     if (patchType === 'apply' && !options.fieldManager) {
       throw new ClientError('SKIFF_ERR_CLIENT_FIELD_MANAGER_REQUIRED', { resource: type.resource, name });
     }
-    return (await this.send({
+    return this.send<T>({
       method: 'PATCH',
       path: resourcePath(type, options.namespace, name, options.subresource),
       query: defined({ fieldManager: options.fieldManager }),
       headers: { 'content-type': PATCH_CONTENT_TYPES[patchType] },
       body: patch,
-    })) as T;
+    });
   }
 
   async delete(type: ResourceType, name: string, namespace?: string, options?: DeleteOptions): Promise<void> {
@@ -88,7 +88,7 @@ class RestClient implements SkiffClient {
   }
 
   async createSubresource<T = unknown>(type: ResourceType, name: string, namespace: string, subresource: string, body: unknown): Promise<T> {
-    return (await this.send({ method: 'POST', path: resourcePath(type, namespace, name, subresource), body })) as T;
+    return this.send<T>({ method: 'POST', path: resourcePath(type, namespace, name, subresource), body });
   }
 
   watch<T extends KubeObject = KubeObject>(type: ResourceType, namespace: string | undefined, options: WatchOptions): AsyncIterable<WatchEvent<T>> {
@@ -137,9 +137,10 @@ class RestClient implements SkiffClient {
     }
   }
 
-  private async send(request: Partial<TransportRequest> & Pick<TransportRequest, 'method' | 'path'>): Promise<unknown> {
+  /** `R` is what the caller's resource type holds: the server answers with objects of the kind asked for. */
+  private async send<R>(request: Partial<TransportRequest> & Pick<TransportRequest, 'method' | 'path'>): Promise<R> {
     const response = await this.transport.request({ query: {}, headers: {}, ...request });
-    return response.body;
+    return response.body as R;
   }
 }
 

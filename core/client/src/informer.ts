@@ -1,4 +1,4 @@
-import { ApiError, type KubeObject, type ResourceType, type Status } from '@skiff/api';
+import { ApiError, isStatus, type KubeObject, type ResourceType } from '@skiff/api';
 import type { ApiClient, Informer, InformerHandlers, Logger, WatchEvent } from '@skiff/kernel';
 import { sleep } from './abortable.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
@@ -187,7 +187,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements Inform
   }
 
   private apply(event: WatchEvent<T>): void {
-    if (event.type === 'ERROR') throw ApiError.fromStatus(event.object as Status);
+    if (event.type === 'ERROR') throw ApiError.fromStatus(isStatus(event.object) ? event.object : {});
     const object = event.object as T;
     if (event.type === 'ADDED' || event.type === 'MODIFIED') this.store(objectKey(object), object);
     else if (event.type === 'DELETED') {

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { errorMessage } from '@skiff/api';
 import { dropUndefined } from './drop-undefined.js';
 import { ClientError } from './errors.js';
 
@@ -25,7 +26,7 @@ export function readKubeconfig(path: string, context?: string): KubeconfigConnec
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ClientError('SKIFF_ERR_CLIENT_KUBECONFIG_READ', { file: path, detail: (err as Error).message }, { cause: err });
+    throw new ClientError('SKIFF_ERR_CLIENT_KUBECONFIG_READ', { file: path, detail: errorMessage(err) }, { cause: err });
   }
   return parseKubeconfig(text, { file: path, context });
 }
@@ -38,7 +39,7 @@ export function parseKubeconfig(text: string, options: { file: string; context?:
   try {
     config = parse(text);
   } catch (err) {
-    throw new ClientError('SKIFF_ERR_CLIENT_KUBECONFIG_INVALID', { file, detail: (err as Error).message }, { cause: err });
+    throw new ClientError('SKIFF_ERR_CLIENT_KUBECONFIG_INVALID', { file, detail: errorMessage(err) }, { cause: err });
   }
   if (!isMap(config)) throw invalid('expected a YAML mapping at the top level');
 
@@ -173,6 +174,6 @@ function readReferencedFile(path: string, at: string, invalid: (detail: string) 
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw invalid(`${at}: cannot read ${path}: ${(err as Error).message}`);
+    throw invalid(`${at}: cannot read ${path}: ${errorMessage(err)}`);
   }
 }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { errorMessage } from '@skiff/api';
 import type { WatchEvent } from '@skiff/kernel';
 import { ClientError } from '../errors.js';
 import { watchEventsFromLines } from './ndjson.js';
@@ -86,7 +87,7 @@ function parseServerUrl(server: string): URL {
   try {
     url = new URL(server);
   } catch (err) {
-    throw new ClientError('SKIFF_ERR_CLIENT_SERVER_URL', { server, detail: (err as Error).message }, { cause: err });
+    throw new ClientError('SKIFF_ERR_CLIENT_SERVER_URL', { server, detail: errorMessage(err) }, { cause: err });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ClientError('SKIFF_ERR_CLIENT_SERVER_URL', { server, detail: 'expected an https:// or http:// URL' });
@@ -102,7 +103,8 @@ function encodeBody(body: unknown): string | Buffer | undefined {
 
 async function readAll(response: http.IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
+  // Without an encoding set, a response yields Buffers.
+  for await (const chunk of response) if (Buffer.isBuffer(chunk)) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 

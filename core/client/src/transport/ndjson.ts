@@ -1,4 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
+import { errorMessage } from '@skiff/api';
 import type { WatchEvent } from '@skiff/kernel';
 import { ClientError } from '../errors.js';
 
@@ -28,10 +29,13 @@ function decodeEvent(line: string, path: string): WatchEvent {
   try {
     event = JSON.parse(line);
   } catch (err) {
-    throw new ClientError('SKIFF_ERR_CLIENT_WATCH_DECODE', { path, detail: (err as Error).message }, { cause: err });
+    throw new ClientError('SKIFF_ERR_CLIENT_WATCH_DECODE', { path, detail: errorMessage(err) }, { cause: err });
   }
-  if (event === null || typeof event !== 'object' || typeof (event as WatchEvent).type !== 'string') {
-    throw new ClientError('SKIFF_ERR_CLIENT_WATCH_DECODE', { path, detail: `not a watch event: ${line.slice(0, 200)}` });
-  }
-  return event as WatchEvent;
+  if (!isWatchEvent(event)) throw new ClientError('SKIFF_ERR_CLIENT_WATCH_DECODE', { path, detail: `not a watch event: ${line.slice(0, 200)}` });
+  return event;
+}
+
+/** A watch event as far as a client can tell from its frame: an object with a type (the server vouches for the rest). */
+function isWatchEvent(value: unknown): value is WatchEvent {
+  return typeof value === 'object' && value !== null && 'type' in value && typeof value.type === 'string';
 }
