@@ -1,69 +1,33 @@
 // The CustomResourceDefinition object as this plugin reads it (apiextensions.k8s.io/v1).
-import type { KubeObject } from '@skiff/api';
+import type {
+  CustomResourceDefinitionCondition,
+  CustomResourceDefinitionSpec,
+  CustomResourceDefinitionStatus,
+  CustomResourceDefinitionVersion,
+  KubeObject,
+  ObjectMeta,
+} from '@skiff/api';
 import type { JSONSchemaProps } from './schema/index.js';
 
-export interface CustomResourceNames {
-  plural: string;
-  singular?: string;
-  kind: string;
-  listKind?: string;
-  shortNames?: string[];
-  categories?: string[];
-}
+// The generated CustomResourceDefinition types everything but a version's schema, which it renders with Go's
+// wrapper structs (JSONSchemaPropsOrArray…); on the wire `items` is a schema or a list of schemas and
+// `additionalProperties` a boolean or a schema, as the plugin's own JSONSchemaProps has it.
 
-export interface PrinterColumn {
-  name: string;
-  type: string;
-  format?: string;
-  description?: string;
-  priority?: number;
-  jsonPath: string;
-}
-
-export interface CustomResourceVersion {
-  name: string;
-  served: boolean;
-  storage: boolean;
-  deprecated?: boolean;
-  deprecationWarning?: string;
+export interface CustomResourceVersion extends Omit<CustomResourceDefinitionVersion, 'schema'> {
   schema?: { openAPIV3Schema?: JSONSchemaProps };
-  subresources?: {
-    status?: Record<string, never>;
-    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
-  };
-  additionalPrinterColumns?: PrinterColumn[];
-  selectableFields?: { jsonPath: string }[];
 }
 
-export interface CrdCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
+export interface CustomResourceDefinition extends KubeObject {
+  metadata: ObjectMeta;
+  spec: Omit<CustomResourceDefinitionSpec, 'versions'> & { versions: CustomResourceVersion[] };
+  status?: CustomResourceDefinitionStatus;
 }
-
-export type CustomResourceDefinition = KubeObject & {
-  spec: {
-    group: string;
-    names: CustomResourceNames;
-    scope: 'Namespaced' | 'Cluster';
-    versions: CustomResourceVersion[];
-    conversion?: { strategy?: string };
-    preserveUnknownFields?: boolean;
-  };
-  status?: {
-    conditions?: CrdCondition[];
-    acceptedNames?: Partial<CustomResourceNames>;
-    storedVersions?: string[];
-  };
-};
 
 export function storageVersion(crd: CustomResourceDefinition): CustomResourceVersion | undefined {
   return crd.spec.versions.find((v) => v.storage);
 }
 
-export function conditionOf(crd: CustomResourceDefinition, type: string): CrdCondition | undefined {
+export function conditionOf(crd: CustomResourceDefinition, type: string): CustomResourceDefinitionCondition | undefined {
   return crd.status?.conditions?.find((c) => c.type === type);
 }
 

@@ -10,16 +10,17 @@ import {
   readJsonPath,
   t,
   type ColumnSpec,
+  type CustomResourceColumnDefinition,
   type KubeObject,
   type ObjectSchema,
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
-import { storageVersion, type CustomResourceDefinition, type CustomResourceVersion, type PrinterColumn } from './crd.js';
+import { storageVersion, type CustomResourceDefinition, type CustomResourceVersion } from './crd.js';
 import { customKindSchema } from './kind-schema.js';
 import { compileSchema, type CompiledSchema } from './schema/index.js';
 
-const PRINTER_TYPES = new Set(['integer', 'number', 'string', 'boolean', 'date']);
+const PRINTER_TYPES: readonly ColumnSpec['type'][] = ['integer', 'number', 'string', 'boolean', 'date'];
 
 /** The metadata part of a custom resource, type-checked as any object's metadata is. */
 const ENVELOPE: ObjectSchema = t.object(
@@ -56,8 +57,8 @@ function versionDefinition(crd: CustomResourceDefinition, version: CustomResourc
     schema: customKindSchema({ group, version: version.name, kind: names.kind }, props),
     ...(version.subresources?.scale ? { scale: version.subresources.scale } : {}),
     strategy: {
-      defaults: compiled ? (object) => compiled.applyDefaults(object as Record<string, unknown>) : undefined,
-      validate: compiled ? (object, old) => compiled.validate(object as Record<string, unknown>, old as Record<string, unknown> | undefined) : undefined,
+      defaults: compiled ? (object) => compiled.applyDefaults(object) : undefined,
+      validate: compiled ? (object, old) => compiled.validate(object, old) : undefined,
     },
     ...(storedAs ? { conversion: noneConversion(group, version.name, storedAs) } : {}),
   });
@@ -83,10 +84,10 @@ function decodeCustom(object: unknown, compiled: CompiledSchema | undefined, str
 }
 
 /** kubectl's columns: Name, then the CRD's printer columns, or Age when it declares none. */
-function printerColumns(columns: PrinterColumn[] | undefined): ColumnSpec[] {
+function printerColumns(columns: CustomResourceColumnDefinition[] | undefined): ColumnSpec[] {
   if (!columns?.length) return [{ name: 'Age', cell: (object: KubeObject, now: number) => humanAge(object.metadata.creationTimestamp, now) }];
   return columns.map((column) => {
-    const type = (PRINTER_TYPES.has(column.type) ? column.type : 'string') as ColumnSpec['type'];
+    const type = PRINTER_TYPES.find((known) => known === column.type) ?? 'string';
     const priority = (column.priority ?? 0) > 0 ? 1 : 0;
     if (type === 'date') {
       return {

@@ -68,4 +68,4 @@ export { customResourceDefinitions } from './definitions.js';
 export { customKindSchema, openApiPackage } from './kind-schema.js';
 export { CrdServing } from './serving.js';
 export { CLEANUP_FINALIZER, PLUGIN_NAME } from './names.js';
-export type { CustomResourceDefinition, CustomResourceVersion, PrinterColumn } from './crd.js';
+export type { CustomResourceDefinition, CustomResourceVersion } from './crd.js';

@@ -5,6 +5,8 @@ import { messageSchema, t, type ApiFieldFacts, type ObjectSchema, type Schema } 
 import type { JSONSchemaProps } from './schema/index.js';
 
 const OBJECT_META = 'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+const LIST_TYPES = ['atomic', 'set', 'map'] as const;
+const MAP_TYPES = ['atomic', 'granular'] as const;
 
 export interface KindNames {
   group: string;
@@ -28,23 +30,26 @@ export function customKindSchema(names: KindNames, props: JSONSchemaProps | unde
     const fact = listFacts(name, child);
     if (fact) facts[name] = fact;
   }
-  return t.object(
-    names.kind,
-    { apiVersion: t.string(), kind: t.string(), metadata: messageSchema(OBJECT_META), ...fields },
-    {
-      package: pkg,
-      gvk: { group: names.group, version: names.version, kind: names.kind },
-      ...(props?.description ? { description: props.description } : {}),
-      ...(Object.keys(facts).length ? { fieldFacts: facts } : {}),
-    },
-  ) as ObjectSchema;
+  return {
+    ...t.object(
+      names.kind,
+      { apiVersion: t.string(), kind: t.string(), metadata: messageSchema(OBJECT_META), ...fields },
+      {
+        package: pkg,
+        gvk: { group: names.group, version: names.version, kind: names.kind },
+        ...(props?.description ? { description: props.description } : {}),
+      },
+    ),
+    ...(Object.keys(facts).length ? { fieldFacts: facts } : {}),
+  };
 }
 
 /** Facts for server-side apply: how a list field's items are told apart. */
 function listFacts(name: string, props: JSONSchemaProps): ApiFieldFacts | undefined {
-  const listType = props['x-kubernetes-list-type'];
-  const mapType = props['x-kubernetes-map-type'];
-  if (!listType && !mapType) return undefined;
+  if (!props['x-kubernetes-list-type'] && !props['x-kubernetes-map-type']) return undefined;
+  // CRD validation admits only these values.
+  const listType = LIST_TYPES.find((type) => type === props['x-kubernetes-list-type']);
+  const mapType = MAP_TYPES.find((type) => type === props['x-kubernetes-map-type']);
   return {
     name,
     number: 0,
@@ -52,7 +57,7 @@ function listFacts(name: string, props: JSONSchemaProps): ApiFieldFacts | undefi
     ...(listType ? { listType } : {}),
     ...(props['x-kubernetes-list-map-keys'] ? { listMapKeys: props['x-kubernetes-list-map-keys'] } : {}),
     ...(mapType ? { mapType } : {}),
-  } as ApiFieldFacts;
+  };
 }
 
 function convert(props: JSONSchemaProps, pkg: string, name: string): Schema {
@@ -89,10 +94,9 @@ function convertObject(props: JSONSchemaProps, pkg: string, name: string, openap
     if (fact) facts[field] = fact;
   }
   const atomic = props['x-kubernetes-map-type'] === 'atomic';
-  return t.object(name, fields, {
-    package: pkg,
-    openapi,
+  return {
+    ...t.object(name, fields, { package: pkg, openapi }),
     ...(Object.keys(facts).length ? { fieldFacts: facts } : {}),
     ...(atomic ? { structType: 'atomic' as const } : {}),
-  } as Parameters<typeof t.object>[2]);
+  };
 }

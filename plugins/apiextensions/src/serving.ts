@@ -1,12 +1,12 @@
 // Keeps the API server's resource registry in step with the CRDs stored: each accepted CRD's versions are
 // registered as kinds (discovery and OpenAPI follow the registry), its status says whether its names were
 // accepted and it is established, and a deleted CRD's custom resources are deleted before it goes.
-import { isApiError, type KubeObject, type ResourceDefinition } from '@skiff/api';
+import { isApiError, RESOURCES, type CustomResourceDefinitionCondition, type ResourceDefinition } from '@skiff/api';
 import { SharedInformer } from '@skiff/client';
 import type { ApiClient, Logger, ResourceRegistry } from '@skiff/kernel';
-import { conditionOf, storageVersion, type CrdCondition, type CustomResourceDefinition } from './crd.js';
+import { conditionOf, storageVersion, type CustomResourceDefinition } from './crd.js';
 import { customResourceDefinitions } from './definitions.js';
-import { CLEANUP_FINALIZER, CRD_TYPE } from './names.js';
+import { CLEANUP_FINALIZER } from './names.js';
 
 const CLEANUP_POLL_MS = 100;
 
@@ -29,7 +29,12 @@ export class CrdServing {
     private readonly client: ApiClient,
     private readonly logger: Logger,
   ) {
-    this.informer = new SharedInformer<CustomResourceDefinition>(client, CRD_TYPE, {}, { resyncMs: 0, logger, retry: { initialMs: 100, maxMs: 5_000 } });
+    this.informer = new SharedInformer<CustomResourceDefinition>(
+      client,
+      RESOURCES.customresourcedefinitions,
+      {},
+      { resyncMs: 0, logger, retry: { initialMs: 100, maxMs: 5_000 } },
+    );
     this.informer.addHandlers({
       add: (crd) => this.schedule(crd),
       update: (_, crd) => this.schedule(crd),
@@ -76,7 +81,7 @@ export class CrdServing {
   }
 
   /** A plural or kind another kind of the group already uses (a built-in, or another CRD). */
-  private namesConflict(crd: CustomResourceDefinition): CrdCondition | undefined {
+  private namesConflict(crd: CustomResourceDefinition): CustomResourceDefinitionCondition | undefined {
     const { group, names } = crd.spec;
     const mine = this.served.get(crd.metadata.name!);
     const byPlural = this.registry.get(group, names.plural);
@@ -110,10 +115,10 @@ export class CrdServing {
   }
 
   /** NamesAccepted, Established (and Terminating while being deleted), acceptedNames, storedVersions. */
-  private async writeStatus(crd: CustomResourceDefinition, conflict: CrdCondition | undefined): Promise<void> {
+  private async writeStatus(crd: CustomResourceDefinition, conflict: CustomResourceDefinitionCondition | undefined): Promise<void> {
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const accepted = conflict?.type !== 'NamesAccepted';
-    const wanted: CrdCondition[] = [
+    const wanted: CustomResourceDefinitionCondition[] = [
       accepted ? { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' } : conflict!,
       conflict?.type === 'Established'
         ? conflict
@@ -134,7 +139,7 @@ export class CrdServing {
     const status = { ...crd.status, conditions, acceptedNames, storedVersions };
     if (JSON.stringify(status) === JSON.stringify(crd.status)) return;
     try {
-      await this.client.updateStatus(CRD_TYPE, { ...crd, status } as KubeObject);
+      await this.client.updateStatus<CustomResourceDefinition>(RESOURCES.customresourcedefinitions, { ...crd, status });
     } catch (err) {
       // A newer version of the CRD arrives as another event and is synced then.
       if (!isApiError(err, 'Conflict')) throw err;
@@ -167,11 +172,11 @@ export class CrdServing {
       }
     }
     for (;;) {
-      const current = await this.client.get<CustomResourceDefinition>(CRD_TYPE, name).catch(() => undefined);
+      const current = await this.client.get<CustomResourceDefinition>(RESOURCES.customresourcedefinitions, name).catch(() => undefined);
       if (!current || !current.metadata.finalizers?.includes(CLEANUP_FINALIZER)) return;
       const finalizers = current.metadata.finalizers.filter((f) => f !== CLEANUP_FINALIZER);
       try {
-        await this.client.update(CRD_TYPE, { ...current, metadata: { ...current.metadata, finalizers } });
+        await this.client.update(RESOURCES.customresourcedefinitions, { ...current, metadata: { ...current.metadata, finalizers } });
         return;
       } catch (err) {
         if (!isApiError(err, 'Conflict')) throw err;
