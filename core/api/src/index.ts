@@ -18,6 +18,7 @@ export * from './tolerations.js';
 export * from './int-or-percent.js';
 export * from './cron.js';
 export * from './string-maps.js';
+export * from './service-endpoints.js';
 export * from './freeze.js';
 export * from './protobuf/index.js';
 export * from './generated/facts.js';

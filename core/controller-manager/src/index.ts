@@ -26,3 +26,5 @@ export { runWhenSynced, type RunWhenSyncedOptions } from './run-when-synced.js';
 export { isPodActive } from './active-pods.js';
 export { POD_CONTROL_EVENT_REASON } from './event-reasons.js';
 export { enqueueActiveNamespaces, isNamespaceActive, isNamespaceActiveLive } from './active-namespaces.js';
+export { isNamespaceTerminating } from './namespace-terminating.js';
+export { TriggerTimeTracker } from './trigger-time.js';

@@ -1,8 +1,7 @@
-import { isApiError, RESOURCES, type Endpoints, type Pod, type Service } from '@skiff/api';
+import { isApiError, isSelectingService, RESOURCES, selectorMatches, servicesForPodEvent, type Endpoints, type Pod, type Service } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
-import { runWhenSynced } from '@skiff/controller-manager';
+import { isNamespaceTerminating, runWhenSynced, TriggerTimeTracker } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
-import { isNamespaceTerminating, isSelectingService, selectorMatches, servicesForPodEvent, TriggerTimeTracker } from '@skiff/plugin-controller-endpointslice';
 import { ANNOTATION, CONTROLLER_NAME, EVENT_REASON } from './names.js';
 import { planEndpoints } from './subsets.js';
 

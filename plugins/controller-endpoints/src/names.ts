@@ -14,6 +14,14 @@ export const ANNOTATION = Object.freeze({
 
 export const OVER_CAPACITY_TRUNCATED = 'truncated';
 
+/** Labels on the Endpoints this controller writes, under their well-known names. */
+export const LABEL = Object.freeze({
+  /** Present (empty) when the Service has no cluster IP. */
+  HEADLESS: 'service.kubernetes.io/headless',
+  /** Keeps the EndpointSlice mirroring controller from copying these Endpoints into slices. */
+  SKIP_MIRROR: 'endpointslice.kubernetes.io/skip-mirror',
+});
+
 /** Event reasons, as kube-controller-manager records them. */
 export const EVENT_REASON = Object.freeze({
   FAILED_TO_CREATE: 'FailedToCreateEndpoint',

@@ -1,15 +1,20 @@
-import { sameStringMap, type EndpointAddress, type EndpointPort, type Endpoints, type EndpointSubset, type Pod, type Service } from '@skiff/api';
 import {
   findPort,
   isIPv6Address,
   isPodReady,
   isServiceIPSet,
-  LABEL,
   podIPs,
+  sameStringMap,
   shouldPodBeInEndpoints,
   shouldSetHostname,
-} from '@skiff/plugin-controller-endpointslice';
-import { ANNOTATION, MAX_ENDPOINT_ADDRESSES, OVER_CAPACITY_TRUNCATED } from './names.js';
+  type EndpointAddress,
+  type EndpointPort,
+  type Endpoints,
+  type EndpointSubset,
+  type Pod,
+  type Service,
+} from '@skiff/api';
+import { ANNOTATION, LABEL, MAX_ENDPOINT_ADDRESSES, OVER_CAPACITY_TRUNCATED } from './names.js';
 
 // The pure part of the Endpoints controller: from a Service and its pods, the Endpoints object it should have.
 

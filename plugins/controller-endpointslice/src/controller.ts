@@ -1,14 +1,21 @@
-import { isApiError, RESOURCES, type EndpointSlice, type Node, type Pod, type Service } from '@skiff/api';
+import {
+  isApiError,
+  isSelectingService,
+  RESOURCES,
+  selectorMatches,
+  servicesForPodEvent,
+  type EndpointSlice,
+  type Node,
+  type Pod,
+  type Service,
+} from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
-import { runWhenSynced } from '@skiff/controller-manager';
+import { isNamespaceTerminating, runWhenSynced, TriggerTimeTracker } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { EndpointSliceError } from './errors.js';
 import { CONTROLLER_NAME, EVENT_REASON, LABEL, MANAGED_BY } from './names.js';
-import { isNamespaceTerminating } from './namespace-terminating.js';
-import { isSelectingService, selectorMatches, servicesForPodEvent } from './pods.js';
 import { SliceExpectations } from './expectations.js';
 import { planSlices, type SlicePlan } from './slices.js';
-import { TriggerTimeTracker } from './trigger-time.js';
 
 /** Informer index: the controller's own slices filed under `namespace/service`. */
 export const SLICES_BY_SERVICE_INDEX = 'endpointslice-controller: namespace/kubernetes.io/service-name';

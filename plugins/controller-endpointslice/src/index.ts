@@ -24,34 +24,4 @@ export default plugin;
 
 export type EndpointSliceControllerOptions = PluginOptions<typeof plugin>;
 
-export { EndpointSliceController, SLICES_BY_SERVICE_INDEX, type EndpointSliceControllerSettings } from './controller.js';
-export { ANNOTATION, CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, EVENT_REASON, LABEL, MANAGED_BY, PLUGIN_NAME } from './names.js';
-export {
-  findPort,
-  isIPv6Address,
-  isPodReady,
-  isSelectingService,
-  isServiceIPSet,
-  podEndpointsChanged,
-  podIPs,
-  selectorMatches,
-  servicesForPodEvent,
-  servicesSelecting,
-  shouldPodBeInEndpoints,
-  shouldSetHostname,
-} from './pods.js';
-export {
-  addressTypesFor,
-  endpointPorts,
-  planSlices,
-  podToEndpoint,
-  portsKey,
-  sliceLabels,
-  type AddressType,
-  type SlicePlan,
-  type SlicePlanInput,
-} from './slices.js';
-export { formatTriggerTime, TriggerTimeTracker } from './trigger-time.js';
-export { isNamespaceTerminating } from './namespace-terminating.js';
-export { SliceExpectations } from './expectations.js';
-export { EndpointSliceError, ENDPOINTSLICE_ERRORS, type EndpointSliceErrorCode } from './errors.js';
+export { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';

@@ -1,6 +1,13 @@
 import {
+  findPort,
+  isIPv6Address,
+  isPodReady,
+  isServiceIPSet,
+  podIPs,
   RESOURCES,
   sameStringMap,
+  shouldPodBeInEndpoints,
+  shouldSetHostname,
   type DiscoveryV1EndpointPort,
   type Endpoint,
   type EndpointSlice,
@@ -11,7 +18,6 @@ import {
 } from '@skiff/api';
 import { newControllerRef } from '@skiff/controller-manager';
 import { ANNOTATION, LABEL, MANAGED_BY } from './names.js';
-import { findPort, isIPv6Address, isPodReady, isServiceIPSet, podIPs, shouldPodBeInEndpoints, shouldSetHostname } from './pods.js';
 
 // The pure part of the EndpointSlice controller: from a Service, its pods and the slices that exist, the
 // slices to create, update and delete. Nothing here talks to the API server.

@@ -33,7 +33,6 @@ export interface PodOptions {
   terminating?: boolean;
   phase?: NonNullable<Pod['status']>['phase'];
   ports?: { name?: string; containerPort: number; protocol?: string }[];
-  readySince?: string;
 }
 
 export function pod(name: string, options: PodOptions = {}): Pod {
@@ -53,7 +52,7 @@ export function pod(name: string, options: PodOptions = {}): Pod {
     status: {
       phase: options.phase ?? 'Running',
       ...(options.ip === '' ? {} : { podIP: options.ip ?? '10.244.1.1', podIPs: [{ ip: options.ip ?? '10.244.1.1' }] }),
-      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: options.readySince ?? '2025-01-01T00:01:00Z' }],
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: '2025-01-01T00:01:00Z' }],
     },
   };
 }

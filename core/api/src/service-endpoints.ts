@@ -1,9 +1,9 @@
 import { isIPv6 } from 'node:net';
-import { isPodReady, sameStringMap, type Pod, type Service, type ServicePort } from '@skiff/api';
+import { isPodReady } from './pod-state.js';
+import { sameStringMap } from './string-maps.js';
+import type { Pod, Service, ServicePort } from './types.js';
 
-// Which pods back a Service, and how: the rules both endpoint controllers share.
-
-export { isPodReady };
+// Which pods back a Service, and how: the Endpoints and EndpointSlice controllers judge them by the same rules.
 
 /** The pod's IPs, `status.podIPs` first, `status.podIP` for pods reported without the list. */
 export function podIPs(pod: Pod): string[] {
@@ -64,7 +64,7 @@ export function selectorMatches(selector: Record<string, string>, labels: Record
   return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 }
 
-/** Services whose endpoints this controller family maintains: those with a selector, not of type ExternalName. */
+/** Services whose endpoints the endpoint controllers maintain: those with a selector, not of type ExternalName. */
 export function isSelectingService(service: Service): boolean {
   return service.spec?.type !== 'ExternalName' && serviceSelector(service) !== undefined;
 }

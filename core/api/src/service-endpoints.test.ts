@@ -1,7 +1,46 @@
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '@skiff/api';
-import { findPort, servicesForPodEvent, shouldPodBeInEndpoints, shouldSetHostname } from './pods.js';
-import { pod, service } from './test-objects.js';
+import { findPort, servicesForPodEvent, shouldPodBeInEndpoints, shouldSetHostname } from './service-endpoints.js';
+import type { Pod, Service } from './types.js';
+
+function service(name: string): Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'default', uid: `uid-${name}` },
+    spec: { selector: { app: name }, clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+  };
+}
+
+interface PodOptions {
+  app?: string;
+  ip?: string;
+  ready?: boolean;
+  terminating?: boolean;
+  phase?: NonNullable<Pod['status']>['phase'];
+  ports?: { name?: string; containerPort: number; protocol?: string }[];
+}
+
+/** A pod as the API server returns it: running and ready on node-1 unless the options say otherwise. */
+function pod(name: string, options: PodOptions = {}): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: `uid-${name}`,
+      resourceVersion: '1',
+      labels: { app: options.app ?? 'web' },
+      ...(options.terminating ? { deletionTimestamp: '2025-01-01T00:10:00Z' } : {}),
+    },
+    spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx', ports: options.ports ?? [{ name: 'http', containerPort: 8080 }] }] },
+    status: {
+      phase: options.phase ?? 'Running',
+      ...(options.ip === '' ? {} : { podIP: options.ip ?? '10.244.1.1', podIPs: [{ ip: options.ip ?? '10.244.1.1' }] }),
+      conditions: [{ type: 'Ready', status: (options.ready ?? true) ? 'True' : 'False', lastTransitionTime: '2025-01-01T00:01:00Z' }],
+    },
+  };
+}
 
 describe('findPort', () => {
   const withSidecar: Pod = {

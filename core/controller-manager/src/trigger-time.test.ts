@@ -1,6 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import type { Pod, Service } from '@skiff/api';
 import { formatTriggerTime, TriggerTimeTracker } from './trigger-time.js';
-import { pod, service } from './test-objects.js';
+
+const service = (name: string): Service => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name, namespace: 'default', creationTimestamp: '2025-01-01T00:00:00Z' },
+  spec: { selector: { app: name } },
+});
+
+/** A pod whose Ready condition last changed at `readySince`. */
+const pod = (name: string, { readySince }: { readySince: string }): Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default' },
+  spec: { containers: [{ name: 'c', image: 'nginx' }] },
+  status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: readySince }] },
+});
 
 describe('formatTriggerTime', () => {
   it('prints RFC 3339 in UTC, with a fraction only when there is one', () => {
