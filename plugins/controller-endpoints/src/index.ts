@@ -14,6 +14,4 @@ export default plugin;
 
 export type EndpointsControllerOptions = PluginOptions<typeof plugin>;
 
-export { EndpointsController } from './controller.js';
-export { ANNOTATION, CONTROLLER_NAME, EVENT_REASON, MAX_ENDPOINT_ADDRESSES, OVER_CAPACITY_TRUNCATED, PLUGIN_NAME } from './names.js';
-export { buildSubsets, endpointsLabels, planEndpoints, podAddress, sameSubsets, truncateSubsets, type EndpointsPlanInput } from './subsets.js';
+export { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
