@@ -1,3 +1,5 @@
+import { isJsonObject } from '@skiff/api';
+
 /**
  * JSON with object keys sorted at every level (as Go writes maps), so equal values always serialise alike;
  * undefined members are left out and undefined array items become `null`, as `JSON.stringify` does.
@@ -5,12 +7,11 @@
  */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const members = Object.keys(record)
+  if (isJsonObject(value)) {
+    const members = Object.keys(value)
       .sort()
-      .filter((key) => record[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+      .filter((key) => value[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`);
     return `{${members.join(',')}}`;
   }
   return JSON.stringify(value);

@@ -1,4 +1,4 @@
-import { isApiError, type KubeObject, type ResourceType } from '@skiff/api';
+import { errorMessage, isApiError, type KubeObject, type ResourceType } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { controllerRefOf, newControllerRef, ownerReferencesPatch } from './owner-references.js';
 
@@ -39,7 +39,7 @@ export class ControllerRefManager<T extends KubeObject> {
       }
     }
     if (failures.length > 0) {
-      const messages = failures.map((err) => (err as Error).message).join('; ');
+      const messages = failures.map(errorMessage).join('; ');
       throw new AggregateError(failures, `claiming ${this.options.type.resource} for ${this.describeController()}: ${messages}`);
     }
     return claimed;

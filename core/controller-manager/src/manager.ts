@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { errorMessage } from '@skiff/api';
 import { EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
 import type { ApiClient, ControllerContext, ControllerDefinition, EventRecorder, InformerFactory, Logger } from '@skiff/kernel';
 import { informersFor } from './controller-informers.js';
@@ -64,11 +65,7 @@ export class ControllerManager {
         this.abort.abort();
         ctx.logger.error({ err }, 'controller failed to start');
         const from = plugin ? ` (plugin "${plugin}")` : '';
-        throw new ControllerManagerError(
-          'SKIFF_ERR_CONTROLLER_START',
-          { name: controller.name, from, detail: (err as Error)?.message ?? String(err) },
-          { cause: err },
-        );
+        throw new ControllerManagerError('SKIFF_ERR_CONTROLLER_START', { name: controller.name, from, detail: errorMessage(err) }, { cause: err });
       }
       this.started.push(controller.name);
       ctx.logger.info({}, 'controller started');
