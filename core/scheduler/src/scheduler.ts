@@ -1,4 +1,4 @@
-import { RESOURCES, isApiError, isPodTerminal, type Node, type Pod } from '@skiff/api';
+import { errorMessage, RESOURCES, isApiError, isPodTerminal, type Node, type Pod } from '@skiff/api';
 import { objectKey } from '@skiff/client';
 import type { ApiClient, CycleState, EventRecorder, Informer, InformerFactory, Logger, SchedulerPlugin, SchedulingStatus } from '@skiff/kernel';
 import { SchedulerCache } from './cache/scheduler-cache.js';
@@ -117,7 +117,7 @@ export class Scheduler {
           logged = true;
           this.logger.error(
             { err, ...this.pluginFields(sorter.name), extensionPoint: 'QueueSort' },
-            failureMessage('QueueSort', sorter.name, (err as Error)?.message ?? String(err)),
+            failureMessage('QueueSort', sorter.name, errorMessage(err)),
           );
         }
         return 0;
@@ -254,7 +254,7 @@ export class Scheduler {
     const { pod, key } = info;
     const failure = await this.bind(state, pod, nodeName).catch((err: unknown): SchedulingFailure => {
       if (isApiError(err, 'NotFound')) return { message: 'the pod no longer exists', reason: 'Unschedulable' };
-      return { message: `Binding rejected: ${(err as Error).message}`, reason: 'SchedulerError', cause: err };
+      return { message: `Binding rejected: ${errorMessage(err)}`, reason: 'SchedulerError', cause: err };
     });
     if (failure) {
       await this.undo(state, pod, key, nodeName);

@@ -6,9 +6,6 @@ export interface Taint {
   effect: string;
 }
 
-type Toleration = Parameters<typeof toleratesTaint>[0];
-
 export function podToleratesTaint(pod: Pod, taint: Taint): boolean {
-  const tolerations = (pod.spec.tolerations ?? []) as Toleration[];
-  return tolerations.some((toleration) => toleratesTaint(toleration, taint));
+  return (pod.spec.tolerations ?? []).some((toleration) => toleratesTaint(toleration, taint));
 }

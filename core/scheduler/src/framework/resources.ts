@@ -101,7 +101,7 @@ export function podRequests(pod: Pod, options: PodRequestOptions = {}): Resource
   }
   maxInto(total, initPeak);
 
-  const overhead = pod.spec.overhead as ResourceList | undefined;
+  const overhead = pod.spec.overhead;
   if (overhead) addResourceList(total, overhead);
   total.pods = 1;
   return total;
