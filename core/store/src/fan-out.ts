@@ -5,7 +5,7 @@ import type { StoreEvent } from './types.js';
 export interface LiveSubscriber {
   wants(event: StoreEvent): boolean;
   offer(event: StoreEvent): void;
-  end(error?: Error): void;
+  end(error?: unknown): void;
 }
 
 /**

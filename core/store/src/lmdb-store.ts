@@ -217,7 +217,7 @@ export class LmdbStore implements Store {
       });
     } catch (error) {
       this.objectCache.writeEnded(key);
-      if (staged) this.commitFailed(error as Error);
+      if (staged) this.commitFailed(error);
       throw error;
     }
     // The next list reads the written object from LMDB and caches it: writes pay nothing for the cache.
@@ -280,7 +280,7 @@ export class LmdbStore implements Store {
    * A transaction that ran our callbacks failed to commit. Its events never happened, so live
    * watchers cannot know what they missed: end them so their clients re-list.
    */
-  private commitFailed(error: Error): void {
+  private commitFailed(error: unknown): void {
     this.logger?.error({ err: error }, 'store commit failed; ending all watches');
     this.fanOut.reset(new CodedStoreError('SKIFF_ERR_STORE_WATCH_RESET', { detail: 'a commit failed' }));
     this.lastRevision = readRevisions(this.dbs).revision;

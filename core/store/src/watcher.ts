@@ -36,7 +36,7 @@ export class Watcher implements AsyncIterableIterator<StoreEvent>, LiveSubscribe
   private live: StoreEvent[] = [];
   private buffering = true;
   private catchingUp = true;
-  private ending: { error?: Error } | undefined;
+  private ending: { error?: unknown } | undefined;
   private errorReported = false;
   private wakeUp: (() => void) | undefined;
   /** Serialises next() calls so overlapping callers each get their own event. */
@@ -70,7 +70,7 @@ export class Watcher implements AsyncIterableIterator<StoreEvent>, LiveSubscribe
   }
 
   /** Ends the watch: with an error, the next read throws it; without, iteration simply finishes. */
-  end(error?: Error): void {
+  end(error?: unknown): void {
     if (this.ending) return;
     this.ending = error ? { error } : {};
     this.live = [];
@@ -130,7 +130,7 @@ export class Watcher implements AsyncIterableIterator<StoreEvent>, LiveSubscribe
       this.readThrough = chunk.scannedThrough;
       if (chunk.reachedEnd) this.catchingUp = false;
     } catch (error) {
-      this.end(error as Error);
+      this.end(error);
     }
   }
 }
