@@ -16,8 +16,9 @@ const output: Output = {
 function fail(err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
   output.err(`skiff: ${message}`);
-  const stack = err instanceof KernelError ? (err.cause as Error | undefined)?.stack : (err as Error | undefined)?.stack;
-  if (process.env.SKIFF_DEBUG && stack) output.err(stack);
+  const failed = err instanceof KernelError ? err.cause : err;
+  const stack = typeof failed === 'object' && failed !== null && 'stack' in failed ? failed.stack : undefined;
+  if (process.env.SKIFF_DEBUG && typeof stack === 'string' && stack) output.err(stack);
   process.exit(1);
 }
 

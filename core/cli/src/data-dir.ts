@@ -20,6 +20,6 @@ export function ensurePrivateDataDir(dir: string): number | undefined {
     chmodSync(dir, DATA_DIR_MODE);
     return mode;
   } catch (err) {
-    throw new Error(`cannot make the data dir ${dir} private (mode 0700): ${(err as Error).message}`, { cause: err });
+    throw new Error(`cannot make the data dir ${dir} private (mode 0700): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }

@@ -38,9 +38,13 @@ export type PluginKind = keyof typeof PLUGIN_KINDS;
 /** Other words people use for a kind: the area names of Skiff's own plugin packages. */
 const ALIASES: Readonly<Record<string, PluginKind>> = Object.freeze({ authn: 'authenticator', authz: 'authorizer' });
 
+function isPluginKind(word: string): word is PluginKind {
+  return Object.hasOwn(PLUGIN_KINDS, word);
+}
+
 /** The kind `word` names, or an Error whose message is the one line to show. */
 export function pluginKind(word: string): PluginKind {
-  if (Object.hasOwn(PLUGIN_KINDS, word)) return word as PluginKind;
+  if (isPluginKind(word)) return word;
   if (Object.hasOwn(ALIASES, word)) return ALIASES[word]!;
   throw new Error(`unknown plugin kind "${word}" (kinds: ${Object.keys(PLUGIN_KINDS).join(', ')})`);
 }
