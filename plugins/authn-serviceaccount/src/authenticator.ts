@@ -1,9 +1,9 @@
-import type { KubeObject, UserInfo } from '@skiff/api';
+import { RESOURCES, type KubeObject, type UserInfo } from '@skiff/api';
 import { checkClaims, serviceAccountUser, type KubernetesClaim, type ObjectRef } from './claims.js';
 import { decodeJwt, verifyJwt } from './jwt.js';
 import type { SigningKey } from './keys.js';
 import type { ObjectGetter } from './lookup.js';
-import { CLOCK_SKEW_SECONDS, KUBERNETES_CLAIM, NODES, PODS, SECRETS, SERVICE_ACCOUNTS } from './names.js';
+import { CLOCK_SKEW_SECONDS, KUBERNETES_CLAIM } from './names.js';
 
 export interface TokenAuthenticatorOptions {
   issuer: string;
@@ -34,11 +34,11 @@ function staleReason(what: string, name: string, object: KubeObject | undefined,
 async function staleBinding(binding: KubernetesClaim, get: ObjectGetter, now: number): Promise<string | undefined> {
   const { namespace, serviceaccount, pod, secret, node } = binding;
   const checks: [string, string, Promise<KubeObject | undefined>, ObjectRef][] = [
-    ['service account', `${namespace}/${serviceaccount.name}`, get(SERVICE_ACCOUNTS, namespace, serviceaccount.name), serviceaccount],
+    ['service account', `${namespace}/${serviceaccount.name}`, get(RESOURCES.serviceaccounts, namespace, serviceaccount.name), serviceaccount],
   ];
-  if (pod) checks.push(['pod', `${namespace}/${pod.name}`, get(PODS, namespace, pod.name), pod]);
-  if (secret) checks.push(['secret', `${namespace}/${secret.name}`, get(SECRETS, namespace, secret.name), secret]);
-  if (node) checks.push(['node', node.name, get(NODES, '', node.name), node]);
+  if (pod) checks.push(['pod', `${namespace}/${pod.name}`, get(RESOURCES.pods, namespace, pod.name), pod]);
+  if (secret) checks.push(['secret', `${namespace}/${secret.name}`, get(RESOURCES.secrets, namespace, secret.name), secret]);
+  if (node) checks.push(['node', node.name, get(RESOURCES.nodes, '', node.name), node]);
   for (const [what, name, object, ref] of checks) {
     const reason = staleReason(what, name, await object, ref, now);
     if (reason) return reason;

@@ -68,9 +68,10 @@ export interface ClaimsExpectations {
 const isString = (value: unknown): value is string => typeof value === 'string' && value !== '';
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
 function objectRef(value: unknown): ObjectRef | undefined {
-  const ref = value as Partial<ObjectRef> | undefined;
-  return ref && typeof ref === 'object' && isString(ref.name) && isString(ref.uid) ? { name: ref.name, uid: ref.uid } : undefined;
+  return isRecord(value) && isString(value.name) && isString(value.uid) ? { name: value.name, uid: value.uid } : undefined;
 }
 
 /**
@@ -86,7 +87,7 @@ export function checkClaims(payload: Record<string, unknown>, expect: ClaimsExpe
   const aud = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud.filter(isString) : [];
   if (!aud.some((audience) => expect.audiences.includes(audience)))
     return { error: `service account token audiences ${JSON.stringify(aud)} are not accepted here (want one of ${JSON.stringify(expect.audiences)})` };
-  const claim = payload[KUBERNETES_CLAIM] as Record<string, unknown> | undefined;
+  const claim = isRecord(payload[KUBERNETES_CLAIM]) ? payload[KUBERNETES_CLAIM] : undefined;
   const serviceaccount = objectRef(claim?.serviceaccount);
   if (!claim || !isString(claim.namespace) || !serviceaccount) return { error: `service account token has no valid "${KUBERNETES_CLAIM}" claim` };
   if (payload.sub !== serviceAccountUsername(claim.namespace, serviceaccount.name)) return { error: 'service account token subject does not match its claims' };

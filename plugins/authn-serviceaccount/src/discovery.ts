@@ -1,3 +1,4 @@
+import type { JsonWebKey } from 'node:crypto';
 import type { RouteDefinition } from '@skiff/kernel';
 import { publicJwk, type SigningKey } from './keys.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from './names.js';
@@ -18,7 +19,7 @@ export function openidConfiguration(issuer: string, jwksUri: string, keys: reado
   };
 }
 
-export function jwks(keys: readonly SigningKey[]): { keys: Record<string, string>[] } {
+export function jwks(keys: readonly SigningKey[]): { keys: JsonWebKey[] } {
   return { keys: keys.map(publicJwk) };
 }
 

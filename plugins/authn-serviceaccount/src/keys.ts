@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ServiceAccountTokenError } from './errors.js';
@@ -59,6 +59,6 @@ export function ensureSigningKey(file: string): SigningKey {
 }
 
 /** The public half as a JSON Web Key, for /openid/v1/jwks. */
-export function publicJwk(key: SigningKey): Record<string, string> {
-  return { use: 'sig', kid: key.kid, alg: key.alg, ...(key.publicKey.export({ format: 'jwk' }) as Record<string, string>) };
+export function publicJwk(key: SigningKey): JsonWebKey {
+  return { use: 'sig', kid: key.kid, alg: key.alg, ...key.publicKey.export({ format: 'jwk' }) };
 }

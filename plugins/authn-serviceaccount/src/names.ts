@@ -29,12 +29,6 @@ export const EXTRA = Object.freeze({
   CREDENTIAL_ID: 'authentication.kubernetes.io/credential-id',
 });
 
-/** The kinds and resources a token may name, by the `get` of @skiff/apiserver's ApiExtensions. */
-export const SERVICE_ACCOUNTS = { group: '', resource: 'serviceaccounts' };
-export const PODS = { group: '', resource: 'pods' };
-export const SECRETS = { group: '', resource: 'secrets' };
-export const NODES = { group: '', resource: 'nodes' };
-
 export const TOKEN_REQUEST_GROUP = 'authentication.k8s.io';
 export const TOKEN_REQUEST_API_VERSION = 'authentication.k8s.io/v1';
 

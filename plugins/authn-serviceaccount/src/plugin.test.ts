@@ -1,8 +1,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import type { KubeObject, ResourceType } from '@skiff/api';
-import { isApiError } from '@skiff/api';
+import { isApiError, RESOURCES, type KubeObject } from '@skiff/api';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import tokenFile from '@skiff/plugin-authn-token-file';
@@ -12,9 +11,6 @@ import { signJwt } from './jwt.js';
 import { ensureSigningKey } from './keys.js';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
-const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
-const PODS: ResourceType = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
-const NAMESPACES: ResourceType = { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false };
 
 interface TokenRequest extends KubeObject {
   spec: { audiences: string[]; expirationSeconds: number; boundObjectRef: { kind: string; apiVersion: string; name: string; uid: string } | null };
@@ -68,7 +64,7 @@ async function whoami(token: string): Promise<HttpAnswer> {
 }
 
 function requestToken(namespace: string, name: string, spec: Record<string, unknown> = {}): Promise<TokenRequest> {
-  return plane.client.createSubresource<TokenRequest>(SERVICE_ACCOUNTS, name, namespace, 'token', {
+  return plane.client.createSubresource<TokenRequest>(RESOURCES.serviceaccounts, name, namespace, 'token', {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'TokenRequest',
     spec,
@@ -86,13 +82,13 @@ async function rejection(promise: Promise<unknown>): Promise<{ reason?: string; 
 }
 
 async function createAccount(namespace: string, name: string): Promise<KubeObject> {
-  return plane.client.create(SERVICE_ACCOUNTS, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } }, namespace);
+  return plane.client.create(RESOURCES.serviceaccounts, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } }, namespace);
 }
 
 beforeAll(async () => {
   // The token file's admin token (an opaque bearer token) shares the chain stage with service account tokens.
   plane = await startControlPlane([tokenFile, [serviceAccountTokens, { maxExpirationSeconds: 7200 }]]);
-  await plane.client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
+  await plane.client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
 });
 afterAll(async () => {
   await plane?.stop();
@@ -136,7 +132,7 @@ describe('TokenRequest (serviceaccounts/token)', () => {
   });
 
   it('authenticates its holder as the service account', async () => {
-    const account = await plane.client.get(SERVICE_ACCOUNTS, 'builder', 'apps');
+    const account = await plane.client.get(RESOURCES.serviceaccounts, 'builder', 'apps');
     const { status } = await requestToken('apps', 'builder');
     const review = await whoami(status.token);
     expect(review.status).toBe(201);
@@ -163,7 +159,9 @@ describe('TokenRequest (serviceaccounts/token)', () => {
       message:
         'TokenRequest.authentication.k8s.io "builder" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
     });
-    expect(await rejection(plane.client.createSubresource(SERVICE_ACCOUNTS, 'builder', 'apps', 'token', { apiVersion: 'v1', kind: 'Secret' }))).toMatchObject({
+    expect(
+      await rejection(plane.client.createSubresource(RESOURCES.serviceaccounts, 'builder', 'apps', 'token', { apiVersion: 'v1', kind: 'Secret' })),
+    ).toMatchObject({
       reason: 'BadRequest',
       message: 'expected a TokenRequest, got kind "Secret"',
     });
@@ -189,7 +187,7 @@ describe('the service account authenticator', () => {
   });
 
   it('refuses an expired token and one with a forged signature', async () => {
-    const account = await plane.client.get(SERVICE_ACCOUNTS, 'builder', 'apps');
+    const account = await plane.client.get(RESOURCES.serviceaccounts, 'builder', 'apps');
     const key = ensureSigningKey(join(plane.dataDir, 'pki', 'sa.key'));
     const binding = { namespace: 'apps', serviceaccount: { name: 'builder', uid: account.metadata.uid! } };
     const past = Math.floor(Date.now() / 1000) - 7200;
@@ -208,7 +206,7 @@ describe('the service account authenticator', () => {
     await createAccount('apps', 'temporary');
     const { status } = await requestToken('apps', 'temporary');
     expect((await whoami(status.token)).status).toBe(201);
-    await plane.client.delete(SERVICE_ACCOUNTS, 'temporary', 'apps');
+    await plane.client.delete(RESOURCES.serviceaccounts, 'temporary', 'apps');
     const gone = await whoami(status.token);
     expect(gone.status).toBe(401);
     expect(gone.json.message).toContain('service account token is no longer valid: service account apps/temporary has been deleted');
@@ -226,7 +224,7 @@ describe('the service account authenticator', () => {
 describe('tokens bound to a pod', () => {
   async function createPod(name: string, serviceAccountName?: string): Promise<KubeObject> {
     return plane.client.create(
-      PODS,
+      RESOURCES.pods,
       {
         apiVersion: 'v1',
         kind: 'Pod',
@@ -248,8 +246,8 @@ describe('tokens bound to a pod', () => {
       'authentication.kubernetes.io/pod-name': ['web'],
       'authentication.kubernetes.io/pod-uid': [pod.metadata.uid],
     });
-    await plane.client.delete(PODS, 'web', 'apps');
-    await waitFor('the pod to be gone', async () => (await plane.client.list(PODS, 'apps')).items.every((p) => p.metadata.name !== 'web'));
+    await plane.client.delete(RESOURCES.pods, 'web', 'apps');
+    await waitFor('the pod to be gone', async () => (await plane.client.list(RESOURCES.pods, 'apps')).items.every((p) => p.metadata.name !== 'web'));
     const refused = await whoami(answer.status.token);
     expect(refused.status).toBe(401);
     expect(refused.json.message).toContain('service account token is no longer valid: pod apps/web has been deleted');

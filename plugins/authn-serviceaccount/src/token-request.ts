@@ -1,21 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { errors, type KubeObject, type StatusCause } from '@skiff/api';
+import { errors, RESOURCES, type Pod, type StatusCause } from '@skiff/api';
 import type { ExtensionHandler, ExtensionRequest } from '@skiff/apiserver';
 import { serviceAccountClaims, type KubernetesClaim } from './claims.js';
 import { signJwt } from './jwt.js';
 import type { SigningKey } from './keys.js';
 import type { ObjectGetter } from './lookup.js';
-import {
-  DEFAULT_EXPIRATION_SECONDS,
-  MAX_EXPIRATION_SECONDS,
-  MIN_EXPIRATION_SECONDS,
-  NODES,
-  PODS,
-  SECRETS,
-  SERVICE_ACCOUNTS,
-  TOKEN_REQUEST_API_VERSION,
-  TOKEN_REQUEST_GROUP,
-} from './names.js';
+import { DEFAULT_EXPIRATION_SECONDS, MAX_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS, TOKEN_REQUEST_API_VERSION, TOKEN_REQUEST_GROUP } from './names.js';
 
 export interface TokenIssuerOptions {
   issuer: string;
@@ -43,9 +33,9 @@ interface TokenRequestSpec {
 }
 
 const BINDABLE: Record<string, { resource: { group: string; resource: string }; namespaced: boolean }> = {
-  Pod: { resource: PODS, namespaced: true },
-  Secret: { resource: SECRETS, namespaced: true },
-  Node: { resource: NODES, namespaced: false },
+  Pod: { resource: RESOURCES.pods, namespaced: true },
+  Secret: { resource: RESOURCES.secrets, namespaced: true },
+  Node: { resource: RESOURCES.nodes, namespaced: false },
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -105,12 +95,13 @@ async function bind(binding: KubernetesClaim, ref: BoundObjectReference, get: Ob
       `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
     );
   if (kind === 'Pod') {
-    const spec = (object as KubeObject & { spec?: { serviceAccountName?: string; nodeName?: string } }).spec;
+    // Read at RESOURCES.pods, so a Pod.
+    const { spec } = object as Pod;
     if ((spec?.serviceAccountName || 'default') !== serviceaccount.name)
       throw errors.badRequest(`cannot bind token for serviceaccount "${serviceaccount.name}" to pod running with different serviceaccount name.`);
     binding.pod = { name, uid };
-    const node = spec?.nodeName ? await get(NODES, '', spec.nodeName) : undefined;
-    if (node?.metadata.uid) binding.node = { name: spec!.nodeName!, uid: node.metadata.uid };
+    const node = spec?.nodeName ? await get(RESOURCES.nodes, '', spec.nodeName) : undefined;
+    if (node?.metadata.uid) binding.node = { name: spec.nodeName!, uid: node.metadata.uid };
   } else if (kind === 'Secret') binding.secret = { name, uid };
   else binding.node = { name, uid };
   return { kind, apiVersion, name, uid };
@@ -126,8 +117,8 @@ export function tokenRequestHandler(options: TokenIssuerOptions): ExtensionHandl
   return async (request: ExtensionRequest) => {
     const { namespace, name } = request;
     const spec = readSpec(request.body, name, options.audiences);
-    const account = await options.get(SERVICE_ACCOUNTS, namespace, name);
-    if (!account) throw errors.notFound(SERVICE_ACCOUNTS.resource, '', name);
+    const account = await options.get(RESOURCES.serviceaccounts, namespace, name);
+    if (!account) throw errors.notFound(RESOURCES.serviceaccounts.resource, '', name);
     const binding: KubernetesClaim = { namespace, serviceaccount: { name, uid: account.metadata.uid ?? '' } };
     const boundObjectRef = spec.boundObjectRef ? await bind(binding, spec.boundObjectRef, options.get) : undefined;
     const expirationSeconds = Math.min(spec.expirationSeconds, options.maxExpirationSeconds ?? Infinity);
