@@ -3,7 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { stateDirFor } from '@skiff/plugin-cri-containerd';
+import { nodeContainerdSocket } from '@skiff/plugin-cri-containerd/images';
 import { kubectlOn, kubectlVersions, podRunning, runProgram, waitForPod } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 import { buildTestImages, INDEX_HTML, missingPrerequisites, pushTestImages, startRegistry, type TestRegistry } from '../scripts/test-images.mjs';
@@ -50,7 +50,7 @@ async function freePort(): Promise<number> {
 
 /** The shims and processes of this cluster's containerd (other containerds on the machine are not ours). */
 function ourProcesses(): string[] {
-  const socket = join(stateDirFor(join(nodeDir(), 'containerd')), 'containerd.sock');
+  const socket = nodeContainerdSocket(nodeDir());
   return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
     .split('\n')
     .filter((line) => line.includes(socket) || line.includes(join(nodeDir(), 'containerd')));

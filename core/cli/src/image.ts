@@ -2,13 +2,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONFIG_DEFAULTS, loadConfig } from '@skiff/kernel';
-import type * as ContainerdPlugin from '@skiff/plugin-cri-containerd';
+import type * as ContainerdImages from '@skiff/plugin-cri-containerd/images';
 import type { Output } from './up.js';
 
-/** The containerd runtime plugin, loaded only when an image command runs (the dev preset has no containerd). */
-async function containerdPlugin(): Promise<typeof ContainerdPlugin> {
+/** The containerd plugin's image tools, loaded only when an image command runs (the dev preset has no containerd). */
+async function containerdImages(): Promise<typeof ContainerdImages> {
   try {
-    return await import('@skiff/plugin-cri-containerd');
+    return await import('@skiff/plugin-cri-containerd/images');
   } catch {
     throw new Error('skiff image needs @skiff/plugin-cri-containerd (npm install @skiff/plugin-cri-containerd)');
   }
@@ -34,10 +34,8 @@ export async function image(argv: string[], output: Output, cwd: string): Promis
     : await loadConfig({ cwd, file: values.config }).then(({ config, rootDir }) => resolve(rootDir, config.dataDir ?? CONFIG_DEFAULTS.dataDir));
   const nodesDir = join(dataDir, 'nodes');
   const nodes = values.node ? [values.node] : existsSync(nodesDir) ? readdirSync(nodesDir).sort() : [];
-  const { importImageArchive, stateDirFor } = await containerdPlugin();
-  const running = nodes
-    .map((node) => ({ node, socket: join(stateDirFor(join(nodesDir, node, 'containerd')), 'containerd.sock') }))
-    .filter(({ socket }) => existsSync(socket));
+  const { importImageArchive, nodeContainerdSocket } = await containerdImages();
+  const running = nodes.map((node) => ({ node, socket: nodeContainerdSocket(join(nodesDir, node)) })).filter(({ socket }) => existsSync(socket));
   if (running.length === 0) {
     const which = values.node ? `node ${values.node}` : 'any node';
     throw new Error(`no running containerd for ${which} under ${dataDir}: start the cluster first (skiff up --preset local)`);

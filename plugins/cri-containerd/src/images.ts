@@ -1,9 +1,19 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { stateDirFor } from './daemon.js';
 import { ContainerdError } from './errors.js';
-import { CRI_NAMESPACE } from './names.js';
+import { CRI_NAMESPACE, NODE_FOLDER } from './names.js';
+
+// Also the package's `./images` entry: what tools outside the kubelet (`skiff image import`) need to load
+// images into the containerd a node runs.
 
 const run = promisify(execFile);
+
+/** The socket of the containerd this plugin starts for a node, from the node's data folder. */
+export function nodeContainerdSocket(nodeDataDir: string): string {
+  return join(stateDirFor(join(nodeDataDir, NODE_FOLDER)), 'containerd.sock');
+}
 
 /**
  * Imports an image archive (OCI layout or docker-archive tar) into containerd's CRI namespace with containerd's

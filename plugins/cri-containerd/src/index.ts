@@ -1,54 +1,7 @@
-import { join } from 'node:path';
-import { definePlugin, packageInfo, type RuntimeFactory } from '@skiff/kernel';
-import { CriClient } from './cri-client.js';
-import { ContainerdDaemon } from './daemon.js';
-import { importImageArchive } from './images.js';
-import { buildPauseImage } from './pause-image.js';
-import { PLUGIN_NAME, RUNTIME_NAME } from './names.js';
-import { optionsSchema, type ContainerdRuntimeOptions } from './options.js';
-import { ContainerdRuntime } from './runtime.js';
-
-/**
- * The factory kubelets pick with `runtime: 'containerd'`: for each node, containerd started with a generated
- * configuration under the node's data dir (or the socket the options name), reached over CRI v1.
- */
-export function containerdRuntimeFactory(options: ContainerdRuntimeOptions): RuntimeFactory {
-  return {
-    name: RUNTIME_NAME,
-    async create(node) {
-      const logger = node.logger.child({ runtime: RUNTIME_NAME });
-      const daemon = options.socket
-        ? undefined
-        : await ContainerdDaemon.start({
-            baseDir: join(node.dataDir, 'containerd'),
-            binary: options.containerd,
-            sandboxImage: options.sandboxImage,
-            plainHttpRegistries: options.plainHttpRegistries,
-            logLevel: options.logLevel,
-            startTimeoutSeconds: options.startTimeoutSeconds,
-            logger,
-          });
-      const socket = options.socket ?? daemon!.socket;
-      const client = new CriClient(socket);
-      const runtime = new ContainerdRuntime(client, logger, async () => daemon?.stop(), daemon !== undefined);
-      try {
-        await Promise.race([client.waitForReady(options.startTimeoutSeconds * 1000), daemon?.whenFailed()]);
-        for (const file of options.imports) logger.info({ file, images: await importImageArchive(socket, file) }, 'image archive imported');
-        if (options.buildSandboxImage && !(await runtime.imageStatus(options.sandboxImage))) {
-          const file = join(node.dataDir, 'containerd', 'pause.tar');
-          await buildPauseImage(options.sandboxImage, file);
-          await importImageArchive(socket, file);
-          logger.info({ image: options.sandboxImage }, 'sandbox image built from busybox-static and imported');
-        }
-      } catch (err) {
-        client.close();
-        await daemon?.stop();
-        throw err;
-      }
-      return runtime;
-    },
-  };
-}
+import { definePlugin, packageInfo } from '@skiff/kernel';
+import { PLUGIN_NAME } from './names.js';
+import { optionsSchema } from './options.js';
+import { containerdRuntimeFactory } from './runtime-factory.js';
 
 /** Registers the containerd container runtime with the kubelet. */
 export default definePlugin({
@@ -60,11 +13,5 @@ export default definePlugin({
   },
 });
 
-export { ContainerdRuntime } from './runtime.js';
-export { CriClient, CriCallError } from './cri-client.js';
-export { ContainerdDaemon, containerdConfig, checkHost, killShims, stateDirFor, unmountUnder } from './daemon.js';
-export { importImageArchive } from './images.js';
-export { buildPauseImage } from './pause-image.js';
-export { optionsSchema, type ContainerdRuntimeOptions } from './options.js';
-export { ContainerdError, CONTAINERD_ERRORS, type ContainerdErrorCode } from './errors.js';
-export { PLUGIN_NAME, RUNTIME_NAME, CRI_NAMESPACE } from './names.js';
+export type { ContainerdRuntimeOptions } from './options.js';
+export { PLUGIN_NAME, RUNTIME_NAME } from './names.js';

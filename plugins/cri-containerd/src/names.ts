@@ -3,6 +3,9 @@ export const PLUGIN_NAME = '@skiff/plugin-cri-containerd';
 /** The name nodes pick this runtime by (kubelet option `runtime`), and the containerID scheme. */
 export const RUNTIME_NAME = 'containerd';
 
+/** The folder of a node's data folder that holds its containerd's configuration, content and log. */
+export const NODE_FOLDER = 'containerd';
+
 /** containerd's namespace for everything the CRI plugin makes (what `ctr -n k8s.io` shows). */
 export const CRI_NAMESPACE = 'k8s.io';
 

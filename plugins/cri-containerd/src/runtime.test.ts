@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ContainerRuntime, Logger, PodSandboxConfig } from '@skiff/kernel';
 import { mountsUnder } from '@skiff/node-host';
 import { checkHost, ContainerdDaemon, containerdConfig, processesWithArgs, stateDirFor } from './daemon.js';
-import { containerdRuntimeFactory } from './index.js';
+import { containerdRuntimeFactory } from './runtime-factory.js';
 import { isDynamicElf } from './pause-image.js';
 import type { ContainerdRuntime } from './runtime.js';
 
