@@ -1,14 +1,6 @@
-import { isPodAvailable, isPodReady, type Pod, type ReplicaSet, type ReplicaSetStatus } from '@skiff/api';
+import { isPodAvailable, isPodReady, type Pod, type ReplicaSet, type ReplicaSetCondition, type ReplicaSetStatus } from '@skiff/api';
 import { kubeTime } from '@skiff/controller-manager';
 import { REPLICA_FAILURE } from './names.js';
-
-export interface ReplicaSetCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
 
 /** Why the last attempt to reach the desired count failed. */
 export interface ManageFailure {
@@ -54,7 +46,7 @@ function nextConditions(current: ReplicaSetCondition[], failure: ManageFailure |
 }
 
 export function conditionsOf(rs: ReplicaSet): ReplicaSetCondition[] {
-  return (rs.status?.conditions ?? []) as ReplicaSetCondition[];
+  return rs.status?.conditions ?? [];
 }
 
 /** Whether writing `status` would change what the ReplicaSet already reports. */
