@@ -79,7 +79,7 @@ export function deploymentTimedOut(d: Deployment, status: DeploymentStatus, now:
 /** The ReplicaFailure conditions of the ReplicaSets, the new one's first, as Deployment conditions. */
 function replicaFailures(allRSs: readonly ReplicaSet[], newRS: ReplicaSet | undefined): DeploymentCondition[] {
   const failuresOf = (rs: ReplicaSet) =>
-    ((rs.status?.conditions ?? []) as DeploymentCondition[])
+    (rs.status?.conditions ?? [])
       .filter((condition) => condition.type === CONDITION.REPLICA_FAILURE)
       .map((condition) => ({ ...condition, lastUpdateTime: condition.lastTransitionTime }));
   const ofNew = newRS ? failuresOf(newRS) : [];
