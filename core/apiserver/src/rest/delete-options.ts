@@ -3,9 +3,9 @@ import type { DeleteOptions } from '@skiff/kernel';
 import { queryBool, queryInt } from '../util/query.js';
 import { parseResourceVersion } from './resource-version.js';
 
-const POLICIES: readonly DeletionPropagation[] = ['Background', 'Foreground', 'Orphan'];
-
 type DeletionPropagation = NonNullable<DeleteOptions['propagationPolicy']>;
+
+const POLICIES: readonly DeletionPropagation[] = ['Background', 'Foreground', 'Orphan'];
 
 function isPolicy(value: unknown): value is DeletionPropagation {
   return POLICIES.some((policy) => policy === value);
