@@ -1,11 +1,17 @@
 // Between the kernel's CRI shape (camelCase, milliseconds) and CRI v1's own messages (snake_case, nanoseconds).
 import type { ContainerConfig, ContainerStatusInfo, NamespaceOptions, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
-import type { CriMessage } from './cri-client.js';
+import type { CriContainerStatus, CriMessage, CriSandbox } from './cri-client.js';
 
 type Obj = Record<string, unknown>;
 
 function defined(value: Obj): Obj {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
+
+/** The fields left undefined dropped, in place: statuses leave absent fields out. */
+function withoutUndefined<T extends object>(value: T): T {
+  for (const [key, field] of Object.entries(value)) if (field === undefined) Reflect.deleteProperty(value, key);
+  return value;
 }
 
 function namespaceOptions(options: NamespaceOptions | undefined, pidDefault: string): Obj {
@@ -88,36 +94,36 @@ export function toCriContainerConfig(config: ContainerConfig): CriMessage {
 
 const ms = (nanos: unknown) => (typeof nanos === 'number' && nanos > 0 ? Math.floor(nanos / 1e6) : undefined);
 
-export function fromCriSandbox(item: Obj, netnsPath?: string): PodSandboxStatus {
-  const network = item.network as { ip?: string; additional_ips?: { ip: string }[] } | undefined;
+export function fromCriSandbox(item: CriSandbox, netnsPath?: string): PodSandboxStatus {
+  const { network } = item;
   return {
-    id: item.id as string,
-    metadata: item.metadata as PodSandboxStatus['metadata'],
-    state: item.state as PodSandboxStatus['state'],
+    id: item.id,
+    metadata: item.metadata,
+    state: item.state,
     createdAt: ms(item.created_at) ?? 0,
     ...(netnsPath ? { netnsPath } : {}),
     ...(network?.ip ? { network: { ip: network.ip, additionalIps: (network.additional_ips ?? []).map((a) => a.ip) } } : {}),
-    labels: item.labels as Record<string, string>,
+    labels: item.labels,
   };
 }
 
-export function fromCriContainer(item: Obj): ContainerStatusInfo {
+export function fromCriContainer(item: CriContainerStatus): ContainerStatusInfo {
   const exited = item.state === 'CONTAINER_EXITED';
-  return defined({
-    id: item.id as string,
-    podSandboxId: (item.pod_sandbox_id as string | undefined) ?? '',
-    metadata: item.metadata as ContainerStatusInfo['metadata'],
-    state: item.state as ContainerStatusInfo['state'],
+  return withoutUndefined({
+    id: item.id,
+    podSandboxId: item.pod_sandbox_id ?? '',
+    metadata: item.metadata,
+    state: item.state,
     createdAt: ms(item.created_at) ?? 0,
     startedAt: ms(item.started_at),
     finishedAt: ms(item.finished_at),
-    exitCode: exited ? ((item.exit_code as number | undefined) ?? 0) : undefined,
-    image: { image: ((item.image as Obj | undefined)?.image as string | undefined) ?? '' },
-    imageRef: (item.image_ref as string | undefined) ?? '',
-    reason: (item.reason as string | undefined) || undefined,
-    message: (item.message as string | undefined) || undefined,
-    labels: item.labels as Record<string, string>,
-    annotations: item.annotations as Record<string, string>,
-    logPath: (item.log_path as string | undefined) || undefined,
-  }) as unknown as ContainerStatusInfo;
+    exitCode: exited ? (item.exit_code ?? 0) : undefined,
+    image: { image: item.image?.image ?? '' },
+    imageRef: item.image_ref ?? '',
+    reason: item.reason || undefined,
+    message: item.message || undefined,
+    labels: item.labels,
+    annotations: item.annotations,
+    logPath: item.log_path || undefined,
+  });
 }

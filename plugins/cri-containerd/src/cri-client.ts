@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import type { ContainerConfig, ContainerRuntimeState, PodSandboxConfig, SandboxState } from '@skiff/kernel';
 import protobuf from 'protobufjs';
 import facts from './generated/cri-api.json' with { type: 'json' };
 import { ContainerdError } from './errors.js';
@@ -12,6 +13,73 @@ type Service = 'RuntimeService' | 'ImageService';
 
 /** A plain object in CRI's own field names (snake_case), as protobufjs reads and writes them. */
 export type CriMessage = Record<string, unknown>;
+
+// The answers Skiff reads, in CRI's field names. protobufjs decodes them with every scalar, list and map present
+// (enums by name, 64-bit integers as numbers); a message field is absent when containerd leaves it out.
+
+/** A sandbox in the answers of ListPodSandbox and PodSandboxStatus. */
+export interface CriSandbox {
+  id: string;
+  metadata: PodSandboxConfig['metadata'];
+  state: SandboxState;
+  created_at: number;
+  network?: { ip: string; additional_ips: { ip: string }[] };
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** A container in the answer of ListContainers. */
+export interface CriContainer {
+  id: string;
+  pod_sandbox_id: string;
+  metadata: ContainerConfig['metadata'];
+  state: ContainerRuntimeState;
+  created_at: number;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** A container in the answer of ContainerStatus. */
+export interface CriContainerStatus extends Omit<CriContainer, 'pod_sandbox_id'> {
+  pod_sandbox_id?: string;
+  started_at: number;
+  finished_at: number;
+  exit_code: number;
+  image?: { image: string };
+  image_ref: string;
+  reason: string;
+  message: string;
+  log_path: string;
+}
+
+interface StreamingAnswer {
+  url: string;
+}
+
+export interface RuntimeAnswers {
+  Version: { version: string; runtime_name: string; runtime_version: string; runtime_api_version: string };
+  RunPodSandbox: { pod_sandbox_id: string };
+  StopPodSandbox: object;
+  RemovePodSandbox: object;
+  PodSandboxStatus: { status: CriSandbox; info: Record<string, string> };
+  ListPodSandbox: { items: CriSandbox[] };
+  CreateContainer: { container_id: string };
+  StartContainer: object;
+  StopContainer: object;
+  RemoveContainer: object;
+  ContainerStatus: { status: CriContainerStatus; info: Record<string, string> };
+  ListContainers: { containers: CriContainer[] };
+  ExecSync: { stdout: Uint8Array; stderr: Uint8Array; exit_code: number };
+  Exec: StreamingAnswer;
+  Attach: StreamingAnswer;
+  PortForward: StreamingAnswer;
+  ReopenContainerLog: object;
+}
+
+export interface ImageAnswers {
+  PullImage: { image_ref: string };
+  ImageStatus: { image?: { id: string; repo_tags: string[]; size: number } | null };
+}
 
 interface Method {
   path: string;
@@ -67,11 +135,11 @@ export class CriClient {
     });
   }
 
-  runtime(name: string, request: CriMessage = {}, timeoutMs = 120_000): Promise<CriMessage> {
+  runtime<M extends keyof RuntimeAnswers>(name: M, request: CriMessage = {}, timeoutMs = 120_000): Promise<RuntimeAnswers[M]> {
     return this.call('RuntimeService', name, request, timeoutMs);
   }
 
-  image(name: string, request: CriMessage = {}, timeoutMs = 600_000): Promise<CriMessage> {
+  image<M extends keyof ImageAnswers>(name: M, request: CriMessage = {}, timeoutMs = 600_000): Promise<ImageAnswers[M]> {
     return this.call('ImageService', name, request, timeoutMs);
   }
 
@@ -88,7 +156,8 @@ export class CriClient {
     this.client.close();
   }
 
-  private call(service: Service, name: string, request: CriMessage, timeoutMs: number): Promise<CriMessage> {
+  /** `Answer` is what the method's response message decodes to (RuntimeAnswers and ImageAnswers mirror CRI's messages). */
+  private call<Answer>(service: Service, name: string, request: CriMessage, timeoutMs: number): Promise<Answer> {
     const key = `${service}.${name}`;
     let m = methods.get(key);
     if (!m) methods.set(key, (m = method(service, name)));
@@ -101,7 +170,7 @@ export class CriClient {
         timing.totalMs += performance.now() - began;
         this.timings.set(name, timing);
         if (err) reject(new CriCallError(name, codeName(err.code), err.details || err.message));
-        else resolve(value!);
+        else resolve(value as Answer);
       });
     });
   }

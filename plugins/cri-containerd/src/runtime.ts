@@ -9,11 +9,9 @@ import type {
   PodSandboxStatus,
   StreamRequest,
 } from '@skiff/kernel';
-import { type CriClient, isNotFound, type CriMessage } from './cri-client.js';
+import { type CriClient, isNotFound, type CriMessage, type RuntimeAnswers } from './cri-client.js';
 import { fromCriContainer, fromCriSandbox, toCriContainerConfig, toCriSandboxConfig } from './convert.js';
 import { RUNTIME_NAME } from './names.js';
-
-type Obj = Record<string, unknown>;
 
 /** The network namespace path containerd made for a sandbox, from its verbose status. */
 function netnsPathOf(info: Record<string, string> | undefined): string | undefined {
@@ -49,15 +47,15 @@ export class ContainerdRuntime implements ContainerRuntime {
   async version() {
     const answer = await this.client.runtime('Version', { version: '0.1.0' });
     return {
-      runtimeName: answer.runtime_name as string,
-      runtimeVersion: answer.runtime_version as string,
-      runtimeApiVersion: answer.runtime_api_version as string,
+      runtimeName: answer.runtime_name,
+      runtimeVersion: answer.runtime_version,
+      runtimeApiVersion: answer.runtime_api_version,
     };
   }
 
   async runPodSandbox(config: PodSandboxConfig): Promise<string> {
     const answer = await this.client.runtime('RunPodSandbox', { config: toCriSandboxConfig(config) });
-    return answer.pod_sandbox_id as string;
+    return answer.pod_sandbox_id;
   }
 
   async stopPodSandbox(sandboxId: string): Promise<void> {
@@ -70,24 +68,24 @@ export class ContainerdRuntime implements ContainerRuntime {
   }
 
   async podSandboxStatus(sandboxId: string): Promise<PodSandboxStatus | undefined> {
-    let answer: CriMessage;
+    let answer: RuntimeAnswers['PodSandboxStatus'];
     try {
       answer = await this.client.runtime('PodSandboxStatus', { pod_sandbox_id: sandboxId, verbose: true });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
     }
-    const netns = netnsPathOf(answer.info as Record<string, string> | undefined);
+    const netns = netnsPathOf(answer.info);
     if (netns) this.netns.set(sandboxId, netns);
-    return fromCriSandbox(answer.status as Obj, netns);
+    return fromCriSandbox(answer.status, netns);
   }
 
   async listPodSandbox(filter?: { labelSelector?: Record<string, string> }): Promise<PodSandboxStatus[]> {
     const answer = await this.client.runtime('ListPodSandbox', filter?.labelSelector ? { filter: { label_selector: filter.labelSelector } } : {});
-    const items = (answer.items as Obj[]) ?? [];
+    const items = answer.items ?? [];
     return Promise.all(
       items.map(async (item) => {
-        const id = item.id as string;
+        const { id } = item;
         // A sandbox from before this process started: its namespace path is only in the verbose status.
         if (!this.netns.has(id) && item.state === 'SANDBOX_READY') await this.podSandboxStatus(id);
         return fromCriSandbox(item, this.netns.get(id));
@@ -101,7 +99,7 @@ export class ContainerdRuntime implements ContainerRuntime {
       config: toCriContainerConfig(config),
       sandbox_config: toCriSandboxConfig(sandboxConfig),
     });
-    return answer.container_id as string;
+    return answer.container_id;
   }
 
   async startContainer(containerId: string): Promise<void> {
@@ -118,29 +116,29 @@ export class ContainerdRuntime implements ContainerRuntime {
   }
 
   async containerStatus(containerId: string): Promise<ContainerStatusInfo | undefined> {
-    let answer: CriMessage;
+    let answer: RuntimeAnswers['ContainerStatus'];
     try {
       answer = await this.client.runtime('ContainerStatus', { container_id: containerId });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
     }
-    return fromCriContainer(answer.status as Obj);
+    return fromCriContainer(answer.status);
   }
 
   async listContainers(filter?: { podSandboxId?: string }): Promise<ContainerStatusInfo[]> {
     const answer = await this.client.runtime('ListContainers', filter?.podSandboxId ? { filter: { pod_sandbox_id: filter.podSandboxId } } : {});
-    const items = (answer.containers as Obj[]) ?? [];
+    const items = answer.containers ?? [];
     const seen = new Set<string>();
     const listed = await Promise.all(
       items.map(async (item) => {
-        const id = item.id as string;
+        const { id } = item;
         seen.add(id);
         const known = this.statuses.get(id);
         if (known && known.state === item.state && item.state !== 'CONTAINER_CREATED') return known;
         const status = await this.containerStatus(id);
         if (!status) return undefined;
-        const merged = { ...status, podSandboxId: item.pod_sandbox_id as string };
+        const merged = { ...status, podSandboxId: item.pod_sandbox_id };
         if (merged.state === 'CONTAINER_RUNNING' || merged.state === 'CONTAINER_EXITED') this.statuses.set(id, merged);
         return merged;
       }),
@@ -162,22 +160,22 @@ export class ContainerdRuntime implements ContainerRuntime {
       };
     }
     const answer = await this.client.image('PullImage', request);
-    return answer.image_ref as string;
+    return answer.image_ref;
   }
 
   async imageStatus(image: string): Promise<{ id: string; repoTags: string[]; size: number } | undefined> {
     const answer = await this.client.image('ImageStatus', { image: { image } });
-    const found = answer.image as Obj | null | undefined;
+    const found = answer.image;
     if (!found || !found.id) return undefined;
-    return { id: found.id as string, repoTags: (found.repo_tags as string[]) ?? [], size: Number(found.size ?? 0) };
+    return { id: found.id, repoTags: found.repo_tags ?? [], size: Number(found.size ?? 0) };
   }
 
   async execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult> {
     const answer = await this.client.runtime('ExecSync', { container_id: containerId, cmd, timeout: timeoutSeconds }, (timeoutSeconds + 10) * 1000);
     return {
-      stdout: Buffer.from((answer.stdout as Uint8Array | undefined) ?? []),
-      stderr: Buffer.from((answer.stderr as Uint8Array | undefined) ?? []),
-      exitCode: (answer.exit_code as number | undefined) ?? 0,
+      stdout: Buffer.from(answer.stdout ?? []),
+      stderr: Buffer.from(answer.stderr ?? []),
+      exitCode: answer.exit_code ?? 0,
     };
   }
 
@@ -190,7 +188,7 @@ export class ContainerdRuntime implements ContainerRuntime {
       stdout: request.stdout ?? false,
       stderr: request.stderr ?? false,
     });
-    return answer.url as string;
+    return answer.url;
   }
 
   async attach(request: StreamRequest): Promise<string> {
@@ -201,12 +199,12 @@ export class ContainerdRuntime implements ContainerRuntime {
       stdout: request.stdout ?? false,
       stderr: request.stderr ?? false,
     });
-    return answer.url as string;
+    return answer.url;
   }
 
   async portForward(sandboxId: string, ports: number[]): Promise<string> {
     const answer = await this.client.runtime('PortForward', { pod_sandbox_id: sandboxId, port: ports });
-    return answer.url as string;
+    return answer.url;
   }
 
   async reopenContainerLog(containerId: string): Promise<void> {
