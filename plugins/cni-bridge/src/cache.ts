@@ -17,6 +17,11 @@ export interface CachedAttachment {
 }
 
 /** ADD results, one file per network, container and interface: `<dir>/<network>-<container>-<ifName>`. */
+/** A cache file's content, when it is an attachment to `networkName`. */
+function isAttachmentOf(value: unknown, networkName: string): value is CachedAttachment {
+  return typeof value === 'object' && value !== null && 'networkName' in value && value.networkName === networkName;
+}
+
 export class ResultCache {
   constructor(readonly dir: string) {}
 
@@ -53,10 +58,10 @@ export class ResultCache {
     for (const name of names) {
       if (!name.startsWith(prefix) || name.endsWith('.tmp')) continue;
       const entry = await readFile(join(this.dir, name), 'utf8').then(
-        (text) => JSON.parse(text) as CachedAttachment,
+        (text): unknown => JSON.parse(text),
         () => undefined,
       );
-      if (entry?.networkName === networkName) entries.push(entry);
+      if (isAttachmentOf(entry, networkName)) entries.push(entry);
     }
     return entries;
   }

@@ -57,7 +57,12 @@ export interface PluginExit {
 export type CniPluginError = CniError & { plugin: string; cniCode?: number };
 
 function isErrorReply(value: unknown): value is CniErrorReply {
-  return typeof value === 'object' && value !== null && typeof (value as CniErrorReply).code === 'number' && typeof (value as CniErrorReply).msg === 'string';
+  return typeof value === 'object' && value !== null && 'code' in value && typeof value.code === 'number' && 'msg' in value && typeof value.msg === 'string';
+}
+
+/** A result object: the spec version is what everything else in it is read by. */
+function isResult(value: unknown): value is CniResult {
+  return typeof value === 'object' && value !== null && 'cniVersion' in value && typeof value.cniVersion === 'string';
 }
 
 function lastLine(text: string): string {
@@ -76,8 +81,7 @@ export function pluginFailure(plugin: string, command: CniCommand, network: stri
   const message = isErrorReply(reply)
     ? `${reply.msg}${reply.details ? `: ${reply.details}` : ''} (CNI error code ${reply.code})`
     : `${lastLine(exit.stderr) || lastLine(exit.stdout) || 'no output'} (${how})`;
-  const error = new CniError('SKIFF_ERR_CNI_PLUGIN_FAILED', { plugin, command, network, message }) as CniPluginError;
-  error.plugin = plugin;
+  const error: CniPluginError = Object.assign(new CniError('SKIFF_ERR_CNI_PLUGIN_FAILED', { plugin, command, network, message }), { plugin });
   if (isErrorReply(reply)) error.cniCode = reply.code;
   return error;
 }
@@ -96,9 +100,9 @@ export function parseResult(plugin: string, command: CniCommand, network: string
       output: stdout.slice(0, 200) || '(nothing)',
     });
   }
-  if (typeof result !== 'object' || result === null || typeof (result as CniResult).cniVersion !== 'string')
+  if (!isResult(result))
     throw new CniError('SKIFF_ERR_CNI_PLUGIN_OUTPUT', { plugin, command, network, problem: 'without a cniVersion', output: stdout.slice(0, 200) });
-  return result as CniResult;
+  return result;
 }
 
 /** Runs a plugin binary to its end, the config on stdin; a hung plugin is killed after `timeoutMs`. */
