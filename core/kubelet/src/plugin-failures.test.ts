@@ -10,25 +10,29 @@ import {
   type ApiClient,
   type ContainerConfig,
   type LogRecord,
+  type NodeContext,
   type PodNetwork,
   type PodSandboxConfig,
 } from '@skiff/kernel';
-import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
 import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
 import scheduler from '@skiff/scheduler';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import kubelet from './index.js';
 import { namingFailures } from './plugin-failures.js';
+import { simulatedRuntime, withMethods } from './test-support/node-parts.js';
 
 const MOUNTS_BUG = "Cannot read properties of undefined (reading 'mounts')";
 
 /** A third-party runtime with a bug: creating a container named "crash" throws. */
-class BuggyRuntime extends SimulatedRuntime {
-  override async createContainer(sandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string> {
-    if (config.metadata.name === 'crash') throw new TypeError(MOUNTS_BUG);
-    return super.createContainer(sandboxId, config, sandboxConfig);
-  }
+async function buggy(node: NodeContext) {
+  const runtime = await simulatedRuntime(node.dataDir, {}, node.logger);
+  return withMethods(runtime, {
+    async createContainer(sandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string> {
+      if (config.metadata.name === 'crash') throw new TypeError(MOUNTS_BUG);
+      return runtime.createContainer(sandboxId, config, sandboxConfig);
+    },
+  });
 }
 
 const buggyRuntime = definePlugin({
@@ -36,9 +40,7 @@ const buggyRuntime = definePlugin({
   version: '0.1.0',
   kernel: '^0.1.0',
   apply(kernel) {
-    kernel.hooks.runtimes.tap('skiff-plugin-buggy-runtime', (registry) =>
-      registry.register({ name: 'buggy', create: (node) => new BuggyRuntime({ startDelayMs: 0, pullDelayMs: 0, failImages: [] }, node.logger) }),
-    );
+    kernel.hooks.runtimes.tap('skiff-plugin-buggy-runtime', (registry) => registry.register({ name: 'buggy', create: buggy }));
   },
 });
 

@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ipamNetwork, simulatedRuntime } from '../test-support/node-parts.js';
 import { boundPod } from '../test-support/objects.js';
-import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
-import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
 import { recording } from '../test-support/recording-runtime.js';
 import { runtimeManager, simulatedNode } from '../test-support/runtime-manager.js';
 import { buildPodStatus } from './pod-status.js';
@@ -113,8 +112,8 @@ describe('sandbox and container settings in the CRI config', () => {
   });
 
   it('warns MissingClusterDNS once, when the sandbox is made, on a node without cluster DNS', async () => {
-    const recorder = recording(new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 }));
-    const network = await IpamNetwork.open(parseCidr('10.244.2.0/24'), join(dataDir, 'ipam-2'));
+    const recorder = recording(await simulatedRuntime(join(dataDir, 'node-2')));
+    const network = await ipamNetwork(join(dataDir, 'ipam-2'), 1);
     const { manager } = runtimeManager({ runtime: recorder.runtime, network, dataDir: join(dataDir, 'node-2'), clusterDNS: [] });
     const events: string[] = [];
     const sink = (type: string, reason: string) => void events.push(`${type} ${reason}`);

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Container, Pod } from '@skiff/api';
-import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
-import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
+import { ipamNetwork, simulatedRuntime, withMethods } from '../test-support/node-parts.js';
 import { boundPod } from '../test-support/objects.js';
 import { runtimeManager } from '../test-support/runtime-manager.js';
 
@@ -17,26 +16,29 @@ afterEach(async () => {
 });
 
 /** The simulated runtime, recording the commands run in containers and the grace periods of stops. */
-class WatchedRuntime extends SimulatedRuntime {
-  execs: string[] = [];
-  stops: number[] = [];
-  override async execSync(containerId: string, cmd: string[], timeoutSeconds: number) {
-    this.execs.push(`${cmd.join(' ')} (${timeoutSeconds}s)`);
-    return super.execSync(containerId, cmd, timeoutSeconds);
-  }
-  override async stopContainer(containerId: string, timeoutSeconds: number) {
-    this.stops.push(timeoutSeconds);
-    return super.stopContainer(containerId, timeoutSeconds);
-  }
+async function watchedRuntime() {
+  const runtime = await simulatedRuntime(join(dataDir, 'node'));
+  const calls: { execs: string[]; stops: number[] } = { execs: [], stops: [] };
+  const watched = withMethods(runtime, {
+    async execSync(containerId: string, cmd: string[], timeoutSeconds: number) {
+      calls.execs.push(`${cmd.join(' ')} (${timeoutSeconds}s)`);
+      return runtime.execSync!(containerId, cmd, timeoutSeconds);
+    },
+    async stopContainer(containerId: string, timeoutSeconds: number) {
+      calls.stops.push(timeoutSeconds);
+      return runtime.stopContainer(containerId, timeoutSeconds);
+    },
+  });
+  return { runtime: watched, calls };
 }
 
 async function setUp() {
-  const runtime = new WatchedRuntime({ startDelayMs: 0, pullDelayMs: 0 });
-  const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), join(dataDir, 'ipam'));
+  const { runtime, calls } = await watchedRuntime();
+  const network = await ipamNetwork(join(dataDir, 'ipam'));
   const { manager } = runtimeManager({ runtime, network, dataDir: join(dataDir, 'node') });
   const events: string[] = [];
   const sink = (type: string, reason: string, message: string) => void events.push(`${type} ${reason}: ${message}`);
-  return { runtime, manager, events, sink };
+  return { calls, manager, events, sink };
 }
 
 const withLifecycle = (lifecycle: Container['lifecycle'], annotations?: Record<string, string>): Pod => {
@@ -47,15 +49,15 @@ const withLifecycle = (lifecycle: Container['lifecycle'], annotations?: Record<s
 
 describe('lifecycle hooks', () => {
   it('runs postStart after the start, through ExecSync', async () => {
-    const { runtime, manager, events, sink } = await setUp();
+    const { calls, manager, events, sink } = await setUp();
     const observed = await manager.sync(withLifecycle({ postStart: { exec: { command: ['sh', '-c', 'echo hi'] } } }), sink);
     expect(observed.containers[0]!.status?.state).toBe('CONTAINER_RUNNING');
-    expect(runtime.execs).toEqual(['sh -c echo hi (20s)']);
+    expect(calls.execs).toEqual(['sh -c echo hi (20s)']);
     expect(events.at(-1)).toBe('Normal Started: Started container app');
   });
 
   it('kills the container when postStart fails: FailedPostStartHook, then the restart policy decides', async () => {
-    const { runtime, manager, events, sink } = await setUp();
+    const { calls, manager, events, sink } = await setUp();
     const pod = withLifecycle({ postStart: { exec: { command: ['false'] } } }, { 'skiff.io/simulate-exec-exit-code': '1' });
     const observed = await manager.sync(pod, sink);
     const message =
@@ -64,17 +66,17 @@ describe('lifecycle hooks', () => {
     expect(events).toContain('Normal Killing: FailedPostStartHook');
     expect(observed.containers[0]).toMatchObject({ waiting: { reason: 'PostStartHookError', message }, status: { state: 'CONTAINER_EXITED' } });
     expect(observed.incomplete).toBe(true);
-    expect(runtime.stops).toEqual([20]);
+    expect(calls.stops).toEqual([20]);
   });
 
   it('runs preStop before stopping, within the grace period, and stops with what is left (2 s at least)', async () => {
-    const { runtime, manager, events, sink } = await setUp();
+    const { calls, manager, events, sink } = await setUp();
     const pod = withLifecycle({ preStop: { sleep: { seconds: 1 } } });
     await manager.sync(pod, sink);
     const began = Date.now();
     await manager.killPod('default', 'web-1', 20, sink, pod);
     expect(Date.now() - began).toBeGreaterThanOrEqual(950);
-    expect(runtime.stops).toEqual([19]);
+    expect(calls.stops).toEqual([19]);
     expect(events).toContain('Normal Killing: Stopping container app');
 
     const failing = withLifecycle({ preStop: { exec: { command: ['drain'] } } }, { 'skiff.io/simulate-exec-exit-code': '2' });
@@ -83,15 +85,15 @@ describe('lifecycle hooks', () => {
     expect(events.filter((e) => e.startsWith('Warning FailedPreStopHook'))).toEqual([
       'Warning FailedPreStopHook: Exec lifecycle hook ([drain]) for Container "app" in Pod "web-1_default(uid-web-1)" failed - error: command \'drain\' exited with 2: , message: ""',
     ]);
-    expect(runtime.execs.at(-1)).toBe('drain (3s)');
+    expect(calls.execs.at(-1)).toBe('drain (3s)');
   });
 
   it('skips preStop when there is no grace period', async () => {
-    const { runtime, manager, sink } = await setUp();
+    const { calls, manager, sink } = await setUp();
     const pod = withLifecycle({ preStop: { exec: { command: ['drain'] } } });
     await manager.sync(pod, sink);
     await manager.killPod('default', 'web-1', 0, sink, pod);
-    expect(runtime.execs).toEqual([]);
-    expect(runtime.stops).toEqual([0]);
+    expect(calls.execs).toEqual([]);
+    expect(calls.stops).toEqual([0]);
   });
 });

@@ -2,10 +2,9 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
-import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
 import type { Pod } from '@skiff/api';
 import type { NetworkAttachment } from '@skiff/kernel';
+import { ipamNetwork, simulatedRuntime } from '../test-support/node-parts.js';
 import { boundPod } from '../test-support/objects.js';
 import { runtimeManager } from '../test-support/runtime-manager.js';
 
@@ -18,8 +17,8 @@ afterEach(async () => {
 });
 
 async function setUp(failImages: string[] = []) {
-  const runtime = new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0, failImages });
-  const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), dataDir);
+  const runtime = await simulatedRuntime(dataDir, { failImages });
+  const network = await ipamNetwork(dataDir);
   const { manager, volumes, files, api } = runtimeManager({ runtime, network, dataDir });
   const events: string[] = [];
   const sink = (type: string, reason: string, message: string) => void events.push(`${type} ${reason}: ${message}`);
@@ -132,7 +131,7 @@ describe('PodRuntimeManager', () => {
         ],
       },
     };
-    await before.runtime.close();
+    await before.runtime.close?.();
 
     const after = await setUp();
     const again = await after.manager.sync(stored, after.sink);
@@ -165,8 +164,8 @@ describe('PodRuntimeManager', () => {
   });
 
   it('rolls a failed sandbox start back whole: network DEL, stop, remove; a failing step does not hide the cause', async () => {
-    const runtime = new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 });
-    const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), dataDir);
+    const runtime = await simulatedRuntime(dataDir);
+    const network = await ipamNetwork(dataDir);
     const deleted: string[] = [];
     const flaky = new Proxy(network, {
       get(target, property) {
@@ -199,8 +198,8 @@ describe('PodRuntimeManager', () => {
   });
 
   it('starts containers left created (a kubelet restart between create and start, a failed start)', async () => {
-    const runtime = new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 });
-    const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), dataDir);
+    const runtime = await simulatedRuntime(dataDir);
+    const network = await ipamNetwork(dataDir);
     let failStarts = 1;
     const flaky = new Proxy(runtime, {
       get(target, property) {

@@ -5,10 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { objectKey } from '@skiff/client';
 import type { Node, Pod } from '@skiff/api';
 import { createHooks, type ApiClient, type Informer } from '@skiff/kernel';
-import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
-import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
 import type { ProbeManager } from '../probes/probe-manager.js';
 import { fakeApi } from '../test-support/fake-api.js';
+import { ipamNetwork, simulatedRuntime } from '../test-support/node-parts.js';
 import { boundPod, silentLogger } from '../test-support/objects.js';
 import { runtimeManager } from '../test-support/runtime-manager.js';
 import { PodWorkers } from './pod-workers.js';
@@ -39,8 +38,8 @@ function podInformer() {
 }
 
 async function setUp() {
-  const runtime = new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 });
-  const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), join(dataDir, 'ipam'));
+  const runtime = await simulatedRuntime(join(dataDir, 'node'));
+  const network = await ipamNetwork(join(dataDir, 'ipam'));
   const api = fakeApi();
   const client = Object.assign(api, { updateStatus: async (_type: unknown, pod: Pod) => pod, delete: async () => undefined }) as unknown as ApiClient;
   const { manager, volumes, files } = runtimeManager({ runtime, network, dataDir: join(dataDir, 'node'), api });

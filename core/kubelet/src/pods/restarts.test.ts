@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Pod } from '@skiff/api';
-import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
-import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
+import type { ContainerRuntime } from '@skiff/kernel';
+import { ipamNetwork, simulatedRuntime } from '../test-support/node-parts.js';
 import { boundPod } from '../test-support/objects.js';
 import { runtimeManager } from '../test-support/runtime-manager.js';
 import { CrashLoopBackOff } from './crash-loop-backoff.js';
@@ -30,7 +30,7 @@ function crasher(): Pod {
 }
 
 /** The moment the container's instance `attempt` exited, once it has (the simulated process ends on a timer). */
-async function exitOf(runtime: SimulatedRuntime, attempt: number): Promise<number> {
+async function exitOf(runtime: ContainerRuntime, attempt: number): Promise<number> {
   for (;;) {
     const instance = (await runtime.listContainers()).find((container) => container.metadata.attempt === attempt);
     if (instance?.state === 'CONTAINER_EXITED') return instance.finishedAt!;
@@ -39,8 +39,8 @@ async function exitOf(runtime: SimulatedRuntime, attempt: number): Promise<numbe
 }
 
 async function setUp() {
-  const runtime = new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 });
-  const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), join(dataDir, 'ipam'));
+  const runtime = await simulatedRuntime(join(dataDir, 'node'));
+  const network = await ipamNetwork(join(dataDir, 'ipam'));
   // The back-off reads a clock the test sets, so how long a sync takes on a busy machine changes nothing.
   const clock: { now?: number } = {};
   const backOff = new CrashLoopBackOff({ initialMs: 200, maxMs: 400, now: () => clock.now ?? Date.now() });

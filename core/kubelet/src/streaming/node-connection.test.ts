@@ -3,37 +3,60 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Pod } from '@skiff/api';
-import { Kernel, type ContainerLogOptions, type PodRef, type PodSandboxConfig, type StreamRequest } from '@skiff/kernel';
-import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
+import {
+  Kernel,
+  type ContainerLogOptions,
+  type ContainerRuntime,
+  type ContainerStatusInfo,
+  type PodRef,
+  type PodSandboxConfig,
+  type StreamRequest,
+} from '@skiff/kernel';
 import { KubeletError } from '../errors.js';
 import kubelet from '../index.js';
 import { CRI_LABELS } from '../names.js';
+import { simulatedRuntime, withMethods } from '../test-support/node-parts.js';
 import { boundPod } from '../test-support/objects.js';
 import { KubeletNodeConnection, type KubeletNodeConnectionOptions } from './node-connection.js';
 import { NodeConnectionRegistry } from './node-connections.js';
 
 /** The simulated runtime with a streaming server, as containerd has one. */
-class StreamingRuntime extends SimulatedRuntime {
-  async exec(request: StreamRequest): Promise<string> {
-    return `https://node/exec/${request.containerId}?cmd=${request.cmd?.join('+')}`;
-  }
-  async attach(request: StreamRequest): Promise<string> {
-    return `https://node/attach/${request.containerId}`;
-  }
-  async portForward(sandboxId: string, ports: number[]): Promise<string> {
-    return `https://node/portforward/${sandboxId}?ports=${ports.join(',')}`;
-  }
+async function streamingRuntime(dataDir: string): Promise<ContainerRuntime> {
+  return withMethods(await simulatedRuntime(dataDir, { runMs: 1000 }), {
+    async exec(request: StreamRequest): Promise<string> {
+      return `https://node/exec/${request.containerId}?cmd=${request.cmd?.join('+')}`;
+    },
+    async attach(request: StreamRequest): Promise<string> {
+      return `https://node/attach/${request.containerId}`;
+    },
+    async portForward(sandboxId: string, ports: number[]): Promise<string> {
+      return `https://node/portforward/${sandboxId}?ports=${ports.join(',')}`;
+    },
+  });
+}
+
+/** The simulated runtime as a runtime that keeps no log files is: its containers report no log path. */
+async function runtimeWithoutLogFiles(dataDir: string): Promise<ContainerRuntime> {
+  const runtime = await simulatedRuntime(dataDir);
+  const unlogged = (status: ContainerStatusInfo): ContainerStatusInfo => ({ ...status, logPath: undefined });
+  return withMethods(runtime, {
+    listContainers: async (filter) => (await runtime.listContainers(filter)).map(unlogged),
+    containerStatus: async (containerId) => {
+      const status = await runtime.containerStatus(containerId);
+      return status && unlogged(status);
+    },
+  });
 }
 
 let dir: string;
-let runtime: StreamingRuntime;
+let runtime: ContainerRuntime;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'skiff-node-connection-'));
-  runtime = new StreamingRuntime({ runMs: 1000 }, undefined, join(dir, 'runtime'));
+  runtime = await streamingRuntime(join(dir, 'runtime'));
   await runtime.pullImage('nginx:1.27');
 });
 afterEach(async () => {
-  await runtime.close();
+  await runtime.close?.();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -141,8 +164,8 @@ describe('the kubelet node connection: logs', () => {
   });
 
   it('says so when the runtime keeps no log file', async () => {
-    await runtime.close();
-    runtime = new StreamingRuntime();
+    await runtime.close?.();
+    runtime = await runtimeWithoutLogFiles(join(dir, 'no-logs'));
     await runtime.pullImage('nginx:1.27');
     await container(await sandbox());
     const err = await failure(connection().containerLogs(ref, 'web', {}, new AbortController().signal));
@@ -189,7 +212,7 @@ describe('the kubelet node connection: exec, attach, port-forward', () => {
   });
 
   it('says so when the runtime has no streaming server', async () => {
-    const plain = new SimulatedRuntime();
+    const plain = await simulatedRuntime(join(dir, 'plain'));
     const conn = new KubeletNodeConnection({ nodeName: 'node-1', runtime: plain });
     expect((await failure(conn.streamURL('exec', ref, 'web', {}))).message).toBe('container runtime "simulated" does not support exec');
     expect((await failure(conn.portForwardURL(ref, [80]))).code).toBe('SKIFF_ERR_KUBELET_STREAMING_UNSUPPORTED');

@@ -1,8 +1,5 @@
 import { join } from 'node:path';
 import type { ContainerRuntime, PodNetwork } from '@skiff/kernel';
-import { SimulatedRuntime } from '@skiff/plugin-cri-simulated';
-import { IpamNetwork, parseCidr } from '@skiff/plugin-network-ipam';
-import { builtinVolumePlugins } from '@skiff/plugin-volumes-builtin';
 import { ApiEnvSources } from '../env/env-sources.js';
 import { CrashLoopBackOff } from '../pods/crash-loop-backoff.js';
 import { PodDns } from '../pods/dns.js';
@@ -11,6 +8,7 @@ import { PodRuntimeManager } from '../pods/pod-runtime.js';
 import { ActionRunner } from '../probes/actions.js';
 import { VolumeManager } from '../volumes/volume-manager.js';
 import { fakeApi, type FakeApi } from './fake-api.js';
+import { builtinVolumes, ipamNetwork, simulatedRuntime } from './node-parts.js';
 import { silentLogger } from './objects.js';
 import { recording } from './recording-runtime.js';
 
@@ -41,7 +39,7 @@ export function runtimeManager({
     metadata: { name: 'node-1' },
     status: { capacity: { cpu: '4', memory: '8Gi' }, allocatable: { cpu: '4', memory: '8Gi' } },
   });
-  const volumes = new VolumeManager({ plugins: builtinVolumePlugins(), files, nodeName: 'node-1', client: api, node, logger: silentLogger });
+  const volumes = new VolumeManager({ plugins: builtinVolumes(), files, nodeName: 'node-1', client: api, node, logger: silentLogger });
   const manager = new PodRuntimeManager({
     runtime,
     network,
@@ -64,8 +62,8 @@ export function runtimeManager({
  * runtime calls, a fake API and an event sink that collects "<type> <reason>: <message>" lines.
  */
 export async function simulatedNode(dataDir: string) {
-  const recorder = recording(new SimulatedRuntime({ startDelayMs: 0, pullDelayMs: 0 }));
-  const network = await IpamNetwork.open(parseCidr('10.244.1.0/24'), join(dataDir, 'ipam'));
+  const recorder = recording(await simulatedRuntime(join(dataDir, 'node')));
+  const network = await ipamNetwork(join(dataDir, 'ipam'));
   const api = fakeApi();
   const { manager, files } = runtimeManager({ runtime: recorder.runtime, network, dataDir: join(dataDir, 'node'), api });
   const events: string[] = [];

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Volume } from '@skiff/api';
 import type { VolumePlugin } from '@skiff/kernel';
-import { builtinVolumePlugins } from '@skiff/plugin-volumes-builtin';
 import { PodFiles } from '../pods/pod-files.js';
 import { fakeApi } from '../test-support/fake-api.js';
+import { builtinVolumes } from '../test-support/node-parts.js';
 import { boundPod, silentLogger } from '../test-support/objects.js';
 import { VolumeManager, VolumeSetUpError } from './volume-manager.js';
 
@@ -24,7 +24,7 @@ function setUp(options: { refreshMs?: number; plugins?: VolumePlugin[] } = {}) {
   const api = fakeApi();
   const files = new PodFiles(dataDir);
   const manager = new VolumeManager({
-    plugins: options.plugins ?? builtinVolumePlugins(),
+    plugins: options.plugins ?? builtinVolumes(),
     files,
     nodeName: 'node-1',
     client: api,
