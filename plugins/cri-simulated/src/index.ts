@@ -4,13 +4,11 @@ import { RUNTIME_DATA_FOLDER, RUNTIME_NAME, PLUGIN_NAME } from './names.js';
 import { optionsSchema, type SimulatedRuntimeOptions } from './options.js';
 import { SimulatedRuntime } from './runtime.js';
 
-export { optionsSchema } from './options.js';
-
 /**
  * The factory kubelets pick with `runtime: 'simulated'`: one in-memory runtime per node, with a folder in the
  * node's data folder for container logs the kubelet's log folder cannot take.
  */
-export function simulatedRuntimeFactory(options: SimulatedRuntimeOptions): RuntimeFactory {
+function simulatedRuntimeFactory(options: SimulatedRuntimeOptions): RuntimeFactory {
   return {
     name: RUNTIME_NAME,
     create: (node) => new SimulatedRuntime(options, node.logger.child({ runtime: RUNTIME_NAME }), join(node.dataDir, RUNTIME_DATA_FOLDER)),
@@ -27,17 +25,5 @@ export default definePlugin({
   },
 });
 
-export { SimulatedRuntime } from './runtime.js';
 export type { SimulatedRuntimeOptions } from './options.js';
-export { RuntimeError, RUNTIME_ERRORS, type RuntimeErrorCode } from './errors.js';
-export { normalizeImage, imageDigest, repoDigest } from './images.js';
-export {
-  PLUGIN_NAME,
-  RUNTIME_NAME,
-  RUNTIME_VERSION,
-  CONTAINER_ROLE_LABEL,
-  RESTART_POLICY_LABEL,
-  SIMULATE_RUN_MS_ANNOTATION,
-  SIMULATE_EXIT_CODE_ANNOTATION,
-  SIMULATE_EXEC_EXIT_CODE_ANNOTATION,
-} from './names.js';
+export { PLUGIN_NAME, RUNTIME_NAME, SIMULATE_RUN_MS_ANNOTATION, SIMULATE_EXIT_CODE_ANNOTATION, SIMULATE_EXEC_EXIT_CODE_ANNOTATION } from './names.js';
