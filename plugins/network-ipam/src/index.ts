@@ -3,7 +3,7 @@ import { nodeSubnet } from './cidr.js';
 import { NETWORK_NAME, PLUGIN_NAME } from './names.js';
 import { IpamNetwork } from './network.js';
 
-export const optionsSchema = {
+const optionsSchema = {
   type: 'object',
   properties: {
     clusterCIDR: {
@@ -18,7 +18,7 @@ export const optionsSchema = {
 export type IpamOptions = OptionsOf<typeof optionsSchema>;
 
 /** The factory kubelets pick with `network: 'ipam'`: one subnet and allocation folder per node. */
-export function ipamNetworkFactory(options: IpamOptions): NetworkFactory {
+function ipamNetworkFactory(options: IpamOptions): NetworkFactory {
   return {
     name: NETWORK_NAME,
     create: (node) =>
@@ -36,8 +36,4 @@ export default definePlugin({
   },
 });
 
-export { IpamNetwork } from './network.js';
-export { AllocationStore, type Allocation } from './allocation-store.js';
-export { nodeSubnet, parseCidr, formatCidr, ipToInt, intToIp, type Ipv4Cidr } from './cidr.js';
-export { IpamError, IPAM_ERRORS, type IpamErrorCode } from './errors.js';
-export { PLUGIN_NAME, NETWORK_NAME, CNI_VERSION } from './names.js';
+export { PLUGIN_NAME, NETWORK_NAME } from './names.js';
