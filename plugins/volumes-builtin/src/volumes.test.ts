@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Pod } from '@skiff/api';
 import type { VolumePlugin } from '@skiff/kernel';
-import { builtinVolumePlugins } from './index.js';
+import { builtinVolumePlugins } from './builtin-plugins.js';
 import { VOLUME_PLUGIN } from './names.js';
 import { fakeContext, testPod } from './test-support.js';
 import { isMountPoint, runningAsRoot, unmount } from './tmpfs.js';
