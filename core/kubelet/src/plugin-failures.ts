@@ -1,5 +1,5 @@
 import type { Logger } from '@skiff/kernel';
-import { KubeletError } from './errors.js';
+import { errorMessage, KubeletError } from './errors.js';
 
 export interface NodePluginIdentity {
   kind: 'container runtime' | 'pod network';
@@ -26,7 +26,7 @@ function isDeliberate(err: unknown): boolean {
 function named(identity: NodePluginIdentity, method: string, err: unknown, logger: Logger): unknown {
   if (isDeliberate(err)) return err;
   const from = identity.plugin ? ` (plugin "${identity.plugin}")` : '';
-  const detail = err instanceof Error ? err.message : String(err);
+  const detail = errorMessage(err);
   const code = identity.kind === 'container runtime' ? 'SKIFF_ERR_KUBELET_RUNTIME_FAILED' : 'SKIFF_ERR_KUBELET_NETWORK_FAILED';
   const failure = new KubeletError(code, { name: identity.name, from, method, detail }, { cause: err });
   logger.error({ err, [identity.kind === 'container runtime' ? 'runtime' : 'network']: identity.name, plugin: identity.plugin, method }, failure.message);

@@ -4,6 +4,7 @@ import type { PodEventSink } from '../pods/events.js';
 import type { EnvSources } from './env-sources.js';
 import { expand, lookupIn } from './expansion.js';
 import { serviceEnvironment } from './service-env.js';
+import { errorMessage } from '../errors.js';
 
 /** What the environment may say about where the pod runs. */
 export interface PodPlacement {
@@ -35,7 +36,7 @@ function podFieldValue(pod: Pod, fieldPath: string, placement: PodPlacement): st
       try {
         return metadataFieldValue(pod.metadata, fieldPath);
       } catch (err) {
-        throw new ContainerConfigError((err as Error).message);
+        throw new ContainerConfigError(errorMessage(err));
       }
   }
 }
@@ -119,7 +120,7 @@ export async function containerEnvironment(
       try {
         value = containerResourceValue(from.resourceFieldRef, target, placement.allocatable);
       } catch (err) {
-        throw new ContainerConfigError((err as Error).message);
+        throw new ContainerConfigError(errorMessage(err));
       }
     } else if (from?.configMapKeyRef) {
       const { name = '', key, optional = false } = from.configMapKeyRef;

@@ -3,6 +3,7 @@ import type { ContainerRuntime } from '@skiff/kernel';
 import type { EnvSources } from '../env/env-sources.js';
 import { formatDuration, type PodEventSink } from './events.js';
 import { keyringFromPullSecrets } from './registry-keyring.js';
+import { errorMessage } from '../errors.js';
 
 /** Why a container cannot start yet, as its status's waiting state says it. */
 export interface Waiting {
@@ -23,8 +24,8 @@ export function pullPolicy(container: Container): string {
 export type PullSecretSource = Pick<EnvSources, 'secret'>;
 
 /** One error out of several failed attempts, as Go's aggregate error prints it: `[first, second]`, repeats once. */
-function aggregateError(errors: Error[]): Error {
-  const messages = [...new Set(errors.map((err) => err.message))];
+function aggregateError(errors: unknown[]): unknown {
+  const messages = [...new Set(errors.map(errorMessage))];
   return messages.length === 1 ? errors[0]! : new Error(`[${messages.join(', ')}]`);
 }
 
@@ -72,7 +73,7 @@ export class ImagePuller {
       await this.pull(image, secrets);
     } catch (err) {
       this.failures.set(key, failedBefore + 1);
-      const message = `Failed to pull image "${image}": ${(err as Error).message}`;
+      const message = `Failed to pull image "${image}": ${errorMessage(err)}`;
       event('Warning', 'Failed', message);
       event('Warning', 'Failed', 'Error: ErrImagePull');
       return { reason: failedBefore > 0 ? 'ImagePullBackOff' : 'ErrImagePull', message: failedBefore > 0 ? `Back-off pulling image "${image}"` : message };
@@ -90,13 +91,13 @@ export class ImagePuller {
       await this.runtime.pullImage(image);
       return;
     }
-    const errors: Error[] = [];
+    const errors: unknown[] = [];
     for (const auth of credentials) {
       try {
         await this.runtime.pullImage(image, auth);
         return;
       } catch (err) {
-        errors.push(err as Error);
+        errors.push(err);
       }
     }
     throw aggregateError(errors);

@@ -1,5 +1,6 @@
 import type { ActionRunner, ActionTarget, Handler } from '../probes/actions.js';
 import { podDescription } from './events.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * Runs a container's postStart and preStop handlers (exec through the runtime, httpGet, sleep) within a time
@@ -21,7 +22,7 @@ export class LifecycleHooks {
         const cause = result.exitCode === undefined ? result.output : `command '${command.join(' ')}' exited with ${result.exitCode}: `;
         return `${prefix} ${cause}, message: ${JSON.stringify(result.exitCode === undefined ? '' : result.output)}`;
       } catch (err) {
-        return `${prefix} ${(err as Error).message}, message: ""`;
+        return `${prefix} ${errorMessage(err)}, message: ""`;
       }
     }
     if (handler.httpGet) {
@@ -30,7 +31,7 @@ export class LifecycleHooks {
         const result = await this.runner.run(handler, target, timeoutSeconds);
         return result.outcome === 'success' ? undefined : `${prefix} ${result.output}`;
       } catch (err) {
-        return `${prefix} ${(err as Error).message}`;
+        return `${prefix} ${errorMessage(err)}`;
       }
     }
     if (handler.sleep) {

@@ -6,7 +6,7 @@ import type { ContainerRuntime, ContainerStatusInfo, Logger, NetworkAttachment, 
 import { containerEnvironment, expandCommand } from '../env/container-env.js';
 import type { EnvSources } from '../env/env-sources.js';
 import { lookupIn, expand } from '../env/expansion.js';
-import { KubeletError } from '../errors.js';
+import { errorMessage, KubeletError } from '../errors.js';
 import { CRI_LABELS, POD_INTERFACE } from '../names.js';
 import { VolumeSetUpError, type MountedVolume, type VolumeManager } from '../volumes/volume-manager.js';
 import { ContainerConfigError } from './container-config-error.js';
@@ -376,7 +376,7 @@ export class PodRuntimeManager {
       if (!pod.spec.hostNetwork) await this.addNetwork(pod, sandbox, preferredIP);
       return sandbox;
     } catch (err) {
-      event('Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(err as Error).message}`);
+      event('Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${errorMessage(err)}`);
       // Best effort, each step on its own: the original failure is the one to report.
       const rollbackFailed = (step: string) => (cause: unknown) =>
         logger.warn({ err: cause, pod: `${pod.metadata.namespace}/${pod.metadata.name}`, sandbox: id }, `rolling back a failed sandbox start: ${step} failed`);
@@ -432,8 +432,8 @@ export class PodRuntimeManager {
     try {
       id = await runtime.createContainer(sandbox.id, config, setting.sandboxConfig);
     } catch (err) {
-      event('Warning', 'Failed', `Error: ${(err as Error).message}`);
-      return { reason: 'CreateContainerError', message: (err as Error).message };
+      event('Warning', 'Failed', `Error: ${errorMessage(err)}`);
+      return { reason: 'CreateContainerError', message: errorMessage(err) };
     }
     event('Normal', 'Created', `Created container ${container.name}`);
     return this.runCreated(setting, container, id);
@@ -445,8 +445,8 @@ export class PodRuntimeManager {
     try {
       await this.options.runtime.startContainer(id);
     } catch (err) {
-      event('Warning', 'Failed', `Error: failed to start container "${container.name}": ${(err as Error).message}`);
-      return { reason: 'RunContainerError', message: (err as Error).message };
+      event('Warning', 'Failed', `Error: failed to start container "${container.name}": ${errorMessage(err)}`);
+      return { reason: 'RunContainerError', message: errorMessage(err) };
     }
     event('Normal', 'Started', `Started container ${container.name}`);
     const postStart = container.lifecycle?.postStart;

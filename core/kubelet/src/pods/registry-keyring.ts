@@ -1,5 +1,6 @@
 import type { Secret } from '@skiff/api';
 import type { ImageAuth } from '@skiff/kernel';
+import { errorMessage } from '../errors.js';
 
 export const DOCKER_CONFIG_JSON = { type: 'kubernetes.io/dockerconfigjson', key: '.dockerconfigjson' } as const;
 export const DOCKER_CFG = { type: 'kubernetes.io/dockercfg', key: '.dockercfg' } as const;
@@ -189,7 +190,7 @@ function dockerConfigEntries(text: string, json: boolean, where: string): Map<st
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new PullSecretError(`${where} is not valid JSON: ${(err as Error).message}`);
+    throw new PullSecretError(`${where} is not valid JSON: ${errorMessage(err)}`);
   }
   let auths = parsed;
   if (json && parsed !== null) {

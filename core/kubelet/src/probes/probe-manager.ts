@@ -3,6 +3,7 @@ import type { ContainerStatusInfo, Logger } from '@skiff/kernel';
 import type { PodEventSink } from '../pods/events.js';
 import type { ContainerObservation, PodObservation } from '../pods/pod-runtime.js';
 import type { ActionRunner } from './actions.js';
+import { errorMessage } from '../errors.js';
 
 export type ProbeType = 'startup' | 'liveness' | 'readiness';
 
@@ -143,7 +144,7 @@ class ProbeWorker {
     } catch (err) {
       if (this.generation !== generation) return;
       // The probe could not run (the runtime failed): say so, and keep the verdict as it was.
-      event('Warning', 'Unhealthy', `${TITLE[this.type]} probe errored: ${(err as Error).message}`);
+      event('Warning', 'Unhealthy', `${TITLE[this.type]} probe errored: ${errorMessage(err)}`);
       return;
     }
     this.run = outcome === this.lastRaw ? this.run + 1 : 1;

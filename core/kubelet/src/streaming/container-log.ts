@@ -3,6 +3,7 @@ import type { ContainerLogOptions } from '@skiff/kernel';
 import { LogLineAssembler, parseCriLogLine, type CriLogEntry, type LogLine } from './cri-log.js';
 import { LogFileReader, tailEntries } from './log-file.js';
 import { LogWaker } from './log-waker.js';
+import { hasErrnoCode } from '../errors.js';
 
 /** The container whose log is read: where the runtime writes it, and whether it has ended. */
 export interface ContainerLogSource {
@@ -68,7 +69,7 @@ async function openLog(path: string): Promise<OpenLog | undefined> {
   try {
     handle = await open(path, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (hasErrnoCode(err, 'ENOENT')) return undefined;
     throw err;
   }
   const { ino, dev } = await handle.stat();
@@ -82,7 +83,7 @@ async function changeOf(path: string, file: OpenLog | undefined): Promise<'none'
     current = await stat(path);
   } catch (err) {
     // Renamed away by a rotation and not created again yet: keep reading the old file meanwhile.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'none';
+    if (hasErrnoCode(err, 'ENOENT')) return 'none';
     throw err;
   }
   if (!file) return 'appeared';

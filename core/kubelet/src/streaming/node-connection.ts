@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import type { Pod } from '@skiff/api';
 import type { ContainerLogOptions, ContainerRuntime, ContainerStatusInfo, NodeConnection, PodRef, PodSandboxStatus, StreamRequest } from '@skiff/kernel';
-import { KubeletError } from '../errors.js';
+import { errorMessage, hasErrnoCode, KubeletError } from '../errors.js';
 import { CRI_LABELS } from '../names.js';
 import { DEFAULT_FOLLOW_TIMING, readContainerLog, type FollowTiming } from './container-log.js';
 
@@ -52,8 +52,8 @@ export class KubeletNodeConnection implements NodeConnection {
       await access(path, constants.R_OK);
     } catch (err) {
       // A log the runtime has not created yet reads as empty (or, followed, is waited for).
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-        throw new KubeletError('SKIFF_ERR_KUBELET_LOG_READ', { container, pod: pod.name, detail: (err as Error).message }, { cause: err });
+      if (!hasErrnoCode(err, 'ENOENT'))
+        throw new KubeletError('SKIFF_ERR_KUBELET_LOG_READ', { container, pod: pod.name, detail: errorMessage(err) }, { cause: err });
     }
     const stopped = this.options.signal ? AbortSignal.any([signal, this.options.signal]) : signal;
     const source = { path, exited: () => this.exited(instance.id) };
@@ -150,6 +150,6 @@ async function* namingReadFailures(log: AsyncGenerator<Uint8Array>, container: s
   try {
     yield* log;
   } catch (err) {
-    throw new KubeletError('SKIFF_ERR_KUBELET_LOG_READ', { container, pod, detail: (err as Error).message }, { cause: err });
+    throw new KubeletError('SKIFF_ERR_KUBELET_LOG_READ', { container, pod, detail: errorMessage(err) }, { cause: err });
   }
 }

@@ -5,6 +5,7 @@ import type { ApiClient, Logger, VolumeContext, VolumePlugin } from '@skiff/kern
 import type { PodEventSink } from '../pods/events.js';
 import { escapePluginName, type PodFiles } from '../pods/pod-files.js';
 import { mountsUnder } from '@skiff/node-host';
+import { errorMessage } from '../errors.js';
 
 /** Where a pod volume is on the node, as containers mount it. */
 export interface MountedVolume {
@@ -78,7 +79,7 @@ export class VolumeManager {
         const result = await plugin.setUp(pod, volume, dir, context);
         mounts.set(name, { hostPath: result?.path ?? dir, readOnly: result?.readOnly ?? false });
       } catch (err) {
-        failures.push(`MountVolume.SetUp failed for volume "${name}" : ${(err as Error).message}`);
+        failures.push(`MountVolume.SetUp failed for volume "${name}" : ${errorMessage(err)}`);
       }
     }
     for (const failure of failures) event('Warning', 'FailedMount', failure);
