@@ -6,9 +6,10 @@
 // per node and keeps the best), i.e. the cost of touching every node without any plugin.
 // Each measurement runs for a fixed time budget, so the whole bench stays well under 20 s.
 // Needs `npm run build` first (it imports the packages' dist).
-import { addPodToNodeInfo, buildProfile, createNodeInfo, nodeReady, nodeUnschedulable, PluginRegistry, schedulePod } from '@skiff/scheduler';
-import { createResourcesFit } from '@skiff/plugin-scheduler-resources-fit';
-import { createLeastAllocated } from '@skiff/plugin-scheduler-least-allocated';
+import { Kernel } from '@skiff/kernel';
+import { addPodToNodeInfo, buildProfile, collectSchedulerPlugins, createNodeInfo, schedulePod } from '@skiff/scheduler';
+import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
+import leastAllocated from '@skiff/plugin-scheduler-least-allocated';
 
 const SIZES = [1000, 5000];
 const BUDGET_MS = Number(process.env.BENCH_BUDGET_MS ?? 2000);
@@ -74,8 +75,8 @@ function measure(label, body) {
   return { label, cycles, elapsed };
 }
 
-const registry = new PluginRegistry();
-for (const plugin of [nodeUnschedulable, nodeReady, createResourcesFit(), createLeastAllocated()]) registry.register(plugin);
+// The scheduler's registry as it fills it: its built-in filters, then what the plugins register.
+const registry = collectSchedulerPlugins(new Kernel({ config: { logLevel: 'silent' } }).use(resourcesFit).use(leastAllocated));
 const profile = buildProfile(registry);
 const pending = Array.from({ length: PENDING_PODS }, (_, i) => pod(`pending-${i}`));
 
