@@ -3,8 +3,6 @@ import { createResourcesFit } from './fit.js';
 import { PLUGIN_NAME } from './names.js';
 import { optionsSchema } from './options.js';
 
-export { optionsSchema } from './options.js';
-
 /** Registers the NodeResourcesFit filter with the scheduler. */
 export default definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
@@ -15,6 +13,5 @@ export default definePlugin({
   },
 });
 
-export { createResourcesFit, insufficientResources } from './fit.js';
 export type { ResourcesFitOptions } from './options.js';
 export { PLUGIN_NAME, NODE_RESOURCES_FIT } from './names.js';
