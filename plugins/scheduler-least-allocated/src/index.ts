@@ -3,8 +3,6 @@ import { createLeastAllocated } from './least-allocated.js';
 import { PLUGIN_NAME } from './names.js';
 import { optionsSchema } from './options.js';
 
-export { optionsSchema } from './options.js';
-
 /** Registers the NodeResourcesLeastAllocated score with the scheduler. */
 export default definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
@@ -15,5 +13,5 @@ export default definePlugin({
   },
 });
 
-export { createLeastAllocated, leastAllocatedScore, DEFAULT_RESOURCES, type LeastAllocatedOptions, type ResourceWeight } from './least-allocated.js';
+export { DEFAULT_RESOURCES, type LeastAllocatedOptions, type ResourceWeight } from './options.js';
 export { PLUGIN_NAME, NODE_RESOURCES_LEAST_ALLOCATED } from './names.js';
