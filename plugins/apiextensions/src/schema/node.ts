@@ -134,8 +134,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
   if (Array.isArray(b)) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  const keys = Object.keys(ra);
-  return keys.length === Object.keys(rb).length && keys.every((k) => k in rb && jsonEqual(ra[k], rb[k]));
+  const ra = Object.entries(a);
+  const rb = new Map<string, unknown>(Object.entries(b));
+  return ra.length === rb.size && ra.every(([k, v]) => rb.has(k) && jsonEqual(v, rb.get(k)));
 }

@@ -315,7 +315,7 @@ function compileExpression(source: string, node: SchemaNode, isRoot: boolean, op
     }
   } catch (err) {
     if (!(err instanceof CheckError)) throw err;
-    const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
+    const positions = parsed.sourceInfo?.positions ?? {};
     const offset = positions[err.exprId.toString()] ?? 0;
     return { usesOldSelf: checker.usesOldSelf, error: issue(source, offset, err.message) };
   }

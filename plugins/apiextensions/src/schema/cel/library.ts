@@ -48,17 +48,18 @@ export function withMeter<T>(meter: StepMeter, fn: () => T): T {
   }
 }
 
-const OPTIONAL = Symbol('cel optional');
+/** The lists that are CEL optionals. */
+const OPTIONALS = new WeakSet<CelList>();
 
 /** A CEL optional (what oldSelf is for rules with optionalOldSelf): a list of zero or one value, marked. */
 export function celOptional(value: CelValue | undefined): CelList {
   const list = celList(value === undefined ? [] : [value as never]);
-  (list as unknown as Record<symbol, boolean>)[OPTIONAL] = true;
+  OPTIONALS.add(list);
   return list;
 }
 
 function asOptional(target: CelList): CelList {
-  if (!(target as unknown as Record<symbol, boolean>)[OPTIONAL]) throw new Error('no such overload');
+  if (!OPTIONALS.has(target)) throw new Error('no such overload');
   return target;
 }
 
@@ -114,7 +115,7 @@ function sum(list: CelList): CelValue {
 
 function extreme(list: CelList, sign: 1 | -1, name: string): CelValue {
   if (list.size === 0) throw new Error(`${name} called on empty list`);
-  let best = list.get(0) as CelValue;
+  let best: CelValue = list.get(0)!;
   for (const v of list) if (compare(v, best) * sign > 0) best = v;
   return best;
 }
