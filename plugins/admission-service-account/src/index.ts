@@ -97,6 +97,4 @@ export default plugin;
 
 export type ServiceAccountAdmissionOptions = PluginOptions<typeof plugin>;
 
-export { SERVICE_ACCOUNT_ADMISSION_ERRORS, ServiceAccountAdmissionError, type ServiceAccountAdmissionErrorCode } from './errors.js';
-export { mountToken, tokenVolume, tokenVolumeName } from './token-volume.js';
-export * from './names.js';
+export { ENFORCE_MOUNTABLE_SECRETS_ANNOTATION, PLUGIN_NAME } from './names.js';
