@@ -7,7 +7,7 @@ import { checkSchema } from './schema/index.js';
 import { CrdServing } from './serving.js';
 
 /** Starts right after the API server, so custom resources are served before controllers and kubelets start. */
-export const APIEXTENSIONS_STAGE = LIFECYCLE_STAGE.API_SERVER + 50;
+const APIEXTENSIONS_STAGE = LIFECYCLE_STAGE.API_SERVER + 50;
 
 const isCrd = (resource: { group: string; resource: string }) => resource.group === 'apiextensions.k8s.io' && resource.resource === 'customresourcedefinitions';
 
@@ -64,8 +64,4 @@ const plugin = definePlugin({
 });
 export default plugin;
 
-export { customResourceDefinitions } from './definitions.js';
-export { customKindSchema, openApiPackage } from './kind-schema.js';
-export { CrdServing } from './serving.js';
-export { CLEANUP_FINALIZER, PLUGIN_NAME } from './names.js';
-export type { CustomResourceDefinition, CustomResourceVersion } from './crd.js';
+export { PLUGIN_NAME } from './names.js';
