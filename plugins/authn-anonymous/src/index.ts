@@ -3,14 +3,14 @@ import { CHAIN_STAGE, definePlugin, packageInfo, type AuthnRequest } from '@skif
 export const PLUGIN_NAME = '@skiff/plugin-authn-anonymous';
 
 /** The user and group Kubernetes gives a request that carries no credentials. */
-export const ANONYMOUS_USERNAME = 'system:anonymous';
-export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
+const ANONYMOUS_USERNAME = 'system:anonymous';
+const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
 /**
  * A request carries credentials when it has an Authorization header (of any scheme) or a client
  * certificate. Such a request is never anonymous: if no authenticator accepted its credentials, it is a 401.
  */
-export function carriesCredentials(request: AuthnRequest): boolean {
+function carriesCredentials(request: AuthnRequest): boolean {
   return request.headers.authorization !== undefined || (request.peerCertificates?.length ?? 0) > 0;
 }
 
