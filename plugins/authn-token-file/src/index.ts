@@ -62,5 +62,3 @@ const plugin = definePlugin({
 export default plugin;
 
 export type TokenFileOptions = PluginOptions<typeof plugin>;
-
-export { parseTokenFile, formatTokenLine } from './tokens.js';
