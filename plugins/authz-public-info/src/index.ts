@@ -38,4 +38,4 @@ export default plugin;
 
 export type PublicInfoOptions = PluginOptions<typeof plugin>;
 
-export { DISCOVERY_PATHS, PUBLIC_INFO_PATHS } from './paths.js';
+export { PUBLIC_INFO_PATHS } from './paths.js';
