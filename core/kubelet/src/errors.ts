@@ -39,11 +39,6 @@ export const KUBELET_ERROR_STATUS: Readonly<Partial<Record<KubeletErrorCode, { s
   SKIFF_ERR_KUBELET_STREAMING_UNSUPPORTED: { status: 400, reason: 'BadRequest' },
 });
 
-/** What a caught value says: an Error's message, anything else as text. */
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** Whether a caught value is a failed system call with this code (`ENOENT`…). */
 export function hasErrnoCode(err: unknown, code: string): boolean {
   return err instanceof Error && 'code' in err && err.code === code;

@@ -1,5 +1,6 @@
+import { errorMessage } from '@skiff/api';
 import type { Logger } from '@skiff/kernel';
-import { errorMessage, KubeletError } from './errors.js';
+import { KubeletError } from './errors.js';
 
 export interface NodePluginIdentity {
   kind: 'container runtime' | 'pod network';

@@ -1,10 +1,9 @@
-import { containerResourceValue, metadataFieldValue, type ConfigMap, type Container, type Pod, type ResourceList, type Secret } from '@skiff/api';
+import { containerResourceValue, errorMessage, metadataFieldValue, type ConfigMap, type Container, type Pod, type ResourceList, type Secret } from '@skiff/api';
 import { ContainerConfigError } from '../pods/container-config-error.js';
 import type { PodEventSink } from '../pods/events.js';
 import type { EnvSources } from './env-sources.js';
 import { expand, lookupIn } from './expansion.js';
 import { serviceEnvironment } from './service-env.js';
-import { errorMessage } from '../errors.js';
 
 /** What the environment may say about where the pod runs. */
 export interface PodPlacement {

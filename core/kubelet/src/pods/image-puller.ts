@@ -1,9 +1,8 @@
-import type { Container, Pod, Secret } from '@skiff/api';
+import { errorMessage, type Container, type Pod, type Secret } from '@skiff/api';
 import type { ContainerRuntime } from '@skiff/kernel';
 import type { EnvSources } from '../env/env-sources.js';
 import { formatDuration, type PodEventSink } from './events.js';
 import { keyringFromPullSecrets } from './registry-keyring.js';
-import { errorMessage } from '../errors.js';
 
 /** Why a container cannot start yet, as its status's waiting state says it. */
 export interface Waiting {

@@ -1,6 +1,6 @@
+import { errorMessage } from '@skiff/api';
 import type { ActionRunner, ActionTarget, Handler } from '../probes/actions.js';
 import { podDescription } from './events.js';
-import { errorMessage } from '../errors.js';
 
 /**
  * Runs a container's postStart and preStop handlers (exec through the runtime, httpGet, sleep) within a time

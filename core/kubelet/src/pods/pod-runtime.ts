@@ -1,12 +1,12 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseBytes, type Container, type Node, type Pod } from '@skiff/api';
+import { errorMessage, parseBytes, type Container, type Node, type Pod } from '@skiff/api';
 import type { ContainerRuntime, ContainerStatusInfo, Logger, NetworkAttachment, PodNetwork, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
 import { containerEnvironment, expandCommand } from '../env/container-env.js';
 import type { EnvSources } from '../env/env-sources.js';
 import { lookupIn, expand } from '../env/expansion.js';
-import { errorMessage, KubeletError } from '../errors.js';
+import { KubeletError } from '../errors.js';
 import { CRI_LABELS, POD_INTERFACE } from '../names.js';
 import { VolumeSetUpError, type MountedVolume, type VolumeManager } from '../volumes/volume-manager.js';
 import { ContainerConfigError } from './container-config-error.js';

@@ -1,6 +1,5 @@
-import type { Secret } from '@skiff/api';
+import { errorMessage, type Secret } from '@skiff/api';
 import type { ImageAuth } from '@skiff/kernel';
-import { errorMessage } from '../errors.js';
 
 export const DOCKER_CONFIG_JSON = { type: 'kubernetes.io/dockerconfigjson', key: '.dockerconfigjson' } as const;
 export const DOCKER_CFG = { type: 'kubernetes.io/dockercfg', key: '.dockercfg' } as const;

@@ -1,9 +1,8 @@
-import type { Container, Pod, Probe } from '@skiff/api';
+import { errorMessage, type Container, type Pod, type Probe } from '@skiff/api';
 import type { ContainerStatusInfo, Logger } from '@skiff/kernel';
 import type { PodEventSink } from '../pods/events.js';
 import type { ContainerObservation, PodObservation } from '../pods/pod-runtime.js';
 import type { ActionRunner } from './actions.js';
-import { errorMessage } from '../errors.js';
 
 export type ProbeType = 'startup' | 'liveness' | 'readiness';
 

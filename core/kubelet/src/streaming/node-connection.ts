@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
-import type { Pod } from '@skiff/api';
+import { errorMessage, type Pod } from '@skiff/api';
 import type { ContainerLogOptions, ContainerRuntime, ContainerStatusInfo, NodeConnection, PodRef, PodSandboxStatus, StreamRequest } from '@skiff/kernel';
-import { errorMessage, hasErrnoCode, KubeletError } from '../errors.js';
+import { hasErrnoCode, KubeletError } from '../errors.js';
 import { CRI_LABELS } from '../names.js';
 import { DEFAULT_FOLLOW_TIMING, readContainerLog, type FollowTiming } from './container-log.js';
 

@@ -1,11 +1,10 @@
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Node, Pod } from '@skiff/api';
+import { errorMessage, type Node, type Pod } from '@skiff/api';
 import type { ApiClient, Logger, VolumeContext, VolumePlugin } from '@skiff/kernel';
 import type { PodEventSink } from '../pods/events.js';
 import { escapePluginName, type PodFiles } from '../pods/pod-files.js';
 import { mountsUnder } from '@skiff/node-host';
-import { errorMessage } from '../errors.js';
 
 /** Where a pod volume is on the node, as containers mount it. */
 export interface MountedVolume {
