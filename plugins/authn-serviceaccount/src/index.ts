@@ -80,20 +80,4 @@ export default plugin;
 
 export type ServiceAccountTokenOptions = PluginOptions<typeof plugin>;
 
-export { ServiceAccountTokenAuthenticator, type TokenAuthenticatorOptions, type TokenAuthentication } from './authenticator.js';
-export {
-  checkClaims,
-  serviceAccountClaims,
-  serviceAccountUser,
-  serviceAccountUsername,
-  type ServiceAccountClaims,
-  type KubernetesClaim,
-  type ObjectRef,
-} from './claims.js';
-export { defaultJwksUri, discoveryRoutes, jwks, openidConfiguration } from './discovery.js';
-export { decodeJwt, signJwt, verifyJwt, type DecodedJwt } from './jwt.js';
-export { ensureSigningKey, publicJwk, signingKeyFromPem, type SigningKey, type SigningAlgorithm } from './keys.js';
-export { tokenRequestHandler, type TokenIssuerOptions, type BoundObjectReference } from './token-request.js';
-export type { ObjectGetter } from './lookup.js';
-export { SERVICE_ACCOUNT_TOKEN_ERRORS, ServiceAccountTokenError, type ServiceAccountTokenErrorCode } from './errors.js';
-export * from './names.js';
+export { PLUGIN_NAME } from './names.js';
