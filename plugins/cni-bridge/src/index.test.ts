@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kernel, recordingLogger, type NetworkFactory } from '@skiff/kernel';
-import plugin, { BridgeNetwork } from './index.js';
+import plugin from './index.js';
+import { BridgeNetwork } from './network.js';
 
 const load = (options: Record<string, unknown>) => new Kernel({ config: { logLevel: 'silent' } }).use(plugin, options);
 

@@ -5,7 +5,7 @@ import { BridgeNetwork } from './network.js';
 
 const stringList = { type: 'array', items: { type: 'string' } } as const;
 
-export const optionsSchema = {
+const optionsSchema = {
   type: 'object',
   properties: {
     clusterCIDR: {
@@ -35,7 +35,7 @@ export const optionsSchema = {
 export type CniBridgeOptions = OptionsOf<typeof optionsSchema>;
 
 /** The factory kubelets pick with `network: 'bridge'`. */
-export function bridgeNetworkFactory(options: CniBridgeOptions): NetworkFactory {
+function bridgeNetworkFactory(options: CniBridgeOptions): NetworkFactory {
   return { name: NETWORK_NAME, create: (node) => BridgeNetwork.create(node, options) };
 }
 
@@ -61,11 +61,4 @@ export default definePlugin({
   },
 });
 
-export { BridgeNetwork, type BridgeNetworkOptions } from './network.js';
-export { bridgeConflist, loopbackConflist, pluginInput, portMappingsOf, toNetworkResult, type BridgeSettings } from './conflist.js';
-export { cniArgs, cniEnv, formatCniArgs, pluginFailure } from './invoke.js';
-export { sweepScript } from './iptables.js';
-export { nodeSubnet, parseCidr, formatCidr } from './cidr.js';
-export { CniError, CNI_ERRORS, type CniErrorCode } from './errors.js';
-export { PLUGIN_NAME, NETWORK_NAME, CNI_VERSION } from './names.js';
-export type { CniConfList, CniPluginConf, CniResult, CniPortMapping, RuntimeConfig } from './types.js';
+export { PLUGIN_NAME, NETWORK_NAME } from './names.js';
