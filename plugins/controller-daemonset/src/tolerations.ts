@@ -41,8 +41,6 @@ export function withDaemonTolerations(spec: PodSpec): Toleration[] {
   return tolerations;
 }
 
-export { toleratesTaint };
-
 /** The node's taints with one of `effects` that none of the tolerations tolerates. */
 export function untoleratedTaints(node: Node, tolerations: readonly Toleration[], effects: readonly string[]): Taint[] {
   return (node.spec?.taints ?? []).filter((taint) => effects.includes(taint.effect) && !tolerations.some((toleration) => toleratesTaint(toleration, taint)));
