@@ -31,8 +31,4 @@ export default plugin;
 
 export type GarbageCollectorOptions = PluginOptions<typeof plugin>;
 
-export { GarbageCollector } from './collector.js';
-export { decideForDependent, type OwnerState, type DependentAction } from './decide.js';
-export { resolveResources, ownerTypeOf, resourceId } from './resources.js';
-export { CONTROLLER_NAME, PLUGIN_NAME, FINALIZER, DEFAULT_RESOURCES } from './names.js';
-export { GcError, GC_ERRORS, type GcErrorCode } from './errors.js';
+export { CONTROLLER_NAME, DEFAULT_RESOURCES, PLUGIN_NAME } from './names.js';
