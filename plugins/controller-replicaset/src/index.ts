@@ -14,8 +14,5 @@ export default plugin;
 
 export type ReplicaSetControllerOptions = PluginOptions<typeof plugin>;
 
-export { ReplicaSetController, BURST_REPLICAS } from './controller.js';
-export { CONTROLLER_NAME, PLUGIN_NAME, EVENT_REASON } from './names.js';
-export { podsToDelete, compareForDeletion, POD_DELETION_COST_ANNOTATION } from './pod-ranking.js';
-export { calculateStatus } from './status.js';
-export { Expectations, slowStartBatch } from '@skiff/controller-manager';
+export { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
+export { POD_DELETION_COST_ANNOTATION } from './pod-ranking.js';
