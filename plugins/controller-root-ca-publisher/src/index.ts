@@ -22,7 +22,4 @@ export default plugin;
 
 export type RootCaPublisherOptions = PluginOptions<typeof plugin>;
 
-export { RootCaPublisher, holdsCertificate } from './controller.js';
-export { clusterCaPem } from './ca.js';
-export { CONTROLLER_NAME, PLUGIN_NAME, ROOT_CA_CONFIGMAP, ROOT_CA_KEY } from './names.js';
-export { RootCaPublisherError, ROOT_CA_PUBLISHER_ERRORS, type RootCaPublisherErrorCode } from './errors.js';
+export { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
