@@ -14,6 +14,4 @@ export default plugin;
 
 export type ServiceLBOptions = PluginOptions<typeof plugin>;
 
-export { ServiceLBController } from './controller.js';
-export { isOurs, nodeIngress } from './ingress.js';
-export { CONTROLLER_NAME, PLUGIN_NAME, EXCLUDE_LABEL } from './names.js';
+export { CONTROLLER_NAME, EXCLUDE_LABEL, PLUGIN_NAME } from './names.js';
