@@ -4,8 +4,6 @@ import { enqueueActiveNamespaces, isNamespaceActive, isNamespaceActiveLive, runW
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { CONTROLLER_NAME } from './names.js';
 
-export { isNamespaceActive as isActive };
-
 /**
  * kube-controller-manager's ServiceAccounts controller: every active namespace holds the named
  * ServiceAccounts (`default`), created when the namespace appears and again whenever one is deleted.

@@ -22,5 +22,4 @@ export default plugin;
 
 export type ServiceAccountControllerOptions = PluginOptions<typeof plugin>;
 
-export { ServiceAccountsController, isActive } from './controller.js';
-export { CONTROLLER_NAME, DEFAULT_SERVICE_ACCOUNT, PLUGIN_NAME } from './names.js';
+export { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
