@@ -14,8 +14,4 @@ export default plugin;
 
 export type StatefulSetControllerOptions = PluginOptions<typeof plugin>;
 
-export { StatefulSetController } from './controller.js';
-export { CONTROLLER_NAME, PLUGIN_NAME, LABEL, EVENT_REASON } from './names.js';
-export { planStatefulSet, maxUnavailableOf, type Plan, type Action, type PlanInput } from './plan.js';
-export { calculateStatus } from './status.js';
-export { newRevision, revisionData, applyRevision } from './revisions.js';
+export { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
