@@ -18,9 +18,4 @@ export default plugin;
 
 export type NamespaceControllerOptions = PluginOptions<typeof plugin>;
 
-export { NamespaceController } from './controller.js';
-export { deleteContent, isEmpty, type ContentReport } from './content.js';
-export { deletionConditions, mergeConditions, type NamespaceCondition } from './conditions.js';
-export { contentResources, groupResource, type ContentResource } from './resources.js';
-export { CONTROLLER_NAME, PLUGIN_NAME, NAMESPACE_FINALIZER } from './names.js';
-export { NamespaceError, NAMESPACE_ERRORS, type NamespaceErrorCode } from './errors.js';
+export { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
