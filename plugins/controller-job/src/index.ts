@@ -44,15 +44,7 @@ export default plugin;
 
 export type JobControllerPluginOptions = PluginOptions<typeof plugin>;
 
-export { JobController, releasePatch, type JobControllerOptions } from './job-controller.js';
-export { CronJobController, localTimeZone, type CronJobControllerOptions } from './cronjob-controller.js';
-export { TtlAfterFinishedController, expiresAt } from './ttl-controller.js';
-export { planJob, settleStatus, isJobFinished, type JobPlan, type JobSyncInput, type Finishing } from './job-sync.js';
-export { decideSchedule, jobFromTemplate, jobNameFor, jobsBeyondHistory, type ScheduleDecision } from './cronjob-sync.js';
-export { parseSchedule, formatInZone, wallTime, CronError, type CronSchedule } from './cron.js';
-export { formatIndexes, parseIndexes } from './indexes.js';
-export { podForJob } from './pod-template.js';
-export * from './names.js';
+export { CRONJOB_CONTROLLER_NAME, JOB_CONTROLLER_NAME, PLUGIN_NAME, TTL_CONTROLLER_NAME } from './names.js';
 
 /** A zone the runtime's time zone database does not know stops the start, naming the option. */
 function checkTimeZone(timeZone: string): void {
