@@ -1,7 +1,7 @@
 // Keeps the API server's resource registry in step with the CRDs stored: each accepted CRD's versions are
 // registered as kinds (discovery and OpenAPI follow the registry), its status says whether its names were
 // accepted and it is established, and a deleted CRD's custom resources are deleted before it goes.
-import { isApiError, RESOURCES, type CustomResourceDefinitionCondition, type ResourceDefinition } from '@skiff/api';
+import { errorMessage, isApiError, RESOURCES, type CustomResourceDefinitionCondition, type ResourceDefinition } from '@skiff/api';
 import { SharedInformer } from '@skiff/client';
 import type { ApiClient, Logger, ResourceRegistry } from '@skiff/kernel';
 import { conditionOf, storageVersion, type CustomResourceDefinition } from './crd.js';
@@ -70,7 +70,7 @@ export class CrdServing {
         this.serve(crd);
       } catch (err) {
         // Admission refuses what cannot be served; a CRD stored before that rule still gets a condition saying why.
-        problem = { type: 'Established', status: 'False', reason: 'InstallationFailure', message: (err as Error).message };
+        problem = { type: 'Established', status: 'False', reason: 'InstallationFailure', message: errorMessage(err) };
       }
     }
     await this.writeStatus(crd, problem);
