@@ -1,4 +1,4 @@
-import type { UserInfo } from '@skiff/api';
+import { isJsonObject, type UserInfo } from '@skiff/api';
 import { AUTHENTICATED_GROUP, CLOCK_SKEW_SECONDS, EXTRA, KUBERNETES_CLAIM, SERVICE_ACCOUNT_USER_PREFIX, SERVICE_ACCOUNTS_GROUP } from './names.js';
 
 /** An object a token is bound to, by name and uid. */
@@ -68,10 +68,8 @@ export interface ClaimsExpectations {
 const isString = (value: unknown): value is string => typeof value === 'string' && value !== '';
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
 function objectRef(value: unknown): ObjectRef | undefined {
-  return isRecord(value) && isString(value.name) && isString(value.uid) ? { name: value.name, uid: value.uid } : undefined;
+  return isJsonObject(value) && isString(value.name) && isString(value.uid) ? { name: value.name, uid: value.uid } : undefined;
 }
 
 /**
@@ -87,7 +85,7 @@ export function checkClaims(payload: Record<string, unknown>, expect: ClaimsExpe
   const aud = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud.filter(isString) : [];
   if (!aud.some((audience) => expect.audiences.includes(audience)))
     return { error: `service account token audiences ${JSON.stringify(aud)} are not accepted here (want one of ${JSON.stringify(expect.audiences)})` };
-  const claim = isRecord(payload[KUBERNETES_CLAIM]) ? payload[KUBERNETES_CLAIM] : undefined;
+  const claim = isJsonObject(payload[KUBERNETES_CLAIM]) ? payload[KUBERNETES_CLAIM] : undefined;
   const serviceaccount = objectRef(claim?.serviceaccount);
   if (!claim || !isString(claim.namespace) || !serviceaccount) return { error: `service account token has no valid "${KUBERNETES_CLAIM}" claim` };
   if (payload.sub !== serviceAccountUsername(claim.namespace, serviceaccount.name)) return { error: 'service account token subject does not match its claims' };

@@ -1,4 +1,5 @@
 import { sign, verify, type KeyObject } from 'node:crypto';
+import { isJsonObject } from '@skiff/api';
 import type { SigningKey } from './keys.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -32,8 +33,6 @@ export function signJwt(payload: object, key: SigningKey): string {
   const signature = sign('sha256', Buffer.from(signingInput), keyFor(key.alg, key.privateKey));
   return `${signingInput}.${signature.toString('base64url')}`;
 }
-
-const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function parseObject(part: string): Record<string, unknown> | undefined {
   try {

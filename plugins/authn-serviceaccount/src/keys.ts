@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { errorMessage } from '@skiff/api';
 import { ServiceAccountTokenError } from './errors.js';
 
 export type SigningAlgorithm = 'RS256' | 'ES256';
@@ -54,7 +55,7 @@ export function ensureSigningKey(file: string): SigningKey {
     }
     return signingKeyFromPem(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new ServiceAccountTokenError('SKIFF_ERR_SERVICE_ACCOUNT_KEY', { file, detail: (err as Error).message }, { cause: err });
+    throw new ServiceAccountTokenError('SKIFF_ERR_SERVICE_ACCOUNT_KEY', { file, detail: errorMessage(err) }, { cause: err });
   }
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { errors, RESOURCES, type Pod, type StatusCause } from '@skiff/api';
+import { errors, isJsonObject, RESOURCES, type Pod, type StatusCause } from '@skiff/api';
 import type { ExtensionHandler, ExtensionRequest } from '@skiff/apiserver';
 import { serviceAccountClaims, type KubernetesClaim } from './claims.js';
 import { signJwt } from './jwt.js';
@@ -38,8 +38,6 @@ const BINDABLE: Record<string, { resource: { group: string; resource: string }; 
   Node: { resource: RESOURCES.nodes, namespaced: false },
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const invalid = (field: string, value: unknown, detail: string): StatusCause => ({
   type: 'FieldValueInvalid',
   field,
@@ -48,9 +46,9 @@ const invalid = (field: string, value: unknown, detail: string): StatusCause => 
 
 /** The request's spec with the API's defaults, or a 400/422 naming what is wrong. */
 function readSpec(body: unknown, name: string, defaultAudiences: readonly string[]): TokenRequestSpec {
-  if (!isRecord(body)) throw errors.badRequest('the request body must be a TokenRequest object');
+  if (!isJsonObject(body)) throw errors.badRequest('the request body must be a TokenRequest object');
   if (body.kind !== undefined && body.kind !== 'TokenRequest') throw errors.badRequest(`expected a TokenRequest, got kind ${JSON.stringify(body.kind)}`);
-  const spec = isRecord(body.spec) ? body.spec : {};
+  const spec = isJsonObject(body.spec) ? body.spec : {};
   const causes: StatusCause[] = [];
   const { audiences = [], expirationSeconds = DEFAULT_EXPIRATION_SECONDS, boundObjectRef } = spec;
   if (!Array.isArray(audiences) || !audiences.every((audience) => typeof audience === 'string' && audience !== ''))
@@ -61,13 +59,13 @@ function readSpec(body: unknown, name: string, defaultAudiences: readonly string
     causes.push(invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes'));
   else if (expirationSeconds > MAX_EXPIRATION_SECONDS)
     causes.push(invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds'));
-  if (boundObjectRef !== undefined && boundObjectRef !== null && !isRecord(boundObjectRef))
+  if (boundObjectRef !== undefined && boundObjectRef !== null && !isJsonObject(boundObjectRef))
     causes.push(invalid('spec.boundObjectRef', boundObjectRef, 'must be an object reference'));
   if (causes.length > 0) throw errors.invalid('TokenRequest', TOKEN_REQUEST_GROUP, name, causes);
   return {
     audiences: (audiences as string[]).length > 0 ? (audiences as string[]) : [...defaultAudiences],
     expirationSeconds: expirationSeconds as number,
-    ...(isRecord(boundObjectRef) ? { boundObjectRef: boundObjectRef as BoundObjectReference } : {}),
+    ...(isJsonObject(boundObjectRef) ? { boundObjectRef: boundObjectRef as BoundObjectReference } : {}),
   };
 }
 
