@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorMessage } from '@skiff/api';
 import { findTool } from '@skiff/node-host';
 import { CniError } from './errors.js';
 import { REQUIRED_PLUGINS, REQUIRED_TOOLS } from './names.js';
@@ -32,6 +33,6 @@ export async function ensureSysctl(key: string, value: string): Promise<boolean>
     await writeFile(file, value);
     return true;
   } catch (err) {
-    throw new CniError('SKIFF_ERR_CNI_SYSCTL', { key, value, detail: (err as Error).message }, { cause: err });
+    throw new CniError('SKIFF_ERR_CNI_SYSCTL', { key, value, detail: errorMessage(err) }, { cause: err });
   }
 }

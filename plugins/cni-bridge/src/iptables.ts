@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { errorMessage } from '@skiff/api';
 import { CniError } from './errors.js';
 
 const run = promisify(execFile);
@@ -66,7 +67,7 @@ export async function sweepRules(tools: IptablesTools, networkName: string, cont
       await restore(tools.restore, script);
       changed++;
     } catch (err) {
-      throw new CniError('SKIFF_ERR_CNI_IPTABLES', { network: networkName, detail: (err as Error).message.trim() }, { cause: err });
+      throw new CniError('SKIFF_ERR_CNI_IPTABLES', { network: networkName, detail: errorMessage(err).trim() }, { cause: err });
     }
   }
   return changed;
