@@ -1,4 +1,5 @@
 import {
+  errorMessage,
   isApiError,
   isPodReady,
   labelSelectorFromObject,
@@ -200,7 +201,7 @@ export class DaemonSetController {
     const deleted = await Promise.allSettled(deleting.map((pod) => this.deletePod(ds, pod)));
     for (const result of deleted) if (result.status === 'rejected') errors.push(result.reason);
     if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) throw new AggregateError(errors, errors.map((err) => (err as Error).message).join('; '));
+    if (errors.length > 1) throw new AggregateError(errors, errors.map((err) => errorMessage(err)).join('; '));
   }
 
   private async createPod(ds: DaemonSet, nodeName: string, hash: string, controllerRef: OwnerReference): Promise<void> {
@@ -208,7 +209,7 @@ export class DaemonSetController {
       const pod = await this.ctx.client.create<Pod>(RESOURCES.pods, podForNode(ds, nodeName, hash, controllerRef), ds.metadata.namespace);
       this.ctx.recorder.event(ds, 'Normal', EVENT_REASON.CREATED, `Created pod: ${pod.metadata.name}`);
     } catch (err) {
-      this.ctx.recorder.event(ds, 'Warning', EVENT_REASON.CREATE_FAILED, `Error creating: ${(err as Error).message}`);
+      this.ctx.recorder.event(ds, 'Warning', EVENT_REASON.CREATE_FAILED, `Error creating: ${errorMessage(err)}`);
       throw err;
     }
   }
@@ -221,7 +222,7 @@ export class DaemonSetController {
       // The deletion will not be observed now; without this the DaemonSet would wait out the timeout.
       this.expectations.deletionObserved(objectKey(ds), objectKey(pod));
       if (isApiError(err, 'NotFound')) return;
-      this.ctx.recorder.event(ds, 'Warning', EVENT_REASON.DELETE_FAILED, `Error deleting: ${(err as Error).message}`);
+      this.ctx.recorder.event(ds, 'Warning', EVENT_REASON.DELETE_FAILED, `Error deleting: ${errorMessage(err)}`);
       throw err;
     }
   }
