@@ -1,4 +1,4 @@
-import { isApiError, RESOURCES, type Deployment, type DeploymentStatus, type Pod, type ReplicaSet } from '@skiff/api';
+import { errorMessage, isApiError, RESOURCES, type Deployment, type DeploymentStatus, type Pod, type ReplicaSet } from '@skiff/api';
 import { controllerRefOf, newControllerRef, templateHash } from '@skiff/controller-manager';
 import type { ApiClient, EventRecorder } from '@skiff/kernel';
 import { maxRevision, setNewReplicaSetAnnotations, setReplicasAnnotationsFor } from './annotations.js';
@@ -250,7 +250,7 @@ export class DeploymentSync {
   }
 
   private async reportCreateFailure(rs: ReplicaSet, err: unknown): Promise<never> {
-    const message = `Failed to create new replica set "${rs.metadata.name}": ${(err as Error).message}`;
+    const message = `Failed to create new replica set "${rs.metadata.name}": ${errorMessage(err)}`;
     if (hasProgressDeadline(this.deployment)) {
       const failed = newCondition(CONDITION.PROGRESSING, 'False', REASON.RS_CREATE_ERROR, message, this.deps.now());
       await this.writeStatus(setCondition(this.deployment.status ?? {}, failed));
