@@ -1,4 +1,14 @@
-import { isApiError, isSelectingService, RESOURCES, selectorMatches, servicesForPodEvent, type Endpoints, type Pod, type Service } from '@skiff/api';
+import {
+  errorMessage,
+  isApiError,
+  isSelectingService,
+  RESOURCES,
+  selectorMatches,
+  servicesForPodEvent,
+  type Endpoints,
+  type Pod,
+  type Service,
+} from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import { isNamespaceTerminating, runWhenSynced, TriggerTimeTracker } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
@@ -96,7 +106,7 @@ export class EndpointsController {
       }
     } catch (err) {
       if (!current && isNamespaceTerminating(err)) return;
-      const message = (err as Error).message;
+      const message = errorMessage(err);
       if (current) recorder.event(desired, 'Warning', EVENT_REASON.FAILED_TO_UPDATE, `Failed to update endpoint ${key}: ${message}`);
       else recorder.event(desired, 'Warning', EVENT_REASON.FAILED_TO_CREATE, `Failed to create endpoint for service ${key}: ${message}`);
       throw err;
