@@ -1,4 +1,5 @@
 import {
+  errorMessage,
   isApiError,
   isSelectingService,
   RESOURCES,
@@ -124,12 +125,7 @@ export class EndpointSliceController {
     try {
       await this.apply(key, service, plan);
     } catch (err) {
-      this.ctx.recorder.event(
-        service,
-        'Warning',
-        EVENT_REASON.FAILED_TO_UPDATE,
-        `Error updating Endpoint Slices for Service ${key}: ${(err as Error).message}`,
-      );
+      this.ctx.recorder.event(service, 'Warning', EVENT_REASON.FAILED_TO_UPDATE, `Error updating Endpoint Slices for Service ${key}: ${errorMessage(err)}`);
       throw err;
     }
     if (plan.podsOnUnknownNodes.length > 0)
