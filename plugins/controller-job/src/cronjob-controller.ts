@@ -1,4 +1,4 @@
-import { isApiError, RESOURCES, type CronJob, type CronJobStatus, type Job, type ObjectReference } from '@skiff/api';
+import { errorMessage, isApiError, RESOURCES, type CronJob, type CronJobStatus, type Job, type ObjectReference } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import { byControllerUid, canonicalJson, CONTROLLER_UID_INDEX, controllerRefOf, kubeTime, runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
@@ -202,7 +202,7 @@ export class CronJobController {
         if (controllerRefOf(existing)?.uid === cronJob.metadata.uid) return existing;
         throw err;
       }
-      this.ctx.recorder.event(cronJob, 'Warning', EVENT_REASON.CREATE_FAILED, `Error creating job: ${(err as Error).message}`);
+      this.ctx.recorder.event(cronJob, 'Warning', EVENT_REASON.CREATE_FAILED, `Error creating job: ${errorMessage(err)}`);
       throw err;
     }
   }
@@ -213,7 +213,7 @@ export class CronJobController {
       this.ctx.recorder.event(cronJob, 'Normal', EVENT_REASON.DELETED, `Deleted job ${name}`);
     } catch (err) {
       if (isApiError(err, 'NotFound')) return;
-      this.ctx.recorder.event(cronJob, 'Warning', EVENT_REASON.DELETE_FAILED, `Deleted job: ${(err as Error).message}`);
+      this.ctx.recorder.event(cronJob, 'Warning', EVENT_REASON.DELETE_FAILED, `Deleted job: ${errorMessage(err)}`);
       throw err;
     }
   }

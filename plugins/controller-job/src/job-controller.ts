@@ -1,4 +1,4 @@
-import { isApiError, labelSelectorFromObject, RESOURCES, type Job, type JobStatus, type OwnerReference, type Pod } from '@skiff/api';
+import { errorMessage, isApiError, labelSelectorFromObject, RESOURCES, type Job, type JobStatus, type OwnerReference, type Pod } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
@@ -231,7 +231,7 @@ export class JobController {
         } catch (err) {
           this.expectations.deletionObserved(key, objectKey(pod));
           if (isApiError(err, 'NotFound')) return;
-          this.ctx.recorder.event(job, 'Warning', EVENT_REASON.DELETE_FAILED, `Error deleting: ${(err as Error).message}`);
+          this.ctx.recorder.event(job, 'Warning', EVENT_REASON.DELETE_FAILED, `Error deleting: ${errorMessage(err)}`);
           throw err;
         }
       }),
@@ -270,7 +270,7 @@ export class JobController {
       const pod = await this.ctx.client.create<Pod>(RESOURCES.pods, podForJob(job, controllerRef, index), job.metadata.namespace);
       this.ctx.recorder.event(job, 'Normal', EVENT_REASON.CREATED, `Created pod: ${pod.metadata.name}`);
     } catch (err) {
-      this.ctx.recorder.event(job, 'Warning', EVENT_REASON.CREATE_FAILED, `Error creating: ${(err as Error).message}`);
+      this.ctx.recorder.event(job, 'Warning', EVENT_REASON.CREATE_FAILED, `Error creating: ${errorMessage(err)}`);
       throw err;
     }
   }
