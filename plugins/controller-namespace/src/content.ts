@@ -1,4 +1,4 @@
-import { isApiError, type KubeObject } from '@skiff/api';
+import { errorMessage, isApiError, type KubeObject } from '@skiff/api';
 import type { ApiClient, DeleteOptions } from '@skiff/kernel';
 import { groupResource, type ContentResource } from './resources.js';
 
@@ -29,7 +29,7 @@ export async function deleteContent(client: ApiClient, namespace: string, resour
       for (const object of left)
         for (const finalizer of object.metadata.finalizers ?? []) report.finalizers.set(finalizer, (report.finalizers.get(finalizer) ?? 0) + 1);
     } catch (err) {
-      report.failures.push(`${groupResource(resource.type)}: ${(err as Error).message}`);
+      report.failures.push(`${groupResource(resource.type)}: ${errorMessage(err)}`);
     }
   }
   return report;
