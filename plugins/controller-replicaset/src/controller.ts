@@ -1,4 +1,4 @@
-import { isApiError, isPodReady, labelSelectorFromObject, RESOURCES, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
+import { errorMessage, isApiError, isPodReady, labelSelectorFromObject, RESOURCES, type OwnerReference, type Pod, type ReplicaSet } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import {
   byControllerUid,
@@ -115,13 +115,13 @@ export class ReplicaSetController {
       const controllerRef = newControllerRef(rs, RESOURCES.replicasets);
       const result = await slowStartBatch(count, 1, () => this.createPod(rs, controllerRef));
       for (let skipped = count - result.successes; skipped > 0; skipped -= 1) this.expectations.creationObserved(key);
-      if (result.error) return { reason: 'FailedCreate', message: (result.error as Error).message, cause: result.error };
+      if (result.error) return { reason: 'FailedCreate', message: errorMessage(result.error), cause: result.error };
     } else if (diff > 0) {
       const victims = podsToDelete(pods, Math.min(diff, BURST_REPLICAS));
       this.expectations.expectDeletions(key, victims.map(objectKey));
       const results = await Promise.allSettled(victims.map((pod) => this.deletePod(rs, pod)));
       const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-      if (failed) return { reason: 'FailedDelete', message: (failed.reason as Error).message, cause: failed.reason };
+      if (failed) return { reason: 'FailedDelete', message: errorMessage(failed.reason), cause: failed.reason };
     }
     return undefined;
   }
@@ -131,7 +131,7 @@ export class ReplicaSetController {
       const pod = await this.ctx.client.create<Pod>(RESOURCES.pods, podFromTemplate(rs, controllerRef), rs.metadata.namespace);
       this.ctx.recorder.event(rs, 'Normal', EVENT_REASON.CREATED, `Created pod: ${pod.metadata.name}`);
     } catch (err) {
-      this.ctx.recorder.event(rs, 'Warning', EVENT_REASON.CREATE_FAILED, `Error creating: ${(err as Error).message}`);
+      this.ctx.recorder.event(rs, 'Warning', EVENT_REASON.CREATE_FAILED, `Error creating: ${errorMessage(err)}`);
       throw err;
     }
   }
@@ -144,7 +144,7 @@ export class ReplicaSetController {
       // The deletion will not be observed now; without this the ReplicaSet would wait out the timeout.
       this.expectations.deletionObserved(objectKey(rs), objectKey(pod));
       if (isApiError(err, 'NotFound')) return;
-      this.ctx.recorder.event(rs, 'Warning', EVENT_REASON.DELETE_FAILED, `Error deleting: ${(err as Error).message}`);
+      this.ctx.recorder.event(rs, 'Warning', EVENT_REASON.DELETE_FAILED, `Error deleting: ${errorMessage(err)}`);
       throw err;
     }
   }
