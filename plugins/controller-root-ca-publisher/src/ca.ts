@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { errorMessage } from '@skiff/api';
 import type { Kernel } from '@skiff/kernel';
 import { RootCaPublisherError } from './errors.js';
 
@@ -16,7 +17,7 @@ export function clusterCaPem(kernel: Kernel, caFile: string | undefined): string
     try {
       pem = readFileSync(path, 'utf8');
     } catch (err) {
-      throw new RootCaPublisherError('SKIFF_ERR_ROOT_CA_PUBLISHER_NO_CA', { detail: `cannot read ${path}: ${(err as Error).message}` }, { cause: err });
+      throw new RootCaPublisherError('SKIFF_ERR_ROOT_CA_PUBLISHER_NO_CA', { detail: `cannot read ${path}: ${errorMessage(err)}` }, { cause: err });
     }
   } else if (kernel.hasComponent('apiServerInfo')) {
     pem = kernel.resolve('apiServerInfo').caPem;
@@ -28,7 +29,7 @@ export function clusterCaPem(kernel: Kernel, caFile: string | undefined): string
   try {
     new X509Certificate(pem);
   } catch (err) {
-    throw new RootCaPublisherError('SKIFF_ERR_ROOT_CA_PUBLISHER_NO_CA', { detail: `not a PEM certificate (${(err as Error).message})` }, { cause: err });
+    throw new RootCaPublisherError('SKIFF_ERR_ROOT_CA_PUBLISHER_NO_CA', { detail: `not a PEM certificate (${errorMessage(err)})` }, { cause: err });
   }
   return pem;
 }
