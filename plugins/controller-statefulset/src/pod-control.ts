@@ -1,4 +1,4 @@
-import { isApiError, RESOURCES, type Pod, type StatefulSet } from '@skiff/api';
+import { errorMessage, isApiError, RESOURCES, type Pod, type StatefulSet } from '@skiff/api';
 import { ownerReferencesPatch } from '@skiff/controller-manager';
 import type { ApiClient, EventRecorder } from '@skiff/kernel';
 import { claimOwnerReferences, claimOwnersUpToDate, claimsFor, existingClaims, hasUnexpectedController, type ClaimLookup } from './claims.js';
@@ -135,7 +135,7 @@ export class StatefulPodControl {
           patchType: 'json',
         });
       } catch (err) {
-        throw new Error(`could not update claim ${claim.metadata.name} for delete policy ownerRefs: ${(err as Error).message}`, { cause: err });
+        throw new Error(`could not update claim ${claim.metadata.name} for delete policy ownerRefs: ${errorMessage(err)}`, { cause: err });
       }
     }
   }
@@ -157,7 +157,7 @@ export class StatefulPodControl {
       } catch (err) {
         if (isApiError(err, 'AlreadyExists')) continue;
         this.claimEvent(set, pod, claim.metadata.name!, err);
-        errors.push(new Error(`failed to create PVC ${claim.metadata.name}: ${(err as Error).message}`, { cause: err }));
+        errors.push(new Error(`failed to create PVC ${claim.metadata.name}: ${errorMessage(err)}`, { cause: err }));
       }
     }
     if (errors.length === 1) throw errors[0]!;
@@ -167,7 +167,7 @@ export class StatefulPodControl {
   private podEvent(verb: Verb, set: StatefulSet, pod: Pod, err?: unknown): void {
     const subject = `${verb} Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name}`;
     if (err === undefined) this.recorder.event(set, 'Normal', REASONS[verb].ok, `${subject} successful`);
-    else this.recorder.event(set, 'Warning', REASONS[verb].failed, `${subject} failed error: ${(err as Error).message}`);
+    else this.recorder.event(set, 'Warning', REASONS[verb].failed, `${subject} failed error: ${errorMessage(err)}`);
   }
 
   private claimEvent(set: StatefulSet, pod: Pod, claim: string, err?: unknown): void {
@@ -178,7 +178,7 @@ export class StatefulPodControl {
         set,
         'Warning',
         EVENT_REASON.CREATE_FAILED,
-        `create Claim ${claim} for Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(err as Error).message}`,
+        `create Claim ${claim} for Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${errorMessage(err)}`,
       );
   }
 }

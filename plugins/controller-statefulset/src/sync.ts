@@ -1,4 +1,13 @@
-import { isApiError, RESOURCES, type ControllerRevision, type OwnerReference, type Pod, type StatefulSet, type StatefulSetStatus } from '@skiff/api';
+import {
+  errorMessage,
+  isApiError,
+  RESOURCES,
+  type ControllerRevision,
+  type OwnerReference,
+  type Pod,
+  type StatefulSet,
+  type StatefulSetStatus,
+} from '@skiff/api';
 import type { ApiClient, Logger } from '@skiff/kernel';
 import type { ClaimLookup } from './claims.js';
 import { revisionOf } from './identity.js';
@@ -181,9 +190,9 @@ export async function slowStartBatch<T>(items: readonly T[], fn: (item: T) => Pr
     const batch = items.slice(next, next + size);
     next += batch.length;
     const results = await Promise.allSettled(batch.map(fn));
-    const failures = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected').map((result) => result.reason as Error);
+    const failures: unknown[] = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected').map((result) => result.reason);
     if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new AggregateError(failures, `[${failures.map((err) => err.message).join(', ')}]`);
+    if (failures.length > 1) throw new AggregateError(failures, `[${failures.map(errorMessage).join(', ')}]`);
   }
 }
 
