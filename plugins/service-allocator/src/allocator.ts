@@ -1,4 +1,4 @@
-import { errors, fieldErrors, RESOURCES, type Service, type StatusCause } from '@skiff/api';
+import { errorMessage, errors, fieldErrors, RESOURCES, type Service, type StatusCause } from '@skiff/api';
 import { isAdmissionFor, type AdmissionRequest, type Logger } from '@skiff/kernel';
 import { isIPFamily, type IPFamily, type ServiceCIDR } from './cidr.js';
 import { ClusterIPAllocator, ClusterIPError, type ServiceLookup } from './cluster-ips.js';
@@ -152,7 +152,7 @@ export class ServiceAllocator {
         rollbacks.push(() => this.nodePorts.release(holding));
         return holding.value;
       } catch (err) {
-        throw errors.internal(`failed to allocate a nodePort: ${(err as Error).message}`);
+        throw errors.internal(`failed to allocate a nodePort: ${errorMessage(err)}`);
       }
     };
 
