@@ -1,5 +1,6 @@
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { errorMessage } from '@skiff/api';
 import { StorageError } from './errors.js';
 
 /**
@@ -25,7 +26,7 @@ export class HostDirectories {
       await mkdir(path, { recursive: true });
       await chmod(path, 0o777);
     } catch (err) {
-      throw new StorageError('SKIFF_ERR_STORAGE_DIRECTORY', { action: 'create', path, detail: (err as Error).message }, { cause: err });
+      throw new StorageError('SKIFF_ERR_STORAGE_DIRECTORY', { action: 'create', path, detail: errorMessage(err) }, { cause: err });
     }
   }
 
@@ -34,7 +35,7 @@ export class HostDirectories {
     try {
       await rm(path, { recursive: true, force: true });
     } catch (err) {
-      throw new StorageError('SKIFF_ERR_STORAGE_DIRECTORY', { action: 'remove', path, detail: (err as Error).message }, { cause: err });
+      throw new StorageError('SKIFF_ERR_STORAGE_DIRECTORY', { action: 'remove', path, detail: errorMessage(err) }, { cause: err });
     }
   }
 
