@@ -1,4 +1,4 @@
-import { RESOURCES, type Pod, type ServiceAccountTokenProjection } from '@skiff/api';
+import { errorMessage, RESOURCES, type Pod, type ServiceAccountTokenProjection } from '@skiff/api';
 import type { VolumeContext } from '@skiff/kernel';
 import { VolumeError } from './errors.js';
 import { DEFAULT_TOKEN_EXPIRATION_SECONDS, TOKEN_MAX_AGE_MS, TOKEN_REFRESH_FRACTION } from './names.js';
@@ -46,7 +46,7 @@ export class ServiceAccountTokens {
     } catch (err) {
       // A token that is still valid beats none while the API is unreachable.
       if (held && held.expiresAt > now) return held.token;
-      throw new VolumeError('SKIFF_ERR_VOLUME_TOKEN', { detail: (err as Error).message }, { cause: err });
+      throw new VolumeError('SKIFF_ERR_VOLUME_TOKEN', { detail: errorMessage(err) }, { cause: err });
     }
     const token = response.status?.token;
     if (!token) throw new VolumeError('SKIFF_ERR_VOLUME_TOKEN', { detail: 'the TokenRequest answer has no token' });

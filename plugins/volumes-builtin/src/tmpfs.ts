@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { errorMessage } from '@skiff/api';
 import { mountPoints } from '@skiff/node-host';
 import { VolumeError } from './errors.js';
 
@@ -24,7 +25,7 @@ export async function mountTmpfs(dir: string, mode: number, sizeBytes?: number):
     throw new VolumeError('SKIFF_ERR_VOLUME_MOUNT', {
       what: 'tmpfs',
       path: dir,
-      detail: ((err as { stderr?: string }).stderr || (err as Error).message).trim(),
+      detail: ((err as { stderr?: string }).stderr || errorMessage(err)).trim(),
     });
   }
 }
