@@ -156,11 +156,4 @@ function rangeOption(option: string, cidr: string, family: 'IPv4' | 'IPv6'): Ser
 
 export type ServiceAllocatorOptions = PluginOptions<typeof plugin>;
 
-export { ServiceAllocator } from './allocator.js';
-export { ServiceCIDR, canonicalIP, familyOf, type IPFamily } from './cidr.js';
-export { NodePortAllocator, PortRange, NodePortError } from './node-ports.js';
-export { ClusterIPAllocator, ClusterIPError } from './cluster-ips.js';
-export { Holdings, type Holding } from './holdings.js';
-export { repair, type RepairReport } from './repair.js';
-export { ServiceAllocatorError, SERVICE_ALLOCATOR_ERRORS, type ServiceAllocatorErrorCode } from './errors.js';
-export * from './names.js';
+export { PLUGIN_NAME } from './names.js';
