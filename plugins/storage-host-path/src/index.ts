@@ -74,19 +74,4 @@ export default plugin;
 
 export type StorageHostPathOptions = PluginOptions<typeof plugin>;
 
-export { PersistentVolumeBinder, type BinderOptions } from './controller.js';
-export { admitStorage, type StorageAdmissionOptions } from './admission.js';
-export { HostDirectories } from './host-directories.js';
-export { defaultClassObject, ensureStorageClass } from './storage-class.js';
-export {
-  findVolumeForClaim,
-  unsatisfiedBecause,
-  defaultStorageClass,
-  isDefaultClass,
-  isClaimInUse,
-  isVolumeBoundToClaim,
-  provisionedVolume,
-  volumeNameFor,
-} from './matching.js';
-export * from './names.js';
-export { StorageError, STORAGE_ERRORS, type StorageErrorCode } from './errors.js';
+export { CONTROLLER_NAME, PLUGIN_NAME, PROVISIONER } from './names.js';
