@@ -1,6 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { isApiError, RESOURCES, type KubeObject, type PersistentVolume, type PersistentVolumeClaim, type ResourceType, type StorageClass } from '@skiff/api';
+import {
+  isApiError,
+  RESOURCES,
+  type Event,
+  type KubeObject,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type ResourceType,
+  type StorageClass,
+} from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,7 +153,7 @@ describe('host-path storage against a real API server', () => {
     const created = await client.create(RESOURCES.persistentvolumeclaims, claim('classless', { storageClassName: '' }), NS);
     expect(created.spec!.storageClassName).toBe('');
     await waitFor('a FailedBinding event', async () =>
-      (await client.list(EVENTS, NS)).items.some((event) => (event as { reason?: string }).reason === 'FailedBinding'),
+      (await client.list<Event>(RESOURCES.events, NS)).items.some((event) => event.reason === 'FailedBinding'),
     );
     expect((await client.get<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, 'classless', NS)).status?.phase).toBe('Pending');
 
@@ -238,8 +247,6 @@ describe('options', () => {
     expect(existsSync(join(plane.dataDir, 'disks', bound.spec!.volumeName!))).toBe(true);
   });
 });
-
-const EVENTS: ResourceType = { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true };
 
 describe('claims naming their volume, and volumes we cannot delete', () => {
   let plane: ControlPlane;
