@@ -2,19 +2,16 @@ import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, isApiError, type Event, type KubeObject, type Pod, type ResourceType } from '@skiff/api';
+import { RESOURCES, isApiError, type Event, type KubeObject, type Pod } from '@skiff/api';
 import serviceAccountTokens from '@skiff/plugin-authn-serviceaccount';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { nodePlugins } from '../test-support/node-plugins.js';
-
-const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
-const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
 
 let cluster: ControlPlane;
 beforeAll(async () => {
   cluster = await startControlPlane([...nodePlugins(), serviceAccountTokens], { config: { nodes: 1, logLevel: 'silent' } });
   await cluster.client.create<KubeObject>(
-    SERVICE_ACCOUNTS,
+    RESOURCES.serviceaccounts,
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'default' } },
     'default',
   );
@@ -58,7 +55,7 @@ describe('volumes on a real API server', () => {
     expect((await getPod('mounted')).status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating');
 
     await cluster.client.create<KubeObject>(
-      CONFIG_MAPS,
+      RESOURCES.configmaps,
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { color: 'blue' } },
       'default',
     );
