@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileSchema, type JSONSchemaProps, type ValidationRule } from './index.js';
+import type { ValidationRule } from '@skiff/api';
+import { compileSchema, type JSONSchemaProps } from './index.js';
 
 const specSchema = (rules: ValidationRule[], properties?: Record<string, JSONSchemaProps>): JSONSchemaProps => ({
   type: 'object',

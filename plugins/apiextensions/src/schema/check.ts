@@ -1,7 +1,7 @@
 // checkSchema: what the API server requires of a CRD version's openAPIV3Schema before it accepts the CRD —
 // a structural schema, defaults that are pruned and valid, the keywords and extensions it supports, and CEL
 // rules that compile. Causes are named from `path` (…openAPIV3Schema) the way upstream names them.
-import type { StatusCause } from '@skiff/api';
+import type { StatusCause, ValidationRule } from '@skiff/api';
 import { forbidden, goJSON, invalid, notSupported, Printed, required } from './causes.js';
 import { validateRules } from './cel/validate.js';
 import { attachRules } from './compile.js';
@@ -9,7 +9,7 @@ import { compileNode, copyJSON, jsonEqual, type SchemaNode } from './node.js';
 import { validateOpenAPI } from './openapi.js';
 import { pruneValue } from './prune.js';
 import { regexError } from './regex.js';
-import { DEFAULT_CEL_BUDGET, type JSONSchemaProps, type ValidationRule } from './types.js';
+import { DEFAULT_CEL_BUDGET, type JSONSchemaProps } from './types.js';
 
 type Level = 'root' | 'item' | 'field';
 

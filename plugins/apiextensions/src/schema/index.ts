@@ -3,4 +3,4 @@
 export { checkSchema } from './check.js';
 export { compileSchema } from './compile.js';
 export { DEFAULT_CEL_BUDGET } from './types.js';
-export type { CompileOptions, CompiledSchema, JSONSchemaProps, ValidationRule, ValidationRuleReason } from './types.js';
+export type { CompileOptions, CompiledSchema, JSONSchemaProps } from './types.js';

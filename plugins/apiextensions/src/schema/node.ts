@@ -1,8 +1,9 @@
 // A schema compiled into a tree of nodes: every lookup the request path makes (property schemas, defaults,
 // formats, patterns) is done once per CRD version instead of once per object.
+import type { ValidationRule } from '@skiff/api';
 import { effectiveFormat, stringFormatCheck } from './formats.js';
 import { compileRegex, regexError, type Matcher } from './regex.js';
-import type { JSONSchemaProps, ValidationRule } from './types.js';
+import type { JSONSchemaProps } from './types.js';
 
 /** A compiled CEL rule, filled in by the CEL compiler (cel/compile.ts). */
 export interface RuleProgram {

@@ -1,21 +1,12 @@
 // The shape of apiextensions.k8s.io/v1 JSONSchemaProps as a CRD carries it, and the compiled form the
 // custom-resource handler uses per served version.
-import type { StatusCause } from '@skiff/api';
+import type { StatusCause, ValidationRule } from '@skiff/api';
 
-/** The `reason` a CEL rule may give its failures (the cause type it is reported with). */
-export type ValidationRuleReason = 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
-
-/** One entry of `x-kubernetes-validations`. */
-export interface ValidationRule {
-  rule: string;
-  message?: string;
-  messageExpression?: string;
-  reason?: ValidationRuleReason | string;
-  fieldPath?: string;
-  optionalOldSelf?: boolean;
-}
-
-/** apiextensions.k8s.io/v1 JSONSchemaProps: the keywords a CRD schema may use (and some it may not, so they can be refused). */
+/**
+ * apiextensions.k8s.io/v1 JSONSchemaProps: the keywords a CRD schema may use (and some it may not, so they can be
+ * refused). Kept here because the generated type renders items, additionalProperties, additionalItems and
+ * dependencies as Go's wrapper structs, where JSON has a schema, a list, a boolean or a list of names.
+ */
 export interface JSONSchemaProps {
   id?: string;
   $schema?: string;

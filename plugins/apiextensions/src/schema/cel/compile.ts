@@ -1,9 +1,9 @@
 // Compiling x-kubernetes-validations rules: parse, check the rule against the schema of the node it sits on
 // (fields that do not exist, functions that do not exist, a result that cannot be a bool), put the step
 // meter into every comprehension, and plan the program once.
+import type { ValidationRule } from '@skiff/api';
 import { parse, plan } from '@bufbuild/cel';
 import type { RuleProgram, SchemaNode } from '../node.js';
-import type { ValidationRule } from '../types.js';
 import { isKnownFunction, ruleEnv, STEP_FUNCTION } from './library.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
