@@ -80,7 +80,7 @@ export function unlistedSecretReference(spec: PodSpec, account: ServiceAccount):
   const fromContainers = unlistedContainerSecret(spec, 'initContainers', listed, name) ?? unlistedContainerSecret(spec, 'containers', listed, name);
   if (fromContainers) return fromContainers;
   const pullable = new Set((account.imagePullSecrets ?? []).map((secret) => secret.name ?? ''));
-  const pullSecrets = (Array.isArray(spec.imagePullSecrets) ? spec.imagePullSecrets : []) as { name?: string }[];
+  const pullSecrets = Array.isArray(spec.imagePullSecrets) ? spec.imagePullSecrets : [];
   const index = pullSecrets.findIndex((secret) => !pullable.has(secret.name ?? ''));
   if (index >= 0) return { code: 'SKIFF_ERR_SERVICE_ACCOUNT_PULL_SECRET', params: { index, secret: pullSecrets[index]!.name ?? '', account: name } };
   return undefined;
