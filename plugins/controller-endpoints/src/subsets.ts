@@ -33,7 +33,7 @@ export function podAddress(service: Service, pod: Pod): EndpointAddress | undefi
   const ip = podIPs(pod).find((candidate) => isIPv6Address(candidate) === ipv6);
   if (!ip) return undefined;
   const address: EndpointAddress = { ip };
-  if (shouldSetHostname(pod, service)) address.hostname = (pod.spec as { hostname?: string }).hostname;
+  if (shouldSetHostname(pod, service)) address.hostname = pod.spec.hostname;
   if (pod.spec.nodeName) address.nodeName = pod.spec.nodeName;
   address.targetRef = { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid };
   return address;
