@@ -1,11 +1,10 @@
-import type { Pod, PodSpec } from '@skiff/api';
+import type { Pod, PodSpec, ServiceAccount } from '@skiff/api';
 import { ADMISSION_STAGE, definePlugin, isAdmissionFor, packageInfo, type AdmissionRequest, type PluginOptions } from '@skiff/kernel';
 import { ServiceAccountAdmissionError } from './errors.js';
 import { findServiceAccount } from './lookup.js';
 import { DEFAULT_SERVICE_ACCOUNT, ENFORCE_MOUNTABLE_SECRETS_ANNOTATION, MIRROR_POD_ANNOTATION, PLUGIN_NAME } from './names.js';
 import { enforcesMountableSecrets, mirrorPodRefusal, unlistedEphemeralSecretReference, unlistedSecretReference, type Refusal } from './secret-references.js';
 import { mountToken } from './token-volume.js';
-import type { ServiceAccount } from './types.js';
 
 /** The pod spec fields this plugin reads and fills in. */
 type AccountSpec = PodSpec & {
