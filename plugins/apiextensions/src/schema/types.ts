@@ -5,7 +5,7 @@ import type { StatusCause, ValidationRule } from '@skiff/api';
 /**
  * apiextensions.k8s.io/v1 JSONSchemaProps: the keywords a CRD schema may use (and some it may not, so they can be
  * refused). Kept here because the generated type renders items, additionalProperties, additionalItems and
- * dependencies as Go's wrapper structs, where JSON has a schema, a list, a boolean or a list of names.
+ * dependencies with Go's wrapper structs, where JSON has a schema, a list, a boolean or a list of names.
  */
 export interface JSONSchemaProps {
   id?: string;
