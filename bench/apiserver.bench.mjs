@@ -13,7 +13,7 @@ import { startBenchApiServer } from './bench-cluster.mjs';
 import { load as runLoad } from './https-load.mjs';
 import fastify from 'fastify';
 import { ensurePki } from '@skiff/apiserver';
-import { encodeProtobufObject } from '@skiff/api';
+import { encodeProtobufObject } from '@skiff/api/protobuf';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);

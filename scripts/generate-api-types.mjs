@@ -42,6 +42,10 @@ const SCALAR_MESSAGES = Object.freeze({
   'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'number | string',
   'k8s.io.apimachinery.pkg.runtime.RawExtension': 'unknown',
   'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSON': 'unknown',
+  // Go structs with JSON forms of their own: a schema or a list of schemas, a boolean or a schema, a schema or names.
+  'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray': 'JSONSchemaProps | JSONSchemaProps[]',
+  'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool': 'boolean | JSONSchemaProps',
+  'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray': 'JSONSchemaProps | string[]',
 });
 const TIMES = Object.freeze([`${META}.Time`, `${META}.MicroTime`]);
 const SCALARS = Object.freeze({ string: 'string', bytes: 'string', bool: 'boolean', int32: 'number', int64: 'number', double: 'number', float: 'number' });

@@ -1,3 +1,6 @@
+// @skiff/api: the object model — every kind's type and coordinates, API errors, selectors, quantities,
+// defineKind. Validation, patches, protobuf and schemas have their own entries: @skiff/api/validation,
+// @skiff/api/patch, @skiff/api/protobuf, @skiff/api/schema.
 export * from './types.js';
 export * from './errors.js';
 export * from './guards.js';
@@ -6,10 +9,6 @@ export * from './labels.js';
 export * from './fields.js';
 export * from './quantity.js';
 export * from './duration.js';
-export * from './patch/index.js';
-export * from './schema.js';
-export * from './validation.js';
-export * from './defaults.js';
 export * from './limits.js';
 export * from './downward-api.js';
 export * from './ipv4.js';
@@ -20,7 +19,4 @@ export * from './cron.js';
 export * from './string-maps.js';
 export * from './service-endpoints.js';
 export * from './freeze.js';
-export * from './protobuf/index.js';
-export * from './generated/facts.js';
 export * from './kinds/index.js';
-export * from './managed-fields/index.js';

@@ -3,19 +3,16 @@
 // defaulting and pruning come from the version's structural schema; columns from additionalPrinterColumns.
 import {
   apiVersionOf,
-  decodeObject,
   defineKind,
   humanAge,
-  messageSchema,
   readJsonPath,
-  t,
   type ColumnSpec,
   type CustomResourceColumnDefinition,
   type KubeObject,
-  type ObjectSchema,
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
+import { decodeObject, messageSchema, t, type ObjectSchema } from '@skiff/api/schema';
 import { storageVersion, type CustomResourceDefinition, type CustomResourceVersion } from './crd.js';
 import { customKindSchema } from './kind-schema.js';
 import { compileSchema, type CompiledSchema } from './schema/index.js';

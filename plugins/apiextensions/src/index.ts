@@ -1,4 +1,5 @@
-import { errors, fieldErrors, parseJsonPath, type StatusCause } from '@skiff/api';
+import { errors, parseJsonPath, type StatusCause } from '@skiff/api';
+import { fieldErrors } from '@skiff/api/validation';
 import { createLoopbackClient } from '@skiff/client';
 import { ADMISSION_STAGE, definePlugin, LIFECYCLE_STAGE, packageInfo } from '@skiff/kernel';
 import type { CustomResourceDefinition } from './crd.js';

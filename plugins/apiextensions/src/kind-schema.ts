@@ -1,7 +1,7 @@
 // A custom resource's schema in Skiff's schema language, for what the API server derives from any kind's schema:
 // OpenAPI documents (`kubectl explain`) and server-side apply's field sets. Each node below the root carries the
 // CRD's own JSON schema as its OpenAPI form, so the published document is the one the CRD author wrote.
-import { messageSchema, t, type ApiFieldFacts, type ObjectSchema, type Schema } from '@skiff/api';
+import { messageSchema, t, type ApiFieldFacts, type ObjectSchema, type Schema } from '@skiff/api/schema';
 import type { JSONSchemaProps } from './schema/index.js';
 
 const OBJECT_META = 'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta';

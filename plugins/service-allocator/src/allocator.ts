@@ -1,4 +1,5 @@
-import { errorMessage, errors, fieldErrors, RESOURCES, type Service, type StatusCause } from '@skiff/api';
+import { errorMessage, errors, RESOURCES, type Service, type StatusCause } from '@skiff/api';
+import { fieldErrors } from '@skiff/api/validation';
 import { isAdmissionFor, type AdmissionRequest, type Logger } from '@skiff/kernel';
 import { isIPFamily, type IPFamily, type ServiceCIDR } from './cidr.js';
 import { ClusterIPAllocator, ClusterIPError, type ServiceLookup } from './cluster-ips.js';

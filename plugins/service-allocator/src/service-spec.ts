@@ -1,4 +1,5 @@
-import { fieldErrors, type Service, type ServiceSpec, type StatusCause } from '@skiff/api';
+import { type Service, type ServiceSpec, type StatusCause } from '@skiff/api';
+import { fieldErrors } from '@skiff/api/validation';
 import { familyOf, isIPFamily, type IPFamily } from './cidr.js';
 
 export const NONE = 'None';

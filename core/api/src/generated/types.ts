@@ -2138,16 +2138,16 @@ export interface JSONSchemaProps {
   maxProperties?: number;
   minProperties?: number;
   required?: string[];
-  items?: JSONSchemaPropsOrArray;
+  items?: JSONSchemaProps | JSONSchemaProps[];
   allOf?: JSONSchemaProps[];
   oneOf?: JSONSchemaProps[];
   anyOf?: JSONSchemaProps[];
   not?: JSONSchemaProps;
   properties?: Record<string, JSONSchemaProps>;
-  additionalProperties?: JSONSchemaPropsOrBool;
+  additionalProperties?: boolean | JSONSchemaProps;
   patternProperties?: Record<string, JSONSchemaProps>;
-  dependencies?: Record<string, JSONSchemaPropsOrStringArray>;
-  additionalItems?: JSONSchemaPropsOrBool;
+  dependencies?: Record<string, JSONSchemaProps | string[]>;
+  additionalItems?: boolean | JSONSchemaProps;
   definitions?: Record<string, JSONSchemaProps>;
   externalDocs?: ExternalDocumentation;
   example?: unknown;
@@ -2159,24 +2159,6 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-type'?: string;
   'x-kubernetes-map-type'?: string;
   'x-kubernetes-validations'?: ValidationRule[];
-}
-
-/** apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray */
-export interface JSONSchemaPropsOrArray {
-  schema: JSONSchemaProps;
-  jSONSchemas: JSONSchemaProps[];
-}
-
-/** apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool */
-export interface JSONSchemaPropsOrBool {
-  allows: boolean;
-  schema: JSONSchemaProps;
-}
-
-/** apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray */
-export interface JSONSchemaPropsOrStringArray {
-  schema: JSONSchemaProps;
-  property: string[];
 }
 
 /** api.core.v1.KeyToPath */

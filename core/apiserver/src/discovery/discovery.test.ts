@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WireReader } from '@skiff/api';
+import { WireReader } from '@skiff/api/protobuf';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
 
 let server: TestServer;

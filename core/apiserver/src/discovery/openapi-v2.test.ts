@@ -1,4 +1,4 @@
-import { WireReader } from '@skiff/api';
+import { WireReader } from '@skiff/api/protobuf';
 import { describe, expect, it } from 'vitest';
 import { builtinResources } from '../kinds/index.js';
 import { servedGroups } from './groups.js';

@@ -4,7 +4,9 @@
 // OpenAPIv2.proto: Document (swagger 1, info 2, paths 8, definitions 9), Schema (_ref 1, format 2,
 // description 4, default 5, required 19, enum 20, additional_properties 21, type 22, items 23,
 // properties 25, vendor_extension 31).
-import { isJsonObject, toOpenApiComponents, WIRE_TYPE, WireWriter, type OpenApiSchema } from '@skiff/api';
+import { isJsonObject } from '@skiff/api';
+import { WIRE_TYPE, WireWriter } from '@skiff/api/protobuf';
+import { toOpenApiComponents, type OpenApiSchema } from '@skiff/api/schema';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { stringify } from 'yaml';
 import type { GroupVersions } from './groups.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { toOpenApiComponents, type ObjectSchema, type OpenApiSchema } from '@skiff/api';
+import { toOpenApiComponents, type ObjectSchema, type OpenApiSchema } from '@skiff/api/schema';
 import type { ResourceDefinition } from '@skiff/kernel';
 import type { GroupVersions } from './groups.js';
 import { verbsOf } from './subresources.js';

@@ -2,10 +2,7 @@
 // CEL expressions are checked for presence only; they are not compiled.
 import {
   defineKind,
-  fieldErrors,
-  isDNS1123Subdomain,
   RESOURCES,
-  validateLabelSelector,
   type LabelSelector,
   type MatchResources,
   type MutatingAdmissionPolicy,
@@ -22,6 +19,7 @@ import {
   type ValidatingWebhook,
   type ValidatingWebhookConfiguration,
 } from '@skiff/api';
+import { fieldErrors, isDNS1123Subdomain, validateLabelSelector } from '@skiff/api/validation';
 import { AGE_COLUMN, computed, selectorCell } from './columns.js';
 
 const DEFAULT_TIMEOUT_SECONDS = 10;

@@ -2,17 +2,14 @@
 // resources they define is separate.
 import {
   defineKind,
-  fieldErrors,
-  isDNS1123Label,
-  isDNS1123Subdomain,
   RESOURCES,
-  validateImmutable,
   type CustomResourceDefinition,
   type CustomResourceDefinitionNames,
   type CustomResourceDefinitionSpec,
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
+import { fieldErrors, isDNS1123Label, isDNS1123Subdomain, validateImmutable } from '@skiff/api/validation';
 import { column } from './columns.js';
 
 const SCOPES = ['Cluster', 'Namespaced'];

@@ -1,5 +1,6 @@
 // apiregistration.k8s.io/v1: API services — which server answers for a group/version.
-import { defineKind, fieldErrors, isDNS1123Subdomain, RESOURCES, type APIService, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { defineKind, RESOURCES, type APIService, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { fieldErrors, isDNS1123Subdomain } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
 
 const DEFAULT_SERVICE_PORT = 443;

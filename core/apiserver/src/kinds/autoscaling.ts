@@ -1,7 +1,6 @@
 // autoscaling/v2: horizontal pod autoscalers (served in upstream's preferred version only).
 import {
   defineKind,
-  fieldErrors,
   pathSegmentErrors,
   RESOURCES,
   type AutoscalingV1HorizontalPodAutoscaler,
@@ -21,6 +20,7 @@ import {
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
+import { fieldErrors } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
 
 /** The CPU utilization an autoscaler without metrics aims for. */

@@ -2,21 +2,12 @@
 // is only known once the server has filled in the metadata — hence prepareForCreate, not defaults.
 import {
   cronScheduleError,
-  defaultPodTemplate,
   defineKind,
-  fieldErrors,
   humanAge,
   humanDuration,
-  isDNS1123Label,
   isKnownTimeZone,
-  isQualifiedName,
   labelSelectorFromObject,
   RESOURCES,
-  semanticEqual,
-  validateImmutable,
-  validateLabelSelector,
-  validateNonnegative,
-  validatePodTemplateSpec,
   type CronJob,
   type CronJobSpec,
   type Job,
@@ -28,6 +19,17 @@ import {
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
+import {
+  defaultPodTemplate,
+  fieldErrors,
+  isDNS1123Label,
+  isQualifiedName,
+  semanticEqual,
+  validateImmutable,
+  validateLabelSelector,
+  validateNonnegative,
+  validatePodTemplateSpec,
+} from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed, selectorCell, templateColumns } from './columns.js';
 import { selectorField } from './field-selectors.js';
 import { domainPrefixedPathErrors } from './networking.js';

@@ -1,18 +1,7 @@
 // certificates.k8s.io/v1: certificate signing requests. The requesting user (spec.username, uid, groups,
 // extra) is recorded by the create handler registered in kinds/index.ts, which sees the request.
-import {
-  defineKind,
-  fieldErrors,
-  GoLiteral,
-  humanDuration,
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  restoreField,
-  RESOURCES,
-  type CertificateSigningRequest,
-  type ResourceDefinition,
-  type StatusCause,
-} from '@skiff/api';
+import { defineKind, humanDuration, restoreField, RESOURCES, type CertificateSigningRequest, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { fieldErrors, GoLiteral, isDNS1123Label, isDNS1123Subdomain } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
 
 const MIN_EXPIRATION_SECONDS = 600;

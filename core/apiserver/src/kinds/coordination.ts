@@ -1,17 +1,6 @@
 // coordination.k8s.io/v1: leases.
-import {
-  defineKind,
-  fieldErrors,
-  nameIsDNSSubdomain,
-  RESOURCES,
-  validateNonnegative,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-  type Lease,
-  type LeaseSpec,
-  type ResourceDefinition,
-  type StatusCause,
-} from '@skiff/api';
+import { defineKind, RESOURCES, type Lease, type LeaseSpec, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { fieldErrors, nameIsDNSSubdomain, validateNonnegative, validateObjectMeta, validateObjectMetaUpdate } from '@skiff/api/validation';
 import { AGE_COLUMN, column } from './columns.js';
 
 /** A positive duration, a non-negative transition count, and a preferred holder only under a strategy. */

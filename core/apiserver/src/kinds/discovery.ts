@@ -1,18 +1,7 @@
 // discovery.k8s.io/v1: endpoint slices.
 import { isIPv4, isIPv6 } from 'node:net';
-import {
-  defineKind,
-  fieldErrors,
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  isQualifiedName,
-  validateImmutable,
-  RESOURCES,
-  validateLabels,
-  type EndpointSlice,
-  type ResourceDefinition,
-  type StatusCause,
-} from '@skiff/api';
+import { defineKind, RESOURCES, type EndpointSlice, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { fieldErrors, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, validateImmutable, validateLabels } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
 
 const MAX_ENDPOINTS = 1000;

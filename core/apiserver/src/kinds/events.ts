@@ -1,18 +1,7 @@
 // events.k8s.io/v1: events in their newer shape — who reported what, when, about which object. Stored
 // apart from core v1 events (docs/kinds.md); printed with the same columns.
-import {
-  defineKind,
-  fieldErrors,
-  humanAge,
-  isDNS1123Subdomain,
-  RESOURCES,
-  validateImmutable,
-  validateQualifiedName,
-  type EventsV1Event,
-  type ObjectReference,
-  type ResourceDefinition,
-  type StatusCause,
-} from '@skiff/api';
+import { defineKind, humanAge, RESOURCES, type EventsV1Event, type ObjectReference, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { fieldErrors, isDNS1123Subdomain, validateImmutable, validateQualifiedName } from '@skiff/api/validation';
 import { column, computed, NAME_COLUMN } from './columns.js';
 import { atMost, EVENT_TEXT_LIMITS } from './core/events.js';
 import { selectorField } from './field-selectors.js';

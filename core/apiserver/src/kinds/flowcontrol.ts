@@ -1,7 +1,6 @@
 // flowcontrol.apiserver.k8s.io/v1: API priority and fairness — flow schemas and priority levels.
 import {
   defineKind,
-  fieldErrors,
   RESOURCES,
   type FlowcontrolV1Subject,
   type FlowSchema,
@@ -13,6 +12,7 @@ import {
   type ResourceDefinition,
   type StatusCause,
 } from '@skiff/api';
+import { fieldErrors } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
 
 const DEFAULT_MATCHING_PRECEDENCE = 1000;

@@ -3,17 +3,7 @@
 import { isIP } from 'node:net';
 import {
   defineKind,
-  fieldErrors,
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  isValidCIDR,
-  isValidPortName,
-  isValidPortNumber,
   pathSegmentErrors,
-  validateImmutable,
-  validateLabelSelector,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
   RESOURCES,
   type HTTPIngressPath,
   type Ingress,
@@ -27,6 +17,18 @@ import {
   type ServiceCIDR,
   type StatusCause,
 } from '@skiff/api';
+import {
+  fieldErrors,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isValidCIDR,
+  isValidPortName,
+  isValidPortNumber,
+  validateImmutable,
+  validateLabelSelector,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from '@skiff/api/validation';
 import { AGE_COLUMN, computed, selectorCell } from './columns.js';
 
 const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';

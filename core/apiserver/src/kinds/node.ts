@@ -1,16 +1,6 @@
 // node.k8s.io/v1: runtime classes.
-import {
-  defineKind,
-  fieldErrors,
-  isDNS1123Label,
-  validateImmutable,
-  validateLabels,
-  validateTolerations,
-  RESOURCES,
-  type ResourceDefinition,
-  type RuntimeClass,
-  type StatusCause,
-} from '@skiff/api';
+import { defineKind, RESOURCES, type ResourceDefinition, type RuntimeClass, type StatusCause } from '@skiff/api';
+import { fieldErrors, isDNS1123Label, validateImmutable, validateLabels, validateTolerations } from '@skiff/api/validation';
 import { AGE_COLUMN, column } from './columns.js';
 
 const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;

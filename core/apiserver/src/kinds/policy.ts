@@ -1,16 +1,6 @@
 // policy/v1: pod disruption budgets.
-import {
-  defineKind,
-  fieldErrors,
-  isValidPercent,
-  RESOURCES,
-  validateLabelSelector,
-  validateNonnegative,
-  type PodDisruptionBudget,
-  type PodDisruptionBudgetSpec,
-  type ResourceDefinition,
-  type StatusCause,
-} from '@skiff/api';
+import { defineKind, RESOURCES, type PodDisruptionBudget, type PodDisruptionBudgetSpec, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { fieldErrors, isValidPercent, validateLabelSelector, validateNonnegative } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
 
 type IntOrString = number | string;

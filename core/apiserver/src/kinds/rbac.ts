@@ -1,12 +1,8 @@
 // rbac.authorization.k8s.io/v1: roles, cluster roles and their bindings.
 import {
   defineKind,
-  fieldErrors,
-  GoLiteral,
-  isDNS1123Subdomain,
   pathSegmentErrors,
   RESOURCES,
-  validateLabelSelector,
   type ClusterRole,
   type ClusterRoleBinding,
   type PolicyRule,
@@ -16,6 +12,7 @@ import {
   type RoleBinding,
   type StatusCause,
 } from '@skiff/api';
+import { fieldErrors, GoLiteral, isDNS1123Subdomain, validateLabelSelector } from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed } from './columns.js';
 
 const RBAC_GROUP = RESOURCES.roles.group;

@@ -2,11 +2,7 @@
 // templates, resource slices. CEL selectors are checked for presence only; they are not compiled.
 import {
   defineKind,
-  fieldErrors,
-  isDNS1123Label,
-  isDNS1123Subdomain,
   RESOURCES,
-  validateImmutable,
   type DeviceClass,
   type DeviceSubRequest,
   type ExactDeviceRequest,
@@ -18,6 +14,7 @@ import {
   type ResourceSlice,
   type StatusCause,
 } from '@skiff/api';
+import { fieldErrors, isDNS1123Label, isDNS1123Subdomain, validateImmutable } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
 
 const MAX_REQUESTS = 32;

@@ -1,5 +1,6 @@
 // scheduling.k8s.io/v1: priority classes.
-import { defineKind, fieldErrors, RESOURCES, validateImmutable, type PriorityClass, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { defineKind, RESOURCES, type PriorityClass, type ResourceDefinition, type StatusCause } from '@skiff/api';
+import { fieldErrors, validateImmutable } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
 
 const SYSTEM_PREFIX = 'system-';

@@ -2,13 +2,8 @@
 // classes and CSI storage capacities.
 import {
   defineKind,
-  fieldErrors,
-  isDNS1123Subdomain,
   sameStringMap,
-  validateImmutable,
-  validateLabelSelector,
   RESOURCES,
-  validateQualifiedName,
   type CSIDriver,
   type CSINode,
   type CSIStorageCapacity,
@@ -18,6 +13,7 @@ import {
   type VolumeAttachment,
   type VolumeAttributesClass,
 } from '@skiff/api';
+import { fieldErrors, isDNS1123Subdomain, validateImmutable, validateLabelSelector, validateQualifiedName } from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed } from './columns.js';
 
 const DEFAULT_CLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];

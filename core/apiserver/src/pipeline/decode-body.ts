@@ -1,4 +1,5 @@
-import { cloneJsonValue, decodeProtobufObject, errorMessage, errors, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api';
+import { cloneJsonValue, errorMessage, errors } from '@skiff/api';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api/protobuf';
 import { isMap, isNode, isSeq, parseDocument } from 'yaml';
 import { duplicateJsonFields } from './duplicate-fields.js';
 import { assertJsonNesting, assertWellFormedValue, assertYamlNesting, bodyText } from './body-limits.js';

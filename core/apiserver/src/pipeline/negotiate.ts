@@ -1,4 +1,5 @@
-import { encodeProtobufObject, PROTOBUF_MEDIA_TYPE, protobufMessageOf, type KubeObject } from '@skiff/api';
+import { type KubeObject } from '@skiff/api';
+import { encodeProtobufObject, PROTOBUF_MEDIA_TYPE, protobufMessageOf } from '@skiff/api/protobuf';
 import type { ApiRequest, ApiResponse } from '@skiff/kernel';
 
 /** Whether the client lists protobuf first in Accept (client-go's protobuf clients: `protobuf, json`). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeProtobufObject, encodeProtobufObject } from '@skiff/api';
+import { decodeProtobufObject, encodeProtobufObject } from '@skiff/api/protobuf';
 import { AdmissionError, definePlugin, type AuditEvent } from '@skiff/kernel';
 import { pod, startTestServer, type TestServer } from '../test-support/cluster.js';
 

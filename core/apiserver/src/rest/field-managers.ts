@@ -1,6 +1,7 @@
 // Records who wrote what: every create, update and patch updates metadata.managedFields through
 // @skiff/api's managed-fields functions, with the kind's schema deciding what a field is.
-import { apiVersionOf, recordUpdate, type KubeObject, type ManagedWrite } from '@skiff/api';
+import { apiVersionOf, type KubeObject } from '@skiff/api';
+import { recordUpdate, type ManagedWrite } from '@skiff/api/patch';
 import type { RestContext } from './context.js';
 import { timestamp } from './metadata.js';
 

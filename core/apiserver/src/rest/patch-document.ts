@@ -1,14 +1,6 @@
-import {
-  applyJsonPatch,
-  applyMergePatch,
-  applyStrategicMergePatch,
-  ApiError,
-  DEFAULT_MERGE_KEYS,
-  errorMessage,
-  errors,
-  schemaMergeKeys,
-  type ObjectSchema,
-} from '@skiff/api';
+import { ApiError, errorMessage, errors } from '@skiff/api';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, DEFAULT_MERGE_KEYS, schemaMergeKeys } from '@skiff/api/patch';
+import { type ObjectSchema } from '@skiff/api/schema';
 import { MEDIA_TYPE } from '../pipeline/decode-body.js';
 import { writePrecondition } from './resource-version.js';
 

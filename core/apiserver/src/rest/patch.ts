@@ -1,17 +1,6 @@
-import {
-  applyApplyPatch,
-  applyWithManagedFields,
-  ApiError,
-  DEFAULT_MERGE_KEYS,
-  errorMessage,
-  errors,
-  fieldSetOf,
-  isJsonObject,
-  schemaMergeKeys,
-  type FieldSet,
-  type KubeObject,
-  type ObjectSchema,
-} from '@skiff/api';
+import { ApiError, errorMessage, errors, isJsonObject, type KubeObject } from '@skiff/api';
+import { applyApplyPatch, applyWithManagedFields, DEFAULT_MERGE_KEYS, fieldSetOf, schemaMergeKeys, type FieldSet } from '@skiff/api/patch';
+import { type ObjectSchema } from '@skiff/api/schema';
 import type { ApiResponse } from '@skiff/kernel';
 import type { DecodedBody } from '../pipeline/decode-body.js';
 import { fieldValidationOf, requireObject, typeCheck, withTypeMeta, type FieldValidation } from '../pipeline/type-check.js';

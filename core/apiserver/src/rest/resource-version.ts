@@ -1,4 +1,5 @@
-import { errors, fieldErrors, type StatusCause } from '@skiff/api';
+import { errors, type StatusCause } from '@skiff/api';
+import { fieldErrors } from '@skiff/api/validation';
 import { queryOptionalBool } from '../util/query.js';
 
 // Skiff's resource versions are the store's revisions: unsigned decimal integers that fit Kubernetes'

@@ -1,4 +1,5 @@
-import { errors, fieldErrors, type StatusCause } from '@skiff/api';
+import { errors, type StatusCause } from '@skiff/api';
+import { fieldErrors } from '@skiff/api/validation';
 import type { ApiResponse, ContainerLogOptions, Logger } from '@skiff/kernel';
 import type { RestContext } from '../rest/context.js';
 import { chooseContainer, nodeConnectionOf, nodeFailure, podRef, readPod, type NodeConnectionLookup } from './pod-target.js';

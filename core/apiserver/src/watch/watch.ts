@@ -1,4 +1,5 @@
-import { apiVersionOf, encodeProtobufWatchEvent, PROTOBUF_MEDIA_TYPE, protobufMessageOf, type KubeObject } from '@skiff/api';
+import { apiVersionOf, type KubeObject } from '@skiff/api';
+import { encodeProtobufWatchEvent, PROTOBUF_MEDIA_TYPE, protobufMessageOf } from '@skiff/api/protobuf';
 import type { ApiResponse, WatchEvent } from '@skiff/kernel';
 import { prefersProtobuf } from '../pipeline/negotiate.js';
 import type { RestContext } from '../rest/context.js';

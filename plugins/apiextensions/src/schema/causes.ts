@@ -1,6 +1,7 @@
 // Field errors worded the way Kubernetes' field.Error prints them, with bad values printed as Go does:
 // integers and floats with `%v`, strings with `%q`, maps and lists as JSON with sorted keys.
-import { CAUSE_TYPE, type StatusCause } from '@skiff/api';
+import { type StatusCause } from '@skiff/api';
+import { CAUSE_TYPE } from '@skiff/api/validation';
 
 /** A bad value that is not printed (Go's field.OmitValueType): `Invalid value: <detail>`. */
 export const OMIT = Symbol('omit');

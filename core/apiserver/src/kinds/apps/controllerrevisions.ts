@@ -1,5 +1,6 @@
 // apps/v1 ControllerRevisions: the snapshots StatefulSets and DaemonSets roll between.
-import { defineKind, fieldErrors, RESOURCES, validateImmutable, type ControllerRevision, type StatusCause } from '@skiff/api';
+import { defineKind, RESOURCES, type ControllerRevision, type StatusCause } from '@skiff/api';
+import { fieldErrors, validateImmutable } from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed } from '../columns.js';
 
 export const controllerRevisions = defineKind<ControllerRevision>({

@@ -1,23 +1,17 @@
 // apps/v1 Deployments: their defaults, their validation and the kind.
+import { defineKind, RESOURCES, type Deployment, type DeploymentSpec, type DeploymentStatus, type DeploymentStrategy, type StatusCause } from '@skiff/api';
 import {
   defaultPodTemplate,
-  defineKind,
   fieldErrors,
   goLabelSelector,
   isValidPercent,
-  RESOURCES,
   semanticEqual,
   validateImmutable,
   validateNonnegative,
   validateObjectMeta,
   validateObjectMetaUpdate,
   validatePositive,
-  type Deployment,
-  type DeploymentSpec,
-  type DeploymentStatus,
-  type DeploymentStrategy,
-  type StatusCause,
-} from '@skiff/api';
+} from '@skiff/api/validation';
 import { AGE_COLUMN, computed, templateColumns } from '../columns.js';
 import { APPS_META_RULES, REPLICAS_SCALE, validateReplicaCounts, validateSelectorAndTemplate } from './replica-rules.js';
 

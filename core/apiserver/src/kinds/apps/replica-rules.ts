@@ -1,22 +1,24 @@
 // What Deployments and ReplicaSets check alike: a selector that matches their pod template, the template
 // itself, and the replica counts in their status.
 import {
-  fieldErrors,
-  goLabelSelector,
-  goStringMap,
-  isEmptySelector,
   labelSelectorFromObject,
-  nameIsDNSSubdomain,
-  validateLabelSelector,
-  validateNonnegative,
-  validatePodTemplateSpec,
   type LabelSelector,
   type LabelSelectorMatcher,
-  type ObjectMetaRules,
   type PodTemplateSpec,
   type ScaleDefinition,
   type StatusCause,
 } from '@skiff/api';
+import {
+  fieldErrors,
+  goLabelSelector,
+  goStringMap,
+  isEmptySelector,
+  nameIsDNSSubdomain,
+  validateLabelSelector,
+  validateNonnegative,
+  validatePodTemplateSpec,
+  type ObjectMetaRules,
+} from '@skiff/api/validation';
 
 /** The scale subresource of the kinds that run `spec.replicas` copies of a pod template. */
 export const REPLICAS_SCALE: ScaleDefinition = {

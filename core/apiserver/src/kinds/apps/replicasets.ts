@@ -1,20 +1,15 @@
 // apps/v1 ReplicaSets: their defaults, their validation (the Deployment rules for selector, template and
 // status) and the kind.
+import { defineKind, RESOURCES, type ReplicaSet, type ReplicaSetSpec, type ReplicaSetStatus, type StatusCause } from '@skiff/api';
 import {
   defaultPodTemplate,
-  defineKind,
   goLabelSelector,
-  RESOURCES,
   semanticEqual,
   validateImmutable,
   validateNonnegative,
   validateObjectMeta,
   validateObjectMetaUpdate,
-  type ReplicaSet,
-  type ReplicaSetSpec,
-  type ReplicaSetStatus,
-  type StatusCause,
-} from '@skiff/api';
+} from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed, templateColumns } from '../columns.js';
 import { selectorField } from '../field-selectors.js';
 import { APPS_META_RULES, REPLICAS_SCALE, validateReplicaCounts, validateSelectorAndTemplate } from './replica-rules.js';

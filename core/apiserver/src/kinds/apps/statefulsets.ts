@@ -1,5 +1,6 @@
 // apps/v1 StatefulSets: their defaults, their validation and the kind.
-import { defineKind, fieldErrors, RESOURCES, type StatefulSet, type StatefulSetSpec, type StatusCause } from '@skiff/api';
+import { defineKind, RESOURCES, type StatefulSet, type StatefulSetSpec, type StatusCause } from '@skiff/api';
+import { fieldErrors } from '@skiff/api/validation';
 import { AGE_COLUMN, computed, templateColumns } from '../columns.js';
 import { REPLICAS_SCALE } from './replica-rules.js';
 import { defaultWorkloadSpec, validateWorkload } from './workload-rules.js';

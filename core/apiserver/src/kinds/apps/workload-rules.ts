@@ -1,4 +1,5 @@
 // What StatefulSets and DaemonSets check and default alike.
+import { type LabelSelector, type PodTemplateSpec, type StatusCause } from '@skiff/api';
 import {
   defaultPodTemplate,
   fieldErrors,
@@ -7,10 +8,7 @@ import {
   validateLabelSelector,
   validateNonnegative,
   validatePodTemplateSpec,
-  type LabelSelector,
-  type PodTemplateSpec,
-  type StatusCause,
-} from '@skiff/api';
+} from '@skiff/api/validation';
 
 /** The spec fields both kinds share (a DaemonSet has no replicas). */
 interface WorkloadSpec {

@@ -1,5 +1,6 @@
 // ConfigMaps and Secrets: keyed data, which may be frozen with `immutable`.
-import { defineKind, fieldErrors, RESOURCES, validateImmutable, type ConfigMap, type Secret, type StatusCause } from '@skiff/api';
+import { defineKind, RESOURCES, type ConfigMap, type Secret, type StatusCause } from '@skiff/api';
+import { fieldErrors, validateImmutable } from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed } from '../columns.js';
 
 type DataHolder = ConfigMap | Secret;

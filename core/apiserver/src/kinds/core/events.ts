@@ -1,18 +1,14 @@
 // Core v1 events: their rules and their `kubectl get events` row. events.k8s.io's events (../events.ts)
 // hold their text to the same limits.
+import { defineKind, humanAge, RESOURCES, type Event, type StatusCause } from '@skiff/api';
 import {
-  defineKind,
   fieldErrors,
-  humanAge,
   isDNS1123Subdomain,
   nameIsDNSSubdomain,
-  RESOURCES,
   validateObjectMeta,
   validateObjectMetaUpdate,
   validateQualifiedName,
-  type Event,
-  type StatusCause,
-} from '@skiff/api';
+} from '@skiff/api/validation';
 import { column, computed, NAME_COLUMN } from '../columns.js';
 import { selectorField } from '../field-selectors.js';
 

@@ -1,16 +1,6 @@
 // Namespaces: their defaults, their rules, and the finalizer that keeps one until it is empty.
-import {
-  defineKind,
-  fieldErrors,
-  isQualifiedName,
-  nameIsDNSLabel,
-  RESOURCES,
-  restoreField,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-  type Namespace,
-  type StatusCause,
-} from '@skiff/api';
+import { defineKind, RESOURCES, restoreField, type Namespace, type StatusCause } from '@skiff/api';
+import { fieldErrors, isQualifiedName, nameIsDNSLabel, validateObjectMeta, validateObjectMetaUpdate } from '@skiff/api/validation';
 import { AGE_COLUMN, column } from '../columns.js';
 import { selectorField } from '../field-selectors.js';
 

@@ -1,22 +1,16 @@
 // Nodes: their defaults, their rules and their `kubectl get` row.
+import { defineKind, parseQuantity, RESOURCES, type Node, type Quantity, type StatusCause, type Taint } from '@skiff/api';
 import {
-  defineKind,
   fieldErrors,
   GoLiteral,
   isValidCIDR,
   isValidLabelValue,
   nameIsDNSSubdomain,
-  parseQuantity,
-  RESOURCES,
   validateObjectMeta,
   validateObjectMetaUpdate,
   validateQualifiedName,
   validateTaintEffect,
-  type Node,
-  type Quantity,
-  type StatusCause,
-  type Taint,
-} from '@skiff/api';
+} from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from '../columns.js';
 import { selectorField } from '../field-selectors.js';
 

@@ -1,5 +1,6 @@
 // Pods, and bindings (the older way to bind one to a node).
-import { defaultPod, defineKind, fieldErrors, RESOURCES, validatePod, type Binding, type Pod } from '@skiff/api';
+import { defineKind, RESOURCES, type Binding, type Pod } from '@skiff/api';
+import { defaultPod, fieldErrors, validatePod } from '@skiff/api/validation';
 import { selectorField } from '../field-selectors.js';
 import { podQOSClass } from './pod-qos.js';
 import { podCells, POD_COLUMNS } from './pod-table.js';

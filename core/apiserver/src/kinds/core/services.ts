@@ -1,5 +1,6 @@
 // Services and the Endpoints that back them.
-import { defineKind, fieldErrors, RESOURCES, validateImmutable, type Endpoints, type Service, type StatusCause } from '@skiff/api';
+import { defineKind, RESOURCES, type Endpoints, type Service, type StatusCause } from '@skiff/api';
+import { fieldErrors, validateImmutable } from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed } from '../columns.js';
 
 function defaultService(service: Service): void {

@@ -1,5 +1,6 @@
 // PersistentVolumes and the PersistentVolumeClaims that bind them.
-import { defineKind, fieldErrors, RESOURCES, type PersistentVolume, type PersistentVolumeClaim, type PersistentVolumeSpec, type StatusCause } from '@skiff/api';
+import { defineKind, RESOURCES, type PersistentVolume, type PersistentVolumeClaim, type PersistentVolumeSpec, type StatusCause } from '@skiff/api';
+import { fieldErrors } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from '../columns.js';
 
 const ACCESS_MODE_SHORT: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' };

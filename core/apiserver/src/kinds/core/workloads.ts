@@ -1,14 +1,6 @@
 // PodTemplates and ReplicationControllers: pod templates on their own, and kept at a replica count.
-import {
-  defaultPodTemplate,
-  defineKind,
-  fieldErrors,
-  RESOURCES,
-  validatePodTemplateSpec,
-  type PodTemplate,
-  type ReplicationController,
-  type StatusCause,
-} from '@skiff/api';
+import { defineKind, RESOURCES, type PodTemplate, type ReplicationController, type StatusCause } from '@skiff/api';
+import { defaultPodTemplate, fieldErrors, validatePodTemplateSpec } from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed, selectorCell, templateColumns } from '../columns.js';
 
 export const podTemplates = defineKind<PodTemplate>({

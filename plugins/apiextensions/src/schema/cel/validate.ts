@@ -3,7 +3,7 @@
 // through object keys and the keys of list-type=map lists; other lists do not correlate).
 import { isCelError } from '@bufbuild/cel';
 import type { StatusCause } from '@skiff/api';
-import { CAUSE_TYPE } from '@skiff/api';
+import { CAUSE_TYPE } from '@skiff/api/validation';
 import { duplicate, forbidden, goJSON, invalid, OMIT, paths, required } from '../causes.js';
 import { isPlainObject, type RuleProgram, type SchemaNode } from '../node.js';
 import { celOptional, StepMeter, withMeter } from './library.js';
