@@ -52,6 +52,8 @@ const SCALARS = Object.freeze({ string: 'string', bytes: 'string', bool: 'boolea
 /** Messages Skiff serves as subresources or request bodies from packages no served kind lives in. */
 const EXTRA_MESSAGES = Object.freeze([
   'k8s.io.api.autoscaling.v1.Scale',
+  'k8s.io.api.authentication.v1.TokenRequest',
+  'k8s.io.api.policy.v1.Eviction',
   'k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler',
   'k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList',
   `${META}.DeleteOptions`,
@@ -94,15 +96,19 @@ function qualifier(facts, message) {
   return `${pascal(label.replace(/[^A-Za-z0-9]/g, ''))}${pascal(pkg.version ?? '')}`;
 }
 
-/** Who keeps a shared short name: a served kind, then core/v1, then apimachinery, then a served kind's package. */
+/**
+ * Who keeps a shared short name: a served kind, then a request body Skiff serves (EXTRA_MESSAGES), then core/v1,
+ * then apimachinery, then a served kind's package.
+ */
 function rank(facts, message, servedMessages) {
   const pkg = facts.messages[message].package;
   const servedPackages = new Set([...servedMessages.keys()].map((served) => facts.messages[served].package));
   if (servedMessages.has(message)) return pkg === 'k8s.io.api.core.v1' ? 0 : 1;
-  if (pkg === 'k8s.io.api.core.v1') return 2;
-  if (pkg.startsWith('k8s.io.apimachinery.')) return 3;
-  if (servedPackages.has(pkg)) return 4;
-  return 5;
+  if (EXTRA_MESSAGES.includes(message)) return 2;
+  if (pkg === 'k8s.io.api.core.v1') return 3;
+  if (pkg.startsWith('k8s.io.apimachinery.')) return 4;
+  if (servedPackages.has(pkg)) return 5;
+  return 6;
 }
 
 export function generate(facts, served) {
@@ -141,7 +147,7 @@ export function generate(facts, served) {
     }
     const ranked = [...messages].sort((a, b) => rank(facts, a, kinds) - rank(facts, b, kinds) || a.localeCompare(b));
     const best = rank(facts, ranked[0], kinds);
-    const keepsName = best < 5 && rank(facts, ranked[1], kinds) > best ? ranked[0] : undefined;
+    const keepsName = best < 6 && rank(facts, ranked[1], kinds) > best ? ranked[0] : undefined;
     for (const message of messages) names.set(message, message === keepsName ? short : `${qualifier(facts, message)}${short}`);
   }
   const taken = new Set();

@@ -1,27 +1,8 @@
-// The CustomResourceDefinition object as this plugin reads it (apiextensions.k8s.io/v1).
-import type {
-  CustomResourceDefinitionCondition,
-  CustomResourceDefinitionSpec,
-  CustomResourceDefinitionStatus,
-  CustomResourceDefinitionVersion,
-  KubeObject,
-  ObjectMeta,
-} from '@skiff/api';
-import type { JSONSchemaProps } from './schema/index.js';
+// Reading a CustomResourceDefinition (the generated apiextensions.k8s.io/v1 type).
+import type { CustomResourceDefinition, CustomResourceDefinitionCondition, CustomResourceDefinitionVersion } from '@skiff/api';
 
-// The generated CustomResourceDefinition types everything but a version's schema, which it renders with Go's
-// wrapper structs (JSONSchemaPropsOrArray…); on the wire `items` is a schema or a list of schemas and
-// `additionalProperties` a boolean or a schema, as the plugin's own JSONSchemaProps has it.
-
-export interface CustomResourceVersion extends Omit<CustomResourceDefinitionVersion, 'schema'> {
-  schema?: { openAPIV3Schema?: JSONSchemaProps };
-}
-
-export interface CustomResourceDefinition extends KubeObject {
-  metadata: ObjectMeta;
-  spec: Omit<CustomResourceDefinitionSpec, 'versions'> & { versions: CustomResourceVersion[] };
-  status?: CustomResourceDefinitionStatus;
-}
+export type { CustomResourceDefinition };
+export type CustomResourceVersion = CustomResourceDefinitionVersion;
 
 export function storageVersion(crd: CustomResourceDefinition): CustomResourceVersion | undefined {
   return crd.spec.versions.find((v) => v.storage);

@@ -197,14 +197,6 @@ export interface AutoscalingV1HorizontalPodAutoscaler extends KubeObject {
   status?: AutoscalingV1HorizontalPodAutoscalerStatus;
 }
 
-/** api.autoscaling.v1.HorizontalPodAutoscalerList */
-export interface AutoscalingV1HorizontalPodAutoscalerList {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ListMeta;
-  items: AutoscalingV1HorizontalPodAutoscaler[];
-}
-
 /** api.autoscaling.v1.HorizontalPodAutoscalerSpec */
 export interface AutoscalingV1HorizontalPodAutoscalerSpec {
   scaleTargetRef: AutoscalingV1CrossVersionObjectReference;
@@ -220,6 +212,14 @@ export interface AutoscalingV1HorizontalPodAutoscalerStatus {
   currentReplicas: number;
   desiredReplicas: number;
   currentCPUUtilizationPercentage?: number;
+}
+
+/** api.autoscaling.v2.HorizontalPodAutoscalerList */
+export interface AutoscalingV2HorizontalPodAutoscalerList {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ListMeta;
+  items: HorizontalPodAutoscaler[];
 }
 
 /** api.core.v1.AWSElasticBlockStoreVolumeSource */
@@ -259,6 +259,14 @@ export interface AzureFileVolumeSource {
 export interface Binding extends KubeObject {
   metadata: ObjectMeta;
   target: ObjectReference;
+}
+
+/** api.authentication.v1.BoundObjectReference */
+export interface BoundObjectReference {
+  kind?: string;
+  apiVersion?: string;
+  name?: string;
+  uid?: string;
 }
 
 /** api.core.v1.Capabilities */
@@ -823,7 +831,7 @@ export interface CSIDriverSpec {
   volumeLifecycleModes?: string[];
   storageCapacity?: boolean;
   fsGroupPolicy?: string;
-  tokenRequests?: TokenRequest[];
+  tokenRequests?: StorageV1TokenRequest[];
   requiresRepublish?: boolean;
   seLinuxMount?: boolean;
   nodeAllocatableUpdatePeriodSeconds?: number;
@@ -1556,6 +1564,12 @@ export interface EventsV1EventSeries {
   lastObservedTime: string | null;
 }
 
+/** api.policy.v1.Eviction */
+export interface Eviction extends KubeObject {
+  metadata: ObjectMeta;
+  deleteOptions?: DeleteOptions;
+}
+
 /** api.resource.v1.ExactDeviceRequest */
 export interface ExactDeviceRequest {
   deviceClassName: string;
@@ -1785,12 +1799,12 @@ export interface HorizontalPodAutoscalerCondition {
   message?: string;
 }
 
-/** api.autoscaling.v2.HorizontalPodAutoscalerList */
+/** api.autoscaling.v1.HorizontalPodAutoscalerList */
 export interface HorizontalPodAutoscalerList {
   apiVersion?: string;
   kind?: string;
   metadata: ListMeta;
-  items: HorizontalPodAutoscaler[];
+  items: AutoscalingV1HorizontalPodAutoscaler[];
 }
 
 /** api.autoscaling.v2.HorizontalPodAutoscalerSpec */
@@ -4350,6 +4364,12 @@ export interface StorageOSVolumeSource {
   secretRef?: LocalObjectReference;
 }
 
+/** api.storage.v1.TokenRequest */
+export interface StorageV1TokenRequest {
+  audience: string;
+  expirationSeconds?: number;
+}
+
 /** api.authorization.v1.SubjectAccessReview */
 export interface SubjectAccessReview extends KubeObject {
   metadata: ObjectMeta;
@@ -4414,10 +4434,24 @@ export interface TCPSocketAction {
   host?: string;
 }
 
-/** api.storage.v1.TokenRequest */
-export interface TokenRequest {
-  audience: string;
+/** api.authentication.v1.TokenRequest */
+export interface TokenRequest extends KubeObject {
+  metadata: ObjectMeta;
+  spec?: TokenRequestSpec;
+  status?: TokenRequestStatus;
+}
+
+/** api.authentication.v1.TokenRequestSpec */
+export interface TokenRequestSpec {
+  audiences?: string[];
+  boundObjectRef?: BoundObjectReference;
   expirationSeconds?: number;
+}
+
+/** api.authentication.v1.TokenRequestStatus */
+export interface TokenRequestStatus {
+  token?: string;
+  expirationTimestamp?: string | null;
 }
 
 /** api.authentication.v1.TokenReview */

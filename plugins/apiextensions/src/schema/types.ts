@@ -1,58 +1,8 @@
-// The shape of apiextensions.k8s.io/v1 JSONSchemaProps as a CRD carries it, and the compiled form the
-// custom-resource handler uses per served version.
-import type { StatusCause, ValidationRule } from '@skiff/api';
+// The compiled form of a CRD version's schema (JSONSchemaProps, the generated type) that the custom-resource
+// handler uses per served version.
+import type { JSONSchemaProps, StatusCause } from '@skiff/api';
 
-/**
- * apiextensions.k8s.io/v1 JSONSchemaProps: the keywords a CRD schema may use (and some it may not, so they can be
- * refused). Kept here because the generated type renders items, additionalProperties, additionalItems and
- * dependencies with Go's wrapper structs, where JSON has a schema, a list, a boolean or a list of names.
- */
-export interface JSONSchemaProps {
-  id?: string;
-  $schema?: string;
-  $ref?: string;
-  type?: string;
-  format?: string;
-  title?: string;
-  description?: string;
-  default?: unknown;
-  example?: unknown;
-  externalDocs?: { description?: string; url?: string };
-  properties?: Record<string, JSONSchemaProps>;
-  additionalProperties?: boolean | JSONSchemaProps;
-  patternProperties?: Record<string, JSONSchemaProps>;
-  additionalItems?: boolean | JSONSchemaProps;
-  definitions?: Record<string, JSONSchemaProps>;
-  dependencies?: Record<string, JSONSchemaProps | string[]>;
-  items?: JSONSchemaProps | JSONSchemaProps[];
-  required?: string[];
-  enum?: unknown[];
-  nullable?: boolean;
-  maximum?: number;
-  minimum?: number;
-  exclusiveMaximum?: boolean;
-  exclusiveMinimum?: boolean;
-  maxLength?: number;
-  minLength?: number;
-  pattern?: string;
-  maxItems?: number;
-  minItems?: number;
-  uniqueItems?: boolean;
-  multipleOf?: number;
-  maxProperties?: number;
-  minProperties?: number;
-  allOf?: JSONSchemaProps[];
-  anyOf?: JSONSchemaProps[];
-  oneOf?: JSONSchemaProps[];
-  not?: JSONSchemaProps;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-embedded-resource'?: boolean;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-list-type'?: string;
-  'x-kubernetes-list-map-keys'?: string[];
-  'x-kubernetes-map-type'?: string;
-  'x-kubernetes-validations'?: ValidationRule[];
-}
+export type { JSONSchemaProps };
 
 /** Everything one CRD version's schema needs at request time, precomputed once. */
 export interface CompiledSchema {
