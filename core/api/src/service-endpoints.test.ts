@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findPort, servicesForPodEvent, shouldPodBeInEndpoints, shouldSetHostname } from './service-endpoints.js';
-import type { Pod, Service } from './types.js';
+import type { ContainerPort, Pod, Service } from './types.js';
 
 function service(name: string): Service {
   return {
@@ -17,7 +17,7 @@ interface PodOptions {
   ready?: boolean;
   terminating?: boolean;
   phase?: NonNullable<Pod['status']>['phase'];
-  ports?: { name?: string; containerPort: number; protocol?: string }[];
+  ports?: ContainerPort[];
 }
 
 /** A pod as the API server returns it: running and ready on node-1 unless the options say otherwise. */
