@@ -41,7 +41,7 @@ function kubectl(args: string[], input?: string): Promise<Result> {
     const child = execFile(
       'kubectl',
       ['--kubeconfig', join(server.dataDir, 'admin.kubeconfig'), '--cache-dir', cacheDir, ...args],
-      { timeout: 20_000 },
+      { timeout: 20_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(input ?? '');
@@ -133,6 +133,25 @@ describe('the real kubectl', () => {
     });
     expect(await ok(['scale', 'deployment', 'web', '--replicas=3'])).toContain('deployment.apps/web scaled');
     expect(await ok(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}'])).toBe('3');
+  });
+
+  it('reads a list long enough to be streamed in chunks, as JSON and as a table', async () => {
+    await server.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bulk' } } });
+    for (let i = 0; i < 1200; i += 50)
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          server.request('POST', '/api/v1/namespaces/bulk/configmaps', {
+            body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i + j}` }, data: { v: 'x'.repeat(600) } },
+          }),
+        ),
+      );
+    const raw = JSON.parse(await ok(['get', '--raw', '/api/v1/namespaces/bulk/configmaps']));
+    expect(raw).toMatchObject({ kind: 'ConfigMapList', apiVersion: 'v1' });
+    expect(raw.items).toHaveLength(1200);
+    expect(new Set(raw.items.map((item: { metadata: { name: string } }) => item.metadata.name)).size).toBe(1200);
+    const listed = JSON.parse(await ok(['get', 'configmaps', '-n', 'bulk', '-o', 'json']));
+    expect(listed.items).toHaveLength(1200);
+    expect((await ok(['get', 'configmaps', '-n', 'bulk', '--no-headers'])).trim().split('\n')).toHaveLength(1200);
   });
 
   it('answers auth can-i through the authorization chain', async () => {

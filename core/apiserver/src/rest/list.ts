@@ -68,6 +68,33 @@ export async function listCollection(ctx: RestContext): Promise<ApiResponse> {
   // remote address) and protobuf clients get the list itself.
   if (ctx.request.remoteAddress === undefined || prefersProtobuf(ctx.request.headers.accept)) return json(list);
   const head = JSON.stringify({ ...list, items: [] }).slice(0, -2);
-  const text = `${head}${stored.map((item) => cachedJson(item.key, item.revision, item.object)).join(',')}]}`;
-  return { status: 200, headers: { 'content-type': 'application/json' }, body: text };
+  if (stored.length <= STREAM_ABOVE_ITEMS) {
+    const text = `${head}${stored.map((item) => cachedJson(item.key, item.revision, item.object)).join(',')}]}`;
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: text };
+  }
+  return { status: 200, headers: { 'content-type': 'application/json' }, textStream: listChunks(head, stored) };
+}
+
+/** Lists longer than this go out in chunks (a few hundred pods are well under a megabyte). */
+const STREAM_ABOVE_ITEMS = 500;
+/** About how many characters one chunk of a streamed list holds. */
+const CHUNK_CHARS = 512 * 1024;
+
+/**
+ * A long list as a stream of chunks, the event loop free between them: one client's list of thousands of
+ * objects is encoded and encrypted in pieces, so other requests are answered in between instead of after
+ * it, and the text of the whole list is never held at once (the socket's backpressure paces the chunks).
+ */
+async function* listChunks(head: string, stored: ListResult['items']): AsyncGenerator<string> {
+  let chunk = head;
+  for (let i = 0; i < stored.length; i++) {
+    const item = stored[i]!;
+    chunk += (i === 0 ? '' : ',') + cachedJson(item.key, item.revision, item.object);
+    if (chunk.length >= CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  yield `${chunk}]}`;
 }
