@@ -7,6 +7,7 @@
 //   npm run probe                       # every case
 //   npm run probe -- json-patch list    # the cases whose names contain one of the words
 //   PROBE_PODS=3000 PROBE_LISTS=16      # the LIST flood's size (defaults shown)
+//   PROBE_SERVER_NODE_ARGS=--cpu-prof   # node options for the server under test
 //
 // The disk-full case mounts a 20 MiB tmpfs for its own cluster's data dir (needs root). Needs `npm run build`.
 import { spawn, spawnSync } from 'node:child_process';
@@ -26,13 +27,17 @@ const PODS = Number(process.env.PROBE_PODS ?? 3000);
 const LISTS = Number(process.env.PROBE_LISTS ?? 16);
 const IDLE_SOCKETS = Number(process.env.PROBE_IDLE_SOCKETS ?? 5000);
 const PING_LIMIT_MS = 1000;
+/** The server's RSS bound while lists flood it. */
+const RSS_LIMIT_MIB = 1536;
+/** Node options for the server under test, e.g. PROBE_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
+const SERVER_NODE_ARGS = (process.env.PROBE_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const wanted = process.argv.slice(2);
 
 // ---------------------------------------------------------------------------------------------------
 // A cluster in its own process, and plain HTTPS calls to it
 
 async function startCluster(dataDir) {
-  const child = spawn(process.execPath, [SKIFF, 'up', '--nodes', '0', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, SKIFF, 'up', '--nodes', '0', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -116,7 +121,7 @@ const PINGER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const https = require('node:https');
 const { readFileSync } = require('node:fs');
-const { url, ca, token, pid } = workerData;
+const { url, ca, token, pid, path, intervalMs } = workerData;
 const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca });
 let stopped = false;
 parentPort.on('message', (m) => { if (m === 'stop') stopped = true; });
@@ -126,7 +131,7 @@ function rss() {
 function ping() {
   return new Promise((resolve) => {
     const started = performance.now();
-    const req = https.get(url + '/healthz', { agent, headers: { authorization: 'Bearer ' + token } }, (res) => {
+    const req = https.get(url + path, { agent, headers: { authorization: 'Bearer ' + token } }, (res) => {
       res.resume();
       res.on('end', () => resolve({ ok: res.statusCode === 200, ms: performance.now() - started }));
     });
@@ -138,15 +143,19 @@ function ping() {
     const at = Date.now();
     const result = await ping();
     parentPort.postMessage({ at, ms: result.ms, ok: result.ok, rss: rss() });
-    await new Promise((r) => setTimeout(r, Math.max(0, 50 - result.ms)));
+    await new Promise((r) => setTimeout(r, Math.max(0, intervalMs - result.ms)));
   }
   parentPort.postMessage('stopped');
 })();
 `;
 
-function startPinger(cluster) {
+/** GETs `path` every `intervalMs` from a worker thread (default: /healthz every 50 ms as the admin). */
+function startPinger(cluster, { path = '/healthz', token = cluster.token, intervalMs = 50 } = {}) {
   const samples = [];
-  const worker = new Worker(PINGER, { eval: true, workerData: { url: cluster.url, ca: cluster.ca, token: cluster.token, pid: cluster.child.pid } });
+  const worker = new Worker(PINGER, {
+    eval: true,
+    workerData: { url: cluster.url, ca: cluster.ca, token, pid: cluster.child.pid, path, intervalMs },
+  });
   worker.on('message', (m) => m !== 'stopped' && samples.push(m));
   return {
     /** The slowest ping, failed pings and peak RSS since `from` (a Date.now()). */
@@ -154,6 +163,7 @@ function startPinger(cluster) {
       const inside = samples.filter((s) => s.at + s.ms >= from);
       return {
         maxMs: Math.max(0, ...inside.map((s) => s.ms)),
+        latencies: inside.map((s) => (s.ok ? s.ms : Infinity)),
         failed: inside.filter((s) => !s.ok).length,
         pings: inside.length,
         peakRss: Math.max(0, ...inside.map((s) => s.rss)),
@@ -456,7 +466,7 @@ const CASES = [
     what: `${LISTS} concurrent unpaginated LISTs of ${PODS} pods by one identity, GETs by another`,
     async run(c) {
       const flooder = await serviceAccountToken(c, 'flooder');
-      const reader = await serviceAccountToken(c, 'reader');
+      const readerToken = await serviceAccountToken(c, 'reader');
       await c.call('POST', '/api/v1/namespaces/probe/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'read-me' } } });
       await ensureNamespace(c, 'flood');
       const pod = (i) => ({
@@ -469,22 +479,14 @@ const CASES = [
         await Promise.all(Array.from({ length: Math.min(32, PODS - i) }, (_, j) => c.call('POST', '/api/v1/namespaces/flood/pods', { body: pod(i + j) })));
       }
       const from = Date.now();
-      let stop = false;
-      const latencies = [];
-      const readerAgent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: c.ca });
-      const reading = (async () => {
-        while (!stop) {
-          const a = await c.call('GET', '/api/v1/namespaces/probe/configmaps/read-me', { token: reader, agent: readerAgent });
-          latencies.push(a.status === 200 ? a.ms : Infinity);
-          await sleep(20);
-        }
-      })();
+      // The reader runs in its own thread too: this thread spends its time parsing the lists.
+      const reader = startPinger(c, { path: '/api/v1/namespaces/probe/configmaps/read-me', token: readerToken, intervalMs: 20 });
       const floodAgent = new https.Agent({ keepAlive: true, maxSockets: LISTS, ca: c.ca });
       const lists = await Promise.all(
         Array.from({ length: LISTS }, () => c.call('GET', '/api/v1/namespaces/flood/pods', { token: flooder, agent: floodAgent })),
       );
-      stop = true;
-      await reading;
+      const { latencies } = reader.window(from);
+      await reader.stop();
       const codes = {};
       for (const l of lists) codes[l.status ?? 'error'] = (codes[l.status ?? 'error'] ?? 0) + 1;
       const p99 = percentile(latencies, 99);
@@ -604,7 +606,8 @@ for (const probe of selected) {
   }
   const pings = result.pings ?? pinger.window(from);
   const answered = result.answer;
-  const verdictOk = (result.ok ?? is4xx(answered)) && pings.maxMs < PING_LIMIT_MS && pings.failed === 0;
+  const rssOk = !result.measureRss || pings.peakRss <= RSS_LIMIT_MIB * 1024 * 1024;
+  const verdictOk = (result.ok ?? is4xx(answered)) && pings.maxMs < PING_LIMIT_MS && pings.failed === 0 && rssOk;
   if (!verdictOk) failures++;
   rows.push({
     case: probe.name,
