@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definePlugin, waitFor } from '@skiff/kernel';
+import { decodeProtobufObject } from '@skiff/api/protobuf';
 import { pod, startTestServer, type TestServer } from './test-support/cluster.js';
 
 /** Provides the admin token the way an authentication plugin does, so admin.kubeconfig carries it. */
@@ -152,6 +153,18 @@ describe('the real kubectl', () => {
     const listed = JSON.parse(await ok(['get', 'configmaps', '-n', 'bulk', '-o', 'json']));
     expect(listed.items).toHaveLength(1200);
     expect((await ok(['get', 'configmaps', '-n', 'bulk', '--no-headers'])).trim().split('\n')).toHaveLength(1200);
+    // A protobuf client (client-go's informers) gets the same list, assembled from each item's cached bytes;
+    // the second read is answered from the cache.
+    for (let round = 0; round < 2; round++) {
+      const answer = await server.request('GET', '/api/v1/namespaces/bulk/configmaps', {
+        headers: { accept: 'application/vnd.kubernetes.protobuf, application/json' },
+      });
+      expect(answer.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
+      const decoded = decodeProtobufObject(answer.raw) as unknown as { kind: string; metadata: { resourceVersion: string }; items: unknown[] };
+      expect(decoded.kind).toBe('ConfigMapList');
+      expect(decoded.metadata.resourceVersion).toBe(raw.metadata.resourceVersion);
+      expect(decoded.items).toEqual(raw.items.map(({ apiVersion: _a, kind: _k, ...item }: Record<string, unknown>) => item));
+    }
   });
 
   it('answers auth can-i through the authorization chain', async () => {

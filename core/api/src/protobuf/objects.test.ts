@@ -1,9 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { decodeProtobufObject, encodeProtobufObject, encodeProtobufWatchEvent, protobufMessageOf } from './objects.js';
+import {
+  decodeProtobufObject,
+  encodeProtobufList,
+  encodeProtobufListItem,
+  encodeProtobufObject,
+  encodeProtobufWatchEvent,
+  protobufMessageOf,
+} from './objects.js';
 import type { KubeObject } from '../types.js';
 import { WIRE_TYPE, WireReader } from './wire.js';
 
 describe('built-in objects as protobuf bodies', () => {
+  it('writes a list from its items encoded one by one exactly as it writes the whole list', () => {
+    const items = ['a', 'b', 'c'].map((name, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'default', resourceVersion: String(10 + i), labels: { app: name } },
+      data: { key: name.repeat(100), ünïcode: 'välue' },
+    }));
+    const list = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '12', continue: 'next' }, items };
+    const assembled = encodeProtobufList(
+      list,
+      items.map((item) => encodeProtobufListItem('v1', 'ConfigMapList', item)),
+    );
+    expect(Buffer.from(assembled).equals(Buffer.from(encodeProtobufObject(list)))).toBe(true);
+    expect(decodeProtobufObject(assembled)).toMatchObject({
+      kind: 'ConfigMapList',
+      metadata: { continue: 'next' },
+      items: [{ metadata: { name: 'a' } }, {}, {}],
+    });
+    expect(() => encodeProtobufListItem('v1', 'NoSuchList', items[0]!)).toThrow(/no protobuf definition for NoSuchList/);
+  });
+
   it('finds the message of a kind by its apiVersion', () => {
     expect(protobufMessageOf('v1', 'Namespace')).toBe('k8s.io.api.core.v1.Namespace');
     expect(protobufMessageOf('apps/v1', 'Deployment')).toBe('k8s.io.api.apps.v1.Deployment');

@@ -45,6 +45,33 @@ export function encodeProtobufObject(object: KubeObject | Status): Uint8Array {
 }
 
 /**
+ * One item of a list of `listKind` as the list carries it on the wire: the item's message without an
+ * envelope. With encodeProtobufList a server keeps each item's bytes and answers many lists from them.
+ */
+export function encodeProtobufListItem(apiVersion: string, listKind: string, item: KubeObject): Uint8Array {
+  const { apiVersion: _itemApiVersion, kind: _itemKind, ...fields } = item;
+  return encodeMessage(lookup, listFieldsOf(apiVersion, listKind).items.type, fields);
+}
+
+/** A list as a protobuf body, envelope included, from its metadata and its items' bytes (encodeProtobufListItem). */
+export function encodeProtobufList(list: { apiVersion: string; kind: string; metadata?: object }, items: readonly Uint8Array[]): Uint8Array {
+  const { metadata, items: itemsField } = listFieldsOf(list.apiVersion, list.kind);
+  const writer = new WireWriter(items.reduce((sum, item) => sum + item.length + 6, 64));
+  if (list.metadata) writer.tag(metadata.number, WIRE_TYPE.LENGTH_DELIMITED).bytesField(encodeMessage(lookup, metadata.type, { ...list.metadata }));
+  for (const item of items) writer.tag(itemsField.number, WIRE_TYPE.LENGTH_DELIMITED).bytesField(item);
+  return encodeEnvelope(list.apiVersion, list.kind, writer.finish());
+}
+
+function listFieldsOf(apiVersion: string, listKind: string): Record<'metadata' | 'items', { number: number; type: string }> {
+  const message = protobufMessageOf(apiVersion, listKind);
+  const fields = message ? lookup(message)?.fields : undefined;
+  const metadata = fields?.find((field) => field.name === 'metadata');
+  const items = fields?.find((field) => field.name === 'items' && field.repeated);
+  if (!metadata || !items) throw new WireError(`no protobuf definition for ${listKind} in ${apiVersion}`);
+  return { metadata, items };
+}
+
+/**
  * One event of a protobuf watch stream (`application/vnd.kubernetes.protobuf;stream=watch`): a 4-byte
  * big-endian length, then the WatchEvent's own bytes, with no magic and no envelope (client-go reads
  * watch frames with the raw protobuf serializer, which unmarshals each frame straight into a

@@ -152,11 +152,18 @@ export class WireReader {
   }
 }
 
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Builds a message; nested messages are written into their own writer and added with `message`. */
 export class WireWriter {
-  private chunks: Uint8Array[] = [];
-  private current: number[] = [];
+  // One growing buffer: bytes are written in place, and a nested message is copied in once when it is done.
+  private buffer: Buffer;
   private length = 0;
+
+  constructor(capacity = 64) {
+    this.buffer = Buffer.allocUnsafe(capacity);
+  }
 
   tag(field: number, wireType: number): this {
     return this.varint(field * 8 + wireType);
@@ -165,71 +172,71 @@ export class WireWriter {
   /** A non-negative varint (lengths, uint64, bool, non-negative int64). */
   varint(value: number): this {
     if (value < 0) return this.negativeVarint(value);
+    this.reserve(10);
     let rest = value;
     while (rest >= 0x80) {
-      this.byte(rest % 0x80 | 0x80);
+      this.buffer[this.length++] = rest % 0x80 | 0x80;
       rest = Math.floor(rest / 0x80);
     }
-    return this.byte(rest);
+    this.buffer[this.length++] = rest;
+    return this;
   }
 
   double(value: number): this {
-    const buffer = new Uint8Array(8);
-    new DataView(buffer.buffer).setFloat64(0, value, true);
-    return this.raw(buffer);
+    this.reserve(8);
+    this.buffer.writeDoubleLE(value, this.length);
+    this.length += 8;
+    return this;
   }
 
   bytesField(value: Uint8Array): this {
     this.varint(value.length);
-    return this.raw(value);
+    this.reserve(value.length);
+    this.buffer.set(value, this.length);
+    this.length += value.length;
+    return this;
   }
 
   string(value: string): this {
-    return this.bytesField(Buffer.from(value, 'utf8'));
+    // Short ASCII strings (names, keys, most values) are copied by hand: cheaper than a call into the encoder.
+    if (value.length < 64 && ASCII.test(value)) {
+      this.varint(value.length);
+      this.reserve(value.length);
+      for (let i = 0; i < value.length; i++) this.buffer[this.length++] = value.charCodeAt(i);
+      return this;
+    }
+    const size = Buffer.byteLength(value, 'utf8');
+    this.varint(size);
+    this.reserve(size);
+    this.length += this.buffer.write(value, this.length, size, 'utf8');
+    return this;
   }
 
   message(nested: WireWriter): this {
-    const bytes = nested.finish();
-    return this.bytesField(bytes);
+    return this.bytesField(nested.finish());
   }
 
+  /** The bytes written so far (a view of this writer's buffer: write nothing more once it is taken). */
   finish(): Uint8Array {
-    this.flush();
-    const out = new Uint8Array(this.length);
-    let offset = 0;
-    for (const chunk of this.chunks) {
-      out.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return out;
+    return new Uint8Array(this.buffer.buffer, this.buffer.byteOffset, this.length);
   }
 
   /** Negative int32/int64 values: two's complement over 64 bits, ten bytes, as protobuf writes them. */
   private negativeVarint(value: number): this {
+    this.reserve(10);
     let big = BigInt.asUintN(64, BigInt(Math.trunc(value)));
     while (big >= 0x80n) {
-      this.byte(Number(big & 0x7fn) | 0x80);
+      this.buffer[this.length++] = Number(big & 0x7fn) | 0x80;
       big >>= 7n;
     }
-    return this.byte(Number(big));
-  }
-
-  private byte(value: number): this {
-    this.current.push(value);
-    this.length++;
+    this.buffer[this.length++] = Number(big);
     return this;
   }
 
-  private raw(bytes: Uint8Array): this {
-    this.flush();
-    this.chunks.push(bytes);
-    this.length += bytes.length;
-    return this;
-  }
-
-  private flush(): void {
-    if (!this.current.length) return;
-    this.chunks.push(Uint8Array.from(this.current));
-    this.current = [];
+  private reserve(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
   }
 }

@@ -1,11 +1,12 @@
 import { apiVersionOf, errors, type KubeList, type KubeObject, type ListMeta } from '@skiff/api';
+import { encodeProtobufList, encodeProtobufListItem, PROTOBUF_MEDIA_TYPE, protobufMessageOf } from '@skiff/api/protobuf';
 import type { ApiResponse } from '@skiff/kernel';
 import { StoreError, type ListResult } from '@skiff/store';
 import { queryBool, queryInt } from '../util/query.js';
 import type { RestContext } from './context.js';
 import { collectionPrefix } from './keys.js';
 import { listConsistencyOf } from './resource-version.js';
-import { cachedJson } from './json-cache.js';
+import { cachedJson, cachedProtobufItem } from './json-cache.js';
 import { json } from './respond.js';
 import { prefersProtobuf } from '../pipeline/negotiate.js';
 import { listFilter } from './selectors.js';
@@ -63,16 +64,41 @@ export async function listCollection(ctx: RestContext): Promise<ApiResponse> {
   const { items, metadata, stored } = await listObjects(ctx);
   const table = tableFormatOf(ctx.request.headers.accept, ctx.request.query);
   if (table) return json(toTable(definition, items, table, metadata));
-  const list: KubeList = { kind: definition.listKind ?? `${definition.kind}List`, apiVersion: apiVersionOf(definition), metadata, items };
-  // JSON clients over a socket get the list assembled from each item's cached text; in-process callers (no
-  // remote address) and protobuf clients get the list itself.
-  if (ctx.request.remoteAddress === undefined || prefersProtobuf(ctx.request.headers.accept)) return json(list);
+  const apiVersion = apiVersionOf(definition);
+  const kind = definition.listKind ?? `${definition.kind}List`;
+  const list: KubeList = { kind, apiVersion, metadata, items };
+  // Clients over a socket get the list assembled from each item's cached encoding; in-process callers (no
+  // remote address) get the list itself.
+  if (ctx.request.remoteAddress === undefined) return json(list);
+  if (prefersProtobuf(ctx.request.headers.accept)) {
+    if (!protobufMessageOf(apiVersion, kind)) return json(list);
+    return { status: 200, headers: { 'content-type': PROTOBUF_MEDIA_TYPE }, body: await protobufList({ apiVersion, kind, metadata }, stored) };
+  }
   const head = JSON.stringify({ ...list, items: [] }).slice(0, -2);
   if (stored.length <= STREAM_ABOVE_ITEMS) {
     const text = `${head}${stored.map((item) => cachedJson(item.key, item.revision, item.object)).join(',')}]}`;
     return { status: 200, headers: { 'content-type': 'application/json' }, body: text };
   }
   return { status: 200, headers: { 'content-type': 'application/json' }, textStream: listChunks(head, stored) };
+}
+
+/** How many items of a protobuf list are encoded between two turns of the event loop. */
+const PROTOBUF_ITEMS_PER_TURN = 200;
+
+/**
+ * A list in protobuf from each item's cached bytes. Items not cached yet are encoded a few hundred at a time,
+ * the event loop free in between, so a cold list of thousands of objects does not hold up other requests.
+ */
+async function protobufList(list: { apiVersion: string; kind: string; metadata: ListMeta }, stored: ListResult['items']): Promise<Buffer> {
+  const items: Uint8Array[] = [];
+  for (let i = 0; i < stored.length; i++) {
+    const { key, revision, object } = stored[i]!;
+    // A copy of exactly its size: the encoder's buffer is larger, and may be shared.
+    items.push(cachedProtobufItem(key, revision, () => encodeProtobufListItem(list.apiVersion, list.kind, object).slice()));
+    if (i % PROTOBUF_ITEMS_PER_TURN === PROTOBUF_ITEMS_PER_TURN - 1) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  const bytes = encodeProtobufList(list, items);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
 /** Lists longer than this go out in chunks (a few hundred pods are well under a megabyte). */
