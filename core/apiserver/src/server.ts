@@ -140,6 +140,7 @@ export class ApiServer implements ApiHandler {
     const body = request.method === 'GET' ? NO_BODY : decodeBody(request.body, request.headers['content-type']);
     const ctx: RestContext = { core, request, info, user, definition, dryRun: dryRunOf(request.query), warnings: [], finishers: [] };
     if (body.duplicateFields) ctx.duplicateFields = body.duplicateFields;
+    if (body.numberLiterals) ctx.numberLiterals = body.numberLiterals;
     try {
       const response = await routeResource(ctx, body);
       if (ctx.finishers.length)

@@ -241,7 +241,7 @@ export function defineKind<T extends KubeObject = KubeObject>(typed: KindSpec<T>
     ...(subresources.length ? { subresources } : {}),
     verbs: [...(spec.verbs ?? ALL_VERBS)],
     schema,
-    decode: (object) => decodeObject(schema, object, { normalize: true }),
+    decode: (object, _strict, numberLiterals) => decodeObject(schema, object, { normalize: true, ...(numberLiterals ? { numberLiterals } : {}) }),
     ...(strategy.defaults ? { defaults: strategy.defaults } : {}),
     validate,
     hasStatus,

@@ -1,6 +1,7 @@
 // What the API server needs to serve one kind. Written with `defineKind` (define-kind.ts), which derives
 // most of it from the generated API facts; the kernel's `resources` hook takes these.
 import type { ObjectSchema } from '../schemas/language.js';
+import type { NumberLiterals } from '../schemas/number-literals.js';
 import type { KubeObject, StatusCause } from '../types.js';
 
 export interface TableColumn {
@@ -47,8 +48,11 @@ export interface ResourceDefinition {
   verbs?: string[];
   /** The kind's schema, for OpenAPI documents (`kubectl explain`) and field sets; absent for schemaless kinds. */
   schema?: ObjectSchema;
-  /** Type check of a decoded body; returns errors naming the field ("spec.replicas"). */
-  decode?(object: unknown, strict: boolean): { errors: StatusCause[]; unknownFields: string[] };
+  /**
+   * Type check of a decoded body; returns errors naming the field ("spec.replicas"). `numberLiterals`: how
+   * a JSON body wrote numbers that JSON.parse cannot tell apart (`1e3` for 1000), where it wrote any.
+   */
+  decode?(object: unknown, strict: boolean, numberLiterals?: NumberLiterals): { errors: StatusCause[]; unknownFields: string[] };
   /** Fills in defaults on create and update, like the Kubernetes defaulting functions. */
   defaults?(object: KubeObject): void;
   /** Semantic validation: 422 Invalid causes. `subresource` names the endpoint an update came through ('' for the object). */

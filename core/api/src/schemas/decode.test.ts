@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DECODE_CAUSE, decodeFailure, decodeFailureMessage, decodeObject } from './decode.js';
 import { kindSchema, messageSchema } from './from-facts.js';
 import { t, type ObjectSchema } from './language.js';
+import { numberLiteralsOf } from './number-literals.js';
 
 const deploymentSchema = kindSchema('apps', 'v1', 'Deployment') as ObjectSchema;
 const namespaceSchema = kindSchema('', 'v1', 'Namespace') as ObjectSchema;
@@ -74,6 +75,54 @@ describe('decodeObject', () => {
     expect(decodeFailureMessage('Deployment', 'v1', errors)).toBe(
       'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
     );
+  });
+
+  it('refuses integers outside the Go type: int32 past 2^31, int64 past what a double holds exactly, fractions', () => {
+    const body = kubectlCreateDeployment() as Record<string, any>;
+    body.spec.replicas = 2147483648;
+    body.spec.progressDeadlineSeconds = -2147483649;
+    body.spec.template.spec.activeDeadlineSeconds = 2 ** 53;
+    body.spec.template.spec.terminationGracePeriodSeconds = 1.5;
+    body.metadata.generation = Number.MAX_SAFE_INTEGER;
+    expect(decodeObject(deploymentSchema, body).errors.map((e) => [e.field, e.message])).toEqual([
+      ['spec.replicas', 'json: cannot unmarshal number 2147483648 into Go struct field DeploymentSpec.spec.replicas of type int32'],
+      [
+        'spec.template.spec.activeDeadlineSeconds',
+        `json: cannot unmarshal number 9007199254740992 into Go struct field PodSpec.spec.template.spec.activeDeadlineSeconds of type int64 (Skiff keeps integers exactly only between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER})`,
+      ],
+      [
+        'spec.template.spec.terminationGracePeriodSeconds',
+        'json: cannot unmarshal number 1.5 into Go struct field PodSpec.spec.template.spec.terminationGracePeriodSeconds of type int64',
+      ],
+      [
+        'spec.progressDeadlineSeconds',
+        'json: cannot unmarshal number -2147483649 into Go struct field DeploymentSpec.spec.progressDeadlineSeconds of type int32',
+      ],
+    ]);
+  });
+
+  it('refuses an integer field written with an exponent or a fraction, quoting the literal as Go does', () => {
+    const text =
+      '{"spec":{"replicas":1e3,"template":{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80.0}]}]}},"strategy":{"rollingUpdate":{"maxSurge":2E1}}}}';
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const numberLiterals = numberLiteralsOf(text);
+    expect(decodeObject(deploymentSchema, body).errors).toEqual([]);
+    expect(decodeObject(deploymentSchema, body, { numberLiterals }).errors.map((e) => [e.field, e.message])).toEqual([
+      ['spec.replicas', 'json: cannot unmarshal number 1e3 into Go struct field DeploymentSpec.spec.replicas of type int32'],
+      [
+        'spec.template.spec.containers[0].ports[0].containerPort',
+        'json: cannot unmarshal number 80.0 into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32',
+      ],
+      ['spec.strategy.rollingUpdate.maxSurge', 'json: cannot unmarshal number 2E1 into Go value of type int32'],
+    ]);
+  });
+
+  it('quotes a long integer literal as written, not as the double it became', () => {
+    const text = '{"spec":{"replicas":99999999999999999999}}';
+    const { errors } = decodeObject(deploymentSchema, JSON.parse(text), { numberLiterals: numberLiteralsOf(text) });
+    expect(errors.map((e) => e.message)).toEqual([
+      'json: cannot unmarshal number 99999999999999999999 into Go struct field DeploymentSpec.spec.replicas of type int32',
+    ]);
   });
 
   it('names the innermost struct and leaves list indices out of the Go path', () => {

@@ -2,6 +2,7 @@ import { errors, type ApiError } from '../errors.js';
 import { isValidQuantity } from '../quantity.js';
 import type { StatusCause } from '../types.js';
 import { goTypeName, type ObjectSchema, type Schema } from './language.js';
+import type { NumberLiterals } from './number-literals.js';
 import { rfc3339Error } from './time.js';
 
 /** The `type` of the causes decoding reports. */
@@ -21,6 +22,8 @@ export interface DecodeOptions {
    * quantities as strings. Mutates the value in place.
    */
   normalize?: boolean;
+  /** How the JSON body wrote its numbers, where that differs from what JSON.parse made of them (`1e3`, `1.0`). */
+  numberLiterals?: NumberLiterals;
 }
 
 export interface DecodeResult {
@@ -33,6 +36,11 @@ const QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([
 const INT32 = { min: -2147483648, max: 2147483647 };
 // ±2^63: the doubles nearest int64's bounds (JSON numbers are doubles; exact int64 limits are not representable).
 const INT64 = { min: -(2 ** 63), max: 2 ** 63 };
+/**
+ * Why an int64 Go would take is refused: a JavaScript number holds integers exactly only up to 2^53 - 1,
+ * and a rounded one would come back to Go clients as a different number (or, near 2^63, one they cannot decode).
+ */
+const INEXACT_INT64 = `Skiff keeps integers exactly only between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
 
 class MapKey {
   constructor(readonly key: string) {}
@@ -167,12 +175,28 @@ class Decoder {
     }
   }
 
+  /** Go's decoder takes an integer field only from an integer literal within the Go type's range. */
   private integer(schema: Schema, value: unknown, owner: string | undefined, range: { min: number; max: number }): void {
     if (typeof value !== 'number') {
       this.mismatch(value, schema, owner);
-    } else if (!Number.isInteger(value) || value < range.min || value > range.max) {
-      this.mismatch(value, schema, owner, `number ${value}`);
+      return;
     }
+    const literal = this.literal(value);
+    if (!Number.isInteger(value) || value < range.min || value > range.max || (literal !== undefined && !/^-?\d+$/.test(literal))) {
+      this.mismatch(value, schema, owner, `number ${literal ?? value}`);
+    } else if (!Number.isSafeInteger(value)) {
+      this.mismatch(value, schema, owner, `number ${literal ?? value}`, INEXACT_INT64);
+    }
+  }
+
+  /** The text the body wrote the number at the current path as, when JSON.parse lost it. */
+  private literal(value: number): string | undefined {
+    const literals = this.options.numberLiterals;
+    if (!literals?.size) return undefined;
+    return literals.lookup(
+      this.path.map((segment) => (segment instanceof MapKey ? segment.key : segment)),
+      value,
+    );
   }
 
   private quantity(value: unknown): unknown {
@@ -183,8 +207,9 @@ class Decoder {
 
   private intOrString(value: unknown): void {
     if (typeof value === 'string') return;
-    if (typeof value === 'number' && Number.isInteger(value) && value >= INT32.min && value <= INT32.max) return;
-    const what = typeof value === 'number' ? `number ${value}` : jsonKind(value);
+    const literal = typeof value === 'number' ? this.literal(value) : undefined;
+    if (typeof value === 'number' && literal === undefined && Number.isInteger(value) && value >= INT32.min && value <= INT32.max) return;
+    const what = typeof value === 'number' ? `number ${literal ?? value}` : jsonKind(value);
     this.fail(`json: cannot unmarshal ${what} into Go value of type int32`);
   }
 
@@ -198,10 +223,10 @@ class Decoder {
   }
 
   /** Go's UnmarshalTypeError: names the innermost struct and the struct fields leading to the value. */
-  private mismatch(value: unknown, schema: Schema, owner: string | undefined, what = jsonKind(value)): void {
+  private mismatch(value: unknown, schema: Schema, owner: string | undefined, what = jsonKind(value), why?: string): void {
     const structPath = this.path.filter((s): s is string => typeof s === 'string').join('.');
     const target = owner && structPath ? `Go struct field ${owner}.${structPath}` : 'Go value';
-    this.fail(`json: cannot unmarshal ${what} into ${target} of type ${goTypeName(schema)}`);
+    this.fail(`json: cannot unmarshal ${what} into ${target} of type ${goTypeName(schema)}${why ? ` (${why})` : ''}`);
   }
 
   private fail(message: string): void {

@@ -109,12 +109,14 @@ export function assertYamlNesting(text: string): void {
 
 /**
  * Walks a decoded body once, without recursion: refuses nesting deeper than MAX_NESTING_DEPTH
- * (naming where) and strings that are not well-formed Unicode (a lone surrogate from a `\ud800`
- * escape), which no client means to send and which would not survive storage unchanged.
+ * (naming where), strings that are not well-formed Unicode (a lone surrogate from a `\ud800`
+ * escape), which no client means to send and which would not survive storage unchanged, and numbers
+ * beyond a double's range (`1e400`, YAML's `.inf` and `.nan`), which Go's decoders refuse too.
  */
 export function assertWellFormedValue(value: unknown): void {
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'string' && !isWellFormed(value)) throw illFormed(undefined);
+    if (typeof value === 'number' && !Number.isFinite(value)) throw notFinite(undefined);
     return;
   }
   const pending: Visit[] = [{ value, depth: 1 }];
@@ -126,6 +128,8 @@ export function assertWellFormedValue(value: unknown): void {
       if (typeof key === 'string' && !isWellFormed(key)) throw illFormed(visit);
       if (typeof child === 'string') {
         if (!isWellFormed(child)) throw illFormed({ value: child, depth: visit.depth + 1, parent: visit, key });
+      } else if (typeof child === 'number') {
+        if (!Number.isFinite(child)) throw notFinite({ value: child, depth: visit.depth + 1, parent: visit, key });
       } else if (child !== null && typeof child === 'object') pending.push({ value: child, depth: visit.depth + 1, parent: visit, key });
     }
   }
@@ -149,4 +153,9 @@ function pathOf(visit: Visit): string {
 function illFormed(visit: Visit | undefined) {
   const where = visit?.parent ? ` at ${pathOf(visit)}` : '';
   return errors.badRequest(`the request body holds a string that is not valid Unicode (a lone surrogate)${where}`);
+}
+
+function notFinite(visit: Visit | undefined) {
+  const where = visit?.parent ? ` at ${pathOf(visit)}` : '';
+  return errors.badRequest(`the request body holds a number that is not finite or is beyond a float64's range${where}`);
 }

@@ -1,5 +1,6 @@
 import { cloneJsonValue, errorMessage, errors } from '@skiff/api';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api/protobuf';
+import { jsonPatchNumberLiterals, numberLiteralsOf, type NumberLiterals } from '@skiff/api/schema';
 import { isMap, isNode, isSeq, parseDocument } from 'yaml';
 import { duplicateJsonFields } from './duplicate-fields.js';
 import { assertJsonNesting, assertWellFormedValue, assertYamlNesting, bodyText } from './body-limits.js';
@@ -23,7 +24,17 @@ export interface DecodedBody {
   value: unknown;
   /** Fields a JSON or YAML body repeats within one object (computed when asked: only field validation needs them). */
   duplicateFields?: () => string[];
+  /**
+   * How a JSON body wrote the numbers JSON.parse cannot tell apart (`1e3`, `1.0`), by their path in the object
+   * the body becomes (computed once, when the type check asks). Only for the media types whose values reach
+   * Go's typed decoder as written: JSON, merge patches and JSON patches; strategic merge patches and YAML
+   * bodies go through a generic map in Kubernetes too, where 1e3 is just 1000.
+   */
+  numberLiterals?: () => NumberLiterals | undefined;
 }
+
+/** What the type check learns from a body's text besides its value. */
+export type BodyFacts = Pick<DecodedBody, 'duplicateFields' | 'numberLiterals'>;
 
 /** The media type of a Content-Type header, lower-case and without parameters. */
 export function mediaTypeOf(contentType: string | undefined): string {
@@ -53,7 +64,31 @@ export function decodeBody(body: unknown, contentType: string | undefined): Deco
   const duplicates: string[] = [];
   const value = isJson ? parseJson(text) : parseYamlOrJson(text, duplicates);
   assertWellFormedValue(value);
-  return { mediaType, value, duplicateFields: () => (isJson || text.trimStart().startsWith('{') ? duplicateJsonFields(text) : duplicates) };
+  const decoded: DecodedBody = {
+    mediaType,
+    value,
+    duplicateFields: () => (isJson || text.trimStart().startsWith('{') ? duplicateJsonFields(text) : duplicates),
+  };
+  if (isJson && mediaType !== MEDIA_TYPE.STRATEGIC_MERGE_PATCH) decoded.numberLiterals = once(() => literalsOf(text, mediaType, value));
+  return decoded;
+}
+
+function literalsOf(text: string, mediaType: string, value: unknown): NumberLiterals | undefined {
+  const literals = numberLiteralsOf(text);
+  if (!literals || mediaType !== MEDIA_TYPE.JSON_PATCH) return literals;
+  return jsonPatchNumberLiterals(literals, value);
+}
+
+function once<T>(compute: () => T): () => T {
+  let done = false;
+  let result: T;
+  return () => {
+    if (!done) {
+      result = compute();
+      done = true;
+    }
+    return result;
+  };
 }
 
 /**
@@ -95,7 +130,8 @@ function parseYamlOrJson(text: string, duplicates: string[]): unknown {
   }
   assertYamlNesting(text);
   try {
-    const document = parseDocument(text, { uniqueKeys: false });
+    // Merge keys (`<<: *defaults`) as Kubernetes' YAML 1.1 decoder has them.
+    const document = parseDocument(text, { uniqueKeys: false, merge: true });
     for (const warning of duplicateYamlKeys(document.contents)) duplicates.push(warning);
     if (document.errors.length > 0) throw document.errors[0];
     return document.toJS();

@@ -1,5 +1,7 @@
 import { apiVersionOf, errors, isJsonObject, type KubeObject } from '@skiff/api';
+import { decodeObject, kindSchema } from '@skiff/api/schema';
 import type { ResourceDefinition } from '@skiff/kernel';
+import type { BodyFacts } from './decode-body.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -35,26 +37,64 @@ export function requireObject(value: unknown, definition: ResourceDefinition): K
   return object;
 }
 
-/**
- * The body of a subresource with a kind of its own (a Scale, a Binding, an Eviction), which no schema decodes:
- * an object, given metadata if it has none; `T` is what its handler checks the rest against. `what` names
- * the kind with its article ("a Scale") for the 400.
- */
-export function requireSubresourceBody<T extends KubeObject>(value: unknown, what: string): T {
-  if (!isJsonObject(value)) throw errors.badRequest(`the request body must be ${what} object`);
-  const object = value as T;
-  object.metadata ??= {};
-  return object;
+/** The kinds of subresource bodies (a Scale, a Binding, an Eviction), which their handlers check further. */
+export interface SubresourceKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+const subresourceDecoders = new Map<string, TypeCheckTarget>();
+
+/** A kind's decoder from the generated API facts, like a resource definition's, for its type check. */
+function subresourceDecoder({ group, version, kind }: SubresourceKind): TypeCheckTarget {
+  const key = `${group}/${version}/${kind}`;
+  let target = subresourceDecoders.get(key);
+  if (!target) {
+    const schema = kindSchema(group, version, kind);
+    // Unknown fields are reported, not errors: typeCheck decides by the request's field validation.
+    target = {
+      kind,
+      version,
+      ...(schema ? { decode: (object, _strict, numberLiterals) => decodeObject(schema, object, numberLiterals ? { numberLiterals } : {}) } : {}),
+    };
+    subresourceDecoders.set(key, target);
+  }
+  return target;
 }
 
 /**
- * The type check: the definition's decoder reports wrong types (always a 400 naming the field) and unknown
- * fields (a 400 with Strict, warnings with Warn, nothing with Ignore). Returns the warnings to send.
+ * The body of a subresource with a kind of its own (a Scale, a Binding, an Eviction): an object, given
+ * metadata if it has none, type-checked against that kind as a PUT body is (wrong types and out-of-range
+ * integers are a 400); `T` is what its handler checks the rest against. `what` names the kind with its
+ * article ("a Scale") for the 400. `ctx.warnings` becomes this check's warnings (unknown fields with
+ * fieldValidation=Warn), as a patch's last attempt sets them.
  */
-export function typeCheck(object: KubeObject, definition: ResourceDefinition, validation: FieldValidation, duplicateFields?: () => string[]): string[] {
+export function requireSubresourceBody<T extends KubeObject>(
+  ctx: { request: { query: Record<string, string | undefined> }; warnings: string[] } & BodyFacts,
+  value: unknown,
+  kind: SubresourceKind,
+  what: string,
+): T {
+  if (!isJsonObject(value)) throw errors.badRequest(`the request body must be ${what} object`);
+  const object = value as T;
+  object.metadata ??= {};
+  ctx.warnings = typeCheck(object, subresourceDecoder(kind), fieldValidationOf(ctx.request.query), ctx);
+  return object;
+}
+
+/** What the type check needs of a kind: its decoder, and its kind and version for the 400's message. */
+export type TypeCheckTarget = Pick<ResourceDefinition, 'kind' | 'version' | 'decode'>;
+
+/**
+ * The type check: the definition's decoder reports wrong types and integers Go would not take (`1e3`,
+ * 2147483648 for an int32; always a 400 naming the field) and unknown fields (a 400 with Strict, warnings
+ * with Warn, nothing with Ignore); `body` says how the body's text wrote it. Returns the warnings to send.
+ */
+export function typeCheck(object: KubeObject, definition: TypeCheckTarget, validation: FieldValidation, body?: BodyFacts): string[] {
   if (!definition.decode) return [];
-  const result = definition.decode(object, validation !== 'Ignore');
-  const duplicates = validation === 'Ignore' || !duplicateFields ? [] : duplicateFields();
+  const result = definition.decode(object, validation !== 'Ignore', body?.numberLiterals?.());
+  const duplicates = validation === 'Ignore' || !body?.duplicateFields ? [] : body.duplicateFields();
   if (result.errors.length > 0) {
     const detail = result.errors.map((cause) => (cause.field ? `${cause.field}: ${cause.message}` : cause.message)).join(', ');
     throw errors.badRequest(`${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: ${detail}`, result.errors);

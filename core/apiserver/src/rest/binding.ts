@@ -11,6 +11,7 @@ import { json, successStatus } from './respond.js';
 import { translateStoreError } from './store-errors.js';
 
 const MAX_ATTEMPTS = 5;
+const BINDING_KIND = { group: '', version: 'v1', kind: 'Binding' };
 
 /**
  * POST pods/<name>/binding, the scheduler's write: admission sees the Binding; the pod gets spec.nodeName,
@@ -18,7 +19,7 @@ const MAX_ATTEMPTS = 5;
  */
 export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const binding = checkBinding(ctx, body);
-  const request = admissionRequest(ctx, { operation: 'CREATE', object: binding, kind: { group: '', version: 'v1', kind: 'Binding' } });
+  const request = admissionRequest(ctx, { operation: 'CREATE', object: binding, kind: BINDING_KIND });
   const admitted = ((await mutate(ctx, request)) ?? binding) as Binding;
   request.object = admitted;
   await validate(ctx, request);
@@ -47,11 +48,11 @@ export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiRespo
       if (!(err instanceof StoreError && err.kind === 'Conflict' && attempt < MAX_ATTEMPTS)) throw translateStoreError(err, definition, info.name);
     }
   }
-  return json({ ...successStatus(), code: 201 }, 201);
+  return json({ ...successStatus(), code: 201 }, 201, ctx.warnings);
 }
 
 function checkBinding(ctx: RestContext, body: unknown): Binding {
-  const binding = requireSubresourceBody<Binding>(body, 'a Binding');
+  const binding = requireSubresourceBody<Binding>(ctx, body, BINDING_KIND, 'a Binding');
   if (binding.kind !== undefined && binding.kind !== 'Binding')
     throw errors.badRequest(`the kind in the data (${binding.kind}) does not match the expected kind (Binding)`);
   if (binding.metadata.name && binding.metadata.name !== ctx.info.name)

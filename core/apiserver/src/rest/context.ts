@@ -1,4 +1,5 @@
 import type { UserInfo } from '@skiff/api';
+import type { NumberLiterals } from '@skiff/api/schema';
 import type { AdmissionOutcome, ApiRequest, Hooks, Logger, ResourceDefinition } from '@skiff/kernel';
 import type { Store } from '@skiff/store';
 import type { RequestInfo } from '../pipeline/request-info.js';
@@ -36,6 +37,8 @@ export interface RestContext {
   warnings: string[];
   /** Fields the request body repeats within one object, for field validation. */
   duplicateFields?: () => string[];
+  /** How a JSON body wrote numbers JSON.parse cannot tell apart (`1e3`), for the type check of integer fields. */
+  numberLiterals?: () => NumberLiterals | undefined;
   /** A server-side apply already recorded its manager's fields: the write path must not record an update too. */
   managedFieldsRecorded?: boolean;
   /** Admission taps' callbacks for when the request is answered (AdmissionRequest.onFinished); shared by copies of the context. */

@@ -27,8 +27,8 @@ export async function routeConverted(ctx: RestContext, body: DecodedBody, route:
     case 'create':
     case 'update': {
       const object = withTypeMeta(requireObject(body.value, served), served);
-      ctx.warnings.push(...typeCheck(object, served, fieldValidationOf(ctx.request.query), ctx.duplicateFields));
-      const response = await route({ ...inner, duplicateFields: undefined }, { ...body, value: conversion.toStorage(object) });
+      ctx.warnings.push(...typeCheck(object, served, fieldValidationOf(ctx.request.query), ctx));
+      const response = await route({ ...inner, duplicateFields: undefined, numberLiterals: undefined }, { ...body, value: conversion.toStorage(object) });
       return out({ ...response, headers: withWarnings(response.headers, ctx.warnings) });
     }
     case 'patch': {
@@ -52,7 +52,7 @@ export async function routeConverted(ctx: RestContext, body: DecodedBody, route:
           ),
           served,
         );
-        ctx.warnings = typeCheck(patched, served, fieldValidationOf(ctx.request.query), ctx.duplicateFields);
+        ctx.warnings = typeCheck(patched, served, fieldValidationOf(ctx.request.query), ctx);
         checkIdentity(ctx, patched);
         return { object: conversion.toStorage(patched), conditional: pinsResourceVersion(kind, body.value) };
       });

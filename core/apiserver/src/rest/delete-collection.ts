@@ -11,7 +11,7 @@ import { json } from './respond.js';
  * admission, grace periods and finalizers). Answers the list of what was deleted or marked.
  */
 export async function deleteCollection(ctx: RestContext, body: unknown): Promise<ApiResponse> {
-  const options = deleteOptionsOf(body, ctx.request.query);
+  const options = deleteOptionsOf(body, ctx.request.query, ctx);
   const { items, metadata } = await listObjects({
     ...ctx,
     request: { ...ctx.request, query: { ...ctx.request.query, limit: undefined, continue: undefined } },

@@ -15,7 +15,7 @@ const EVICTION_KIND = { group: 'policy', version: 'v1', kind: 'Eviction' };
  * 429 there), then the pod is deleted with the eviction's delete options — gracefully if it runs on a node.
  */
 export async function evictPod(ctx: RestContext, body: unknown): Promise<ApiResponse> {
-  const eviction = requireSubresourceBody<KubeObject & { deleteOptions?: DeleteOptions }>(body, 'an Eviction');
+  const eviction = requireSubresourceBody<KubeObject & { deleteOptions?: DeleteOptions }>(ctx, body, EVICTION_KIND, 'an Eviction');
   if (eviction.metadata.name && eviction.metadata.name !== ctx.info.name) throw errors.badRequest(`name in URL does not match name in Eviction object`);
   await readObject(ctx);
   const request = admissionRequest(ctx, { operation: 'CREATE', object: eviction, kind: EVICTION_KIND });
@@ -23,5 +23,5 @@ export async function evictPod(ctx: RestContext, body: unknown): Promise<ApiResp
   await validate(ctx, request);
   const options = deleteOptionsOf((request.object as typeof eviction).deleteOptions, {});
   await deleteNamed({ ...ctx, info: { ...ctx.info, subresource: '', verb: 'delete' } }, options);
-  return json({ ...successStatus(), code: 201 }, 201);
+  return json({ ...successStatus(), code: 201 }, 201, ctx.warnings);
 }

@@ -35,8 +35,8 @@ export function pathSegmentNameCauses(name: string, field: string): StatusCause[
 }
 
 /**
- * Fills in what the server owns on create: namespace (from the path), name (from generateName), uid,
- * creationTimestamp and generation; drops what a client may not set.
+ * Fills in what the server owns on create: namespace (from the path), uid, creationTimestamp and generation;
+ * drops what a client may not set. A name from generateName is picked before (see generate-name.ts).
  */
 export function prepareCreateMetadata(object: KubeObject, definition: ResourceDefinition, pathNamespace: string): void {
   const metadata = object.metadata;
@@ -47,7 +47,6 @@ export function prepareCreateMetadata(object: KubeObject, definition: ResourceDe
   } else {
     delete metadata.namespace;
   }
-  if (!metadata.name && metadata.generateName) metadata.name = `${metadata.generateName}${generateNameSuffix()}`;
   if (!metadata.name)
     throw errors.invalid(definition.kind, definition.group, '', [
       { type: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },

@@ -33,7 +33,7 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
   const conditional = pinsResourceVersion(kind, patch);
   const updated = await guardedUpdate(ctx, (current) => {
     const patched = withTypeMeta(requireObject(patchOnce(ctx, kind, current.object, patch, manager), definition), definition);
-    ctx.warnings = typeCheck(patched, definition, validation, ctx.duplicateFields);
+    ctx.warnings = typeCheck(patched, definition, validation, ctx);
     checkIdentity(ctx, patched);
     return { object: patched, conditional };
   });
@@ -45,7 +45,7 @@ async function createByApply(ctx: RestContext, applied: unknown, manager: string
   const { definition, info } = ctx;
   if (!isJsonObject(applied) || !applied.apiVersion || !applied.kind) throw errors.badRequest('an apply patch must carry apiVersion and kind');
   const config = withTypeMeta(requireObject(structuredClone(applied), definition), definition);
-  ctx.warnings.push(...typeCheck(config, definition, validation, ctx.duplicateFields));
+  ctx.warnings.push(...typeCheck(config, definition, validation, ctx));
   checkIdentity(ctx, config);
   const object = applyByManager(ctx, undefined, config, manager);
   object.metadata.name = info.name;

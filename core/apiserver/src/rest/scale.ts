@@ -11,6 +11,7 @@ import { json } from './respond.js';
 import { waitForRequestedRevision } from './wait-for-revision.js';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
+const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
 const DEFAULT_SCALE = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' };
 
@@ -42,7 +43,7 @@ export async function getScale(ctx: RestContext): Promise<ApiResponse> {
 /** PUT of a Scale: its spec.replicas goes to the parent (guarded by the Scale's resourceVersion). */
 export async function updateScale(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const scale = checkScale(ctx, body);
-  return json(await writeReplicas(ctx, () => scale, writePrecondition(scale.metadata.resourceVersion) !== undefined));
+  return json(await writeReplicas(ctx, () => scale, writePrecondition(scale.metadata.resourceVersion) !== undefined), 200, ctx.warnings);
 }
 
 /** PATCH of a Scale (kubectl scale sends a merge patch `{"spec":{"replicas":5}}`). */
@@ -57,6 +58,8 @@ export async function patchScale(ctx: RestContext, body: DecodedBody): Promise<A
         checkScale(ctx, applyPatchDocument(kind, toScale(current, ctx.definition), body.value, { kind: 'Scale', group: 'autoscaling', name: ctx.info.name })),
       pinsResourceVersion(kind, body.value),
     ),
+    200,
+    ctx.warnings,
   );
 }
 
@@ -73,7 +76,7 @@ async function writeReplicas(ctx: RestContext, scaleOf: (current: KubeObject) =>
 }
 
 function checkScale(ctx: RestContext, body: unknown): Scale {
-  const scale = requireSubresourceBody<Scale>(body, 'a Scale');
+  const scale = requireSubresourceBody<Scale>(ctx, body, SCALE_KIND, 'a Scale');
   if (scale.kind !== undefined && scale.kind !== 'Scale')
     throw errors.badRequest(`the kind in the data (${scale.kind}) does not match the expected kind (Scale)`);
   if (scale.metadata.name && scale.metadata.name !== ctx.info.name)

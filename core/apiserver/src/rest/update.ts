@@ -10,7 +10,7 @@ import { json } from './respond.js';
 export async function updateObject(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const { definition } = ctx;
   const object = withTypeMeta(requireObject(body, definition), definition);
-  ctx.warnings.push(...typeCheck(object, definition, fieldValidationOf(ctx.request.query), ctx.duplicateFields));
+  ctx.warnings.push(...typeCheck(object, definition, fieldValidationOf(ctx.request.query), ctx));
   checkIdentity(ctx, object);
   const conditional = writePrecondition(object.metadata.resourceVersion) !== undefined;
   // A retry after a concurrent write starts again from the body as sent: admission may have changed the
