@@ -3,7 +3,7 @@ export { ApiServer, APISERVER_NAME, type ApiServerOptions } from './server.js';
 export type { ApiExtensions, ExtensionHandler, ExtensionRequest, ExtensionResponse } from './extensions.js';
 export { ResourceRegistryImpl } from './registry/resource-registry.js';
 export { InitializerRegistryImpl } from './registry/initializer-registry.js';
-export { HttpServer, type HttpServerOptions } from './http/server.js';
+export { HttpServer, type HttpServerOptions, type ConnectionLimits } from './http/server.js';
 export { serverUrl } from './kubeconfig.js';
 export { ensurePki, type Pki } from './pki.js';
 export { SYSTEM_NAMESPACES } from './bootstrap.js';

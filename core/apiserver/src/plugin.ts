@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE, type ApiServerInfo, type Logger, type PluginOptions } from '@skiff/kernel';
+import { definePlugin, KernelError, LIFECYCLE_STAGE, type ApiServerInfo, type Logger, type PluginOptions } from '@skiff/kernel';
 import { bootstrapNamespaces } from './bootstrap.js';
 import { ApiServerError } from './errors.js';
-import { HttpServer } from './http/server.js';
+import { CONNECTION_LIMIT_DEFAULTS, HttpServer } from './http/server.js';
 import { writeKubeconfig } from '@skiff/client';
 import { serverUrl } from './kubeconfig.js';
 import { ensurePki } from './pki.js';
@@ -40,9 +40,49 @@ const plugin = definePlugin({
         description: 'Interval of watch BOOKMARK events (to watches that allow bookmarks)',
       },
       resourceVersionWaitMs: { type: 'integer', minimum: 0, default: 3_000, description: 'How long a read of a future resourceVersion waits before a 504' },
+      maxConnections: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Open client connections at most (default: the open-file limit less a quarter, at least 512, kept for the rest of the process)',
+      },
+      tlsHandshakeTimeoutMs: {
+        type: 'integer',
+        minimum: 100,
+        default: CONNECTION_LIMIT_DEFAULTS.tlsHandshakeTimeoutMs,
+        description: 'A connection that has not finished its TLS handshake this long after it was accepted is closed',
+      },
+      requestHeadersTimeoutMs: {
+        type: 'integer',
+        minimum: 100,
+        default: CONNECTION_LIMIT_DEFAULTS.requestHeadersTimeoutMs,
+        description: "A connection whose request's headers have not arrived this long after it opened (or after its previous request) is closed",
+      },
+      requestTimeoutMs: {
+        type: 'integer',
+        minimum: 100,
+        default: CONNECTION_LIMIT_DEFAULTS.requestTimeoutMs,
+        description: 'A request whose body has not fully arrived this long after it began is answered 408 (responses, watches included, are not limited)',
+      },
+      keepAliveTimeoutMs: {
+        type: 'integer',
+        minimum: 100,
+        default: CONNECTION_LIMIT_DEFAULTS.keepAliveTimeoutMs,
+        description: 'An idle keep-alive connection is closed after this long',
+      },
+      maxRequestHeaderBytes: {
+        type: 'integer',
+        minimum: 1024,
+        default: CONNECTION_LIMIT_DEFAULTS.maxRequestHeaderBytes,
+        description: 'The request line (URL) and headers together at most; a larger request gets a 431 Status',
+      },
     },
   },
   apply(kernel, options) {
+    if (options.requestHeadersTimeoutMs > options.requestTimeoutMs)
+      throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', {
+        name: PLUGIN_NAME,
+        detail: `requestHeadersTimeoutMs (${options.requestHeadersTimeoutMs}) must not be longer than requestTimeoutMs (${options.requestTimeoutMs})`,
+      });
     let server: ApiServer | undefined;
     let http: HttpServer | undefined;
     let info: ApiServerInfo | undefined;
@@ -73,7 +113,13 @@ const plugin = definePlugin({
 
         const host = options.host ?? kernel.config.host;
         const pki = ensurePki(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir), host);
-        http = new HttpServer({ handler: api, logger, tls: { key: pki.keyPem, cert: pki.certPem, ca: pki.caPem } });
+        const { maxConnections, tlsHandshakeTimeoutMs, requestHeadersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxRequestHeaderBytes } = options;
+        http = new HttpServer({
+          handler: api,
+          logger,
+          tls: { key: pki.keyPem, cert: pki.certPem, ca: pki.caPem },
+          connections: { maxConnections, tlsHandshakeTimeoutMs, requestHeadersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxRequestHeaderBytes },
+        });
         let port: number;
         try {
           port = await http.listen(host, options.port ?? kernel.config.port);
@@ -90,7 +136,7 @@ const plugin = definePlugin({
         kernel.provide('apiHandler', api);
         kernel.provide('apiServerInfo', info);
         if (options.bootstrapNamespaces) await bootstrapNamespaces(api, logger);
-        logger.info({ url }, 'API server listening');
+        logger.info({ url, maxConnections: http.limits.maxConnections }, 'API server listening');
       },
       async stop() {
         server?.stop();

@@ -1,30 +1,55 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Server as TlsServer } from 'node:tls';
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { ApiHandler, Logger } from '@skiff/kernel';
+import type { UserInfo } from '@skiff/api';
+import type { ApiHandler, ApiRequest, Logger } from '@skiff/kernel';
+import { onAuthenticated } from '../pipeline/authenticate.js';
 import { negotiateProtobuf } from '../pipeline/negotiate.js';
 import { writeRawResponse } from '../streaming/raw-response.js';
 import { upgradeApiRequest } from '../streaming/upgrade-request.js';
+import { answerClientError } from './client-error.js';
+import { ConnectionGuard } from './connection-guard.js';
+import { defaultMaxConnections, openFileLimit } from './open-file-limit.js';
 import { sendResponse } from './send-response.js';
+import { statusBody } from './status-body.js';
 import { toApiRequest } from './to-api-request.js';
+
+/** Limits and timeouts of client connections; the plugin's options of the same names set them. */
+export interface ConnectionLimits {
+  /** Open client connections at most. Default: derived from the open-file limit (a quarter, at least 512, kept back). */
+  maxConnections: number;
+  /** A TLS handshake must finish this long after the connection was accepted. */
+  tlsHandshakeTimeoutMs: number;
+  /** A request's headers must have arrived this long after the connection (or the previous request) began. */
+  requestHeadersTimeoutMs: number;
+  /** A whole request, body included, must have arrived this long after it began. Responses (watches) are not limited. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
+  /** The request line (URL) and headers together at most; past it, a 431 Status. */
+  maxRequestHeaderBytes: number;
+}
+
+export const CONNECTION_LIMIT_DEFAULTS: Readonly<Omit<ConnectionLimits, 'maxConnections'>> = Object.freeze({
+  tlsHandshakeTimeoutMs: 10_000,
+  requestHeadersTimeoutMs: 30_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 90_000,
+  maxRequestHeaderBytes: 16 * 1024,
+});
 
 export interface HttpServerOptions {
   handler: ApiHandler;
   logger: Logger;
   tls: { key: string; cert: string; ca: string };
+  connections?: Partial<ConnectionLimits>;
 }
 
 // Kubernetes's limit for request bodies.
 const BODY_LIMIT = 3 * 1024 * 1024;
-
-const REASONS: Record<number, string> = {
-  400: 'BadRequest',
-  414: 'BadRequest',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  413: 'RequestEntityTooLarge',
-  415: 'UnsupportedMediaType',
-};
+/** Anonymous requests authenticate too; they do not make a connection one that is kept under pressure. */
+const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
 /**
  * The HTTPS front of the API server: fastify adapted to ApiRequest/ApiResponse. Bodies reach the pipeline
@@ -35,10 +60,28 @@ export class HttpServer {
   private readonly app: FastifyInstance;
   /** Connections handed over by upgrades (exec, attach, port-forward): fastify no longer tracks them. */
   private readonly upgraded = new Set<Duplex>();
+  private readonly guard: ConnectionGuard;
+  /** The limits in force, defaults filled in. */
+  readonly limits: ConnectionLimits;
 
   constructor(private readonly options: HttpServerOptions) {
+    const limits: ConnectionLimits = {
+      ...CONNECTION_LIMIT_DEFAULTS,
+      maxConnections: options.connections?.maxConnections ?? defaultMaxConnections(openFileLimit()),
+      ...definedOnly(options.connections ?? {}),
+    };
+    this.limits = limits;
+    this.guard = new ConnectionGuard({ maxConnections: limits.maxConnections, handshakeTimeoutMs: limits.tlsHandshakeTimeoutMs, logger: options.logger });
     this.app = fastify({
       https: {
+        // Node's timers for the handshake (restarted by every byte; the guard adds a hard deadline) and for
+        // requests that do not arrive. They stop at the end of a request, so watches and upgraded streams,
+        // however long they last, are never cut by them.
+        handshakeTimeout: limits.tlsHandshakeTimeoutMs,
+        headersTimeout: limits.requestHeadersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        connectionsCheckingInterval: checkingInterval(limits),
+        maxHeaderSize: limits.maxRequestHeaderBytes,
         key: options.tls.key,
         cert: options.tls.cert,
         ca: options.tls.ca,
@@ -58,6 +101,15 @@ export class HttpServer {
       },
       logger: false,
       bodyLimit: BODY_LIMIT,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      clientErrorHandler: (error, socket) =>
+        answerClientError(error, socket, {
+          maxHeaderBytes: limits.maxRequestHeaderBytes,
+          headersTimeoutMs: limits.requestHeadersTimeoutMs,
+          requestTimeoutMs: limits.requestTimeoutMs,
+          responding: (candidate) => this.guard.responding(candidate),
+        }),
       forceCloseConnections: true,
       routerOptions: { maxParamLength: 8192 },
       return503OnClosing: true,
@@ -79,6 +131,8 @@ export class HttpServer {
     });
     // fastify routes no upgrade requests: they come here from Node's server and run the same pipeline.
     this.app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
+    // fastify's server is an https.Server whenever `https` is given.
+    this.guard.attach(this.app.server as unknown as TlsServer);
   }
 
   /** Listens; port 0 picks a free port. Returns the port actually bound. */
@@ -87,12 +141,27 @@ export class HttpServer {
     const address = this.app.server.address();
     // A TCP listener's address is an AddressInfo; only pipes and sockets give a string.
     if (address === null || typeof address === 'string') throw new Error(`the API server listens on ${address}, not on a TCP port`);
+    // Without a listener, a failed accept (out of descriptors, of memory) would be an uncaught 'error' event.
+    this.app.server.on('error', (err) => this.options.logger.warn({ err }, 'accepting a connection failed'));
     return address.port;
   }
 
+  /** Open client connections, TLS handshakes pending included. */
+  get connectionCount(): number {
+    return this.guard.size;
+  }
+
   async close(): Promise<void> {
+    this.guard.close();
     for (const socket of this.upgraded) socket.destroy();
     await this.app.close();
+  }
+
+  /** A connection whose request authenticated (as someone, not anonymously) is kept when connections run short. */
+  private trustOnAuthentication(request: ApiRequest, socket: Duplex): void {
+    onAuthenticated(request, (user: UserInfo) => {
+      if (!user.groups.includes(UNAUTHENTICATED_GROUP)) this.guard.trust(socket);
+    });
   }
 
   private async serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -111,6 +180,7 @@ export class HttpServer {
       }
       return controller.signal;
     });
+    this.trustOnAuthentication(apiRequest, request.socket);
     const response = await this.options.handler.handle(apiRequest);
     // Only an upgrade request can be upgraded, and Node hands those to `upgrade`, never to fastify.
     if (response.upgrade) return sendStatus(reply, 400, 'Upgrade request required');
@@ -131,6 +201,7 @@ export class HttpServer {
     });
     try {
       const apiRequest = upgradeApiRequest(request, closed.signal);
+      this.trustOnAuthentication(apiRequest, socket);
       const response = await this.options.handler.handle(apiRequest);
       if (socket.destroyed) return;
       if (response.upgrade) response.upgrade(socket, head);
@@ -143,8 +214,14 @@ export class HttpServer {
 }
 
 function sendStatus(reply: FastifyReply, code: number, message: string): void {
-  reply
-    .code(code)
-    .type('application/json')
-    .send(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: REASONS[code] ?? 'InternalError', code }));
+  reply.code(code).type('application/json').send(statusBody(code, message));
+}
+
+/** How often Node looks for requests past their timeouts: a quarter of the shorter one, between 250 ms and 5 s. */
+function checkingInterval(limits: ConnectionLimits): number {
+  return Math.min(5_000, Math.max(250, Math.floor(Math.min(limits.requestHeadersTimeoutMs, limits.requestTimeoutMs) / 4)));
+}
+
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

@@ -2,6 +2,14 @@ import { ApiError, type UserInfo } from '@skiff/api';
 import { skipFailingTaps, type ApiRequest, type AuthnRequest, type Hooks, type PluginFailure } from '@skiff/kernel';
 import { withPluginFailures } from './error-response.js';
 
+/** Who wants to learn whom a request turned out to be (the HTTPS server, to trust the connection). */
+const authenticatedListeners = new WeakMap<ApiRequest, (user: UserInfo) => void>();
+
+/** Calls `listener` with the user once `request` has authenticated (anonymous included); not at all on a 401. */
+export function onAuthenticated(request: ApiRequest, listener: (user: UserInfo) => void): void {
+  authenticatedListeners.set(request, listener);
+}
+
 /** Failures of authenticators, per request, for the log of a request that ends up rejected. */
 const failures = new WeakMap<AuthnRequest, PluginFailure[]>();
 
@@ -30,7 +38,10 @@ export async function authenticate(hooks: Hooks, request: ApiRequest): Promise<U
     errors: [],
   };
   const result = await hooks.authenticate.promise(authnRequest);
-  if (result?.user) return result.user;
+  if (result?.user) {
+    authenticatedListeners.get(request)?.(result.user);
+    return result.user;
+  }
   const reasons = authnRequest.errors;
   const unauthorized = new ApiError(
     'SKIFF_ERR_API_UNAUTHORIZED',

@@ -1,6 +1,7 @@
 import { errorMessage, errors, type KubeObject } from '@skiff/api';
 import type { Logger, WatchEvent } from '@skiff/kernel';
 import { StoreError, type Store, type StoreEvent } from '@skiff/store';
+import { longTimeout } from '../util/long-timeout.js';
 import { translateEvent } from './transitions.js';
 
 export interface WatchStreamOptions {
@@ -62,7 +63,8 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
     if (signal.aborted) stop();
     else signal.addEventListener('abort', stop, { once: true });
   }
-  const timeout = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
+  // timeoutSeconds may be years: a plain setTimeout past 2^31-1 ms would end the watch at once.
+  const cancelTimeout = options.timeoutMs !== undefined ? longTimeout(stop, options.timeoutMs) : undefined;
   const bookmarks = options.bookmark
     ? setInterval(() => {
         wakeUp.bookmarkDue = true;
@@ -111,7 +113,7 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
     }
   } finally {
     stop();
-    clearTimeout(timeout);
+    cancelTimeout?.();
     clearInterval(bookmarks);
     for (const signal of signals) signal.removeEventListener('abort', stop);
     events?.return?.().catch(() => undefined);

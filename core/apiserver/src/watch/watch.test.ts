@@ -137,6 +137,16 @@ describe('watch', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   });
 
+  it("stays open when timeoutSeconds is past setTimeout's limit of 2^31-1 ms", async () => {
+    const watch = server.watch(`${PODS}?watch=true&timeoutSeconds=3000000&resourceVersion=${server.store.revision()}`);
+    expect((await watch.response).statusCode).toBe(200);
+    const endedEarly = await Promise.race([watch.ended.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000))]);
+    expect(endedEarly).toBe(false);
+    await server.request('POST', PODS, { body: pod('long-timeout') });
+    expect(await watch.next((event) => event.object.metadata.name === 'long-timeout')).toMatchObject({ type: 'ADDED' });
+    watch.close();
+  });
+
   it('wraps each event in a one-row Table when kubectl asks for one', async () => {
     const watch = server.watch(`${PODS}?watch=true&fieldSelector=metadata.name%3Dr1`, {
       headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json' },
