@@ -1,9 +1,10 @@
 import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
+import { writeFileAtomically } from '@skiff/kernel';
 import { ApiServerError } from './errors.js';
 import { errorMessage } from '@skiff/api';
 
@@ -25,7 +26,8 @@ const CLUSTER_NAMES = ['kubernetes', 'kubernetes.default', 'kubernetes.default.s
 /**
  * The cluster CA and the API server's serving certificate in `<dataDir>/pki/`: created on first start and
  * reused afterwards. The serving certificate is issued again (by the same CA) when it expires within a day
- * or does not cover a host the server is now reached by. Keys are written with mode 0600.
+ * or does not cover a host the server is now reached by. Keys are written with mode 0600, and every file
+ * atomically (a client reading ca.crt during a start never sees it empty).
  */
 export function ensurePki(dataDir: string, host: string): Pki {
   const dir = join(dataDir, 'pki');
@@ -34,15 +36,15 @@ export function ensurePki(dataDir: string, host: string): Pki {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!existsSync(files.ca) || !existsSync(files.caKey)) {
       const ca = issueCa();
-      writeFileSync(files.caKey, ca.keyPem, { mode: 0o600 });
-      writeFileSync(files.ca, ca.certPem, { mode: 0o644 });
+      writeFileAtomically(files.caKey, ca.keyPem, 0o600);
+      writeFileAtomically(files.ca, ca.certPem, 0o644);
     }
     const caPem = readFileSync(files.ca, 'utf8');
     const { dnsNames, ips } = servingNames(host);
     if (!existsSync(files.cert) || !existsSync(files.key) || !covers(readFileSync(files.cert, 'utf8'), dnsNames, ips)) {
       const serving = issueServing(caPem, readFileSync(files.caKey, 'utf8'), dnsNames, ips);
-      writeFileSync(files.key, serving.keyPem, { mode: 0o600 });
-      writeFileSync(files.cert, serving.certPem, { mode: 0o644 });
+      writeFileAtomically(files.key, serving.keyPem, 0o600);
+      writeFileAtomically(files.cert, serving.certPem, 0o644);
     }
     chmodSync(files.caKey, 0o600);
     chmodSync(files.key, 0o600);

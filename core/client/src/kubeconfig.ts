@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { errorMessage } from '@skiff/api';
+import { writeFileAtomically } from '@skiff/kernel';
 import { dropUndefined } from './drop-undefined.js';
 import { ClientError } from './errors.js';
 
@@ -139,10 +140,12 @@ export function buildKubeconfig(spec: KubeconfigSpec): string {
   });
 }
 
-/** Writes `buildKubeconfig(spec)` to `path`, readable by its owner only: it holds credentials. */
+/**
+ * Writes `buildKubeconfig(spec)` to `path`, readable by its owner only (it holds credentials), and atomically: a
+ * client reading the file while it is rewritten (at every start) sees the old one or the new one, never a part.
+ */
 export function writeKubeconfig(path: string, spec: KubeconfigSpec): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, buildKubeconfig(spec), { mode: 0o600 });
+  writeFileAtomically(path, buildKubeconfig(spec), 0o600);
 }
 
 function isMap(value: unknown): value is YamlMap {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { UserInfo } from '@skiff/api';
-import { CHAIN_STAGE, definePlugin, KernelError, packageInfo, type PluginOptions } from '@skiff/kernel';
+import { CHAIN_STAGE, definePlugin, KernelError, packageInfo, writeFileAtomically, type PluginOptions } from '@skiff/kernel';
 import { formatTokenLine, parseTokenFile } from './tokens.js';
 
 export const PLUGIN_NAME = '@skiff/plugin-authn-token-file';
@@ -36,8 +36,8 @@ const plugin = definePlugin({
         if (!existsSync(file)) {
           if (!options.bootstrapAdmin)
             throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: `token file ${file} does not exist` });
-          mkdirSync(dirname(file), { recursive: true });
-          writeFileSync(file, `# token,user,uid,"groups"\n${formatTokenLine(randomBytes(24).toString('base64url'), ADMIN)}\n`, { mode: 0o600 });
+          // Atomically: a client reading the admin token during the first start never finds the file empty.
+          writeFileAtomically(file, `# token,user,uid,"groups"\n${formatTokenLine(randomBytes(24).toString('base64url'), ADMIN)}\n`, 0o600);
         }
         try {
           tokens = parseTokenFile(readFileSync(file, 'utf8'), file);
