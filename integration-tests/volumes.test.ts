@@ -8,7 +8,7 @@ import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 // StorageClass `standard` listed as `(default)`, a claim without a class provisioned as a host directory
 // under the data dir and Bound (`kubectl wait --for=jsonpath=…=Bound`), its deletion taking the volume and
 // the directory along, a StatefulSet's volumeClaimTemplates Bound, and `helm install --wait` of a chart
-// whose claim must be Bound.
+// whose claim must be Bound; and a dev-preset pod's hostPath made under the data dir, never on the machine.
 
 const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('volumes');
@@ -117,5 +117,38 @@ spec:
     expect(helm.code).toBe(0);
     expect(helm.stdout).toMatch(/STATUS: deployed/);
     expect(await ok('get', 'pvc', 'cache-data', '-o', 'jsonpath={.status.phase}')).toBe('Bound');
+  });
+});
+
+describe('hostPath volumes of the dev preset (simulated containers)', () => {
+  it('makes a DirectoryOrCreate path under the node folder of the data dir, never on the machine', async () => {
+    // A path of this machine that nothing has made yet.
+    const fresh = join(tempDir('host-path'), 'made-by-a-pod');
+    try {
+      await apply(`apiVersion: v1
+kind: Pod
+metadata:
+  name: host-path
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    volumeMounts:
+    - name: data
+      mountPath: /data
+  volumes:
+  - name: data
+    hostPath:
+      path: ${fresh}
+      type: DirectoryOrCreate
+`);
+      expect(await ok('wait', '--for=condition=Ready', 'pod/host-path', '--timeout=60s')).toBe('pod/host-path condition met\n');
+      const node = await ok('get', 'pod', 'host-path', '-o', 'jsonpath={.spec.nodeName}');
+      expect(existsSync(fresh)).toBe(false);
+      expect(existsSync(join(dataDir, 'nodes', node, 'host', fresh))).toBe(true);
+      await ok('delete', 'pod', 'host-path', '--wait=false');
+    } finally {
+      rmSync(join(fresh, '..'), { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { RESOURCES, isApiError, type Pod, type Service } from '@skiff/api';
 import { assertCanI, EventRecorderImpl, SharedInformerFactory, createLoopbackClient } from '@skiff/client';
 import type {
@@ -14,7 +15,7 @@ import type {
   VolumePlugin,
 } from '@skiff/kernel';
 import { ApiEnvSources } from './env/env-sources.js';
-import { KUBELET_COMPONENT } from './names.js';
+import { KUBELET_COMPONENT, SIMULATED_HOST_ROOT } from './names.js';
 import { hostCapacity } from './node/host-capacity.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
@@ -131,6 +132,8 @@ export class Kubelet {
       node: () => registration.node,
       logger: this.logger,
       refreshMs: this.config.podResyncSeconds * 1000,
+      // No container of a simulated runtime sees the machine: its pods' host paths are made in the node's folder.
+      hostRoot: runtime.simulated ? join(dataDir, SIMULATED_HOST_ROOT) : '/',
     }));
     const runner = new ActionRunner(runtime);
     const manager = (this.manager = new PodRuntimeManager({

@@ -33,3 +33,9 @@ export const HOUSEKEEPING_MS = 10_000;
 
 /** The network interface every pod gets. */
 export const POD_INTERFACE = 'eth0';
+
+/**
+ * The folder under a simulated node's data dir that stands in for its root file system: hostPath volumes and
+ * PersistentVolume paths are made there, never on the machine (no container would see them anyway).
+ */
+export const SIMULATED_HOST_ROOT = 'host';

@@ -1,4 +1,4 @@
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,6 +46,9 @@ describe('simulated container logs', () => {
     const { containerId, logPath } = await started(rt, sandboxConfig(logDirectory), containerConfig('web/0.log'));
     expect(logPath).toBe(join(logDirectory, 'web', '0.log'));
     expect(await readFile(logPath!, 'utf8')).toMatch(CRI_LINE);
+    // Readable by its owner and group, never by others (0640, or less under a stricter umask).
+    const logMode = (await stat(logPath!)).mode & 0o777;
+    expect([logMode & 0o600, logMode & ~0o640]).toEqual([0o600, 0]);
     await rt.stopContainer(containerId, 0);
     await rt.removeContainer(containerId);
     expect(await exists(logPath!)).toBe(false);

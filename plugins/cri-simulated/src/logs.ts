@@ -2,6 +2,9 @@ import { access, appendFile, constants, mkdir, rmdir, unlink } from 'node:fs/pro
 import { dirname, join, resolve } from 'node:path';
 import type { ContainerConfig, Logger, PodSandboxConfig } from '@skiff/kernel';
 
+/** Container logs are the owner's and its group's to read, as containerd and CRI-O create them. */
+const LOG_FILE_MODE = 0o640;
+
 /**
  * The CRI log files of the simulated containers. A container's log goes where the kubelet asks (the
  * container's logPath under the sandbox's logDirectory) when that folder can be written, and otherwise under
@@ -41,7 +44,7 @@ export class SimulatedLogs {
   async write(containerId: string, stream: 'stdout' | 'stderr', text: string): Promise<void> {
     const path = this.files.get(containerId);
     if (!path) return;
-    await appendFile(path, `${new Date().toISOString()} ${stream} F ${text}\n`).catch((err: unknown) =>
+    await appendFile(path, `${new Date().toISOString()} ${stream} F ${text}\n`, { mode: LOG_FILE_MODE }).catch((err: unknown) =>
       this.logger?.warn({ err, path }, 'could not write a simulated container log'),
     );
   }

@@ -1,14 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { VolumeError } from './errors.js';
 import { DATA_LINK, PAYLOAD_DIR_MODE } from './names.js';
+import { runningAsRoot } from './tmpfs.js';
 import { exists } from './volumes/common.js';
 
-/** One file of a projected payload: its bytes and permission bits. */
+/** The owner and group the kubelet gives a file. */
+export interface FileOwner {
+  uid?: number;
+  gid?: number;
+}
+
+/** One file of a projected payload: its bytes, permission bits and, for a token, who owns it. */
 export interface PayloadFile {
   data: Buffer;
   mode: number;
+  /** Applied when the kubelet runs as root (only root may give a file away). */
+  owner?: FileOwner;
 }
 
 /** Relative path → file: what a configMap, secret, downwardAPI or projected volume shows. */
@@ -36,6 +45,7 @@ async function holds(folder: string, payload: Payload): Promise<boolean> {
     try {
       const [data, info] = await Promise.all([readFile(join(folder, path)), stat(join(folder, path))]);
       if (!data.equals(file.data) || (info.mode & 0o7777) !== file.mode) return false;
+      if (file.owner && runningAsRoot() && (info.uid !== (file.owner.uid ?? info.uid) || info.gid !== (file.owner.gid ?? info.gid))) return false;
     } catch {
       return false;
     }
@@ -67,7 +77,9 @@ export async function writeAtomically(dir: string, payload: Payload): Promise<bo
   for (const [path, file] of payload) {
     const target = join(folder, path);
     await mkdir(dirname(target), { recursive: true, mode: PAYLOAD_DIR_MODE });
-    await writeFile(target, file.data);
+    // Owner-only until its mode and owner are set: a token is never readable by others, even for a moment.
+    await writeFile(target, file.data, { mode: 0o600 });
+    if (file.owner && runningAsRoot()) await chown(target, file.owner.uid ?? -1, file.owner.gid ?? -1);
     await chmod(target, file.mode);
   }
   const temporaryLink = join(dir, `${DATA_LINK}_tmp`);

@@ -221,6 +221,42 @@ describe('downwardAPI and projected', () => {
     expect(context.tokenRequests).toHaveLength(1);
   });
 
+  it("writes the token as Kubernetes does: its user's alone (0600) or its fsGroup's too (0640) when the pod names them, else with the volume's mode", async () => {
+    const volume = {
+      name: 'kube-api-access-abcde',
+      projected: {
+        defaultMode: 420,
+        sources: [
+          { serviceAccountToken: { path: 'token' } },
+          { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+        ],
+      },
+    };
+    const plugin = pluginFor(volume);
+    const tokenOf = async (name: string, spec: Partial<Pod['spec']>) => {
+      await plugin.setUp(testPod(spec, { name, uid: `uid-${name}` }), volume, join(dir, name), fakeContext());
+      return stat(join(dir, name, 'token'));
+    };
+    const user = await tokenOf('user', { securityContext: { runAsUser: 1234 } });
+    const group = await tokenOf('group', { securityContext: { fsGroup: 2345 } });
+    const both = await tokenOf('both', { securityContext: { runAsUser: 1234, fsGroup: 2345 } });
+    // The image decides the user of a container that names none: any user must be able to read its token.
+    const unnamed = await tokenOf('unnamed', {});
+    const mixed = await tokenOf('mixed', {
+      securityContext: { runAsUser: 1234 },
+      containers: [
+        { name: 'a', image: 'nginx' },
+        { name: 'b', image: 'nginx', securityContext: { runAsUser: 99 } },
+      ],
+    });
+    expect([user, group, both, unnamed, mixed].map((info) => info.mode & 0o7777)).toEqual([0o600, 0o640, 0o640, 0o644, 0o644]);
+    if (runningAsRoot()) {
+      expect([user.uid, group.gid, both.uid, both.gid]).toEqual([1234, 2345, 1234, 2345]);
+    }
+    // The other files of the volume keep its mode.
+    expect(await mode(join(dir, 'user', 'namespace'))).toBe(0o644);
+  });
+
   it("forgets the pod's tokens when its volume is torn down, also for a pod known by its uid alone", async () => {
     const volume = { name: 'kube-api-access-abcde', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } };
     const plugin = pluginFor(volume);
@@ -288,6 +324,28 @@ describe('hostPath', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('hostPath on a simulated node', () => {
+  it('makes every path under the stand-in root as its type says, never on the machine, and .. cannot climb out', async () => {
+    const root = join(dir, 'node', 'host');
+    const context = { ...fakeContext(), hostRoot: root };
+    const plugin = pluginFor({ hostPath: { path: '/' } });
+    const setUp = (path: string, type?: string) => plugin.setUp(testPod(), { name: 'h', hostPath: { path, ...(type ? { type } : {}) } }, '', context);
+    const machine = join(dir, 'machine', 'data');
+    expect(await setUp(machine, 'DirectoryOrCreate')).toEqual({ path: join(root, machine) });
+    await expect(lstat(machine)).rejects.toThrow(/ENOENT/);
+    expect((await stat(join(root, machine))).isDirectory()).toBe(true);
+    // The simulated node has what its pods expect: a Directory or a File is made, no type means a folder.
+    expect((await stat((await setUp('/var/log/pods', 'Directory'))!.path!)).isDirectory()).toBe(true);
+    expect((await stat((await setUp('/etc/app/config.yaml', 'File'))!.path!)).isFile()).toBe(true);
+    expect((await stat((await setUp('/srv/anything'))!.path!)).isDirectory()).toBe(true);
+    await expect(setUp('/run/docker.sock', 'Socket')).resolves.toEqual({ path: join(root, '/run/docker.sock') });
+    // What the node already has is checked as on a real node.
+    await expect(setUp('/etc/app/config.yaml', 'Directory')).rejects.toThrow('hostPath type check failed: /etc/app/config.yaml is not a directory');
+    expect(await setUp('/../../../escape', 'DirectoryOrCreate')).toEqual({ path: join(root, 'escape') });
+    await expect(lstat(join(dir, '..', 'escape'))).rejects.toThrow(/ENOENT/);
   });
 });
 

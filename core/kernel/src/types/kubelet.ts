@@ -270,6 +270,13 @@ export interface VolumeContext {
   nodeName: string;
   /** The node's folder (NodeContext.dataDir); pod volume folders live under `<dataDir>/pods/<uid>/volumes`. */
   dataDir: string;
+  /**
+   * Where the node's own file system is, for volumes that name a path of the node (hostPath, a PersistentVolume's
+   * path): `/` on a node with a real container runtime. On a node whose runtime is simulated no container can see
+   * the host, so this is a folder under `dataDir` that stands in for it: a pod never makes the cluster create or
+   * change anything outside its data dir. Absent means `/`.
+   */
+  hostRoot?: string;
   /** The kubelet's API client (system:node:<name>): ConfigMaps, Secrets, PersistentVolumeClaims, TokenRequests. */
   client: ApiClient;
   logger: Logger;

@@ -21,6 +21,8 @@ export interface VolumeManagerOptions {
   logger: Logger;
   /** A pod's volumes are set up again (ConfigMaps, Secrets, tokens refreshed) once this long has passed. */
   refreshMs?: number;
+  /** Where volumes find the node's own paths (VolumeContext.hostRoot): `/`, or a stand-in for a simulated node. */
+  hostRoot?: string;
 }
 
 /** A pod's volumes could not all be set up: the FailedMount messages, one per volume. */
@@ -146,7 +148,7 @@ export class VolumeManager {
   }
 
   private context(event: PodEventSink): VolumeContext {
-    const { nodeName, files, client, logger, node } = this.options;
-    return { nodeName, dataDir: files.dataDir, client, logger, node, event };
+    const { nodeName, files, client, logger, node, hostRoot = '/' } = this.options;
+    return { nodeName, dataDir: files.dataDir, hostRoot, client, logger, node, event };
   }
 }

@@ -86,6 +86,51 @@ describe('volumes on a real API server', () => {
   });
 });
 
+describe('hostPath volumes on a simulated node', () => {
+  it("are made under the node's folder, never on the machine, subPaths included", async () => {
+    // A path of this machine that nothing has created.
+    const fresh = join(await mkdtemp(join(tmpdir(), 'skiff-hostpath-')), 'made-by-a-pod');
+    const file = join(fresh, 'sub', 'file.txt');
+    try {
+      await cluster.client.create<Pod>(
+        RESOURCES.pods,
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'host-paths', namespace: 'default' },
+          spec: {
+            containers: [
+              {
+                name: 'app',
+                image: 'nginx:1.27',
+                volumeMounts: [
+                  { name: 'dir', mountPath: '/data' },
+                  { name: 'dir', mountPath: '/logs', subPath: 'logs' },
+                  { name: 'file', mountPath: '/etc/app.txt' },
+                ],
+              },
+            ],
+            volumes: [
+              { name: 'dir', hostPath: { path: fresh, type: 'DirectoryOrCreate' } },
+              { name: 'file', hostPath: { path: file, type: 'FileOrCreate' } },
+            ],
+          },
+        },
+        'default',
+      );
+      await waitFor('host-paths to run', async () => (await getPod('host-paths')).status?.phase === 'Running');
+      await expect(stat(fresh)).rejects.toThrow(/ENOENT/);
+      const standIn = join(nodeDir(), 'host', fresh);
+      expect((await stat(standIn)).isDirectory()).toBe(true);
+      expect((await stat(join(standIn, 'logs'))).isDirectory()).toBe(true);
+      expect((await stat(join(nodeDir(), 'host', file))).isFile()).toBe(true);
+      await cluster.client.delete(RESOURCES.pods, 'host-paths', 'default');
+    } finally {
+      await rm(join(fresh, '..'), { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a kubelet that stops its pods on shutdown', () => {
   it("tears their volumes down too, keeping the pods' folders", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'skiff-kubelet-shutdown-'));

@@ -1,5 +1,5 @@
 import { chmod, lstat, mkdir, rm } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { Volume } from '@skiff/api';
 import type { VolumeContext } from '@skiff/kernel';
 import { VolumeError } from '../errors.js';
@@ -26,6 +26,15 @@ export interface BuiltinVolumeOptions {
 export function requireContext(context: VolumeContext | undefined, plugin: string, volume: Json): VolumeContext {
   if (!context) throw new VolumeError('SKIFF_ERR_VOLUME_NO_CONTEXT', { plugin, volume: String(volume.name ?? '') });
   return context;
+}
+
+/**
+ * A path of the node as the kubelet reaches it: the path itself, or its stand-in under the context's `hostRoot`
+ * (a simulated node). `..` cannot climb out of the stand-in: the path is resolved from `/` first.
+ */
+export function onNode(context: VolumeContext | undefined, path: string): string {
+  const root = context?.hostRoot;
+  return root && root !== '/' ? join(root, resolve('/', path)) : path;
 }
 
 /** Whether anything (a file, folder or symlink, dangling or not) is at `path`. */

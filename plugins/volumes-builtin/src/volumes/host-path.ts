@@ -1,10 +1,10 @@
 import { lstat, mkdir, open, stat } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import type { Pod } from '@skiff/api';
-import type { VolumePlugin } from '@skiff/kernel';
+import type { VolumeContext, VolumePlugin } from '@skiff/kernel';
 import { VolumeError } from '../errors.js';
 import { VOLUME_PLUGIN } from '../names.js';
-import { isObject, podVolume, type Json } from './common.js';
+import { isObject, onNode, podVolume, type Json } from './common.js';
 
 type FileKind = 'directory' | 'file' | 'socket' | 'char' | 'block' | 'missing' | 'other';
 
@@ -31,26 +31,44 @@ const CHECKS: Readonly<Record<string, { kind: FileKind; what: string }>> = {
 };
 
 /**
+ * On a simulated node the path's stand-in is made as the pod's type says it should be found — a folder (also for
+ * no type), or an empty file — so the simulated node has whatever its pods expect, and the machine is neither
+ * read nor changed. Sockets and devices cannot be made: they count as there. Answers the kind the stand-in has.
+ */
+async function makeStandIn(target: string, type: string): Promise<FileKind> {
+  const expected = CHECKS[type]?.kind ?? 'directory';
+  if (expected === 'directory') await mkdir(target, { recursive: true, mode: 0o755 });
+  else if (expected === 'file') {
+    await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+    await (await open(target, 'a', 0o644)).close();
+  }
+  return expected;
+}
+
+/**
  * hostPath: a path of the node, mounted as it is. `DirectoryOrCreate` makes a missing folder (0755),
  * `FileOrCreate` a missing empty file (0644); the other types only check what is there. Nothing is created under
- * the pod's folder and nothing is removed when the pod goes.
+ * the pod's folder and nothing is removed when the pod goes. On a simulated node (the context's `hostRoot` is not
+ * `/`) the path is a stand-in under the node's folder, made by `makeStandIn`: no pod ever creates anything on the
+ * machine the cluster runs on.
  */
 export function hostPathPlugin(): VolumePlugin {
   return {
     name: VOLUME_PLUGIN.HOST_PATH,
     canSupport: (volume) => isObject(volume.hostPath),
-    async setUp(_pod: Pod, volume: Json) {
+    async setUp(_pod: Pod, volume: Json, _dir: string, context?: VolumeContext) {
       const { path, type = '' } = podVolume(volume).hostPath ?? { path: '' };
       if (!isAbsolute(path ?? '')) throw new VolumeError('SKIFF_ERR_VOLUME_HOST_PATH_RELATIVE', { path: String(path) });
+      const target = onNode(context, path);
       const check = CHECKS[type];
-      if (check) {
-        let kind = await kindOf(path);
-        if (kind === 'missing' && type === 'DirectoryOrCreate') await mkdir(path, { recursive: true, mode: 0o755 });
-        if (kind === 'missing' && type === 'FileOrCreate') await (await open(path, 'a', 0o644)).close();
-        if (kind === 'missing') kind = await kindOf(path);
-        if (kind !== check.kind) throw new VolumeError('SKIFF_ERR_VOLUME_HOST_PATH_TYPE', { path, what: check.what });
-      }
-      return { path };
+      let kind = await kindOf(target);
+      if (kind === 'missing' && target !== path) kind = await makeStandIn(target, type);
+      if (!check) return { path: target };
+      if (kind === 'missing' && type === 'DirectoryOrCreate') await mkdir(target, { recursive: true, mode: 0o755 });
+      if (kind === 'missing' && type === 'FileOrCreate') await (await open(target, 'a', 0o644)).close();
+      if (kind === 'missing') kind = await kindOf(target);
+      if (kind !== check.kind) throw new VolumeError('SKIFF_ERR_VOLUME_HOST_PATH_TYPE', { path, what: check.what });
+      return { path: target };
     },
     async tearDown() {
       // The host's path is not the pod's to remove.

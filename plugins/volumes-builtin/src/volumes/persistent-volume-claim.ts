@@ -2,11 +2,12 @@ import { isApiError, RESOURCES, type PersistentVolume, type PersistentVolumeClai
 import type { VolumeContext, VolumePlugin } from '@skiff/kernel';
 import { VolumeError } from '../errors.js';
 import { VOLUME_PLUGIN } from '../names.js';
-import { isObject, podVolume, requireContext, type Json } from './common.js';
+import { isObject, onNode, podVolume, requireContext, type Json } from './common.js';
 
 /**
  * persistentVolumeClaim: the claim's bound PersistentVolume, mounted from its path on this node (hostPath or
- * local volumes, which is what the host-path provisioner makes). An unbound claim keeps the pod waiting.
+ * local volumes, which is what the host-path provisioner makes; on a simulated node, the path's stand-in). An
+ * unbound claim keeps the pod waiting.
  */
 export function persistentVolumeClaimPlugin(): VolumePlugin {
   return {
@@ -30,7 +31,7 @@ export function persistentVolumeClaimPlugin(): VolumePlugin {
       });
       const path = persistentVolume.spec?.hostPath?.path ?? persistentVolume.spec?.local?.path;
       if (!path) throw new VolumeError('SKIFF_ERR_VOLUME_CLAIM_SOURCE', { name: volumeName });
-      return { path, readOnly: source.readOnly === true };
+      return { path: onNode(context, path), readOnly: source.readOnly === true };
     },
     async tearDown() {
       // The volume outlives the pod; its reclaim policy is the storage plugin's business.

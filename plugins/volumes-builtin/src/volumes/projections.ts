@@ -5,6 +5,7 @@ import { VolumeError } from '../errors.js';
 import { PAYLOAD_DIR_MODE, VOLUME_PLUGIN } from '../names.js';
 import { configMapPayload, DEFAULT_FILE_MODE, downwardAPIPayload, secretPayload } from '../payloads.js';
 import type { ServiceAccountTokens } from '../service-account-tokens.js';
+import { tokenFile } from '../token-file-access.js';
 import { isObject, makeVolumeDir, podVolume, removeVolumeDir, requireContext, type BuiltinVolumeOptions, type Json } from './common.js';
 
 /** The volume sources whose files the kubelet writes. */
@@ -78,7 +79,7 @@ export function projectedPlugin(options: BuiltinVolumeOptions, tokens: ServiceAc
       else if (projection.downwardAPI) downwardAPIPayload(context, pod, projection.downwardAPI.items ?? [], defaultMode, payload);
       else if (projection.serviceAccountToken) {
         const token = projection.serviceAccountToken;
-        payload.set(token.path, { data: Buffer.from(await tokens.token(context!, pod, token), 'utf8'), mode: defaultMode });
+        payload.set(token.path, tokenFile(pod, Buffer.from(await tokens.token(context!, pod, token), 'utf8'), defaultMode));
       } else
         throw new VolumeError('SKIFF_ERR_VOLUME_PROJECTION', {
           volume: volume.name,
