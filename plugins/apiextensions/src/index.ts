@@ -5,6 +5,7 @@ import { ADMISSION_STAGE, definePlugin, LIFECYCLE_STAGE, packageInfo } from '@sk
 import type { CustomResourceDefinition } from './crd.js';
 import { APIEXTENSIONS_USER, CLEANUP_FINALIZER, PLUGIN_NAME } from './names.js';
 import { checkSchema } from './schema/index.js';
+import { jsonEqual } from './schema/node.js';
 import { CrdServing } from './serving.js';
 
 /** Starts right after the API server, so custom resources are served before controllers and kubelets start. */
@@ -42,14 +43,18 @@ const plugin = definePlugin({
       if (!metadata.finalizers?.includes(CLEANUP_FINALIZER)) metadata.finalizers = [...(metadata.finalizers ?? []), CLEANUP_FINALIZER];
     });
 
-    // A version's schema must be structural and its CEL rules must compile.
+    // A version's schema must be structural, its CEL rules must compile and fit the cost limits. Like
+    // upstream, an update holds only the versions whose schema it changes to the cost limits.
     kernel.hooks.validate.tapPromise({ name: PLUGIN_NAME, stage: ADMISSION_STAGE.DEFAULTS }, async (request) => {
       if (!isCrd(request.resource) || (request.operation !== 'CREATE' && request.operation !== 'UPDATE') || request.subresource) return;
       const crd = request.object as CustomResourceDefinition;
+      const old = request.operation === 'UPDATE' ? (request.oldObject as CustomResourceDefinition | undefined) : undefined;
       const causes: StatusCause[] = [];
       (crd.spec?.versions ?? []).forEach((version, i) => {
         const schema = version.schema?.openAPIV3Schema;
-        if (schema) causes.push(...checkSchema(schema, `spec.versions[${i}].schema.openAPIV3Schema`));
+        const stored = old?.spec?.versions?.find((v) => v.name === version.name)?.schema?.openAPIV3Schema;
+        const costs = !(schema && stored && jsonEqual(schema, stored));
+        if (schema) causes.push(...checkSchema(schema, `spec.versions[${i}].schema.openAPIV3Schema`, { costs }));
         (version.additionalPrinterColumns ?? []).forEach((column, j) => {
           const field = `spec.versions[${i}].additionalPrinterColumns[${j}].jsonPath`;
           try {

@@ -238,7 +238,9 @@ describe('checkSchema and CEL rules', () => {
   it('refuses oldSelf below a list that cannot correlate items', () => {
     const schema = withSpec({
       type: 'object',
-      properties: { list: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } } },
+      properties: {
+        list: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 63, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } },
+      },
     });
     expect(problems(schema)).toEqual([
       `${ROOT}.properties[spec].properties[list].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${ROOT}.properties[spec].properties[list]`,

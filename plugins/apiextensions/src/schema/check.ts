@@ -3,13 +3,15 @@
 // rules that compile. Causes are named from `path` (…openAPIV3Schema) the way upstream names them.
 import type { StatusCause, ValidationRule } from '@skiff/api';
 import { forbidden, goJSON, invalid, notSupported, Printed, required } from './causes.js';
+import { CostMeter } from './cel/cost.js';
 import { validateRules } from './cel/validate.js';
 import { attachRules } from './compile.js';
+import { checkRuleCosts } from './costs.js';
 import { compileNode, copyJSON, jsonEqual, type SchemaNode } from './node.js';
 import { validateOpenAPI } from './openapi.js';
 import { pruneValue } from './prune.js';
 import { regexError } from './regex.js';
-import { DEFAULT_CEL_BUDGET, type JSONSchemaProps } from './types.js';
+import { DEFAULT_CEL_BUDGET, DEFAULT_CEL_CALL_LIMIT, type JSONSchemaProps } from './types.js';
 
 type Level = 'root' | 'item' | 'field';
 
@@ -160,7 +162,23 @@ function checkStructural(schema: JSONSchemaProps, path: string): StatusCause[] {
 
 // ---- defaults ----------------------------------------------------------------------------------------
 
-function checkDefaults(s: JSONSchemaProps, node: SchemaNode, path: string, insideMeta: boolean, isResourceRoot: boolean, out: StatusCause[]): void {
+/**
+ * How defaults are checked against the CEL rules: all of a schema's defaults share one runtime budget, and
+ * none runs rules when a rule is over its static budget (the CRD is refused for that anyway).
+ */
+interface DefaultRules {
+  readonly meter?: CostMeter;
+}
+
+function checkDefaults(
+  s: JSONSchemaProps,
+  node: SchemaNode,
+  path: string,
+  insideMeta: boolean,
+  isResourceRoot: boolean,
+  rules: DefaultRules,
+  out: StatusCause[],
+): void {
   const embedded = isResourceRoot || node.embedded;
   if (node.embedded) insideMeta = false;
   if (s.default !== undefined && !insideMeta) {
@@ -171,17 +189,17 @@ function checkDefaults(s: JSONSchemaProps, node: SchemaNode, path: string, insid
     const errs = validateOpenAPI(node, s.default, defaultPath);
     if (errs.length > 0) {
       out.push(...errs);
-    } else {
+    } else if (rules.meter) {
       const options = { base: defaultPath, resourceRoot: embedded };
-      const withOld = validateRules(node, s.default, s.default, DEFAULT_CEL_BUDGET, options);
-      out.push(...(withOld.length > 0 ? withOld : validateRules(node, s.default, undefined, DEFAULT_CEL_BUDGET, options)));
+      const withOld = validateRules(node, s.default, s.default, rules.meter, options);
+      out.push(...(withOld.length > 0 ? withOld : validateRules(node, s.default, undefined, rules.meter, options)));
     }
   }
   const items = itemSchema(s);
-  if (items && node.items) checkDefaults(items, node.items, at(path, 'items'), insideMeta, false, out);
+  if (items && node.items) checkDefaults(items, node.items, at(path, 'items'), insideMeta, false, rules, out);
   for (const [k, sub] of Object.entries(s.properties ?? {})) {
     const subInsideMeta = insideMeta || (embedded && META_FIELDS.has(k));
-    checkDefaults(sub, node.properties!.get(k)!, keyed(at(path, 'properties'), k), subInsideMeta, false, out);
+    checkDefaults(sub, node.properties!.get(k)!, keyed(at(path, 'properties'), k), subInsideMeta, false, rules, out);
   }
 }
 
@@ -395,26 +413,40 @@ function checkOpenAPI(s: JSONSchemaProps, path: string, ctx: Context, isRoot: bo
   return found;
 }
 
+/** Options of {@link checkSchema}. */
+export interface CheckOptions {
+  /**
+   * Whether the CEL rules are held to the static cost limits (default true). An update leaves a version
+   * whose schema it does not change as it was stored, as upstream does, so CRDs stored before the limits
+   * (or under other limits) can still be updated.
+   */
+  costs?: boolean;
+}
+
 /**
  * Checks one CRD version's openAPIV3Schema as the API server does on CRD create and update; `path` names
  * the schema (`spec.versions[0].schema.openAPIV3Schema`). Returns no causes for an acceptable schema.
  */
-export function checkSchema(schema: JSONSchemaProps, path: string): StatusCause[] {
+export function checkSchema(schema: JSONSchemaProps, path: string, options: CheckOptions = {}): StatusCause[] {
   const out: StatusCause[] = [];
   if (schema.nullable) out.push(forbidden(at(path, 'nullable'), 'nullable cannot be true at the root'));
   let root: SchemaNode | undefined;
+  let costs: StatusCause[] = [];
   const structural = checkStructural(schema, path);
   if (structural.length > 0) {
     out.push(...structural);
   } else {
     root = compileNode(schema);
     attachRules(root, true);
+    if (options.costs !== false) costs = checkRuleCosts(schema, root, path).causes;
     const defaults: StatusCause[] = [];
-    checkDefaults(schema, root, path, false, true, defaults);
+    const meter = costs.length === 0 ? new CostMeter(DEFAULT_CEL_BUDGET, DEFAULT_CEL_CALL_LIMIT) : undefined;
+    checkDefaults(schema, root, path, false, true, { meter }, defaults);
     out.push(...defaults);
     if (defaults.length > 0) root = undefined;
   }
   const found = checkOpenAPI(schema, path, { insideResourceMeta: false }, true, root);
   out.push(...found.schema, ...found.cel);
+  if (root && found.schema.length === 0) out.push(...costs);
   return out;
 }

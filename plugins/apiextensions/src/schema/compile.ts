@@ -8,7 +8,7 @@ import { validateListTypes } from './list-types.js';
 import { compileNode, type SchemaNode } from './node.js';
 import { validateOpenAPI } from './openapi.js';
 import { pruneObject } from './prune.js';
-import { DEFAULT_CEL_BUDGET, type CompileOptions, type CompiledSchema, type JSONSchemaProps } from './types.js';
+import { DEFAULT_CEL_BUDGET, DEFAULT_CEL_CALL_LIMIT, type CompileOptions, type CompiledSchema, type JSONSchemaProps } from './types.js';
 
 /** Compiles the CEL rules of `node` and every node below it; returns whether any rule was found. */
 export function attachRules(node: SchemaNode, isRoot: boolean): boolean {
@@ -29,13 +29,14 @@ export function compileSchema(schema: JSONSchemaProps, options: CompileOptions =
   const root = compileNode(schema);
   attachRules(root, true);
   const budget = options.celBudget ?? DEFAULT_CEL_BUDGET;
+  const perCallLimit = options.celCallLimit ?? DEFAULT_CEL_CALL_LIMIT;
   return {
     prune: (object) => pruneObject(object, root),
     applyDefaults: (object) => defaultObject(object, root),
     validate(object, old): StatusCause[] {
       const causes = validateOpenAPI(root, object);
       if (root.listTypesBelow && (old === undefined || validateListTypes(root, old).length === 0)) causes.push(...validateListTypes(root, object));
-      causes.push(...validateRules(root, object, old, budget));
+      causes.push(...validateRules(root, object, old, budget, { perCallLimit }));
       return causes;
     },
   };

@@ -15,6 +15,10 @@ export interface RuleProgram {
   readonly messageError?: string;
   /** The rule's fieldPath as a field path (`spec.replicas`), '' when none. */
   readonly fieldPath: string;
+  /** The most one evaluation of the rule can cost (estimated from the schema), when it compiled. */
+  readonly cost?: number;
+  /** The same for its messageExpression. */
+  readonly messageCost?: number;
   evaluate?(bindings: Record<string, unknown>): unknown;
   message?(bindings: Record<string, unknown>): unknown;
 }

@@ -1,6 +1,7 @@
 // The compiled form of a CRD version's schema (JSONSchemaProps, the generated type) that the custom-resource
 // handler uses per served version.
 import type { JSONSchemaProps, StatusCause } from '@skiff/api';
+import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './cel/cost.js';
 
 export type { JSONSchemaProps };
 
@@ -25,12 +26,16 @@ export interface CompiledSchema {
 /** Options of {@link compileSchema}. */
 export interface CompileOptions {
   /**
-   * CEL work allowed for one `validate` call, counted in comprehension iterations (each step of
-   * all/exists/exists_one/map/filter) over all rules; when it runs out, validation stops with upstream's
-   * "running out of cost budget" error. Default {@link DEFAULT_CEL_BUDGET}.
+   * CEL cost all the rules may spend in one `validate` call, in upstream's cost units (see cel/cost.ts);
+   * when it runs out, validation stops with upstream's "running out of cost budget" error.
+   * Default {@link DEFAULT_CEL_BUDGET}.
    */
   celBudget?: number;
+  /** CEL cost one evaluation of one rule may reach. Default {@link DEFAULT_CEL_CALL_LIMIT}. */
+  celCallLimit?: number;
 }
 
-/** One million comprehension steps: about half a second of CEL evaluation on one core, at most. */
-export const DEFAULT_CEL_BUDGET = 1_000_000;
+/** Upstream's runtime budget per object (RuntimeCELCostBudget). */
+export const DEFAULT_CEL_BUDGET = RUNTIME_CEL_COST_BUDGET;
+/** Upstream's limit per evaluation (PerCallLimit). */
+export const DEFAULT_CEL_CALL_LIMIT = PER_CALL_LIMIT;

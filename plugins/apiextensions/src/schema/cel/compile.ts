@@ -1,10 +1,13 @@
 // Compiling x-kubernetes-validations rules: parse, check the rule against the schema of the node it sits on
-// (fields that do not exist, functions that do not exist, a result that cannot be a bool), put the step
-// meter into every comprehension, and plan the program once.
+// (fields that do not exist, functions that do not exist, a result that cannot be a bool), estimate its
+// worst-case cost, put the cost meter into it (see instrument()), and plan the program once.
 import type { ValidationRule } from '@skiff/api';
 import { parse, plan } from '@bufbuild/cel';
 import type { RuleProgram, SchemaNode } from '../node.js';
-import { isKnownFunction, ruleEnv, STEP_FUNCTION } from './library.js';
+import { LIST_CREATE_COST, MAP_CREATE_COST, MESSAGE_CREATE_COST, meter } from './cost.js';
+import { appendSteps, estimateCost } from './estimate.js';
+import { isKnownFunction, meteredRuleEnv } from './library.js';
+import { APPEND_FUNCTION, INDEX_FUNCTION, RANGE_FUNCTION, STEP_FUNCTION } from './metered.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
 
@@ -210,39 +213,60 @@ function callResult(name: string, target: Known | undefined, args: readonly Know
 
 const EXPR = 'cel.expr.Expr';
 const CALL = 'cel.expr.Expr.Call';
+const CONSTANT = 'cel.expr.Constant';
 
-/** Makes every comprehension ask the step meter before each iteration: `@step() && <condition>`. */
-function meterComprehensions(expr: Expr | undefined, nextId: { value: bigint }): void {
-  if (!expr) return;
+const call = (id: bigint, name: string, args: Expr[]): Expr =>
+  ({ $typeName: EXPR, id, exprKind: { case: 'callExpr', value: { $typeName: CALL, function: name, args } } }) as unknown as Expr;
+const intConstant = (id: bigint, value: number): Expr =>
+  ({
+    $typeName: EXPR,
+    id,
+    exprKind: { case: 'constExpr', value: { $typeName: CONSTANT, constantKind: { case: 'int64Value', value: BigInt(value) } } },
+  }) as unknown as Expr;
+
+/**
+ * Puts the cost meter into an expression and returns the cost of the identifiers, selections and literals
+ * it evaluates once per evaluation (function calls charge themselves, see metered.ts). Each comprehension's
+ * loop condition becomes `@step(k, <condition>)`, k being what one iteration evaluates of those; its range
+ * becomes `@range(<range>)` (the range is copied before the loop); the step of map() and filter() appends
+ * with `@append(@result, [item])`; `a[b]` becomes `@index(a, b)`.
+ */
+function instrument(expr: Expr | undefined, nextId: { value: bigint }): number {
+  if (!expr) return 0;
   const kind = expr.exprKind;
+  const all = (list: readonly (Expr | undefined)[]) => list.reduce((total, e) => total + instrument(e, nextId), 0);
   switch (kind.case) {
+    case 'identExpr':
+      return 1;
     case 'selectExpr':
-      meterComprehensions(kind.value.operand, nextId);
-      break;
-    case 'callExpr':
-      meterComprehensions(kind.value.target, nextId);
-      kind.value.args.forEach((a) => meterComprehensions(a, nextId));
-      break;
+      return 1 + instrument(kind.value.operand, nextId);
+    case 'callExpr': {
+      const c = kind.value;
+      const cost = instrument(c.target, nextId) + all(c.args);
+      if (c.function === '_[_]') c.function = INDEX_FUNCTION;
+      return c.function === '@not_strictly_false' || c.function === '__not_strictly_false__' ? cost + 1 : cost;
+    }
     case 'listExpr':
-      kind.value.elements.forEach((e) => meterComprehensions(e, nextId));
-      break;
-    case 'structExpr':
+      return LIST_CREATE_COST + all(kind.value.elements);
+    case 'structExpr': {
+      let cost = kind.value.messageName ? MESSAGE_CREATE_COST : MAP_CREATE_COST;
       for (const entry of kind.value.entries) {
-        if (entry.keyKind.case === 'mapKey') meterComprehensions(entry.keyKind.value, nextId);
-        meterComprehensions(entry.value, nextId);
+        if (entry.keyKind.case === 'mapKey') cost += instrument(entry.keyKind.value, nextId);
+        cost += instrument(entry.value, nextId);
       }
-      break;
+      return cost;
+    }
     case 'comprehensionExpr': {
       const c = kind.value;
-      [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach((e) => meterComprehensions(e, nextId));
-      const step = { $typeName: EXPR, id: nextId.value++, exprKind: { case: 'callExpr', value: { $typeName: CALL, function: STEP_FUNCTION, args: [] } } };
-      c.loopCondition = {
-        $typeName: EXPR,
-        id: nextId.value++,
-        exprKind: { case: 'callExpr', value: { $typeName: CALL, function: '_&&_', args: [step, c.loopCondition!] } },
-      } as unknown as Expr;
-      break;
+      for (const append of appendSteps(c)) append.function = APPEND_FUNCTION;
+      const once = all([c.iterRange, c.accuInit, c.result]);
+      const perStep = all([c.loopCondition, c.loopStep]);
+      c.iterRange = call(nextId.value++, RANGE_FUNCTION, [c.iterRange!]);
+      c.loopCondition = call(nextId.value++, STEP_FUNCTION, [intConstant(nextId.value++, perStep), c.loopCondition!]);
+      return once;
     }
+    default:
+      return 0;
   }
 }
 
@@ -291,6 +315,8 @@ interface Compiled {
   evaluate?: (bindings: Record<string, unknown>) => unknown;
   usesOldSelf: boolean;
   error?: string;
+  /** The estimated cost of one evaluation at most. */
+  cost?: number;
 }
 
 /** Compiles one expression for a node; `expect` is the type its result must be able to have. */
@@ -319,10 +345,15 @@ function compileExpression(source: string, node: SchemaNode, isRoot: boolean, op
     const offset = positions[err.exprId.toString()] ?? 0;
     return { usesOldSelf: checker.usesOldSelf, error: issue(source, offset, err.message) };
   }
-  meterComprehensions(parsed.expr, { value: maxId(parsed.expr) + 1n });
+  const cost = estimateCost(parsed.expr, node, isRoot, optionalOldSelf);
+  const startCost = instrument(parsed.expr, { value: maxId(parsed.expr) + 1n });
   try {
-    const program = plan(ruleEnv, parsed);
-    return { evaluate: program as (bindings: Record<string, unknown>) => unknown, usesOldSelf: checker.usesOldSelf };
+    const program = plan(meteredRuleEnv, parsed) as (bindings: Record<string, unknown>) => unknown;
+    const evaluate = (bindings: Record<string, unknown>) => {
+      meter().charge(startCost);
+      return program(bindings);
+    };
+    return { evaluate, usesOldSelf: checker.usesOldSelf, cost };
   } catch (err) {
     return { usesOldSelf: checker.usesOldSelf, error: `program instantiation failed: ${err instanceof Error ? err.message : String(err)}` };
   }
@@ -371,12 +402,14 @@ export function compileRules(node: SchemaNode, isRoot: boolean): RuleProgram[] {
     const error = compiled.error ? (compiled.error.startsWith('ERROR') ? `compilation failed: ${compiled.error}` : compiled.error) : undefined;
     let messageError: string | undefined;
     let message: ((bindings: Record<string, unknown>) => unknown) | undefined;
+    let messageCost: number | undefined;
     if (rule.messageExpression?.trim()) {
       const m = compileExpression(rule.messageExpression, node, isRoot, optional, 'string');
       if (m.error) messageError = m.error.startsWith('ERROR') ? `messageExpression compilation failed: ${m.error}` : `messageExpression ${m.error}`;
       message = m.evaluate;
+      messageCost = m.cost;
     }
     const fieldPath = (rule.fieldPath && ruleFieldPath(rule.fieldPath, node)) || '';
-    return { rule, usesOldSelf: compiled.usesOldSelf, error, messageError, fieldPath, evaluate: compiled.evaluate, message };
+    return { rule, usesOldSelf: compiled.usesOldSelf, error, messageError, fieldPath, evaluate: compiled.evaluate, message, cost: compiled.cost, messageCost };
   });
 }

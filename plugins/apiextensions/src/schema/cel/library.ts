@@ -1,52 +1,29 @@
 // The CEL environment CRD rules run in: @bufbuild/cel's standard library and string extensions, plus the
 // parts of Kubernetes' CEL libraries common CRDs use (list isSorted/sum/min/max/indexOf/lastIndexOf,
-// optional oldSelf), RE2 `matches` with compiled patterns cached, and the step meter that bounds a rule's work.
+// optional oldSelf), RE2 `matches` with compiled patterns cached, and linear-time, cost-charging versions of
+// the standard functions whose work grows with their arguments (string replace/split/join/case/size,
+// equality, `in`, list concatenation, integer parsing).
 import {
   celEnv,
   celList,
   celMethod,
   celFunc,
   CelScalar,
-  isCelList,
-  isCelMap,
+  isCelError,
   isCelUint,
   listType,
+  mapType,
   type CelEnv,
   type CelList,
+  type CelMap,
   type CelValue,
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { compileRegex } from '../regex.js';
-
-/** The function the compiler calls in every comprehension's loop condition (not nameable in a rule). */
-export const STEP_FUNCTION = '@step';
-
-/** Counts comprehension steps of one validation against its budget. */
-export class StepMeter {
-  private used = 0;
-  exhausted = false;
-  constructor(private readonly budget: number) {}
-
-  /** One more loop step; false (ending the loop) once the budget is spent. */
-  step(): boolean {
-    if (++this.used > this.budget) this.exhausted = true;
-    return !this.exhausted;
-  }
-}
-
-/** The meter of the evaluation under way (evaluation is synchronous, so one slot is enough). */
-let currentMeter: StepMeter | undefined;
-
-/** Runs `fn` with `meter` counting its comprehension steps. */
-export function withMeter<T>(meter: StepMeter, fn: () => T): T {
-  const previous = currentMeter;
-  currentMeter = meter;
-  try {
-    return fn();
-  } finally {
-    currentMeter = previous;
-  }
-}
+import { meter, traversal } from './cost.js';
+import { equal, indexIn } from './equality.js';
+import { APPEND_FUNCTION, INDEX_FUNCTION, meteredEnv, RANGE_FUNCTION, STEP_FUNCTION } from './metered.js';
+import { checkIntegerText, join, lowerAscii, replace, split, stringSize, upperAscii } from './strings.js';
 
 /** The lists that are CEL optionals. */
 const OPTIONALS = new WeakSet<CelList>();
@@ -79,24 +56,6 @@ function compare(a: CelValue, b: CelValue): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-function equal(a: CelValue, b: CelValue): boolean {
-  if (a === b) return true;
-  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) return Number(a) === Number(b);
-  if (isCelUint(a) && isCelUint(b)) return a.value === b.value;
-  if (isCelList(a) && isCelList(b)) {
-    if (a.size !== b.size) return false;
-    for (let i = 0; i < a.size; i++) if (!equal(a.get(i)!, b.get(i)!)) return false;
-    return true;
-  }
-  if (isCelMap(a) && isCelMap(b)) {
-    if (a.size !== b.size) return false;
-    for (const [k, v] of a) if (!b.has(k) || !equal(v, b.get(k)!)) return false;
-    return true;
-  }
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return a.length === b.length && a.every((x, i) => x === b[i]);
-  return false;
-}
-
 function sum(list: CelList): CelValue {
   let total: bigint | number | undefined;
   for (const v of list) {
@@ -121,10 +80,69 @@ function extreme(list: CelList, sign: 1 | -1, name: string): CelValue {
 }
 
 const DYN_LIST = listType(CelScalar.DYN);
-const { DYN, BOOL, INT } = CelScalar;
+const DYN_MAP = mapType(CelScalar.DYN, CelScalar.DYN);
+const { DYN, BOOL, INT, UINT, DOUBLE, STRING } = CelScalar;
+
+/** Standard functions with the same signatures, whose work now grows only linearly and is charged. */
+const linearFunctions = [
+  celMethod('replace', STRING, [STRING, STRING], STRING, function (old, replacement) {
+    return replace(this, old, replacement);
+  }),
+  celMethod('replace', STRING, [STRING, STRING, INT], STRING, function (old, replacement, n) {
+    return replace(this, old, replacement, n);
+  }),
+  celMethod('split', STRING, [STRING], DYN_LIST, function (separator) {
+    return celList(split(this, separator));
+  }),
+  celMethod('split', STRING, [STRING, INT], DYN_LIST, function (separator, n) {
+    return celList(split(this, separator, n));
+  }),
+  celMethod('join', DYN_LIST, [], STRING, function () {
+    return join(this);
+  }),
+  celMethod('join', DYN_LIST, [STRING], STRING, function (separator) {
+    return join(this, separator);
+  }),
+  celMethod('lowerAscii', STRING, [], STRING, function () {
+    return lowerAscii(this);
+  }),
+  celMethod('upperAscii', STRING, [], STRING, function () {
+    return upperAscii(this);
+  }),
+  celFunc('size', [STRING], INT, stringSize),
+  celMethod('size', STRING, [], INT, function () {
+    return stringSize(this);
+  }),
+  celFunc('_==_', [DYN, DYN], BOOL, equal),
+  celFunc('_!=_', [DYN, DYN], BOOL, (a, b) => !equal(a, b)),
+  celFunc('@in', [DYN, DYN_LIST], BOOL, (x, list) => indexIn(list, x) >= 0),
+  // A map's keys are found at once by string; any other key is searched for entry by entry.
+  ...[INT, UINT, DOUBLE, BOOL].map((type) =>
+    celFunc('@in', [type, DYN_MAP], BOOL, (key: CelValue, map: CelMap) => {
+      meter().use(traversal(map.size));
+      return map.has(key as never);
+    }),
+  ),
+  // Concatenation copies both lists: @bufbuild/cel chains them instead, and every later read of an item
+  // walks the chain (map() and filter() build their result this way, one item per step).
+  celFunc('_+_', [DYN_LIST, DYN_LIST], DYN_LIST, (a, b) => {
+    const items: CelValue[] = new Array<CelValue>(a.size + b.size);
+    for (let i = 0; i < a.size; i++) items[i] = a.get(i)!;
+    for (let i = 0; i < b.size; i++) items[a.size + i] = b.get(i)!;
+    return celList(items as never);
+  }),
+  ...(['int', 'uint'] as const).map((kind) => {
+    const standard = celEnv().funcs.find(kind)!;
+    return celFunc(kind, [STRING], kind === 'int' ? INT : UINT, (text: string) => {
+      checkIntegerText(text, kind);
+      const result = standard.call(0, undefined, [text]);
+      if (result === undefined || isCelError(result)) throw result ?? new Error('no such overload');
+      return result as never;
+    });
+  }),
+];
 
 const kubernetesFunctions = [
-  celFunc(STEP_FUNCTION, [], BOOL, () => currentMeter?.step() ?? true),
   celMethod('isSorted', DYN_LIST, [], BOOL, function () {
     for (let i = 1; i < this.size; i++) if (compare(this.get(i - 1)!, this.get(i)!) > 0) return false;
     return true;
@@ -139,12 +157,10 @@ const kubernetesFunctions = [
     return extreme(this, 1, 'max') as never;
   }),
   celMethod('indexOf', DYN_LIST, [DYN], INT, function (x) {
-    for (let i = 0; i < this.size; i++) if (equal(this.get(i)!, x)) return BigInt(i);
-    return -1n;
+    return BigInt(indexIn(this, x));
   }),
   celMethod('lastIndexOf', DYN_LIST, [DYN], INT, function (x) {
-    for (let i = this.size - 1; i >= 0; i--) if (equal(this.get(i)!, x)) return BigInt(i);
-    return -1n;
+    return BigInt(indexIn(this, x, true));
   }),
   celMethod('hasValue', DYN_LIST, [], BOOL, function () {
     return asOptional(this).size > 0;
@@ -160,16 +176,20 @@ const kubernetesFunctions = [
   }),
 ];
 
-/** The environment every rule and message expression is planned in. */
+/** The rule library, unmetered: what a rule may call (the checker asks it). */
 export const ruleEnv: CelEnv = celEnv({
-  funcs: [...strings, ...kubernetesFunctions],
+  funcs: [...strings, ...linearFunctions, ...kubernetesFunctions],
   re2: { compile: compileRegex },
 });
 
+/** The environment every rule and message expression is planned in: the rule library, every call charged. */
+export const meteredRuleEnv: CelEnv = meteredEnv(ruleEnv);
+
 /** Names the parser produces for operators and macros, which the planner handles itself. */
 const BUILTIN_OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '@not_strictly_false', '__not_strictly_false__', '!_', '-_', '_[_]', '@in', '_in_']);
+const INTERNAL_FUNCTIONS = new Set([STEP_FUNCTION, RANGE_FUNCTION, INDEX_FUNCTION, APPEND_FUNCTION]);
 
 /** Whether a rule may call a function or method of this name. */
 export function isKnownFunction(name: string): boolean {
-  return BUILTIN_OPERATORS.has(name) || (name !== STEP_FUNCTION && ruleEnv.funcs.find(name) !== undefined);
+  return BUILTIN_OPERATORS.has(name) || (!INTERNAL_FUNCTIONS.has(name) && ruleEnv.funcs.find(name) !== undefined);
 }

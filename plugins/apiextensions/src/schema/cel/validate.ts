@@ -6,11 +6,21 @@ import type { StatusCause } from '@skiff/api';
 import { CAUSE_TYPE } from '@skiff/api/validation';
 import { duplicate, forbidden, goJSON, invalid, OMIT, paths, required } from '../causes.js';
 import { isPlainObject, type RuleProgram, type SchemaNode } from '../node.js';
-import { celOptional, StepMeter, withMeter } from './library.js';
+import { COST_LIMIT_EXCEEDED, CostMeter, PER_CALL_LIMIT, withMeter } from './cost.js';
+import { celOptional } from './library.js';
 import { toCel, type ConversionCache } from './values.js';
 
 const MAX_MESSAGE_BYTES = 5 * 1024;
 const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+const MESSAGE_OUT_OF_BUDGET = 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run';
+
+/** Upstream's report of a rule (or messageExpression) that passed a cost limit; validation stops there. */
+function costExceeded(meter: CostMeter, program: RuleProgram, inMessage: boolean): string {
+  if (meter.exceeded === 'budget') return inMessage ? MESSAGE_OUT_OF_BUDGET : OUT_OF_BUDGET;
+  return inMessage
+    ? `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(program.rule.messageExpression ?? '')}`
+    : `'${COST_LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(program)}`;
+}
 
 /** The rule as errors name it: its message when it has one, else its expression. */
 function ruleErrorString(program: RuleProgram): string {
@@ -63,7 +73,7 @@ class RuleValidator {
   private readonly oldCache: ConversionCache = new WeakMap();
 
   constructor(
-    private readonly meter: StepMeter,
+    private readonly meter: CostMeter,
     private readonly rootIsResource: boolean,
   ) {}
 
@@ -110,8 +120,8 @@ class RuleValidator {
       if (optional) bindings.oldSelf = celOptional(oldSelf as never);
       else if (hasOld) bindings.oldSelf = oldSelf;
       const result = withMeter(this.meter, () => program.evaluate!(bindings));
-      if (this.meter.exhausted) {
-        this.out.push(invalid(field, type, OUT_OF_BUDGET));
+      if (this.meter.exceeded) {
+        this.out.push(invalid(field, type, costExceeded(this.meter, program, false)));
         this.stopped = true;
         return;
       }
@@ -130,7 +140,10 @@ class RuleValidator {
       }
       if (result === true) continue;
       const detail = this.message(program, bindings) ?? (program.rule.message?.trim() || `failed rule: ${ruleErrorString(program)}`);
-      if (this.stopped) return;
+      if (this.stopped) {
+        this.out.push(invalid(field, type, detail));
+        return;
+      }
       const errorField = program.fieldPath ? paths.child(path, program.fieldPath) : field;
       const badValue = type === 'object' || type === 'array' ? OMIT : value;
       this.out.push(causeForReason(program, errorField, badValue, detail));
@@ -141,9 +154,9 @@ class RuleValidator {
   private message(program: RuleProgram, bindings: Record<string, unknown>): string | undefined {
     if (!program.message) return undefined;
     const result = withMeter(this.meter, () => program.message!(bindings));
-    if (this.meter.exhausted) {
+    if (this.meter.exceeded) {
       this.stopped = true;
-      return 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run';
+      return costExceeded(this.meter, program, true);
     }
     if (typeof result !== 'string') return undefined;
     const text = result.trim();
@@ -154,17 +167,21 @@ class RuleValidator {
 
 /**
  * Runs the CEL rules of `root` over a custom resource (or, with `base`, over a value at that path, as when
- * checking a default). `old` is the stored object on update.
+ * checking a default). `old` is the stored object on update. All the rules together may spend `budget` (a
+ * meter when several validations share one), one evaluation `perCallLimit`; past either, validation stops
+ * with upstream's error.
  */
 export function validateRules(
   root: SchemaNode,
   value: unknown,
   old: unknown,
-  budget: number,
-  options: { base?: string; resourceRoot?: boolean } = {},
+  budget: number | CostMeter,
+  options: { base?: string; resourceRoot?: boolean; perCallLimit?: number } = {},
 ): StatusCause[] {
   if (!root.rulesBelow) return [];
-  const validator = new RuleValidator(new StepMeter(budget), options.resourceRoot ?? true);
+  const meter = budget instanceof CostMeter ? budget : new CostMeter(budget, options.perCallLimit ?? PER_CALL_LIMIT);
+  if (meter.exceeded) return [];
+  const validator = new RuleValidator(meter, options.resourceRoot ?? true);
   validator.visit(root, value, old, options.base, true);
   return validator.out;
 }
