@@ -121,6 +121,38 @@ export class CriCallError extends Error {
 }
 
 /**
+ * Calls that change nothing when made twice. Only these are made again after containerd was found gone: the
+ * others (a sandbox or container made twice, a command run twice) are left to the kubelet's next sync.
+ */
+const REPEATABLE: ReadonlySet<string> = new Set([
+  'Version',
+  'StopPodSandbox',
+  'RemovePodSandbox',
+  'PodSandboxStatus',
+  'ListPodSandbox',
+  'StopContainer',
+  'RemoveContainer',
+  'ContainerStatus',
+  'ListContainers',
+  'Exec',
+  'Attach',
+  'PortForward',
+  'ReopenContainerLog',
+  'PullImage',
+  'ImageStatus',
+]);
+
+export interface CriClientOptions {
+  /**
+   * Asked when a call finds containerd unreachable: resolves true once containerd is (again) there to answer — a
+   * repeatable call is then made once more — or false when it will not be.
+   */
+  available?: () => Promise<boolean>;
+  /** How long to wait for the connection to the containerd that is back. */
+  reconnectMs?: number;
+}
+
+/**
  * CRI v1 over gRPC to a containerd socket: one HTTP/2 connection, unary calls with a deadline. Messages are
  * encoded with protobufjs from the generated facts, so no generated code is checked in.
  */
@@ -129,9 +161,15 @@ export class CriClient {
   /** Time spent inside CRI calls, by method: the floor Skiff's own overhead is measured against. */
   readonly timings = new Map<string, { calls: number; totalMs: number }>();
 
-  constructor(socket: string) {
+  constructor(
+    socket: string,
+    private readonly options: CriClientOptions = {},
+  ) {
     this.client = new grpc.Client(`unix://${socket}`, grpc.credentials.createInsecure(), {
       'grpc.max_receive_message_length': 16 * 1024 * 1024,
+      // A local socket: after containerd is back, connect again within a second rather than gRPC's minutes.
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 1000,
     });
   }
 
@@ -157,7 +195,19 @@ export class CriClient {
   }
 
   /** `Answer` is what the method's response message decodes to (RuntimeAnswers and ImageAnswers mirror CRI's messages). */
-  private call<Answer>(service: Service, name: string, request: CriMessage, timeoutMs: number): Promise<Answer> {
+  private async call<Answer>(service: Service, name: string, request: CriMessage, timeoutMs: number): Promise<Answer> {
+    try {
+      return await this.callOnce<Answer>(service, name, request, timeoutMs);
+    } catch (err) {
+      const { available, reconnectMs = 20_000 } = this.options;
+      if (!available || !(err instanceof CriCallError) || err.grpcCode !== 'Unavailable' || !REPEATABLE.has(name)) throw err;
+      if (!(await available())) throw err;
+      await this.waitForReady(reconnectMs).catch(() => Promise.reject(err));
+      return this.callOnce<Answer>(service, name, request, timeoutMs);
+    }
+  }
+
+  private callOnce<Answer>(service: Service, name: string, request: CriMessage, timeoutMs: number): Promise<Answer> {
     const key = `${service}.${name}`;
     let m = methods.get(key);
     if (!m) methods.set(key, (m = method(service, name)));

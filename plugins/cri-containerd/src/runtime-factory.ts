@@ -29,7 +29,8 @@ export function containerdRuntimeFactory(options: ContainerdRuntimeOptions): Run
             logger,
           });
       const socket = options.socket ?? daemon!.socket;
-      const client = new CriClient(socket);
+      // containerd Skiff started is started again when it ends on its own; calls that found it gone wait for that.
+      const client = new CriClient(socket, daemon ? { available: () => daemon.available(), reconnectMs: options.startTimeoutSeconds * 1000 } : {});
       const runtime = new ContainerdRuntime(client, logger, async () => daemon?.stop(), daemon !== undefined);
       try {
         await Promise.race([client.waitForReady(options.startTimeoutSeconds * 1000), daemon?.whenFailed()]);

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,6 +9,15 @@ import { checkHost, ContainerdDaemon, containerdConfig, processesWithArgs, state
 import { containerdRuntimeFactory } from './runtime-factory.js';
 import { isDynamicElf } from './pause-image.js';
 import type { ContainerdRuntime } from './runtime.js';
+
+/** A file's text, or '' once it is gone (a process that ended). */
+function readIfThere(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 const quiet: Logger = { child: () => quiet, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} } as unknown as Logger;
 
@@ -56,6 +65,8 @@ describe('checks before containerd starts', () => {
       'SystemdCgroup = false',
       'sandbox_image = "skiff.local/pause:3.10"',
       'stream_server_address = "127.0.0.1"',
+      // runc's state of the node's containers stays under the state dir, not in the host's shared /run/containerd/runc.
+      'Root = "/run/x/runc"',
     ])
       expect(config).toContain(line);
   });
@@ -161,10 +172,33 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
     );
   });
 
+  it('starts containerd again when it is killed; a call made meanwhile waits for it, and the sandbox is still there', async () => {
+    const config = join(dataDir, 'containerd', 'config.toml');
+    const sandboxId = await runtime.runPodSandbox({
+      ...sandboxConfig,
+      metadata: { ...sandboxConfig.metadata, name: 'survivor', uid: 'uid-3' },
+      labels: { 'io.kubernetes.pod.uid': 'uid-3' },
+    });
+    const [first] = processesWithArgs('containerd', ['--config', config]);
+    process.kill(first!, 'SIGKILL');
+    const listed = await runtime.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.uid': 'uid-3' } });
+    expect(listed.map((sandbox) => [sandbox.id, sandbox.state])).toEqual([[sandboxId, 'SANDBOX_READY']]);
+    const [second] = processesWithArgs('containerd', ['--config', config]);
+    expect(second).toBeGreaterThan(0);
+    expect(second).not.toBe(first);
+    await runtime.stopPodSandbox(sandboxId);
+    await runtime.removePodSandbox(sandboxId);
+  }, 60_000);
+
   it('stops containerd and every shim of its own at close', async () => {
     const socket = join(stateDirFor(join(dataDir, 'containerd')), 'containerd.sock');
     const sandboxId = await runtime.runPodSandbox({ ...sandboxConfig, metadata: { ...sandboxConfig.metadata, name: 'left', uid: 'uid-2' } });
     expect(sandboxId).toBeTruthy();
+    const pauseOf = (id: string) =>
+      readdirSync('/proc').filter(
+        (pid) => /^\d+$/.test(pid) && !/^State:\s+Z/m.test(readIfThere(`/proc/${pid}/status`)) && readIfThere(`/proc/${pid}/cgroup`).includes(id),
+      );
+    expect(pauseOf(sandboxId)).not.toEqual([]);
     const shims = () =>
       execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
         .split('\n')
@@ -176,6 +210,10 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
     // The sandbox left running kept mounts (shm, netns, rootfs): they went with containerd's state dir.
     expect(await mountsUnder(stateDirFor(join(dataDir, 'containerd')))).toEqual([]);
     expect(existsSync(stateDirFor(join(dataDir, 'containerd')))).toBe(false);
+    // Its pause process went too (runc deleted the container), and nothing of it stays in the host's shared folders.
+    expect(pauseOf(sandboxId)).toEqual([]);
+    expect(existsSync(join('/run/containerd/runc/k8s.io', sandboxId))).toBe(false);
+    expect(readdirSync('/var/lib/cni/results').filter((name) => name.includes(sandboxId))).toEqual([]);
     runtime = undefined as unknown as ContainerRuntime as ContainerdRuntime;
   }, 60_000);
 });
@@ -194,17 +232,22 @@ describe.skipIf(missing !== undefined)('a containerd left running by an earlier 
       logger: quiet,
     };
     try {
-      // The first start's Skiff "dies" without stopping its containerd: the second start finds it running.
-      const first = await ContainerdDaemon.start(options);
-      const [pid] = processesWithArgs('containerd', ['--config', join(baseDir, 'config.toml')]);
-      expect(pid).toBeGreaterThan(0);
-      const second = await ContainerdDaemon.start(options);
-      expect(second.socket).toBe(first.socket);
-      expect(processesWithArgs('containerd', ['--config', join(baseDir, 'config.toml')])).toEqual([pid]);
-      await second.stop();
-      expect(processesWithArgs('containerd', ['--config', join(baseDir, 'config.toml')])).toEqual([]);
-      expect(existsSync(second.stateDir)).toBe(false);
-      await first.stop();
+      // A containerd an earlier Skiff of this node left running when it was killed with -9: started here by hand with
+      // the node's configuration (a first start and stop write it), in a session of its own as Skiff starts it.
+      await (await ContainerdDaemon.start(options)).stop();
+      const config = join(baseDir, 'config.toml');
+      const left = spawn('containerd', ['--config', config], { detached: true, stdio: 'ignore' });
+      const socket = join(stateDirFor(baseDir), 'containerd.sock');
+      for (let waited = 0; !existsSync(socket); waited += 20) {
+        if (waited > 20_000) throw new Error(`containerd made no socket at ${socket}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const daemon = await ContainerdDaemon.start(options);
+      expect(daemon.socket).toBe(socket);
+      expect(processesWithArgs('containerd', ['--config', config])).toEqual([left.pid]);
+      await daemon.stop();
+      expect(processesWithArgs('containerd', ['--config', config])).toEqual([]);
+      expect(existsSync(daemon.stateDir)).toBe(false);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
