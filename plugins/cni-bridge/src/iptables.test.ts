@@ -58,6 +58,14 @@ describe('sweeping leftover iptables rules', () => {
     expect(script).not.toContain('-X CNI-HOSTPORT');
   });
 
+  it('removes the containers a predicate picks', () => {
+    const script = sweepScript(saved, 'nat', 'skifft0', (id) => id !== 'def456')!;
+    expect(script).toContain('-X CNI-8fbab472fbed00f9e65db84a');
+    expect(script).toContain('-X CNI-DN-8fbab472fbed00f9e65db');
+    expect(script).not.toContain('CNI-0123456789abcdef01234567');
+    expect(script).not.toContain('CNI-77aa');
+  });
+
   it('finds a chain left without its jump rule', () => {
     const orphan = saved.replace(/^-A POSTROUTING -s 10\.250\.1\.2.*\n/m, '');
     expect(sweepScript(orphan, 'nat', 'skifft0', 'abc123')).toContain('-X CNI-8fbab472fbed00f9e65db84a');

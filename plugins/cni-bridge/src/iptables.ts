@@ -8,17 +8,22 @@ const run = promisify(execFile);
 /** The tables the bridge (ipMasq) and portmap plugins write to. */
 const TABLES = ['nat', 'filter'] as const;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * The container a rule belongs to, when the plugins tagged it for the network: the comment reads, as iptables-save
+ * prints it, `name: "<network>" id: "<container>"` (bridge's ipMasq chain) or `dnat name: …` (portmap's entry in
+ * CNI-HOSTPORT-DNAT).
+ */
+function containerOf(rule: string, networkName: string): string | undefined {
+  const tag = / --comment "(?:dnat )?name: \\"([^"\\]*)\\" id: \\"([^"\\]*)\\""/.exec(rule);
+  return tag?.[1] === networkName ? tag[2] : undefined;
 }
 
-/**
- * The comment the plugins tag their rules with, as iptables-save prints it: `name: "<network>" id: "<container>"`
- * (bridge's ipMasq chain) or `dnat name: …` (portmap's entry in CNI-HOSTPORT-DNAT).
- */
-function commentPattern(networkName: string, containerId?: string): RegExp {
-  const id = containerId === undefined ? '[^\\\\"]*' : escapeRegExp(containerId);
-  return new RegExp(` --comment "(?:dnat )?name: \\\\"${escapeRegExp(networkName)}\\\\" id: \\\\"${id}\\\\""`);
+/** Which containers' rules to remove: one, those a predicate picks, or (undefined) every one of the network. */
+export type ContainerSelection = string | ((containerId: string) => boolean) | undefined;
+
+function selects(selection: ContainerSelection, containerId: string): boolean {
+  if (selection === undefined) return true;
+  return typeof selection === 'string' ? selection === containerId : selection(containerId);
 }
 
 /** Per-container chains only: the portmap plugin's shared CNI-HOSTPORT-* chains stay (it never deletes them either). */
@@ -27,14 +32,16 @@ function isOwnChain(chain: string): boolean {
 }
 
 /**
- * An iptables-restore script (for `--noflush`) that removes one table's rules tagged with the network (and
- * container) and the per-container chains they jump to or live in; undefined when there is nothing to remove.
+ * An iptables-restore script (for `--noflush`) that removes one table's rules tagged with the network and a
+ * selected container, and the per-container chains they jump to or live in; undefined when there is nothing to remove.
  */
-export function sweepScript(saved: string, table: string, networkName: string, containerId?: string): string | undefined {
-  const tagged = commentPattern(networkName, containerId);
+export function sweepScript(saved: string, table: string, networkName: string, containers?: ContainerSelection): string | undefined {
   const lines = saved.split('\n');
   const declared = new Set(lines.filter((line) => line.startsWith(':')).map((line) => line.slice(1).split(' ')[0]!));
-  const rules = lines.filter((line) => line.startsWith('-A ') && tagged.test(line));
+  const rules = lines.filter((line) => {
+    const containerId = line.startsWith('-A ') ? containerOf(line, networkName) : undefined;
+    return containerId !== undefined && selects(containers, containerId);
+  });
   const chains = new Set<string>();
   for (const rule of rules) {
     const chain = rule.split(' ')[1]!;
@@ -53,16 +60,16 @@ export interface IptablesTools {
 }
 
 /**
- * Removes what the bridge and portmap plugins left in iptables for the network (one container, or all):
+ * Removes what the bridge and portmap plugins left in iptables for the network's selected containers (all by default):
  * the bridge plugin skips its ipMasq teardown when DEL comes after the namespace is gone, and a crash
  * between ADD and DEL leaves portmap's chains. Returns how many tables changed.
  */
-export async function sweepRules(tools: IptablesTools, networkName: string, containerId?: string): Promise<number> {
+export async function sweepRules(tools: IptablesTools, networkName: string, containers?: ContainerSelection): Promise<number> {
   let changed = 0;
   for (const table of TABLES) {
     try {
       const { stdout } = await run(tools.save, ['-t', table]);
-      const script = sweepScript(stdout, table, networkName, containerId);
+      const script = sweepScript(stdout, table, networkName, containers);
       if (!script) continue;
       await restore(tools.restore, script);
       changed++;

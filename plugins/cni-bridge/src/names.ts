@@ -6,6 +6,9 @@ export const NETWORK_NAME = 'bridge';
 /** The CNI spec version of the configurations we hand the plugins (Debian's 1.1.1 binaries speak up to 1.0.0). */
 export const CNI_VERSION = '1.0.0';
 
+/** The pod interface kubelets attach (Kubernetes' eth0), used for an attachment known only by its loopback part. */
+export const POD_INTERFACE = 'eth0';
+
 /** The network the loopback plugin runs as, on its own, for `lo` (as container runtimes do). */
 export const LOOPBACK_NETWORK = 'cni-loopback';
 

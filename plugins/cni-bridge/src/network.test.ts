@@ -227,6 +227,25 @@ describe.skipIf(skipReason !== undefined)('the bridge network with the real CNI 
     expect(await allocations()).toEqual([]);
   });
 
+  it('releases attachments whose namespace is gone (the runtime died first) at the next start and at close; live ones stay', async () => {
+    const gone = await sandbox('g');
+    const alive = await sandbox('h');
+    await network.add(gone);
+    await network.add(alive);
+    await run('ip', 'netns', 'del', netnsName(gone));
+    // The node's next start, on the same data dir.
+    network = await BridgeNetwork.create({ nodeName: 'node-1', index: 0, dataDir, logger: recordingLogger() }, OPTIONS);
+    expect(await allocations()).toHaveLength(1);
+    expect(await natRulesOf(gone.containerId)).toEqual([]);
+    expect(await natRulesOf(alive.containerId)).not.toEqual([]);
+    await run('ip', 'netns', 'del', netnsName(alive));
+    await network.close();
+    expect(await allocations()).toEqual([]);
+    expect(await readdir(join(dataDir, 'cni', 'results'))).toEqual([]);
+    expect(await linkExists(BRIDGE)).toBe(false);
+    expect((await run('iptables-save')).stdout).not.toContain(`name: \\"${BRIDGE}\\"`);
+  });
+
   it('close() keeps the bridge while a pod is attached, and removes it and its rules once none is', async () => {
     const pod = await sandbox('z');
     await network.add(pod);

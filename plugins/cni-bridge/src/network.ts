@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger, NetworkAttachment, NetworkResult, NodeContext, PodNetwork } from '@skiff/kernel';
@@ -12,10 +12,25 @@ import { CniError } from './errors.js';
 import { ensureSysctl, preflight, toolPath, type HostTools } from './host.js';
 import { sweepRules } from './iptables.js';
 import { cniArgs } from './invoke.js';
-import { MAX_INTERFACE_NAME, NETWORK_NAME, PLUGIN_TIMEOUT_MS } from './names.js';
+import { MAX_INTERFACE_NAME, NETWORK_NAME, PLUGIN_TIMEOUT_MS, POD_INTERFACE } from './names.js';
 import type { CniConfList, CniDns, CniResult } from './types.js';
 
 const run = promisify(execFile);
+
+/** The file systems a network namespace handle lives on: nsfs (a bind-mounted namespace) and procfs (/proc/<pid>/ns/net). */
+const NSFS_MAGIC = 0x6e736673;
+const PROC_SUPER_MAGIC = 0x9fa0;
+
+/** Whether `path` still names a network namespace (as the CNI libraries check before they enter one). */
+async function isNamespace(path: string): Promise<boolean> {
+  if (!path) return false;
+  try {
+    const { type } = await statfs(path);
+    return type === NSFS_MAGIC || type === PROC_SUPER_MAGIC;
+  } catch {
+    return false;
+  }
+}
 
 export interface BridgeNetworkOptions {
   clusterCIDR: string;
@@ -96,8 +111,10 @@ export class BridgeNetwork implements PodNetwork {
 
     const logger = node.logger.child({ network: NETWORK_NAME, bridge });
     const runner = new CniRunner(options.binDir, { ...process.env, PATH: path }, PLUGIN_TIMEOUT_MS, logger);
-    logger.info({ podCIDR: formatCidr(subnet), forwardingTurnedOn }, 'bridge network ready');
-    return new BridgeNetwork({ bridge, subnet, main, loopback, ipamDir, cache: new ResultCache(join(dir, 'results')), tools }, runner, logger);
+    const network = new BridgeNetwork({ bridge, subnet, main, loopback, ipamDir, cache: new ResultCache(join(dir, 'results')), tools }, runner, logger);
+    const released = await network.releaseDeadAttachments();
+    logger.info({ podCIDR: formatCidr(subnet), forwardingTurnedOn, released }, 'bridge network ready');
+    return network;
   }
 
   podCIDR(): string {
@@ -134,11 +151,13 @@ export class BridgeNetwork implements PodNetwork {
 
   /**
    * At node shutdown, with no pod attached any more, removes the bridge and what is left of this network's
-   * iptables rules. Pods still attached (a kubelet stop leaves sandboxes running) keep both, so that a
-   * restarted kubelet finds them working.
+   * iptables rules. Attachments whose namespace is gone are released first (their pods ended without a DEL: the
+   * runtime could not stop them). Pods still attached (a kubelet stop leaves sandboxes running) keep both, so
+   * that a restarted kubelet finds them working.
    */
   async close(): Promise<void> {
     await Promise.all(this.locks.values());
+    await this.releaseDeadAttachments();
     const attached = await this.layout.cache.list(this.layout.main.name);
     if (attached.length > 0) {
       this.logger.info({ attached: attached.length }, 'pods still attached: the bridge and its iptables rules stay');
@@ -149,6 +168,44 @@ export class BridgeNetwork implements PodNetwork {
     });
     const tables = await sweepRules({ save: this.layout.tools['iptables-save'], restore: this.layout.tools['iptables-restore'] }, this.layout.main.name);
     this.logger.info({ tablesCleaned: tables }, 'bridge removed');
+  }
+
+  /**
+   * DEL for every cached attachment whose network namespace is gone — its pod ended without one (the container
+   * runtime died first, or the machine restarted) — then removal of the rules tagged for containers with no live
+   * attachment. Attachments in a namespace that still exists stay: their pods may still run. Answers how many
+   * were released.
+   */
+  private async releaseDeadAttachments(): Promise<number> {
+    const { main, loopback, cache, tools } = this.layout;
+    const live = new Set<string>();
+    const dead = new Map<string, CachedAttachment>();
+    for (const entry of [...(await cache.list(main.name)), ...(await cache.list(loopback.name))]) {
+      if (await isNamespace(entry.netns)) live.add(entry.containerId);
+      else if (entry.networkName === main.name || !dead.has(entry.containerId)) dead.set(entry.containerId, entry);
+    }
+    let released = 0;
+    for (const [containerId, entry] of dead) {
+      if (live.has(containerId)) continue;
+      const pod = new Map(entry.cniArgs);
+      const attachment: NetworkAttachment = {
+        containerId,
+        netnsPath: '',
+        ifName: entry.networkName === main.name ? entry.ifName : POD_INTERFACE,
+        podName: pod.get('K8S_POD_NAME') ?? '',
+        podNamespace: pod.get('K8S_POD_NAMESPACE') ?? '',
+        podUid: pod.get('K8S_POD_UID') ?? '',
+      };
+      try {
+        await this.serially(containerId, () => this.detach(attachment));
+        released++;
+      } catch (err) {
+        this.logger.warn({ err, container: containerId }, 'releasing the attachment of a pod that is gone failed');
+      }
+    }
+    if (released > 0) this.logger.info({ released }, 'released the network of pods whose namespace is gone');
+    await sweepRules({ save: tools['iptables-save'], restore: tools['iptables-restore'] }, main.name, (containerId) => !live.has(containerId));
+    return released;
   }
 
   private async attach(attachment: NetworkAttachment): Promise<CniResult> {
@@ -236,7 +293,7 @@ export class BridgeNetwork implements PodNetwork {
       const target: ChainTarget = {
         containerId: attachment.containerId,
         // The spec lets DEL run without a namespace; the plugins then release what lives outside it.
-        netns: netnsPath && existsSync(netnsPath) ? netnsPath : '',
+        netns: (await isNamespace(netnsPath)) ? netnsPath : '',
         ifName,
         args: cached?.cniArgs ?? cniArgs(attachment),
         runtimeConfig: cached?.capabilityArgs ?? { portMappings: portMappingsOf(attachment) },
