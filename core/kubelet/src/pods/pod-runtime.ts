@@ -274,16 +274,24 @@ export class PodRuntimeManager {
     return [...new Set(sandboxes.map((sandbox) => sandbox.metadata.uid))];
   }
 
-  /** Kills sandboxes of pods this node should not run (deleted while the kubelet was away, say). */
+  /**
+   * Kills sandboxes of pods this node should not run (deleted while the kubelet was away, say). One that fails
+   * does not keep the others running; the first failure is thrown once all were tried.
+   */
   async killOrphans(wanted: (namespace: string, name: string, uid: string) => boolean): Promise<void> {
+    let first: unknown;
     for (const sandbox of await this.options.runtime.listPodSandbox()) {
       const { namespace, name, uid } = sandbox.metadata;
-      if (!wanted(namespace, name, uid)) {
-        this.options.logger.info({ pod: `${namespace}/${name}`, uid }, 'removing the sandbox of a pod that is gone');
+      if (wanted(namespace, name, uid)) continue;
+      this.options.logger.info({ pod: `${namespace}/${name}`, uid }, 'removing the sandbox of a pod that is gone');
+      try {
         await this.killSandbox(sandbox, 0, noEvents);
         this.puller.forget(uid);
+      } catch (err) {
+        first ??= err;
       }
     }
+    if (first !== undefined) throw first;
   }
 
   forget(uid: string): void {
