@@ -1,11 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '@skiff/kernel';
-import { findTool, mountsUnder } from '@skiff/node-host';
+import { findTool } from '@skiff/node-host';
 import { ContainerdError } from './errors.js';
+import { runcRootFor, sweepLeftovers } from './leftovers.js';
 import { NETNS_ONLY_CNI } from './names.js';
 
 export interface DaemonOptions {
@@ -90,6 +91,7 @@ oom_score = 0
 
 [${cri}.containerd.runtimes.runc.options]
   SystemdCgroup = false
+  Root = ${toml(runcRootFor(stateDir))}
 
 [${cri}.cni]
   bin_dir = ${toml(join(baseDir, 'cni-bin'))}
@@ -126,30 +128,49 @@ function plainHttpHosts(registry: string): string {
   return `server = "http://${registry}"\n\n[host."http://${registry}"]\n  capabilities = ["pull", "resolve"]\n  skip_verify = true\n`;
 }
 
-/** One containerd process for one node, started with a generated configuration and stopped with the node. */
+/** How many times containerd may be started again within RESTART_WINDOW_MS before the node gives up on it. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+const RESTART_PAUSE_MS = 500;
+
+/**
+ * running: answering (or ended without its exit reported yet); restarting: being started again after it ended on
+ * its own; stopping: the node stops it; failed: it could not be started again.
+ */
+type DaemonState = 'running' | 'restarting' | 'stopping' | 'failed';
+
+/**
+ * One containerd process for one node, started with a generated configuration and stopped with the node.
+ * It runs in a session of its own, so a signal meant for Skiff's process group (Ctrl-C in a terminal) does not
+ * end it before the node has stopped its pods through it; when it ends anyway (a service manager's SIGTERM to
+ * every process, kill -9), it is started again and takes its running shims over.
+ */
 export class ContainerdDaemon {
   readonly socket: string;
   private child: ChildProcess | undefined;
+  private exited: Promise<void> | undefined;
   /** The pid of a containerd an earlier run left behind, adopted instead of started. */
   private adopted: number | undefined;
-  private exited: Promise<void> | undefined;
+  /** Settles with the first start's failure (see whenFailed). */
   private failed: Promise<never> | undefined;
-  private stopping = false;
+  private state: DaemonState = 'running';
+  private restarting: Promise<boolean> | undefined;
+  /** When containerd was started again, within the last RESTART_WINDOW_MS. */
+  private readonly restarts: number[] = [];
 
   private constructor(
     private readonly options: DaemonOptions,
     readonly stateDir: string,
+    private readonly binary: string,
   ) {
     this.socket = join(stateDir, 'containerd.sock');
   }
 
   static async start(options: DaemonOptions): Promise<ContainerdDaemon> {
     const binary = await checkHost(options.binary);
-    const { baseDir } = options;
-    const stateDir = stateDirFor(baseDir);
-    const daemon = new ContainerdDaemon(options, stateDir);
+    const daemon = new ContainerdDaemon(options, stateDirFor(options.baseDir), binary);
     await daemon.writeFiles();
-    await daemon.spawn(binary);
+    await daemon.adoptOrLaunch();
     return daemon;
   }
 
@@ -178,20 +199,24 @@ export class ContainerdDaemon {
    * Starts containerd, or adopts the one an earlier Skiff of this node left running (killed with -9, say): it
    * still holds the node's containers, and the kubelet syncs them again instead of losing them.
    */
-  private async spawn(binary: string): Promise<void> {
-    const { baseDir, logger } = this.options;
-    const configFile = join(baseDir, 'config.toml');
-    const [running] = processesWithArgs('containerd', ['--config', configFile]);
+  private async adoptOrLaunch(): Promise<void> {
+    const [running] = processesWithArgs('containerd', ['--config', join(this.options.baseDir, 'config.toml')]);
     if (running !== undefined && existsSync(this.socket)) {
       this.adopted = running;
-      logger.warn({ pid: running, socket: this.socket }, 'adopting the containerd an earlier run of this node left running');
+      this.options.logger.warn({ pid: running, socket: this.socket }, 'adopting the containerd an earlier run of this node left running');
       return;
     }
+    await this.launch();
+  }
+
+  /** Starts a containerd in a session of its own and waits for its socket. */
+  private async launch(): Promise<void> {
+    const { baseDir, logger } = this.options;
     // A socket left by a containerd that is gone would pass for a started one.
     await rm(this.socket, { force: true });
     // containerd's own log, as private as the container logs it creates (0640).
     const log = openSync(join(baseDir, 'containerd.log'), 'a', 0o640);
-    const child = spawn(binary, ['--config', configFile], { stdio: ['ignore', log, log], detached: false });
+    const child = spawn(this.binary, ['--config', join(baseDir, 'config.toml')], { stdio: ['ignore', log, log], detached: true });
     closeSync(log);
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
@@ -199,13 +224,17 @@ export class ContainerdDaemon {
     const failed = new Promise<never>((_, reject) => {
       child.once('error', (err) => reject(new ContainerdError('SKIFF_ERR_CONTAINERD_START', { detail: err.message })));
       child.once('exit', (code, signal) => {
+        if (this.child === child) this.child = undefined;
         const detail = `it exited (${signal ?? code}); see ${join(baseDir, 'containerd.log')}`;
-        if (started && !this.stopping) logger.error({ code, signal }, `containerd stopped unexpectedly: ${detail}`);
+        if (started && this.state === 'running') {
+          logger.error({ code, signal }, `containerd stopped unexpectedly: ${detail}; starting it again`);
+          void this.restart();
+        }
         reject(new ContainerdError('SKIFF_ERR_CONTAINERD_START', { detail }));
       });
     });
     failed.catch(() => undefined);
-    this.failed = failed;
+    this.failed ??= failed;
     const deadline = Date.now() + this.options.startTimeoutSeconds * 1000;
     while (!existsSync(this.socket)) {
       if (Date.now() > deadline) {
@@ -218,14 +247,63 @@ export class ContainerdDaemon {
     logger.info({ pid: child.pid, socket: this.socket }, 'containerd started');
   }
 
+  /** Starts containerd again, one restart at a time: true once it answers, false when the node stops meanwhile or it keeps failing. */
+  private restart(): Promise<boolean> {
+    this.restarting ??= this.relaunch().finally(() => (this.restarting = undefined));
+    return this.restarting;
+  }
+
+  private async relaunch(): Promise<boolean> {
+    const { logger } = this.options;
+    this.state = 'restarting';
+    this.adopted = undefined;
+    for (;;) {
+      const now = Date.now();
+      while (this.restarts.length > 0 && now - this.restarts[0]! > RESTART_WINDOW_MS) this.restarts.shift();
+      if (this.restarts.length >= MAX_RESTARTS) break;
+      this.restarts.push(now);
+      try {
+        await this.launch();
+        if (this.state !== 'restarting') return false;
+        this.state = 'running';
+        logger.warn({ pid: this.child?.pid }, 'containerd started again; it takes its running shims over');
+        return true;
+      } catch (err) {
+        if (this.state !== 'restarting') return false;
+        logger.warn({ err }, 'starting containerd again failed');
+        await new Promise((r) => setTimeout(r, RESTART_PAUSE_MS));
+      }
+    }
+    if (this.state !== 'restarting') return false;
+    this.state = 'failed';
+    logger.error({}, `containerd could not be started again (${MAX_RESTARTS} starts within a minute); the node's pods are cleaned up without it when it stops`);
+    return false;
+  }
+
   /** Settles with the start's failure if containerd exits before `ready` (so a wait for its socket can stop early). */
   whenFailed(): Promise<never> {
     return this.failed ?? new Promise<never>(() => undefined);
   }
 
-  /** Stops containerd, then any shim of ours still running (containerd leaves its shims on purpose). */
+  /**
+   * Whether containerd is there to answer, asked after a call found it unreachable: waits out a restart under
+   * way, and starts again an adopted containerd that is gone. False while the node stops it, or once it could not
+   * be started again.
+   */
+  async available(): Promise<boolean> {
+    if (this.restarting) return this.restarting;
+    if (this.state !== 'running') return false;
+    if (this.adopted !== undefined && !isAlive(this.adopted)) return this.restart();
+    return true;
+  }
+
+  /**
+   * Stops containerd, then removes whatever of the node's pods is still there — the kubelet stops them through
+   * containerd first; this is for when it could not — and the state dir.
+   */
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.state = 'stopping';
+    await this.restarting;
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
@@ -234,19 +312,8 @@ export class ContainerdDaemon {
       clearTimeout(timer);
     }
     if (this.adopted !== undefined) await stopProcess(this.adopted, 10_000);
-    await killShims(this.socket);
-    // Sandboxes still there when containerd stops keep their mounts (shm, network namespace, rootfs): all are
-    // under the state dir, so they go with it.
-    const left = await unmountUnder(this.stateDir);
-    if (left.length) this.options.logger.warn({ mounts: left }, 'mounts left behind under the containerd state dir');
-    else await rm(this.stateDir, { recursive: true, force: true }).catch((err: unknown) => this.options.logger.warn({ err }, 'containerd state left behind'));
+    await sweepLeftovers({ stateDir: this.stateDir, socket: this.socket, logger: this.options.logger });
   }
-}
-
-/** Unmounts (lazily, so a busy one still goes) every mount below `dir`; answers the ones that stayed. */
-export async function unmountUnder(dir: string): Promise<string[]> {
-  for (const point of await mountsUnder(dir)) spawnSync('umount', ['--lazy', point], { stdio: 'ignore' });
-  return mountsUnder(dir);
 }
 
 /** The pids of processes whose command is `name` and whose arguments contain `args` in order. */
@@ -269,7 +336,7 @@ export function processesWithArgs(name: string, args: string[]): number[] {
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
 async function stopProcess(pid: number, graceMs: number): Promise<void> {
-  const alive = () => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSafe(`/proc/${pid}/status`));
+  const alive = () => isAlive(pid);
   try {
     process.kill(pid, 'SIGTERM');
   } catch {
@@ -288,35 +355,15 @@ async function stopProcess(pid: number, graceMs: number): Promise<void> {
   }
 }
 
+/** A process that exists and is not a zombie. */
+function isAlive(pid: number): boolean {
+  return existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSafe(`/proc/${pid}/status`));
+}
+
 function readFileSafe(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch {
     return '';
   }
-}
-
-/** Kills containerd-shim processes started for the containerd at `socket` (their `-address` names it). */
-export async function killShims(socket: string): Promise<number> {
-  let killed = 0;
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let cmdline: string;
-    try {
-      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    const args = cmdline.split('\0');
-    if (!args[0]?.includes('containerd-shim')) continue;
-    const at = args.indexOf('-address');
-    if (at < 0 || args[at + 1] !== socket) continue;
-    try {
-      process.kill(Number(entry), 'SIGKILL');
-      killed++;
-    } catch {
-      // already gone
-    }
-  }
-  return killed;
 }
