@@ -22,7 +22,39 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
-main(process.argv.slice(2), output).then((result) => {
-  if ('kernel' in result) stopOnSignals(result.kernel, output, (code) => process.exit(code));
-  else process.exitCode = result.exitCode;
+/**
+ * `up` starts processes that outlive a killed Skiff (containerd runs in a session of its own): a signal during the
+ * start is held until the cluster is up, then stops it like a signal after the start would. A second one exits.
+ */
+function holdSignalsDuringStart(): { release(): NodeJS.Signals | undefined } {
+  let held: NodeJS.Signals | undefined;
+  const hold = (signal: NodeJS.Signals) => {
+    if (held) {
+      output.err(`skiff: ${signal} again, exiting now (the next start cleans up what is left)`);
+      process.exit(130);
+    }
+    held = signal;
+    output.out(`skiff: ${signal} while starting; stopping once started`);
+  };
+  process.on('SIGINT', hold);
+  process.on('SIGTERM', hold);
+  return {
+    release() {
+      process.off('SIGINT', hold);
+      process.off('SIGTERM', hold);
+      return held;
+    },
+  };
+}
+
+const argv = process.argv.slice(2);
+const duringStart = argv[0] === 'up' ? holdSignalsDuringStart() : undefined;
+main(argv, output).then((result) => {
+  const held = duringStart?.release();
+  if (!('kernel' in result)) {
+    process.exitCode = result.exitCode;
+    return;
+  }
+  stopOnSignals(result.kernel, output, (code) => process.exit(code));
+  if (held) process.kill(process.pid, held);
 }, fail);

@@ -39,12 +39,15 @@ export async function up(argv: string[], output: Output, cwd = process.cwd()): P
   return kernel;
 }
 
-/** Stops the kernel on the first SIGINT/SIGTERM; a second signal exits at once. */
+/**
+ * Stops the kernel on the first SIGINT/SIGTERM; a second signal exits at once, leaving what was not stopped yet
+ * to the next start (which takes over or removes it).
+ */
 export function stopOnSignals(kernel: Kernel, output: Output, exit: (code: number) => void): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
-      output.err(`skiff: ${signal} again, exiting now`);
+      output.err(`skiff: ${signal} again, exiting now (the next start cleans up what is left)`);
       exit(130);
       return;
     }
