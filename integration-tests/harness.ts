@@ -22,15 +22,40 @@ export interface RunningSkiff {
   stop(): Promise<number | null>;
 }
 
+/** `skiff up`s leading process groups of their own: a terminal's Ctrl-C to the tests does not reach them. */
+const detachedChildren = new Set<ChildProcess>();
+let stopsDetachedOnExit = false;
+
+/** Stops them (SIGINT to their groups) when the test process exits, so a failed or interrupted run leaves no cluster. */
+function stopDetachedOnExit(child: ChildProcess): void {
+  if (!stopsDetachedOnExit) {
+    stopsDetachedOnExit = true;
+    process.once('exit', () => {
+      for (const running of detachedChildren) {
+        try {
+          process.kill(-running.pid!, 'SIGINT');
+        } catch {
+          // already gone
+        }
+      }
+    });
+  }
+  detachedChildren.add(child);
+  child.once('exit', () => detachedChildren.delete(child));
+}
+
 /**
  * Starts the real `skiff up` CLI in a child process and waits for its ready line.
- * Port 0 lets the OS pick a free port; the ready line says which.
+ * Port 0 lets the OS pick a free port; the ready line says which. With `detached`, it leads a process group of its own.
  */
-export async function startSkiff(args: string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<RunningSkiff> {
+export async function startSkiff(args: string[], options: { cwd?: string; timeoutMs?: number; detached?: boolean } = {}): Promise<RunningSkiff> {
   const child = spawn(process.execPath, [SKIFF_BIN, 'up', '--port', '0', '--log-level', 'warn', ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as a terminal gives a command: a test can then signal the whole group (Ctrl-C).
+    detached: options.detached ?? false,
   });
+  if (options.detached) stopDetachedOnExit(child);
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
