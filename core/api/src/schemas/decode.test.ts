@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DECODE_CAUSE, decodeFailure, decodeFailureMessage, decodeObject } from './decode.js';
 import { kindSchema, messageSchema } from './from-facts.js';
 import { t, type ObjectSchema } from './language.js';
-import { numberLiteralsOf } from './number-literals.js';
+import { NumberLiterals } from './number-literals.js';
 
 const deploymentSchema = kindSchema('apps', 'v1', 'Deployment') as ObjectSchema;
 const namespaceSchema = kindSchema('', 'v1', 'Namespace') as ObjectSchema;
@@ -105,7 +105,7 @@ describe('decodeObject', () => {
     const text =
       '{"spec":{"replicas":1e3,"template":{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80.0}]}]}},"strategy":{"rollingUpdate":{"maxSurge":2E1}}}}';
     const body = JSON.parse(text) as Record<string, unknown>;
-    const numberLiterals = numberLiteralsOf(text);
+    const numberLiterals = NumberLiterals.scan(text);
     expect(decodeObject(deploymentSchema, body).errors).toEqual([]);
     expect(decodeObject(deploymentSchema, body, { numberLiterals }).errors.map((e) => [e.field, e.message])).toEqual([
       ['spec.replicas', 'json: cannot unmarshal number 1e3 into Go struct field DeploymentSpec.spec.replicas of type int32'],
@@ -119,7 +119,7 @@ describe('decodeObject', () => {
 
   it('quotes a long integer literal as written, not as the double it became', () => {
     const text = '{"spec":{"replicas":99999999999999999999}}';
-    const { errors } = decodeObject(deploymentSchema, JSON.parse(text), { numberLiterals: numberLiteralsOf(text) });
+    const { errors } = decodeObject(deploymentSchema, JSON.parse(text), { numberLiterals: NumberLiterals.scan(text) });
     expect(errors.map((e) => e.message)).toEqual([
       'json: cannot unmarshal number 99999999999999999999 into Go struct field DeploymentSpec.spec.replicas of type int32',
     ]);

@@ -1,18 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { jsonPatchNumberLiterals, numberLiteralsOf } from './number-literals.js';
+import { NumberLiterals } from './number-literals.js';
 
-describe('numberLiteralsOf', () => {
+const numberLiteralsOf = (text: string) => NumberLiterals.scan(text);
+
+describe('NumberLiterals.scan', () => {
   it('finds nothing in a body of plain integers, strings that look like numbers and keywords', () => {
     expect(numberLiteralsOf('{"a":1,"b":-20,"c":"1.5e3","d":[true,false,null,0],"e":{"f":"x\\"1.0"}}')).toBeUndefined();
   });
 
-  it('keeps fractions, exponents and long integers by the path of the value, arrays by index', () => {
-    const text = '{"spec": {"replicas" : 1e3, "list": [1, 2.50, {"x": -1E-2}], "k\\u002fy": 12345678901234567890}, "n": 9007199254740991}';
+  it('keeps integers written with a fraction or an exponent, and long integers, by the path of the value', () => {
+    const text = '{"spec": {"replicas" : 1e3, "list": [1, 2.00, {"x": -1E2, "y": 0.5}, 2.5e-1], "k\\u002fy": 12345678901234567890}, "n": 9007199254740991}';
     const literals = numberLiteralsOf(text)!;
     expect(literals.size).toBe(5);
     expect(literals.lookup(['spec', 'replicas'], 1000)).toBe('1e3');
-    expect(literals.lookup(['spec', 'list', 1], 2.5)).toBe('2.50');
-    expect(literals.lookup(['spec', 'list', 2, 'x'], -0.01)).toBe('-1E-2');
+    expect(literals.lookup(['spec', 'list', 1], 2)).toBe('2.00');
+    expect(literals.lookup(['spec', 'list', 2, 'x'], -100)).toBe('-1E2');
+    // Fractions no integer field takes are left out.
+    expect(literals.lookup(['spec', 'list', 2, 'y'], 0.5)).toBeUndefined();
+    expect(literals.lookup(['spec', 'list', 3], 0.25)).toBeUndefined();
     expect(literals.lookup(['spec', 'k/y'], Number('12345678901234567890'))).toBe('12345678901234567890');
     // A 16-digit integer is kept too, for exact messages; a plain one is not.
     expect(literals.lookup(['n'], 9007199254740991)).toBe('9007199254740991');
@@ -30,7 +35,7 @@ describe('numberLiteralsOf', () => {
   });
 });
 
-describe('jsonPatchNumberLiterals', () => {
+describe('NumberLiterals.movedByJsonPatch', () => {
   it('moves the values of add and replace operations to their paths; an append matches any index', () => {
     const text = JSON.stringify([
       { op: 'test', path: '/spec/replicas', value: 1 },
@@ -43,7 +48,7 @@ describe('jsonPatchNumberLiterals', () => {
       .replace('"containerPort":0', '"containerPort":8e1')
       .replace('"value":0}', '"value":2.0}');
     const operations: unknown = JSON.parse(text);
-    const moved = jsonPatchNumberLiterals(numberLiteralsOf(text)!, operations)!;
+    const moved = numberLiteralsOf(text)!.movedByJsonPatch(operations)!;
     expect(moved.size).toBe(3);
     expect(moved.lookup(['spec', 'replicas'], 1000)).toBe('1e3');
     expect(moved.lookup(['spec', 'template', 'spec', 'containers', 3, 'ports', 0, 'containerPort'], 80)).toBe('8e1');

@@ -1,6 +1,6 @@
 import { cloneJsonValue, errorMessage, errors } from '@skiff/api';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api/protobuf';
-import { jsonPatchNumberLiterals, numberLiteralsOf, type NumberLiterals } from '@skiff/api/schema';
+import { NumberLiterals } from '@skiff/api/schema';
 import { isMap, isNode, isSeq, parseDocument } from 'yaml';
 import { duplicateJsonFields } from './duplicate-fields.js';
 import { assertJsonNesting, assertWellFormedValue, assertYamlNesting, bodyText } from './body-limits.js';
@@ -74,9 +74,9 @@ export function decodeBody(body: unknown, contentType: string | undefined): Deco
 }
 
 function literalsOf(text: string, mediaType: string, value: unknown): NumberLiterals | undefined {
-  const literals = numberLiteralsOf(text);
+  const literals = NumberLiterals.scan(text);
   if (!literals || mediaType !== MEDIA_TYPE.JSON_PATCH) return literals;
-  return jsonPatchNumberLiterals(literals, value);
+  return literals.movedByJsonPatch(value);
 }
 
 function once<T>(compute: () => T): () => T {
