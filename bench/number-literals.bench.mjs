@@ -24,8 +24,14 @@ const bodies = [
   ['an array of 786,432 fractions (0.5)', JSON.stringify({ metadata: { name: 'x' }, x: Array.from({ length: 786_432 }, () => 0.5) })],
   // Integers written as 1e0 are kept, by path: the most a body can make the scan do.
   ['hostile: an array of 786,432 × 1e0', JSON.stringify({ metadata: { name: 'x' }, x: Array.from({ length: 786_432 }, () => 1) }).replaceAll(',1', ',1e0')],
-  ['hostile: 300,000 keys of 1e0', JSON.stringify({ metadata: { name: 'x' }, x: Object.fromEntries(Array.from({ length: 300_000 }, (_, i) => [`k${i}`, 1])) }).replaceAll(':1', ':1e0')],
-  ['hostile: 60,000 objects 4 deep, 1e0 in each', JSON.stringify({ items: Array.from({ length: 60_000 }, () => ({ a: { b: { c: { d: 1 } } } })) }).replaceAll(':1', ':1e0')],
+  [
+    'hostile: 300,000 keys of 1e0',
+    JSON.stringify({ metadata: { name: 'x' }, x: Object.fromEntries(Array.from({ length: 300_000 }, (_, i) => [`k${i}`, 1])) }).replaceAll(':1', ':1e0'),
+  ],
+  [
+    'hostile: 60,000 objects 4 deep, 1e0 in each',
+    JSON.stringify({ items: Array.from({ length: 60_000 }, () => ({ a: { b: { c: { d: 1 } } } })) }).replaceAll(':1', ':1e0'),
+  ],
 ];
 
 function best(run) {
