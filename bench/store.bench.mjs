@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Throughput of the LMDB store (@skiff/store, its built dist) next to raw lmdb-js doing the equivalent
-// work in the same run, on the same disk, with the same settings (overlappingSync off, msgpack values
-// with shared structures):
+// work in the same run, on the same disk, with the same settings (overlappingSync and event-turn batching off,
+// msgpack values with shared structures):
 //   create / update  store.create / store.update (64 in flight)  vs  db.put (64 in flight)
 //   get              store.get                                    vs  db.get
 //   list 1000        store.list(prefix, { limit: 1000 })          vs  db.getRange({ limit: 1000 })
@@ -90,7 +90,7 @@ function row(name, store, raw) {
 
 const dir = mkdtempSync(join(tmpdir(), 'skiff-store-bench-'));
 const store = await openLmdbStore({ path: join(dir, 'store'), compactionIntervalMs: 0 });
-const raw = open({ path: join(dir, 'raw'), overlappingSync: false, encoding: 'msgpack' });
+const raw = open({ path: join(dir, 'raw'), overlappingSync: false, eventTurnBatching: false, encoding: 'msgpack' });
 const rawObjects = raw.openDB('objects', { sharedStructuresKey: Symbol.for('bench.structures') });
 const rawJson = raw.openDB('objects-json', { encoding: 'json' });
 const key = (i) => `/registry/pods/bench/p${String(i).padStart(8, '0')}`;

@@ -25,6 +25,10 @@ export function openDatabases(path: string): StoreDatabases {
     // flushed. Turning it off makes every commit fsync before its promise resolves, so nothing is
     // acknowledged before it is durable.
     overlappingSync: false,
+    // The store batches its writes itself (each is a transaction callback; lmdb-js runs the callbacks queued
+    // before a commit starts in one transaction). lmdb-js's event-turn batching adds a batch-start write whose
+    // promise nobody holds: when that commit fails, the promise's rejection goes unhandled and ends the process.
+    eventTurnBatching: false,
     encoding: 'msgpack',
   });
   // msgpack with structures shared through the database (msgpackr "records"): object shapes are
@@ -33,10 +37,26 @@ export function openDatabases(path: string): StoreDatabases {
   // was slower than JSON). lmdb-js keeps the structures under this key, hidden from range reads, and
   // saves new ones in the transaction that first uses them.
   const shared = { sharedStructuresKey: Symbol.for('skiff.structures') };
-  return {
-    root,
-    objects: root.openDB<KubeObject, string>('objects', shared),
-    events: root.openDB<LogRecord, number>('events', shared),
-    meta: root.openDB<number, MetaKey>('meta', {}),
-  };
+  const objects = root.openDB<KubeObject, string>('objects', shared);
+  const events = root.openDB<LogRecord, number>('events', shared);
+  forgetUnsavedStructuresOnFailedCommit(root, [objects, events]);
+  return { root, objects, events, meta: root.openDB<number, MetaKey>('meta', {}) };
+}
+
+/**
+ * The structures a failed transaction introduced were never saved, yet the encoder keeps them as saved: a later
+ * value of the same shape would be written pointing at a structure missing from the database, and fail to decode
+ * after a restart. msgpackr reloads its structures from the database at the next encode when they are marked
+ * `uninitialized`, and saves the new ones again. lmdb-js calls `aftercommit` listeners without a `txnId` when a
+ * commit fails, before the next transaction's callbacks run, so nothing is encoded in between.
+ */
+function forgetUnsavedStructuresOnFailedCommit(root: RootDatabase, databases: Database[]): void {
+  root.on('aftercommit', ({ txnId }: { txnId?: number }) => {
+    if (txnId !== undefined) return;
+    for (const database of databases) {
+      const { encoder } = database as unknown as { encoder?: { structures?: { uninitialized?: boolean } } };
+      const structures = encoder?.structures;
+      if (structures) structures.uninitialized = true;
+    }
+  });
 }

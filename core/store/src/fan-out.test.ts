@@ -57,19 +57,21 @@ describe('FanOut', () => {
     expect(pods.received).toHaveLength(1);
   });
 
-  it('on a failed commit, forgets staged events and ends every subscriber', () => {
+  it("on a failed commit, forgets only that commit's events and keeps every subscriber", () => {
     const fanOut = new FanOut();
     const subscriber = new Recorder();
     fanOut.add(subscriber);
-    const lost = event(1);
+    // A failed transaction staged revisions 5 and 6; the next one, staged before the failure was handled, reuses 5.
+    const [lost, alsoLost, reused] = [event(5), event(6), event(5, '/k/reused')];
     fanOut.stage(lost);
-    const failure = new Error('commit failed');
-    fanOut.reset(failure);
-    expect(subscriber.endedWith).toBe(failure);
-    const later = new Recorder();
-    fanOut.add(later);
+    fanOut.stage(alsoLost);
+    fanOut.stage(reused);
+    fanOut.discard(lost);
+    fanOut.discard(alsoLost);
+    fanOut.committed(reused);
+    expect(subscriber.received.map((e) => e.key)).toEqual(['/k/reused']);
+    expect(subscriber.endedWith).toBe('not ended');
     fanOut.committed(lost);
-    expect(later.received).toEqual([]);
-    expect(subscriber.received).toEqual([]);
+    expect(subscriber.received).toHaveLength(1);
   });
 });

@@ -36,10 +36,14 @@ export class FanOut {
     for (const ready of this.staged.splice(0, position + 1)) this.publish(ready);
   }
 
-  /** A commit failed: its staged events never happened, and watchers can no longer trust their position. */
-  reset(error: Error): void {
-    this.staged = [];
-    this.endAll(error);
+  /**
+   * The commit of `event` failed: it never happened, and its revision goes to the next write. Watchers saw
+   * nothing of it (only committed events are published), so they go on. The rejection of a failed commit
+   * arrives before any later transaction commits, so a later `committed` never publishes a discarded event.
+   */
+  discard(event: StoreEvent): void {
+    const position = this.staged.indexOf(event);
+    if (position >= 0) this.staged.splice(position, 1);
   }
 
   endAll(error?: Error): void {

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { cloneJsonValue, NestingTooDeepError, type KubeObject } from '@skiff/api';
 import type { Logger } from '@skiff/kernel';
 import { openDatabases, type StoreDatabases } from './databases.js';
+import { commitCause, commitFailureError, freeBytes, isCommitFailure } from './commit-failure.js';
 import { CodedStoreError, StoreUsageError } from './errors.js';
 import { readLogChunk, readRevisions, revisionOf, type LogChunk } from './event-log.js';
 import { FanOut } from './fan-out.js';
@@ -58,6 +59,8 @@ export class LmdbStore implements Store {
   private compactionTimer: NodeJS.Timeout | undefined;
   private compacting: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
+  /** When commits started failing (a full disk), until one succeeds again. */
+  private failingSince: number | undefined;
 
   constructor(options: LmdbStoreOptions) {
     this.options = resolveStoreOptions(options);
@@ -174,7 +177,13 @@ export class LmdbStore implements Store {
     assertWholeNumber('revision', revision);
     const target = Math.min(revision, this.lastRevision);
     while (this.compacted < target) {
-      this.compacted = await this.dbs.root.transaction(() => {
+      this.compacted = await this.compactBatch(target);
+    }
+  }
+
+  private async compactBatch(target: number): Promise<number> {
+    try {
+      return await this.dbs.root.transaction(() => {
         const from = readRevisions(this.dbs).compactedRevision;
         const upTo = Math.min(target, from + COMPACTION_BATCH);
         if (upTo <= from) return from;
@@ -183,6 +192,8 @@ export class LmdbStore implements Store {
         this.dbs.meta.put('compactedRevision', upTo);
         return upTo;
       });
+    } catch (error) {
+      throw await this.commitError(error);
     }
   }
 
@@ -217,8 +228,9 @@ export class LmdbStore implements Store {
       });
     } catch (error) {
       this.objectCache.writeEnded(key);
-      if (staged) this.commitFailed(error);
-      throw error;
+      // Before any await: a later transaction's commit must not find this event still staged.
+      if (staged) this.fanOut.discard(staged);
+      throw await this.commitError(error);
     }
     // The next list reads the written object from LMDB and caches it: writes pay nothing for the cache.
     this.objectCache.writeEnded(key);
@@ -226,6 +238,7 @@ export class LmdbStore implements Store {
       this.fanOut.committed(staged);
       this.lastRevision = Math.max(this.lastRevision, staged.revision);
     }
+    this.commitSucceeded();
     return result;
   }
 
@@ -277,13 +290,29 @@ export class LmdbStore implements Store {
   }
 
   /**
-   * A transaction that ran our callbacks failed to commit. Its events never happened, so live
-   * watchers cannot know what they missed: end them so their clients re-list.
+   * A failed LMDB commit as the StoreError that says why (a full disk is NoSpace); any other error as it is.
+   * Nothing of the transaction was written and LMDB needs no reset: the next write simply tries again. The
+   * first failure of a run is logged as an error, the ones after it only at debug level, so that clients
+   * retrying against a full disk do not flood the log.
    */
-  private commitFailed(error: unknown): void {
-    this.logger?.error({ err: error }, 'store commit failed; ending all watches');
-    this.fanOut.reset(new CodedStoreError('SKIFF_ERR_STORE_WATCH_RESET', { detail: 'a commit failed' }));
-    this.lastRevision = readRevisions(this.dbs).revision;
+  private async commitError(error: unknown): Promise<unknown> {
+    if (!isCommitFailure(error)) return error;
+    const cause = await commitCause(error);
+    const failure = commitFailureError(cause, this.options.path);
+    const details = { err: cause, code: failure.code, path: this.options.path, freeBytes: freeBytes(this.options.path) };
+    if (this.failingSince === undefined) {
+      this.failingSince = Date.now();
+      this.logger?.error(details, `store commit failed, nothing written: ${failure.message}`);
+    } else {
+      this.logger?.debug(details, 'store commit failed again');
+    }
+    return failure;
+  }
+
+  private commitSucceeded(): void {
+    if (this.failingSince === undefined) return;
+    this.logger?.info({ failedForMs: Date.now() - this.failingSince }, 'store commits succeed again');
+    this.failingSince = undefined;
   }
 
   private compactOldRevisions(): void {

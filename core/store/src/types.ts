@@ -7,6 +7,8 @@ import type { KubeObject } from '@skiff/api';
  * - One global revision; every write gets the next one; `metadata.resourceVersion` of a stored object
  *   is the revision of its last write (the store sets it, as a decimal string).
  * - Nothing is acknowledged (no promise resolves) before the write is durable on disk.
+ * - A write that cannot be committed (a full disk: StoreError 'NoSpace') changes nothing; reads, watches and
+ *   later writes go on.
  */
 export interface Store {
   /** Current revision (the last committed write; 0 for an empty store). */
@@ -86,7 +88,11 @@ export interface StoreEvent {
   prevObject?: KubeObject;
 }
 
-export type StoreErrorKind = 'NotFound' | 'Exists' | 'Conflict' | 'Compacted' | 'InvalidContinue' | 'Closed';
+/**
+ * `NoSpace`: the disk (or LMDB's map) is full, so the write was not committed; `CommitFailed`: the commit failed
+ * for another reason (an I/O error). Neither leaves anything written, and the next write tries again.
+ */
+export type StoreErrorKind = 'NotFound' | 'Exists' | 'Conflict' | 'Compacted' | 'InvalidContinue' | 'Closed' | 'NoSpace' | 'CommitFailed';
 
 export class StoreError extends Error {
   constructor(

@@ -1,4 +1,4 @@
-import { errors } from '@skiff/api';
+import { ApiError, errors } from '@skiff/api';
 import type { ResourceDefinition } from '@skiff/kernel';
 import { StoreError } from '@skiff/store';
 
@@ -20,5 +20,10 @@ export function translateStoreError(err: unknown, definition: ResourceDefinition
       return errors.badRequest(`invalid continue token: ${err.message}`);
     case 'Closed':
       return errors.unavailable('the storage is shutting down');
+    // A 500, as Kubernetes answers when etcd is out of space ("mvcc: database space exceeded"), with the store's
+    // message (what is full, why, and that reads keep working); no Retry-After, so clients do not retry at once.
+    case 'NoSpace':
+    case 'CommitFailed':
+      return new ApiError('SKIFF_ERR_API_INTERNAL', err.message);
   }
 }
