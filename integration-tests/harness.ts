@@ -12,6 +12,18 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `skiff-it-${prefix}-`));
 }
 
+/** The line `skiff` prints when it ends on a bug (an unhandled rejection or an uncaught exception; core/cli/src/crash.ts). */
+const INTERNAL_ERROR_LINE = /^skiff: internal error \(.*$/m;
+const serverCrashes: string[] = [];
+
+/**
+ * The stderr of every server started here that ended on a bug, since the last call. integration-tests/setup.ts
+ * fails the test during which one did; a test that makes a server crash on purpose takes them itself.
+ */
+export function takeServerCrashes(): string[] {
+  return serverCrashes.splice(0);
+}
+
 export interface RunningSkiff {
   process: ChildProcess;
   server: string;
@@ -60,6 +72,10 @@ export async function startSkiff(args: string[], options: { cwd?: string; timeou
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  // Once it has exited and its stderr is complete, so that what is recorded has the whole stack.
+  child.once('close', (code) => {
+    if (INTERNAL_ERROR_LINE.test(err)) serverCrashes.push(`skiff up ${args.join(' ')} (exit code ${code}):\n${err}`);
+  });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const ready = await new Promise<{ server: string; kubeconfig: string }>((resolveReady, reject) => {
     const timer = setTimeout(

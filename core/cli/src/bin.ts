@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { KernelError } from '@skiff/kernel';
+import { exitOnInternalErrors } from './crash.js';
 import { main } from './main.js';
 import { stopOnSignals, type Output } from './up.js';
 
@@ -7,6 +8,7 @@ const output: Output = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 };
+exitOnInternalErrors(output);
 
 /**
  * One line, no stack: a kernel error says what was wrong and where (a bad config, or the plugin that failed
