@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Throughput of the CRD structural-schema engine (@skiff/plugin-apiextensions, src/schema): prune + default +
 // validate of a typical custom resource (20 fields, 2 CEL rules, one of them a comprehension), next to
-// JSON.parse of the same object — the work every request does anyway — measured in the same run.
+// JSON.parse of the same object — the work every request does anyway — measured in the same run; then the
+// CEL rules that once stalled the server, under the runtime cost limits.
 // Each iteration decodes the JSON text (the engine mutates the object), so the engine's own cost is the
 // difference of the two. Rounds of BENCH_BUDGET_MS (default 400 ms), best of ROUNDS counts.
 // Uses the package's built dist when it exports compileSchema, else bundles src/schema with esbuild.
@@ -117,6 +118,42 @@ function measure(fn) {
   return n / ((performance.now() - start) / 1000);
 }
 
+// The CEL rules issue 17's hostile user stalled the server with, on a stored CRD (compileSchema alone: no
+// estimate refuses them, only the runtime limits hold), and how long the runtime budget takes to spend.
+function hostileRules(engine) {
+  const spec = (properties, rules) => ({
+    type: 'object',
+    properties: { spec: { type: 'object', properties, 'x-kubernetes-validations': rules.map((rule) => ({ rule })) } },
+  });
+  const ints = { type: 'array', items: { type: 'integer' } };
+  const nested = 'self.xs.all(a, self.xs.all(b, self.xs.all(c, self.xs.all(d, a + b + c + d >= 0))))';
+  const cases = [
+    ['eight chained replace() on 200 KB', spec({ s: { type: 'string' } }, [`self.s${".replace('a','aa')".repeat(8)} != ''`]), { s: 'a'.repeat(200_000) }],
+    ["replace('-','_') on 600 KB", spec({ s: { type: 'string' } }, ["self.s.replace('-','_') != 'x'"]), { s: '-'.repeat(600_000) }],
+    ['four nested all() over 60 items', spec({ xs: ints }, [nested]), { xs: Array.from({ length: 60 }, (_, i) => i) }],
+    ['the whole 10M budget, in loops', spec({ xs: ints }, [nested]), { xs: Array.from({ length: 60 }, (_, i) => i) }, { celCallLimit: 10_000_000 }],
+    [
+      'the whole 10M budget, in lowerAscii()',
+      spec({ s: { type: 'string' }, xs: ints }, ["self.xs.all(x, self.s.lowerAscii() != '')"]),
+      { s: 'A'.repeat(100_000), xs: Array.from({ length: 2_000 }, (_, i) => i) },
+      { celCallLimit: 10_000_000 },
+    ],
+  ];
+  console.log('CEL rules on a stored CRD (runtime limits only):');
+  for (const [name, schema, value, options] of cases) {
+    const compiled = engine.compileSchema(schema, options);
+    let best = Number.POSITIVE_INFINITY;
+    let causes = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const started = performance.now();
+      causes = compiled.validate({ spec: value });
+      best = Math.min(best, performance.now() - started);
+    }
+    const verdict = causes.length === 0 ? 'accepted' : causes[0].message.includes('running out of cost budget') ? 'budget spent' : 'call limit';
+    console.log(`  ${name.padEnd(40)} ${verdict.padEnd(12)} ${best.toFixed(0).padStart(6)} ms`);
+  }
+}
+
 const { engine, cleanup } = await loadEngine();
 try {
   const compiled = engine.compileSchema(schema);
@@ -149,6 +186,8 @@ try {
   console.log(`JSON.parse (baseline)                  ${fmt(parse)} objects/s`);
   console.log(`JSON.parse + prune + default + validate ${fmt(full)} objects/s`);
   console.log(`prune + default + validate alone       ${fmt(engineOnly)} objects/s (${(1e6 / engineOnly).toFixed(1)} µs each)`);
+
+  hostileRules(engine);
 } finally {
   cleanup();
 }

@@ -22,6 +22,7 @@ import { strings } from '@bufbuild/cel/ext';
 import { compileRegex } from '../regex.js';
 import { meter, traversal } from './cost.js';
 import { equal, indexIn } from './equality.js';
+import { valueList } from './lists.js';
 import { APPEND_FUNCTION, INDEX_FUNCTION, meteredEnv, RANGE_FUNCTION, STEP_FUNCTION } from './metered.js';
 import { checkIntegerText, join, lowerAscii, replace, split, stringSize, upperAscii } from './strings.js';
 
@@ -92,10 +93,10 @@ const linearFunctions = [
     return replace(this, old, replacement, n);
   }),
   celMethod('split', STRING, [STRING], DYN_LIST, function (separator) {
-    return celList(split(this, separator));
+    return valueList(split(this, separator));
   }),
   celMethod('split', STRING, [STRING, INT], DYN_LIST, function (separator, n) {
-    return celList(split(this, separator, n));
+    return valueList(split(this, separator, n));
   }),
   celMethod('join', DYN_LIST, [], STRING, function () {
     return join(this);
@@ -129,7 +130,7 @@ const linearFunctions = [
     const items: CelValue[] = new Array<CelValue>(a.size + b.size);
     for (let i = 0; i < a.size; i++) items[i] = a.get(i)!;
     for (let i = 0; i < b.size; i++) items[a.size + i] = b.get(i)!;
-    return celList(items as never);
+    return valueList(items);
   }),
   ...(['int', 'uint'] as const).map((kind) => {
     const standard = celEnv().funcs.find(kind)!;

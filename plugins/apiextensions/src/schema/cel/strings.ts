@@ -8,7 +8,6 @@ import { meter, traversal } from './cost.js';
 /** Strings at least this long have their code point count cached per validation. */
 const CACHED_SIZE_FROM = 256;
 const MAX_CACHED_SIZES = 4096;
-const CHUNK = 8192;
 
 function codePointCount(s: string): number {
   let count = s.length;
@@ -135,21 +134,19 @@ export function join(list: CelList, separator = ''): string {
   return parts.join(separator);
 }
 
-/** Shifts the characters from `first` to `last` (an ASCII range) by `delta`, leaving every other one as it is. */
+/**
+ * Shifts the characters from `first` to `last` (an ASCII range) by `delta`, leaving every other code unit
+ * as it is (lone surrogates included): one pass over the UTF-16 code units.
+ */
 function shiftAscii(s: string, pattern: RegExp, first: number, last: number, delta: number): string {
   if (!pattern.test(s)) return s;
-  const chunks: string[] = [];
-  const codes = new Array<number>(Math.min(CHUNK, s.length));
-  for (let start = 0; start < s.length; start += CHUNK) {
-    const end = Math.min(start + CHUNK, s.length);
-    codes.length = end - start;
-    for (let i = start; i < end; i++) {
-      const c = s.charCodeAt(i);
-      codes[i - start] = c >= first && c <= last ? c + delta : c;
-    }
-    chunks.push(String.fromCharCode(...codes));
+  const buffer = Buffer.from(s, 'utf16le');
+  const units = new Uint16Array(buffer.buffer, buffer.byteOffset, buffer.length / 2);
+  for (let i = 0; i < units.length; i++) {
+    const c = units[i]!;
+    if (c >= first && c <= last) units[i] = c + delta;
   }
-  return chunks.join('');
+  return buffer.toString('utf16le');
 }
 
 export const lowerAscii = (s: string): string => shiftAscii(s, /[A-Z]/, 65, 90, 32);

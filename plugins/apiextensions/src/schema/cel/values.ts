@@ -1,7 +1,9 @@
 // JSON values as CEL sees them through a schema: integers as int (bigint), numbers as double, objects as
 // maps, lists as lists; below x-kubernetes-preserve-unknown-fields (no schema) whole numbers are ints.
+import { celMap, type CelValue } from '@bufbuild/cel';
 import type { SchemaNode } from '../node.js';
 import { fieldNode, isPlainObject } from '../node.js';
+import { valueList } from './lists.js';
 
 /** Converted objects and lists of one validation, so a value shared by nested rules is converted once. */
 export type ConversionCache = WeakMap<object, unknown>;
@@ -20,11 +22,11 @@ export function toCel(value: unknown, node: SchemaNode | undefined, cache: Conve
   let converted: unknown;
   if (Array.isArray(value)) {
     const items = node?.items;
-    converted = value.map((item) => toCel(item, items, cache));
+    converted = valueList(value.map((item) => toCel(item, items, cache) as CelValue));
   } else if (isPlainObject(value)) {
     const map = new Map<string, unknown>();
     for (const [key, item] of Object.entries(value)) map.set(key, toCel(item, fieldNode(node, key), cache));
-    converted = map;
+    converted = celMap(map as never);
   } else {
     converted = value;
   }
