@@ -229,6 +229,12 @@ describe('checkSchema and CEL rules', () => {
     expect(rules({ rule: 'self.a > 0', fieldPath: '.a' })).toEqual([]);
   });
 
+  it('refuses a rule nested deeper than cel-go allows, where checking it would overflow the stack', () => {
+    const [problem] = rules({ rule: `self.a${' + 1'.repeat(20_000)} > 0` });
+    expect(problem).toMatch(/^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: /);
+    expect(problem).toMatch(/: compilation failed: ERROR: <input>: expression recursion limit exceeded: 250$/);
+  });
+
   it('refuses optionalOldSelf on a rule without oldSelf', () => {
     expect(rules({ rule: 'self.a > 0', optionalOldSelf: true })).toEqual([
       `${rulePath}.optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,

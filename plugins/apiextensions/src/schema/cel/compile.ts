@@ -302,6 +302,39 @@ function maxId(expr: Expr | undefined): bigint {
   return max;
 }
 
+/** cel-go's limit on how deeply an expression may nest; deeper ones would overflow the recursive passes here. */
+const MAX_EXPRESSION_DEPTH = 250;
+
+/** The children of an expression node. */
+function children(expr: Expr): (Expr | undefined)[] {
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'selectExpr':
+      return [kind.value.operand];
+    case 'callExpr':
+      return [kind.value.target, ...kind.value.args];
+    case 'listExpr':
+      return kind.value.elements;
+    case 'structExpr':
+      return kind.value.entries.flatMap((e) => [e.keyKind.case === 'mapKey' ? e.keyKind.value : undefined, e.value]);
+    case 'comprehensionExpr':
+      return [kind.value.iterRange, kind.value.accuInit, kind.value.loopCondition, kind.value.loopStep, kind.value.result];
+    default:
+      return [];
+  }
+}
+
+/** Whether the expression nests deeper than `limit` (measured without recursion). */
+function nestsDeeperThan(expr: Expr, limit: number): boolean {
+  const pending: [Expr, number][] = [[expr, 1]];
+  while (pending.length > 0) {
+    const [e, depth] = pending.pop()!;
+    if (depth > limit) return true;
+    for (const child of children(e)) if (child) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** `ERROR: <input>:1:6: message` with the source line and a caret under the column, as cel-go words issues. */
 function issue(source: string, offset: number, message: string): string {
   const before = source.slice(0, Math.max(0, offset));
@@ -327,6 +360,9 @@ function compileExpression(source: string, node: SchemaNode, isRoot: boolean, op
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { usesOldSelf: false, error: `ERROR: ${message.startsWith('<input>') ? message : `<input>: ${message}`}` };
+  }
+  if (nestsDeeperThan(parsed.expr, MAX_EXPRESSION_DEPTH)) {
+    return { usesOldSelf: false, error: `ERROR: <input>: expression recursion limit exceeded: ${MAX_EXPRESSION_DEPTH}` };
   }
   const self = known(node, isRoot);
   const variables = new Map<string, Known>([
