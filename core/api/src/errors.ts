@@ -14,6 +14,7 @@ export const API_ERRORS = Object.freeze({
   SKIFF_ERR_API_ALREADY_EXISTS: { code: 409, reason: 'AlreadyExists' },
   SKIFF_ERR_API_CONFLICT: { code: 409, reason: 'Conflict' },
   SKIFF_ERR_API_GONE: { code: 410, reason: 'Expired' },
+  SKIFF_ERR_API_REQUEST_ENTITY_TOO_LARGE: { code: 413, reason: 'RequestEntityTooLarge' },
   SKIFF_ERR_API_UNSUPPORTED_MEDIA_TYPE: { code: 415, reason: 'UnsupportedMediaType' },
   SKIFF_ERR_API_INVALID: { code: 422, reason: 'Invalid' },
   SKIFF_ERR_API_TOO_MANY_REQUESTS: { code: 429, reason: 'TooManyRequests' },
@@ -106,6 +107,8 @@ export const errors = {
       kind: resource,
     }),
   gone: (message: string) => new ApiError('SKIFF_ERR_API_GONE', message),
+  /** 413, worded as Kubernetes does (`Request entity too large: …`). */
+  requestEntityTooLarge: (message: string) => new ApiError('SKIFF_ERR_API_REQUEST_ENTITY_TOO_LARGE', `Request entity too large: ${message}`),
   unsupportedMediaType: (contentType: string, accepted?: readonly string[]) =>
     new ApiError(
       'SKIFF_ERR_API_UNSUPPORTED_MEDIA_TYPE',

@@ -124,3 +124,153 @@ describe('applyWithManagedFields', () => {
     expect(owned(upgraded, 'kubectl')).toContain('.spec.replicas');
   });
 });
+
+describe('field sets of many fields', () => {
+  const configMap = kindSchema('', 'v1', 'ConfigMap') as ObjectSchema;
+  const wide = (count: number, value = 'v') => {
+    const data: Record<string, string> = {};
+    for (let i = 0; i < count; i++) data[`k${i}`] = value;
+    return { data };
+  };
+
+  it('lists the paths of 130,000 fields (a list too long to spread into arguments)', () => {
+    const set = fieldSetOf(configMap, wide(130_000));
+    const paths = set.paths();
+    expect(paths).toHaveLength(130_000);
+    expect(paths[0]).toEqual(['f:data', 'f:k0']);
+    expect(paths[129_999]).toEqual(['f:data', 'f:k129999']);
+    expect(set.leafPaths()).toHaveLength(130_000);
+    expect(FieldSet.fromJSON(set.toJSON()).paths()).toEqual(paths);
+  });
+
+  it('removes, subtracts and adds sets as per-path operations would', () => {
+    // A fixed pseudo-random mix of nested members, some owned at several levels.
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const randomPaths = (count: number) =>
+      Array.from({ length: count }, () => Array.from({ length: 1 + Math.floor(random() * 3) }, () => `f:${Math.floor(random() * 4)}`));
+    for (let round = 0; round < 50; round++) {
+      const a = randomPaths(12);
+      const b = randomPaths(12);
+      const build = (paths: string[][]) => {
+        const set = new FieldSet();
+        for (const path of paths) set.add(path);
+        return set;
+      };
+      const expected = build(a);
+      for (const path of b) if (expected.has(path)) expected.remove(path);
+      const removed = build(a);
+      expect(removed.removeAll(build(b))).toBe(a.some((path) => build(b).has(path)));
+      expect(removed.toJSON()).toEqual(expected.toJSON());
+      expect(build(a).difference(build(b)).toJSON()).toEqual(expected.toJSON());
+      const union = build(a);
+      union.addAll(build(b));
+      expect(union.toJSON()).toEqual(build([...a, ...b]).toJSON());
+    }
+  });
+
+  it('records a write of 130,000 changed fields for its manager', () => {
+    const cmWrite = { schema: configMap, apiVersion: 'v1', subresource: '', hasStatus: false, now: write.now };
+    const old = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'many' }, data: { a: '1' } } as KubeObject;
+    recordUpdate(old, undefined, 'creator', cmWrite);
+    const next = { ...structuredClone(old), ...wide(130_000) } as KubeObject;
+    recordUpdate(next, old, 'kubectl', cmWrite);
+    expect(managers(next)).toEqual(['kubectl/Update']);
+    expect(owned(next, 'kubectl')).toHaveLength(130_000);
+  });
+});
+
+describe('bounds on managedFields', () => {
+  const configMap = kindSchema('', 'v1', 'ConfigMap') as ObjectSchema;
+  const cmWrite = { schema: configMap, apiVersion: 'v1', subresource: '', hasStatus: false, now: '2026-01-01T00:00:00Z' };
+  const configMapOf = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data }) as KubeObject;
+  const entry = (manager: string, operation: string, field: string, seconds: number) => ({
+    manager,
+    operation,
+    apiVersion: 'v1',
+    time: new Date(Date.UTC(2025, 0, 1) + seconds * 1000).toISOString().replace('.000', ''),
+    fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:data': { [`f:${field}`]: {} } },
+  });
+
+  it('keeps 10 Update entries of 19,000 sent: the oldest merged into ancient-changes, Apply entries untouched', () => {
+    const old = configMapOf({ a: '1' });
+    recordUpdate(old, undefined, 'creator', cmWrite);
+    const next = configMapOf({ a: '2' });
+    next.metadata.managedFields = [
+      ...Array.from({ length: 19_000 }, (_, i) => entry(`m${i}`, 'Update', `k${i}`, i)),
+      entry('applier', 'Apply', 'applied', 0),
+    ] as KubeObject['metadata']['managedFields'];
+    recordUpdate(next, old, 'writer', cmWrite);
+    const kept = next.metadata.managedFields!;
+    expect(kept.filter((e) => e.operation === 'Update').map((e) => e.manager)).toEqual([
+      'ancient-changes',
+      ...Array.from({ length: 8 }, (_, i) => `m${18_992 + i}`),
+      'writer',
+    ]);
+    expect(kept.find((e) => e.manager === 'applier')).toMatchObject({ operation: 'Apply' });
+    const ancient = kept.find((e) => e.manager === 'ancient-changes')!;
+    // m0's place and version, the union of m0…m18991, and the time of the newest entry merged.
+    expect(ancient).toMatchObject({ operation: 'Update', apiVersion: 'v1', time: entry('', '', '', 18_991).time });
+    expect(Object.keys((ancient.fieldsV1 as { 'f:data': object })['f:data'])).toHaveLength(18_992);
+  });
+
+  it('ignores sent managedFields Kubernetes could not decode, keeping the stored ones', () => {
+    const old = configMapOf({ a: '1' });
+    recordUpdate(old, undefined, 'creator', cmWrite);
+    for (const bad of [
+      [{ ...entry('x', 'Bogus', 'a', 0) }],
+      [{ ...entry('x', 'Update', 'a', 0), fieldsType: undefined }],
+      [{ ...entry('x', 'Update', 'a', 0), apiVersion: '' }],
+      [{ ...entry('x', 'Update', 'a', 0), fieldsV1: 'text' }],
+      'not a list',
+    ]) {
+      const next = configMapOf({ a: '1', b: '2' });
+      next.metadata.managedFields = bad as unknown as KubeObject['metadata']['managedFields'];
+      recordUpdate(next, old, 'writer', cmWrite);
+      expect(managers(next)).toEqual(['creator/Update', 'writer/Update']);
+    }
+  });
+});
+
+describe('server-side apply of long lists', () => {
+  const containers = (count: number, image: string) => Array.from({ length: count }, (_, i) => ({ name: `c${i}`, image }));
+  const withContainers = (list: { name: string; image: string }[]) => {
+    const object = deployment(2);
+    (object.spec as { template: { spec: { containers: unknown[] } } }).template.spec.containers = list;
+    return object;
+  };
+  const containersOf = (object: KubeObject) =>
+    (object.spec as { template: { spec: { containers: { name: string; image: string }[] } } }).template.spec.containers;
+
+  it('removes the 39,999 containers a manager stops applying, and keeps what others hold', () => {
+    const applied = applyWithManagedFields(undefined, withContainers(containers(40_000, 'a')), 'alice', false, applyWrite, merge);
+    expect(containersOf(applied)).toHaveLength(40_000);
+    const shared = applyWithManagedFields(applied, withContainers([{ name: 'c7', image: 'a' }]), 'bob', false, applyWrite, merge);
+    const shrunk = applyWithManagedFields(shared, withContainers([{ name: 'c39999', image: 'b' }]), 'alice', true, applyWrite, merge);
+    expect(containersOf(shrunk)).toEqual([
+      { name: 'c7', image: 'a' },
+      { name: 'c39999', image: 'b' },
+    ]);
+  });
+
+  it('reports 40,000 conflicts in the order the configuration names them, then by manager', () => {
+    const live = applyWithManagedFields(undefined, withContainers(containers(40_000, 'a')), 'alice', false, applyWrite, merge);
+    const both = applyWithManagedFields(live, withContainers([{ name: 'c3', image: 'a' }]), 'bob', false, applyWrite, merge);
+    let error: unknown;
+    try {
+      applyWithManagedFields(both, withContainers(containers(40_000, 'b')), 'carol', false, applyWrite, merge);
+    } catch (err) {
+      error = err;
+    }
+    const causes = (error as { toStatus(): { details: { causes: { field: string; message: string }[] } } }).toStatus().details.causes;
+    expect(causes).toHaveLength(40_001);
+    expect(causes.slice(0, 5).map((cause) => `${cause.field} ${cause.message}`)).toEqual([
+      '.spec.template.spec.containers[name="c0"].image conflict with "alice" using apps/v1',
+      '.spec.template.spec.containers[name="c1"].image conflict with "alice" using apps/v1',
+      '.spec.template.spec.containers[name="c2"].image conflict with "alice" using apps/v1',
+      '.spec.template.spec.containers[name="c3"].image conflict with "alice" using apps/v1',
+      '.spec.template.spec.containers[name="c3"].image conflict with "bob" using apps/v1',
+    ]);
+  });
+});

@@ -3,10 +3,22 @@
 // fields the applied configuration names. Apply reports conflicts with other managers' fields whose values it
 // would change (409, unless forced), and removes fields it applied before and no longer names, when no other
 // manager holds them.
+//
+// Budgets: entries a client sends that Kubernetes could not decode are ignored (the stored ones are kept), and
+// like Kubernetes at most MAX_UPDATE_MANAGERS Update entries are kept, the oldest merged into an
+// `ancient-changes` entry per API version. Work between entries goes through field-set operations that walk
+// only the paths two sets share, so many managers, or managers of many fields, cost what they hold.
 import { ApiError } from '../errors.js';
+import { isJsonObject } from '../guards.js';
 import type { ObjectSchema } from '../schemas/language.js';
 import type { KubeObject, ManagedFieldsEntry, ObjectMeta, StatusCause } from '../types.js';
-import { FieldSet, fieldSetOf, fieldsV1Of, formatFieldPath, removeAtPath, valueAtPath } from './field-set.js';
+import { FieldSet, fieldChangesOf, fieldSetOf, fieldsV1Of, FieldValues, formatFieldPath, removeFieldPaths, sameJson } from './field-set.js';
+
+/** Update entries an object keeps (Kubernetes' DefaultMaxUpdateManagers); older ones are merged. */
+const MAX_UPDATE_MANAGERS = 10;
+
+/** The manager the merged oldest Update entries are recorded under, as in Kubernetes. */
+const ANCIENT_CHANGES_MANAGER = 'ancient-changes';
 
 /** The kind and write the managed fields are recorded for. */
 export interface ManagedWrite {
@@ -42,16 +54,6 @@ function scoped(object: KubeObject | undefined, write: ManagedWrite): Record<str
   return out;
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function isLeaf(set: FieldSet, path: readonly string[]): boolean {
-  let node: FieldSet | undefined = set;
-  for (const element of path) node = node?.children.get(element);
-  return node !== undefined && node.children.size === 0;
-}
-
 function entryKey(entry: ManagedFieldsEntry): string {
   return `${entry.manager ?? ''}\u0000${entry.operation ?? ''}\u0000${entry.subresource ?? ''}`;
 }
@@ -59,7 +61,10 @@ function entryKey(entry: ManagedFieldsEntry): string {
 interface Entry {
   entry: ManagedFieldsEntry;
   set: FieldSet;
+  /** The set changed: its fieldsV1 is written again. */
   touched: boolean;
+  /** Merged into by the cap on Update entries: keeps its own apiVersion and time. */
+  merged?: boolean;
 }
 
 function load(entries: ManagedFieldsEntry[] | undefined): Entry[] {
@@ -69,20 +74,88 @@ function load(entries: ManagedFieldsEntry[] | undefined): Entry[] {
 function store(entries: Entry[], write: ManagedWrite): ManagedFieldsEntry[] {
   return entries
     .filter(({ set }) => !set.empty)
-    .map(({ entry, set, touched }) =>
-      touched ? { ...entry, apiVersion: write.apiVersion, time: write.now, fieldsType: 'FieldsV1', fieldsV1: set.toJSON() } : entry,
-    );
+    .map(({ entry, set, touched, merged }) => {
+      if (!touched) return entry;
+      const stamp = merged ? {} : { apiVersion: write.apiVersion, time: write.now };
+      return { ...entry, ...stamp, fieldsType: 'FieldsV1', fieldsV1: set.toJSON() };
+    });
+}
+
+/**
+ * Whether Kubernetes could decode these entries: each an object with operation `Apply` or `Update`, an
+ * apiVersion, fieldsType `FieldsV1` and, if any, an object of fields.
+ */
+function decodable(entries: unknown): entries is ManagedFieldsEntry[] {
+  if (!Array.isArray(entries)) return false;
+  return entries.every(
+    (entry) =>
+      isJsonObject(entry) &&
+      (entry.operation === 'Apply' || entry.operation === 'Update') &&
+      typeof entry.apiVersion === 'string' &&
+      entry.apiVersion !== '' &&
+      entry.fieldsType === 'FieldsV1' &&
+      (entry.fieldsV1 === undefined || isJsonObject(entry.fieldsV1)) &&
+      (entry.manager === undefined || typeof entry.manager === 'string') &&
+      (entry.subresource === undefined || typeof entry.subresource === 'string') &&
+      (entry.time === undefined || typeof entry.time === 'string'),
+  );
 }
 
 /**
  * The managed fields the stored object should carry, and whether the write set them itself. A write that sets
  * metadata.managedFields (kubectl moving client-side-apply ownership to server-side apply) has them taken as
- * given; an empty list clears them.
+ * given; an empty list clears them. Entries that do not decode are ignored, as Kubernetes ignores them: the
+ * stored ones stay.
  */
 function startingEntries(next: KubeObject, old: KubeObject | undefined): { entries: ManagedFieldsEntry[]; given: boolean } {
-  const given = next.metadata.managedFields;
-  if (given !== undefined && !sameValue(given, old?.metadata.managedFields)) return { entries: given, given: true };
+  const given: unknown = next.metadata.managedFields;
+  if (given !== undefined && decodable(given) && !sameJson(given, old?.metadata.managedFields)) return { entries: given, given: true };
   return { entries: old?.metadata.managedFields ?? [], given: false };
+}
+
+function timeOf(entry: ManagedFieldsEntry): number {
+  const time = entry.time === undefined ? Number.NaN : Date.parse(entry.time);
+  return Number.isNaN(time) ? 0 : Math.floor(time / 1000);
+}
+
+/**
+ * Keeps at most `max` Update entries, as Kubernetes does: oldest first (by time in seconds, then by identity),
+ * the entries of each API version after the first are merged into one `ancient-changes` entry of that version.
+ * Apply entries are never merged. Returns the entries kept.
+ */
+function capUpdateManagers(entries: Entry[], max = MAX_UPDATE_MANAGERS): Entry[] {
+  const updaters = entries.filter(({ entry }) => entry.operation !== 'Apply');
+  if (updaters.length <= max) return entries;
+  const identity = (item: Entry) => `${entryKey(item.entry)}\u0000${item.entry.apiVersion ?? ''}`;
+  updaters.sort((a, b) => timeOf(a.entry) - timeOf(b.entry) || (identity(a) < identity(b) ? -1 : identity(a) > identity(b) ? 1 : 0));
+  const firstOfVersion = new Map<string, Entry>();
+  const buckets = new Map<string, Entry>();
+  const gone = new Set<Entry>();
+  let count = updaters.length;
+  for (const item of updaters) {
+    if (count <= max) break;
+    const version = item.entry.apiVersion ?? '';
+    const first = firstOfVersion.get(version);
+    if (!first) {
+      firstOfVersion.set(version, item);
+      continue;
+    }
+    let bucket = buckets.get(version);
+    if (!bucket) {
+      // The first entry of the version becomes the bucket, in its place.
+      bucket = first;
+      bucket.entry = { manager: ANCIENT_CHANGES_MANAGER, operation: 'Update', apiVersion: version, ...(bucket.entry.time ? { time: bucket.entry.time } : {}) };
+      bucket.touched = true;
+      bucket.merged = true;
+      buckets.set(version, bucket);
+    }
+    bucket.set.addAll(item.set);
+    // The merged entry is more recent than the bucket.
+    if (item.entry.time !== undefined) bucket.entry = { ...bucket.entry, time: item.entry.time };
+    gone.add(item);
+    count--;
+  }
+  return entries.filter((item) => !gone.has(item));
 }
 
 /** Records a create, update or non-apply patch by `manager` in `next.metadata.managedFields`. */
@@ -107,26 +180,16 @@ export function recordUpdate(next: KubeObject, old: KubeObject | undefined, mana
       ];
     return;
   }
-  const nextSet = fieldSetOf(write.schema, after);
   const before = scoped(old, write);
-  // Values are compared at the leaves; a structural member (a list item held by its key) changes when it is new.
-  const changed: string[][] = [];
-  for (const path of nextSet.paths()) {
-    const leaf = isLeaf(nextSet, path);
-    if (leaf ? !sameValue(valueAtPath(after, path), valueAtPath(before, path)) : valueAtPath(before, path) === undefined) changed.push(path);
-  }
-  const removed = old
-    ? fieldSetOf(write.schema, before)
-        .paths()
-        .filter((path) => !nextSet.has(path))
-    : [];
-  if (changed.length === 0 && removed.length === 0) {
-    const kept = userSet ? starting : old?.metadata.managedFields;
+  const { set: nextSet, changed } = fieldChangesOf(write.schema, after, before);
+  const removed = old ? fieldSetOf(write.schema, before).difference(nextSet) : new FieldSet();
+  if (changed.empty && removed.empty) {
+    const kept = userSet ? store(capUpdateManagers(load(starting)), write) : old?.metadata.managedFields;
     if (kept?.length) next.metadata.managedFields = kept;
     else delete next.metadata.managedFields;
     return;
   }
-  const entries = load(starting);
+  let entries = load(starting);
   const mine = { manager, operation: 'Update' as const, ...(write.subresource ? { subresource: write.subresource } : {}) };
   let own = entries.find(({ entry }) => entryKey(entry) === entryKey(mine));
   if (!own) {
@@ -136,15 +199,15 @@ export function recordUpdate(next: KubeObject, old: KubeObject | undefined, mana
   // Ownership is per object: a field changed through any endpoint (the main resource, status, scale) leaves
   // whoever held it before.
   for (const item of entries) {
-    const lost = item === own ? removed : [...removed, ...changed];
-    for (const path of lost) {
-      if (!item.set.has(path)) continue;
-      item.set.remove(path);
-      item.touched = true;
-    }
+    const lostRemoved = item.set.removeAll(removed);
+    const lostChanged = item !== own && item.set.removeAll(changed);
+    if (lostRemoved || lostChanged) item.touched = true;
   }
-  for (const path of changed) own.set.add(path);
+  // `changed` is not used after this, so a manager new to the object can take it as its set.
+  if (own.set.empty) own.set = changed;
+  else own.set.addAll(changed);
   own.touched = true;
+  entries = capUpdateManagers(entries);
   const stored = store(entries, write);
   if (stored.length > 0) next.metadata.managedFields = stored;
   else delete next.metadata.managedFields;
@@ -159,20 +222,87 @@ export interface ApplyConflict {
 /** The 409 kubectl prints for apply conflicts, with a FieldManagerConflict cause per field. */
 export function applyConflictError(conflicts: ApplyConflict[], kind: string, group: string, name: string): ApiError {
   const byManager = new Map<string, ApplyConflict[]>();
-  for (const conflict of conflicts) byManager.set(conflict.manager, [...(byManager.get(conflict.manager) ?? []), conflict]);
+  for (const conflict of conflicts) {
+    const list = byManager.get(conflict.manager);
+    if (list) list.push(conflict);
+    else byManager.set(conflict.manager, [conflict]);
+  }
+  const fields = new Map(conflicts.map((conflict) => [conflict, formatFieldPath(conflict.path)]));
   const parts: string[] = [];
   for (const [manager, list] of byManager) {
     const using = list[0]!.apiVersion ? ` using ${list[0]!.apiVersion}` : '';
-    if (conflicts.length === 1) parts.push(`conflict with "${manager}"${using}: ${formatFieldPath(list[0]!.path)}`);
-    else parts.push(`conflicts with "${manager}"${using}:\n${list.map((c) => `- ${formatFieldPath(c.path)}`).join('\n')}`);
+    if (conflicts.length === 1) parts.push(`conflict with "${manager}"${using}: ${fields.get(list[0]!)}`);
+    else parts.push(`conflicts with "${manager}"${using}:\n${list.map((c) => `- ${fields.get(c)}`).join('\n')}`);
   }
   const count = conflicts.length === 1 ? '1 conflict' : `${conflicts.length} conflicts`;
   const causes: StatusCause[] = conflicts.map((c) => ({
     reason: 'FieldManagerConflict',
     message: `conflict with "${c.manager}"${c.apiVersion ? ` using ${c.apiVersion}` : ''}`,
-    field: formatFieldPath(c.path),
+    field: fields.get(c)!,
   }));
   return new ApiError('SKIFF_ERR_API_CONFLICT', `Apply failed with ${count}: ${parts.join('\n')}`, { kind, group, name, causes });
+}
+
+type Conflict = ApplyConflict & { owner: Entry };
+
+/**
+ * The fields the configuration sets to a new value that other managers hold, in the configuration's field
+ * order, then by manager. Each owner's set is walked only where it meets the configuration's (the smaller of
+ * two nodes' children drives), with both objects' values read alongside.
+ */
+function conflictsOf(configSet: FieldSet, others: readonly Entry[], config: unknown, live: unknown): Conflict[] {
+  const configValues = new FieldValues();
+  const liveValues = new FieldValues();
+  const conflicts: Conflict[] = [];
+  const path: string[] = [];
+  for (const owner of others) {
+    const visit = (mine: FieldSet, theirs: FieldSet, applied: unknown, current: unknown): void => {
+      if (mine.own && mine.children.size === 0 && theirs.own && !sameJson(applied, current)) {
+        conflicts.push({ manager: owner.entry.manager ?? '', apiVersion: owner.entry.apiVersion ?? '', path: [...path], owner });
+      }
+      const few = mine.children.size <= theirs.children.size ? mine.children : theirs.children;
+      for (const element of few.keys()) {
+        const next = mine.children.get(element);
+        const held = theirs.children.get(element);
+        if (!next || !held) continue;
+        path.push(element);
+        visit(next, held, configValues.child(applied, element), liveValues.child(current, element));
+        path.pop();
+      }
+    };
+    visit(configSet, owner.set, config, live);
+  }
+  if (conflicts.length > 1) sortInSetOrder(conflicts, configSet);
+  return conflicts;
+}
+
+/** Sorts conflicts by their paths' order in `set` (depth first, members in insertion order); stable. */
+function sortInSetOrder(conflicts: Conflict[], set: FieldSet): void {
+  // Each node's children numbered once, only for nodes on some conflict's path.
+  const positions = new Map<FieldSet, Map<string, number>>();
+  const rankOf = (path: readonly string[]): number[] => {
+    const rank: number[] = [];
+    let node: FieldSet | undefined = set;
+    for (const element of path) {
+      if (!node) break;
+      let order = positions.get(node);
+      if (!order) {
+        order = new Map();
+        for (const key of node.children.keys()) order.set(key, order.size);
+        positions.set(node, order);
+      }
+      rank.push(order.get(element) ?? 0);
+      node = node.children.get(element);
+    }
+    return rank;
+  };
+  const ranks = new Map(conflicts.map((conflict) => [conflict, rankOf(conflict.path)]));
+  conflicts.sort((a, b) => {
+    const left = ranks.get(a)!;
+    const right = ranks.get(b)!;
+    for (let i = 0; i < Math.min(left.length, right.length); i++) if (left[i] !== right[i]) return left[i]! - right[i]!;
+    return left.length - right.length;
+  });
 }
 
 /**
@@ -196,14 +326,7 @@ export function applyWithManagedFields(
   const configSet = fieldSetOf(write.schema, configScoped);
   const mine = { manager, operation: 'Apply' as const, ...(write.subresource ? { subresource: write.subresource } : {}) };
   const others = entries.filter(({ entry }) => entryKey(entry) !== entryKey(mine));
-  const conflicts: (ApplyConflict & { owner: Entry })[] = [];
-  for (const path of configSet.leafPaths()) {
-    for (const owner of others) {
-      if (!owner.set.has(path)) continue;
-      if (sameValue(valueAtPath(configScoped, path), valueAtPath(liveScoped, path))) continue;
-      conflicts.push({ manager: owner.entry.manager ?? '', apiVersion: owner.entry.apiVersion ?? '', path, owner });
-    }
-  }
+  const conflicts = conflictsOf(configSet, others, configScoped, liveScoped);
   const allowed = allowedConflicts !== undefined && conflicts.every((conflict) => allowedConflicts.has(conflict.path));
   if (conflicts.length > 0 && !force && !allowed) {
     const refused = allowedConflicts ? conflicts.filter((conflict) => !allowedConflicts.has(conflict.path)) : conflicts;
@@ -214,8 +337,9 @@ export function applyWithManagedFields(
   let result = live ? structuredClone(live) : undefined;
   if (result && own) {
     // Fields this manager applied before and leaves out now go, unless someone else holds them too.
-    const dropped = own.set.paths().filter((path) => !configSet.has(path) && !others.some((other) => other.set.has(path)));
-    for (const path of dropped.sort((a, b) => b.length - a.length)) removeAtPath(result, path);
+    const dropped = own.set.difference(configSet);
+    for (const other of others) dropped.removeAll(other.set);
+    removeFieldPaths(result, dropped);
   }
   result = merge(result, config);
   for (const conflict of conflicts) {
@@ -226,8 +350,7 @@ export function applyWithManagedFields(
     own = { entry: { ...mine }, set: configSet, touched: true };
     entries.push(own);
   } else {
-    own.set.children.clear();
-    for (const path of configSet.paths()) own.set.add(path);
+    own.set = configSet;
     own.touched = true;
   }
   const stored = store(entries, write);

@@ -150,3 +150,118 @@ describe('applyJsonPatch', () => {
     expect(applyJsonPatch({ a: 1 }, [{ op: 'replace', path: '/a', value: null }])).toEqual({ a: null });
   });
 });
+
+describe('applyJsonPatch budgets', () => {
+  const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+  it('takes 10,000 operations and refuses 10,001 with a 413 before applying any', () => {
+    const test = { op: 'test', path: '/a', value: 1 };
+    expect(
+      applyJsonPatch(
+        { a: 1 },
+        Array.from({ length: 10_000 }, () => test),
+      ),
+    ).toEqual({ a: 1 });
+    const err = failure(() =>
+      applyJsonPatch(
+        { a: 1 },
+        Array.from({ length: 10_001 }, () => ({ op: 'remove', path: '/missing' })),
+      ),
+    );
+    expect(err.status).toBe(413);
+    expect(err.reason).toBe('RequestEntityTooLarge');
+    expect(err.message).toBe('Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001');
+  });
+
+  it('stops a list copied into itself at the first copy past the copy budget, before making it', () => {
+    // Each copy appends the whole list to itself: 2^22 items unless stopped.
+    const grow = Array.from({ length: 22 }, () => ({ op: 'copy', from: '/xs', path: '/xs/-' }));
+    const err = failure(() => applyJsonPatch({ xs: ['abc'] }, grow));
+    expect(err.status).toBe(422);
+    // The list is 3 · 2^n + … bytes before copy n: copy 18 would take the bytes copied past 3 MiB.
+    expect(err.message).toBe('json patch copy operation 18 does not apply: copying "/xs" would take the bytes copied by this patch past the limit of 3145728');
+    expect(err.details?.causes?.[0]).toMatchObject({ type: 'FieldValueInvalid', field: '/xs/-' });
+  });
+
+  it('counts every copy against one budget, even when the copies are removed again', () => {
+    const value = 'x'.repeat(1000);
+    const cycle = [
+      { op: 'copy', from: '/big', path: '/copy' },
+      { op: 'remove', path: '/copy' },
+    ];
+    const patch = Array.from({ length: 10 }, () => cycle).flat();
+    expect(applyJsonPatch({ big: value }, patch, { maxCopyBytes: 10 * size(value) })).toEqual({ big: value });
+    const err = failure(() => applyJsonPatch({ big: value }, patch, { maxCopyBytes: 10 * size(value) - 1 }));
+    expect(err.message).toContain('copy operation 18 does not apply');
+  });
+
+  it('keeps the document size exact through every operation, so the limit is met to the byte', () => {
+    const target = { metadata: { name: 'a', labels: { app: 'web' } }, list: [1, 2, 3], text: 'é"\n' };
+    const patch = [
+      { op: 'add', path: '/metadata/labels/tier', value: 'front' },
+      { op: 'add', path: '/list/1', value: { deep: ['x', 'y'] } },
+      { op: 'add', path: '/list/-', value: 'end' },
+      { op: 'replace', path: '/text', value: 'snow ☃' },
+      { op: 'add', path: '/metadata/labels/app', value: 'replaced by add' },
+      { op: 'copy', from: '/metadata/labels', path: '/labelsCopy' },
+      { op: 'move', from: '/list/0', path: '/moved' },
+      { op: 'move', from: '/moved', path: '/list/0' },
+      { op: 'remove', path: '/list/2' },
+      { op: 'move', from: '/labelsCopy', path: '/metadata/labels' },
+    ];
+    const result = applyJsonPatch(target, patch);
+    // The largest the document gets on the way: the limit that this patch just fits.
+    const largest = Math.max(...patch.map((_op, i) => size(applyJsonPatch(target, patch.slice(0, i + 1)))));
+    expect(largest).toBeGreaterThan(size(result));
+    expect(applyJsonPatch(target, patch, { maxDocumentBytes: largest })).toEqual(result);
+    expect(failure(() => applyJsonPatch(target, patch, { maxDocumentBytes: largest - 1 })).status).toBe(413);
+  });
+
+  it('stops the operation that takes the document past its limit with a 413 naming it; shrinking gives room back', () => {
+    const big = 'x'.repeat(100);
+    const limits = { maxDocumentBytes: 250 };
+    const err = failure(() =>
+      applyJsonPatch(
+        {},
+        [
+          { op: 'add', path: '/a', value: big },
+          { op: 'add', path: '/b', value: big },
+          { op: 'add', path: '/c', value: big },
+        ],
+        limits,
+      ),
+    );
+    expect(err.status).toBe(413);
+    expect(err.message).toBe('Request entity too large: json patch add operation 2 at "/c" takes the object past the limit of 250 bytes');
+    const swapped = applyJsonPatch(
+      {},
+      [
+        { op: 'add', path: '/a', value: big },
+        { op: 'add', path: '/b', value: big },
+        { op: 'remove', path: '/a' },
+        { op: 'replace', path: '/b', value: 'small' },
+        { op: 'add', path: '/c', value: big },
+      ],
+      limits,
+    );
+    expect(swapped).toEqual({ b: 'small', c: big });
+  });
+
+  it('lets a document stored larger than the limit be patched as long as it does not grow', () => {
+    const stored = { data: 'x'.repeat(500) };
+    expect(applyJsonPatch(stored, [{ op: 'replace', path: '/data', value: 'y'.repeat(500) }], { maxDocumentBytes: 100 })).toEqual({ data: 'y'.repeat(500) });
+    expect(failure(() => applyJsonPatch(stored, [{ op: 'add', path: '/more', value: 1 }], { maxDocumentBytes: 100 })).status).toBe(413);
+  });
+
+  it('refuses a copy that would nest past the depth limit, and a result that moves did', () => {
+    const chain = (levels: number): unknown => (levels === 0 ? 1 : { a: chain(levels - 1) });
+    // Copying the chain into its own deepest member doubles its depth.
+    const deepCopy = failure(() => applyJsonPatch({ c: chain(60) }, [{ op: 'copy', from: '/c', path: `/c${'/a'.repeat(59)}/b` }]));
+    expect(deepCopy.status).toBe(422);
+    expect(deepCopy.message).toContain('more than 100 levels deep');
+    const deepMove = failure(() => applyJsonPatch({ c: chain(60), d: chain(60) }, [{ op: 'move', from: '/d', path: `/c${'/a'.repeat(59)}/b` }]));
+    expect(deepMove.status).toBe(422);
+    expect(deepMove.message).toBe('the patched object nests objects or arrays more than 100 levels deep');
+    expect(applyJsonPatch({ c: chain(40) }, [{ op: 'copy', from: '/c', path: `/c${'/a'.repeat(39)}/b` }])).toBeTruthy();
+  });
+});

@@ -306,6 +306,62 @@ describe('applyStrategicMergePatch: lists', () => {
   });
 });
 
+describe('applyStrategicMergePatch: long lists', () => {
+  // Each patch item finds its match by key in constant time; these lists took minutes when every item searched the list.
+  it('merges 40,000 containers by name: existing ones updated in place, the rest added in patch order', () => {
+    const target = deployment();
+    const containers = Array.from({ length: 40_000 }, (_, i) => ({ name: i === 5 ? 'sidecar' : `c${i}`, image: 'new' }));
+    const patched = applyStrategicMergePatch(target, { spec: { template: { spec: { containers } } } });
+    const merged: Json[] = patched.spec.template.spec.containers;
+    expect(merged).toHaveLength(40_001);
+    // `web` is not in the patch: it goes before the first patched item that follows it in the live list (sidecar).
+    expect(names(merged.slice(0, 7))).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'web', 'sidecar']);
+    expect(merged[6]).toEqual({ name: 'sidecar', image: 'new', args: ['sleep', '3600'] });
+    expect(merged[5].image).toBe('nginx:1.24');
+    expect(merged[40_000]).toEqual({ name: 'c39999', image: 'new' });
+  });
+
+  it('deletes 20,000 elements by key and 20,000 values from a primitive list', () => {
+    const target = {
+      metadata: { finalizers: Array.from({ length: 30_000 }, (_, i) => `f${i}`) },
+      spec: { volumes: Array.from({ length: 30_000 }, (_, i) => ({ name: `v${i}`, emptyDir: {} })) },
+    };
+    const patch = {
+      metadata: { '$deleteFromPrimitiveList/finalizers': Array.from({ length: 20_000 }, (_, i) => `f${i * 1.5}`) },
+      spec: { volumes: Array.from({ length: 20_000 }, (_, i) => ({ name: `v${i + 10_000}`, $patch: 'delete' })) },
+    };
+    const patched = applyStrategicMergePatch(target, patch);
+    // Every f<multiple of 3> and f<…>.5 is asked for; only the whole numbers exist.
+    expect(patched.metadata.finalizers).toHaveLength(30_000 - 10_000);
+    expect(patched.metadata.finalizers.slice(0, 4)).toEqual(['f1', 'f2', 'f4', 'f5']);
+    expect(names(patched.spec.volumes)).toEqual(Array.from({ length: 10_000 }, (_, i) => `v${i}`));
+  });
+
+  it('matches merge keys that are objects whatever the order of their members, and keeps numbers and strings apart', () => {
+    const table: MergeKeyTable = { items: { mergeKey: 'id' } };
+    const target = {
+      items: [
+        { id: { a: 1, b: 2 }, v: 'old' },
+        { id: 1, v: 'number' },
+      ],
+    };
+    const patched = applyStrategicMergePatch(
+      target,
+      {
+        items: [
+          { id: { b: 2, a: 1 }, v: 'new' },
+          { id: '1', v: 'string' },
+        ],
+      },
+      table,
+    );
+    expect(patched.items).toHaveLength(3);
+    expect(patched.items).toContainEqual({ id: { a: 1, b: 2 }, v: 'new' });
+    expect(patched.items).toContainEqual({ id: 1, v: 'number' });
+    expect(patched.items).toContainEqual({ id: '1', v: 'string' });
+  });
+});
+
 describe('applyStrategicMergePatch: maps and values', () => {
   it('deletes a map with $patch: delete, like null', () => {
     const patched = applyStrategicMergePatch(deployment(), { spec: { strategy: { rollingUpdate: { $patch: 'delete' } } } });

@@ -122,6 +122,43 @@ function checkOrderMatches(
   }
 }
 
+/**
+ * A map keyed by JSON value with `jsonEqual`'s meaning of "the same": scalars by value, objects and arrays by
+ * their content (object members in any order). Lets list merges find elements by merge key in constant time.
+ */
+class KeyIndex<V> {
+  private readonly scalars = new Map<unknown, V>();
+  private readonly composites = new Map<string, V>();
+
+  get(key: unknown): V | undefined {
+    return isComposite(key) ? this.composites.get(canonicalJson(key)) : this.scalars.get(key);
+  }
+
+  has(key: unknown): boolean {
+    return isComposite(key) ? this.composites.has(canonicalJson(key)) : this.scalars.has(key);
+  }
+
+  set(key: unknown, value: V): void {
+    if (isComposite(key)) this.composites.set(canonicalJson(key), value);
+    else this.scalars.set(key, value);
+  }
+
+  /** Sets `key` unless it is set already: the first of several equal keys wins. */
+  setFirst(key: unknown, value: V): void {
+    if (!this.has(key)) this.set(key, value);
+  }
+}
+
+/** JSON text with object members sorted, so equal values (as jsonEqual sees them) give equal text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, member: unknown) => {
+    if (!isJsonObject(member)) return member;
+    const sorted: JsonObject = {};
+    for (const name of Object.keys(member).sort()) setOwn(sorted, name, member[name]);
+    return sorted;
+  });
+}
+
 class StrategicMerge {
   constructor(private readonly rules: CompiledMergeKeys) {}
 
@@ -171,7 +208,11 @@ class StrategicMerge {
         value = this.orderList(value as unknown[], [], order, original, mergeKey, key, path);
       }
     }
-    if (deletions && Array.isArray(value)) value = value.filter((item) => !deletions.some((doomed) => jsonEqual(doomed, item)));
+    if (deletions && Array.isArray(value)) {
+      const doomed = new KeyIndex<true>();
+      for (const item of deletions) doomed.set(item, true);
+      value = value.filter((item) => !doomed.has(item));
+    }
     return value;
   }
 
@@ -213,16 +254,20 @@ class StrategicMerge {
     }
     if (rule === 'merge') invalid(`the ${key} list at ${where(path)} merges as a set of primitive values, but holds objects or lists`);
     const { mergeKey } = rule;
-    const deletedKeys = this.checkDirectives(directives, mergeKey, key, path);
+    const deletedKeys = new KeyIndex<true>();
+    for (const doomed of this.checkDirectives(directives, mergeKey, key, path)) deletedKeys.set(doomed, true);
     const keyOf = (item: unknown) => (isJsonObject(item) ? getOwn(item, mergeKey) : undefined);
     const elementPath = [...path, `${key}[]`];
-    const merged: unknown[] = original.filter((item) => !deletedKeys.some((doomed) => jsonEqual(doomed, keyOf(item))));
+    const merged: unknown[] = original.filter((item) => !deletedKeys.has(keyOf(item)));
+    // Each merge key's first element, so that every patch item finds its match in constant time.
+    const positions = new KeyIndex<number>();
+    merged.forEach((item, i) => positions.setFirst(keyOf(item), i));
     const fresh = new Set<number>();
     for (const item of items) {
       if (!isJsonObject(item) || !Object.hasOwn(item, mergeKey)) {
         invalid(`every element of ${where(path, key)} needs the merge key "${mergeKey}", got ${JSON.stringify(item)}`);
       }
-      const index = merged.findIndex((existing) => jsonEqual(keyOf(existing), item[mergeKey]));
+      const index = positions.get(item[mergeKey]) ?? -1;
       const existing = index >= 0 ? merged[index] : undefined;
       // Directive elements were taken out of `items` above, so the item merges field by field.
       const value = this.mergeFields(isJsonObject(existing) ? existing : undefined, item, elementPath);
@@ -230,7 +275,9 @@ class StrategicMerge {
         merged[index] = value;
         fresh.add(index);
       } else {
-        fresh.add(merged.push(value) - 1);
+        const added = merged.push(value) - 1;
+        positions.setFirst(item[mergeKey], added);
+        fresh.add(added);
       }
     }
     const result = merged.map((item, i) => (fresh.has(i) ? item : cloneJson(item)));

@@ -8,6 +8,7 @@ import { deletionComplete } from './deletion-plan.js';
 import { recordWrite } from './field-managers.js';
 import { runInitializers } from './initializers.js';
 import { objectKey } from './keys.js';
+import { fitManagedFields, sizeWithoutManagedFields } from './object-size.js';
 import { readObject } from './read.js';
 import { writePrecondition } from './resource-version.js';
 import { CONFLICT_MESSAGE, translateStoreError } from './store-errors.js';
@@ -38,7 +39,8 @@ export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Pro
  * The update rules, then the write: resourceVersion precondition (400 unparsable, 409 stale), server-owned
  * metadata kept, status kept on main-resource updates and only status taken on status updates, generation
  * bumped when anything but metadata and status changed, admission, initializers; an object being deleted
- * whose finalizers are now empty is removed; an update that changes nothing writes nothing.
+ * whose finalizers are now empty is removed; the object must fit the size limit; an update that changes nothing
+ * writes nothing.
  */
 export async function commitUpdate(ctx: RestContext, current: StoredObject, requested: KubeObject): Promise<KubeObject> {
   const { definition, info } = ctx;
@@ -73,12 +75,15 @@ export async function commitUpdate(ctx: RestContext, current: StoredObject, requ
 
   const admitted = await admitWrite(ctx, 'UPDATE', next, old);
   const object = await runInitializers(withWritableMetadata(admitted), definition, ctx.core.initializers, 'UPDATE');
-  recordWrite(ctx, object, old);
   const key = objectKey(definition, info.namespace, info.name);
   if (deletionComplete(definition, object)) {
+    recordWrite(ctx, object, old);
     if (ctx.dryRun) return object;
     return (await ctx.core.store.delete(key, { expectedRevision: current.revision })).object;
   }
+  const size = sizeWithoutManagedFields(ctx, object);
+  recordWrite(ctx, object, old);
+  fitManagedFields(ctx, object, size);
   if (ctx.dryRun) return object;
   if (jsonEqual(object, old)) return old;
   return (await ctx.core.store.update(key, object, { expectedRevision: current.revision })).object;

@@ -9,6 +9,7 @@ import { createWithGeneratedName } from './generate-name.js';
 import { runInitializers } from './initializers.js';
 import { objectKey } from './keys.js';
 import { prepareCreateMetadata } from './metadata.js';
+import { fitManagedFields, sizeWithoutManagedFields } from './object-size.js';
 import { json } from './respond.js';
 import { translateStoreError } from './store-errors.js';
 
@@ -38,7 +39,9 @@ async function createOnce(ctx: RestContext, object: KubeObject): Promise<KubeObj
   definition.prepareForCreate?.(object);
   const admitted = await admitWrite(ctx, 'CREATE', object);
   const toStore = await runInitializers(withWritableMetadata(admitted), definition, ctx.core.initializers, 'CREATE');
+  const size = sizeWithoutManagedFields(ctx, toStore);
   recordWrite(ctx, toStore, undefined);
+  fitManagedFields(ctx, toStore, size);
   if (ctx.dryRun) return toStore;
   const name = toStore.metadata.name!;
   try {

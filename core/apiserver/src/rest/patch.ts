@@ -9,6 +9,7 @@ import type { RestContext } from './context.js';
 import { createChecked } from './create.js';
 import { objectKey } from './keys.js';
 import { managedWrite } from './field-managers.js';
+import { sizeWithoutManagedFields } from './object-size.js';
 import { applyPatchDocument, checkPatchShape, patchKindOf, pinsResourceVersion, type PatchKind } from './patch-document.js';
 import { json } from './respond.js';
 import { checkIdentity } from './update.js';
@@ -33,6 +34,8 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
   const conditional = pinsResourceVersion(kind, patch);
   const updated = await guardedUpdate(ctx, (current) => {
     const patched = withTypeMeta(requireObject(patchOnce(ctx, kind, current.object, patch, manager), definition), definition);
+    // Refused before the type check and defaults walk it.
+    sizeWithoutManagedFields(ctx, patched, 'the patched');
     ctx.warnings = typeCheck(patched, definition, validation, ctx);
     checkIdentity(ctx, patched);
     return { object: patched, conditional };
