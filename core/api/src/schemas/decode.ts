@@ -2,7 +2,7 @@ import { errors, type ApiError } from '../errors.js';
 import { isValidQuantity } from '../quantity.js';
 import type { StatusCause } from '../types.js';
 import { goTypeName, type ObjectSchema, type Schema } from './language.js';
-import type { NumberLiterals } from './number-literals.js';
+import type { NumberLiterals, ValuePath } from './number-literals.js';
 import { rfc3339Error } from './time.js';
 
 /** The `type` of the causes decoding reports. */
@@ -40,6 +40,8 @@ const INT64 = { min: -(2 ** 63), max: 2 ** 63 };
  * Why an int64 Go would take is refused: a JavaScript number holds integers exactly only up to 2^53 - 1,
  * and a rounded one would come back to Go clients as a different number (or, near 2^63, one they cannot decode).
  */
+const isIntegerLiteral = (literal: string) => /^-?\d+$/.test(literal);
+
 const INEXACT_INT64 = `Skiff keeps integers exactly only between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
 
 class MapKey {
@@ -79,10 +81,20 @@ function zeroValue(schema: Schema): unknown {
   }
 }
 
+/** An integer field holding a value some notable literal became: judged once the literals at those paths are known. */
+interface DeferredInteger {
+  path: ValuePath;
+  value: number;
+  field: string;
+  /** The error message given the literal the field was written as (undefined: a plain integer), or undefined if none. */
+  judge: (literal: string | undefined) => string | undefined;
+}
+
 class Decoder {
   readonly errors: StatusCause[] = [];
   readonly unknownFields: string[] = [];
   private readonly path: Segment[] = [];
+  private readonly deferred: DeferredInteger[] = [];
 
   constructor(private readonly options: DecodeOptions) {}
 
@@ -181,22 +193,36 @@ class Decoder {
       this.mismatch(value, schema, owner);
       return;
     }
-    const literal = this.literal(value);
-    if (!Number.isInteger(value) || value < range.min || value > range.max || (literal !== undefined && !/^-?\d+$/.test(literal))) {
-      this.mismatch(value, schema, owner, `number ${literal ?? value}`);
-    } else if (!Number.isSafeInteger(value)) {
-      this.mismatch(value, schema, owner, `number ${literal ?? value}`, INEXACT_INT64);
-    }
+    const target = `${this.target(owner)} of type ${goTypeName(schema)}`;
+    this.judgeNumber(value, (literal) => {
+      const what = `json: cannot unmarshal number ${literal ?? value} into ${target}`;
+      if (!Number.isInteger(value) || value < range.min || value > range.max || (literal !== undefined && !isIntegerLiteral(literal))) return what;
+      return Number.isSafeInteger(value) ? undefined : `${what} (${INEXACT_INT64})`;
+    });
   }
 
-  /** The text the body wrote the number at the current path as, when JSON.parse lost it. */
-  private literal(value: number): string | undefined {
-    const literals = this.options.numberLiterals;
-    if (!literals?.size) return undefined;
-    return literals.lookup(
-      this.path.map((segment) => (segment instanceof MapKey ? segment.key : segment)),
-      value,
-    );
+  /**
+   * Judges a number now, or, when the body has a notable literal that became this value, once the literal
+   * at this path is known (see finish).
+   */
+  private judgeNumber(value: number, judge: (literal: string | undefined) => string | undefined): void {
+    if (this.options.numberLiterals?.mayHave(value)) {
+      const path = this.path.map((segment) => (segment instanceof MapKey ? segment.key : segment));
+      this.deferred.push({ path, value, field: this.jsonPath(), judge });
+      return;
+    }
+    const message = judge(undefined);
+    if (message) this.fail(message);
+  }
+
+  /** Judges the deferred numbers with the literals at their paths, found in one pass over the body. */
+  finish(): void {
+    if (this.deferred.length === 0) return;
+    const literals = this.options.numberLiterals!.resolve(this.deferred);
+    this.deferred.forEach(({ field, judge }, i) => {
+      const message = judge(literals[i]);
+      if (message) this.errors.push({ type: DECODE_CAUSE.typeMismatch, field, message });
+    });
   }
 
   private quantity(value: unknown): unknown {
@@ -207,10 +233,15 @@ class Decoder {
 
   private intOrString(value: unknown): void {
     if (typeof value === 'string') return;
-    const literal = typeof value === 'number' ? this.literal(value) : undefined;
-    if (typeof value === 'number' && literal === undefined && Number.isInteger(value) && value >= INT32.min && value <= INT32.max) return;
-    const what = typeof value === 'number' ? `number ${literal ?? value}` : jsonKind(value);
-    this.fail(`json: cannot unmarshal ${what} into Go value of type int32`);
+    if (typeof value !== 'number') {
+      this.fail(`json: cannot unmarshal ${jsonKind(value)} into Go value of type int32`);
+      return;
+    }
+    this.judgeNumber(value, (literal) =>
+      literal === undefined && Number.isInteger(value) && value >= INT32.min && value <= INT32.max
+        ? undefined
+        : `json: cannot unmarshal number ${literal ?? value} into Go value of type int32`,
+    );
   }
 
   private time(value: unknown): void {
@@ -222,11 +253,15 @@ class Decoder {
     if (error) this.fail(error);
   }
 
-  /** Go's UnmarshalTypeError: names the innermost struct and the struct fields leading to the value. */
-  private mismatch(value: unknown, schema: Schema, owner: string | undefined, what = jsonKind(value), why?: string): void {
+  /** A value of the wrong JSON type, as Go's UnmarshalTypeError words it. */
+  private mismatch(value: unknown, schema: Schema, owner: string | undefined): void {
+    this.fail(`json: cannot unmarshal ${jsonKind(value)} into ${this.target(owner)} of type ${goTypeName(schema)}`);
+  }
+
+  /** What Go's UnmarshalTypeError names: the innermost struct and the struct fields leading to the value. */
+  private target(owner: string | undefined): string {
     const structPath = this.path.filter((s): s is string => typeof s === 'string').join('.');
-    const target = owner && structPath ? `Go struct field ${owner}.${structPath}` : 'Go value';
-    this.fail(`json: cannot unmarshal ${what} into ${target} of type ${goTypeName(schema)}${why ? ` (${why})` : ''}`);
+    return owner && structPath ? `Go struct field ${owner}.${structPath}` : 'Go value';
   }
 
   private fail(message: string): void {
@@ -260,6 +295,7 @@ class Decoder {
 export function decodeObject(schema: Schema, value: unknown, options: DecodeOptions = {}): DecodeResult {
   const decoder = new Decoder(options);
   decoder.value(schema, value, undefined);
+  decoder.finish();
   const typeErrors = decoder.errors.filter((c) => c.type !== DECODE_CAUSE.unknownField);
   const strictErrors = decoder.errors.filter((c) => c.type === DECODE_CAUSE.unknownField);
   return { errors: [...typeErrors, ...strictErrors], unknownFields: decoder.unknownFields };
