@@ -20,6 +20,11 @@ export function compileRegex(pattern: string): Matcher {
   return matcher;
 }
 
+/** Whether `pattern` is compiled already (compiling is the expensive part: microseconds a character). */
+export function isCompiled(pattern: string): boolean {
+  return cache.has(pattern);
+}
+
 /** The reason a pattern is not valid RE2, or undefined when it is. */
 export function regexError(pattern: string): string | undefined {
   try {

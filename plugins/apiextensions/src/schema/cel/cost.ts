@@ -18,6 +18,13 @@ export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 export const STRING_TRAVERSAL_COST_FACTOR = 0.1;
 /** Cost per character of a regular expression, per traversal cost of the matched string. */
 export const REGEX_STRING_LENGTH_COST_FACTOR = 0.25;
+/**
+ * Cost per character of compiling a regular expression no rule has used yet (@bufbuild/re2 takes a few
+ * microseconds a character, longer literal runs more); compiled patterns are cached.
+ */
+export const REGEX_COMPILE_COST_PER_CHARACTER = 100;
+/** The longest pattern `matches` compiles (@bufbuild/re2 compiles long literal runs in quadratic time). */
+export const MAX_REGEX_LENGTH = 4096;
 /** Cost of building a list, map or message literal. */
 export const LIST_CREATE_COST = 10;
 export const MAP_CREATE_COST = 30;

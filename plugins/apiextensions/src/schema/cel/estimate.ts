@@ -8,8 +8,10 @@ import type { SchemaNode } from '../node.js';
 import {
   LIST_CREATE_COST,
   MAP_CREATE_COST,
-  MESSAGE_CREATE_COST,
+  MAX_REGEX_LENGTH,
   MAX_REQUEST_SIZE_BYTES,
+  MESSAGE_CREATE_COST,
+  REGEX_COMPILE_COST_PER_CHARACTER,
   REGEX_STRING_LENGTH_COST_FACTOR,
   STRING_TRAVERSAL_COST_FACTOR,
   traversal,
@@ -306,8 +308,11 @@ function callEstimate(name: string, target: Shape | undefined, args: Shape[]): E
     case 'startsWith':
     case 'endsWith':
       return scalar(1 + traversal(a.size));
-    case 'matches':
-      return scalar(1 + traversal(subject.size + 1) * Math.ceil(a.size * REGEX_STRING_LENGTH_COST_FACTOR));
+    case 'matches': {
+      // A literal pattern is compiled once; one from the object may be new on every call.
+      const compile = a.exact ? 0 : Math.min(a.size, MAX_REGEX_LENGTH) * REGEX_COMPILE_COST_PER_CHARACTER;
+      return scalar(1 + traversal(subject.size + 1) * Math.ceil(a.size * REGEX_STRING_LENGTH_COST_FACTOR) + compile);
+    }
     case 'lowerAscii':
     case 'upperAscii':
     case 'trim':

@@ -20,7 +20,7 @@ import {
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { compileRegex } from '../regex.js';
-import { meter, traversal } from './cost.js';
+import { MAX_REGEX_LENGTH, meter, traversal } from './cost.js';
 import { equal, indexIn } from './equality.js';
 import { valueList } from './lists.js';
 import { APPEND_FUNCTION, INDEX_FUNCTION, meteredEnv, RANGE_FUNCTION, STEP_FUNCTION } from './metered.js';
@@ -177,10 +177,16 @@ const kubernetesFunctions = [
   }),
 ];
 
+/** `matches` compiles its pattern (cached), refusing one too long to compile in reasonable time. */
+function compileRulePattern(pattern: string) {
+  if (pattern.length > MAX_REGEX_LENGTH) throw new Error('error parsing regexp: expression too large');
+  return compileRegex(pattern);
+}
+
 /** The rule library, unmetered: what a rule may call (the checker asks it). */
 export const ruleEnv: CelEnv = celEnv({
   funcs: [...strings, ...linearFunctions, ...kubernetesFunctions],
-  re2: { compile: compileRegex },
+  re2: { compile: compileRulePattern },
 });
 
 /** The environment every rule and message expression is planned in: the rule library, every call charged. */

@@ -6,7 +6,16 @@
 // where cost is counted.
 import { celError, CelScalar, isCelList, isCelMap, isCelUint, type CelEnv, type CelList, type CelType, type CelValue } from '@bufbuild/cel';
 import { natively, valueList } from './lists.js';
-import { COST_LIMIT_EXCEEDED, meter, REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR, traversal } from './cost.js';
+import { isCompiled } from '../regex.js';
+import {
+  COST_LIMIT_EXCEEDED,
+  MAX_REGEX_LENGTH,
+  meter,
+  REGEX_COMPILE_COST_PER_CHARACTER,
+  REGEX_STRING_LENGTH_COST_FACTOR,
+  STRING_TRAVERSAL_COST_FACTOR,
+  traversal,
+} from './cost.js';
 
 export const STEP_FUNCTION = '@step';
 export const RANGE_FUNCTION = '@range';
@@ -72,7 +81,10 @@ const CALL_COSTS: Record<string, CallCost> = {
   contains: (target, [sub]) => 1 + traversal(sizeOf(target)) * Math.max(1, traversal(sizeOf(sub))),
   startsWith: (_, [prefix]) => 1 + traversal(sizeOf(prefix)),
   endsWith: (_, [suffix]) => 1 + traversal(sizeOf(suffix)),
-  matches: (target, [pattern]) => 1 + traversal(sizeOf(target) + 1) * Math.ceil(sizeOf(pattern) * REGEX_STRING_LENGTH_COST_FACTOR),
+  matches: (target, [pattern]) =>
+    1 +
+    traversal(sizeOf(target) + 1) * Math.ceil(sizeOf(pattern) * REGEX_STRING_LENGTH_COST_FACTOR) +
+    (typeof pattern !== 'string' || isCompiled(pattern) ? 0 : Math.min(pattern.length, MAX_REGEX_LENGTH) * REGEX_COMPILE_COST_PER_CHARACTER),
   lowerAscii: textTarget(1),
   upperAscii: textTarget(1),
   trim: textTarget(1),

@@ -119,6 +119,17 @@ describe('string functions in linear time, with Go semantics', () => {
     timed(() => holds('self.xs.all(x, self.s.size() == 1000000)', { s: 'x'.repeat(1_000_000), xs: Array.from({ length: 20_000 }, (_, i) => i) }));
   });
 
+  it('refuse to compile a pattern too long for @bufbuild/re2 (it compiles long literals in quadratic time)', () => {
+    const found = timed(() => check(["'x'.matches(self.s)"], { s: 'a'.repeat(100_000) }));
+    expect(found).toEqual(['spec: Invalid value: "object": error parsing regexp: expression too large evaluating rule: \'x\'.matches(self.s)']);
+  });
+
+  it('charge compiling each pattern a rule has not used before', () => {
+    const patterns = Array.from({ length: 400 }, (_, i) => `${i}${'a'.repeat(4_000)}`);
+    const found = timed(() => check(["self.words.all(p, !'x'.matches(p))"], { words: patterns }));
+    expect(found[0]).toContain('call cost exceeds limit');
+  });
+
   it('refuse an integer text too long for 64 bits before parsing it', () => {
     const found = timed(() => check(['int(self.s) > 0'], { s: '9'.repeat(1_000_000) }));
     expect(found).toEqual(['spec: Invalid value: "object": int overflow during type conversion evaluating rule: int(self.s) > 0']);
