@@ -8,7 +8,7 @@ import { deletionComplete } from './deletion-plan.js';
 import { recordWrite } from './field-managers.js';
 import { runInitializers } from './initializers.js';
 import { objectKey } from './keys.js';
-import { fitManagedFields, sizeWithoutManagedFields } from './object-size.js';
+import { fitManagedFields, pauseIfLarge, sizeWithoutManagedFields } from './object-size.js';
 import { readObject } from './read.js';
 import { writePrecondition } from './resource-version.js';
 import { CONFLICT_MESSAGE, translateStoreError } from './store-errors.js';
@@ -82,8 +82,10 @@ export async function commitUpdate(ctx: RestContext, current: StoredObject, requ
     return (await ctx.core.store.delete(key, { expectedRevision: current.revision })).object;
   }
   const size = sizeWithoutManagedFields(ctx, object);
+  await pauseIfLarge(size);
   recordWrite(ctx, object, old);
   fitManagedFields(ctx, object, size);
+  await pauseIfLarge(size);
   if (ctx.dryRun) return object;
   if (jsonEqual(object, old)) return old;
   return (await ctx.core.store.update(key, object, { expectedRevision: current.revision })).object;

@@ -9,7 +9,7 @@ import { createWithGeneratedName } from './generate-name.js';
 import { runInitializers } from './initializers.js';
 import { objectKey } from './keys.js';
 import { prepareCreateMetadata } from './metadata.js';
-import { fitManagedFields, sizeWithoutManagedFields } from './object-size.js';
+import { fitManagedFields, pauseIfLarge, sizeWithoutManagedFields } from './object-size.js';
 import { json } from './respond.js';
 import { translateStoreError } from './store-errors.js';
 
@@ -40,8 +40,10 @@ async function createOnce(ctx: RestContext, object: KubeObject): Promise<KubeObj
   const admitted = await admitWrite(ctx, 'CREATE', object);
   const toStore = await runInitializers(withWritableMetadata(admitted), definition, ctx.core.initializers, 'CREATE');
   const size = sizeWithoutManagedFields(ctx, toStore);
+  await pauseIfLarge(size);
   recordWrite(ctx, toStore, undefined);
   fitManagedFields(ctx, toStore, size);
+  await pauseIfLarge(size);
   if (ctx.dryRun) return toStore;
   const name = toStore.metadata.name!;
   try {

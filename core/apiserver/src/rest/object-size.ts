@@ -38,3 +38,15 @@ export function fitManagedFields(ctx: RestContext, object: KubeObject, rest: num
   if (ctx.managedFieldsRecorded) throw tooLarge(ctx, 'the');
   delete object.metadata.managedFields;
 }
+
+/** From this size up, each step of a write (type check, admission, managed fields, encoding) takes tens of milliseconds or more. */
+const LARGE_OBJECT_BYTES = 256 * 1024;
+
+/**
+ * Between the steps of writing a large object, lets the event loop serve what is waiting (health checks, small
+ * reads): the write then blocks other clients for its longest step, not for all of them together. Writes stay
+ * safe across the pause: the store commits only on the revision the write was built on.
+ */
+export async function pauseIfLarge(bytes: number): Promise<void> {
+  if (bytes >= LARGE_OBJECT_BYTES) await new Promise<void>((resolve) => setImmediate(resolve));
+}

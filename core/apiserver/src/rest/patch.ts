@@ -9,7 +9,7 @@ import type { RestContext } from './context.js';
 import { createChecked } from './create.js';
 import { objectKey } from './keys.js';
 import { managedWrite } from './field-managers.js';
-import { sizeWithoutManagedFields } from './object-size.js';
+import { pauseIfLarge, sizeWithoutManagedFields } from './object-size.js';
 import { applyPatchDocument, checkPatchShape, patchKindOf, pinsResourceVersion, type PatchKind } from './patch-document.js';
 import { json } from './respond.js';
 import { checkIdentity } from './update.js';
@@ -32,10 +32,10 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
     return createByApply(ctx, patch, manager!, validation);
 
   const conditional = pinsResourceVersion(kind, patch);
-  const updated = await guardedUpdate(ctx, (current) => {
+  const updated = await guardedUpdate(ctx, async (current) => {
     const patched = withTypeMeta(requireObject(patchOnce(ctx, kind, current.object, patch, manager), definition), definition);
     // Refused before the type check and defaults walk it.
-    sizeWithoutManagedFields(ctx, patched, 'the patched');
+    await pauseIfLarge(sizeWithoutManagedFields(ctx, patched, 'the patched'));
     ctx.warnings = typeCheck(patched, definition, validation, ctx);
     checkIdentity(ctx, patched);
     return { object: patched, conditional };
@@ -48,6 +48,7 @@ async function createByApply(ctx: RestContext, applied: unknown, manager: string
   const { definition, info } = ctx;
   if (!isJsonObject(applied) || !applied.apiVersion || !applied.kind) throw errors.badRequest('an apply patch must carry apiVersion and kind');
   const config = withTypeMeta(requireObject(structuredClone(applied), definition), definition);
+  await pauseIfLarge(sizeWithoutManagedFields(ctx, config, 'the applied'));
   ctx.warnings.push(...typeCheck(config, definition, validation, ctx));
   checkIdentity(ctx, config);
   const object = applyByManager(ctx, undefined, config, manager);
