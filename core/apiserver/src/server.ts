@@ -19,6 +19,7 @@ import { authenticate, skipFailingAuthenticators } from './pipeline/authenticate
 import { authorize, authzAttributes, skipFailingAuthorizers } from './pipeline/authorize.js';
 import { decodeBody, type DecodedBody } from './pipeline/decode-body.js';
 import { errorResponse } from './pipeline/error-response.js';
+import { admitFlow, ObjectCounts, releaseWhenComplete, type FlowAdmission } from './pipeline/flow-control.js';
 import { LoopbackTokens } from './pipeline/loopback-tokens.js';
 import { parseRequestInfo } from './pipeline/request-info.js';
 import { InitializerRegistryImpl } from './registry/initializer-registry.js';
@@ -48,7 +49,7 @@ const NO_BODY: DecodedBody = Object.freeze({ mediaType: 'application/json', valu
 
 /**
  * The request pipeline, independent of transport: the HTTPS server and the in-process loopback client both
- * call `handle`. Stages: request info → authenticate → authorize → decode → (per handler) type check →
+ * call `handle`. Stages: request info → authenticate → flow control → authorize → decode → (per handler) type check →
  * defaults → mutate → validate → initializers → store, with audit events around the whole.
  */
 export class ApiServer implements ApiHandler {
@@ -58,6 +59,7 @@ export class ApiServer implements ApiHandler {
   /** What plugins add: handlers for subresources, extra paths (the `apiExtensions` component). */
   readonly extensions = new ApiExtensionsImpl(this.handlers, () => this.core);
   private readonly tokens = new LoopbackTokens();
+  private readonly objectCounts: ObjectCounts;
   private stopping = new AbortController();
   private readonly discovery: Discovery;
   private core?: ServerCore;
@@ -68,6 +70,7 @@ export class ApiServer implements ApiHandler {
     this.registry = options.registry ?? new ResourceRegistryImpl();
     this.initializers = options.initializers ?? new InitializerRegistryImpl();
     this.discovery = new Discovery(this.registry, () => this.serverAddress);
+    this.objectCounts = new ObjectCounts(this.registry, () => this.core?.store);
     skipFailingAuthenticators(options.hooks.authenticate);
     skipFailingAuthorizers(options.hooks.authorize);
     options.hooks.authenticate.tap({ name: APISERVER_NAME, stage: CHAIN_STAGE.LOOPBACK }, (request) => this.tokens.authenticate(request));
@@ -111,11 +114,13 @@ export class ApiServer implements ApiHandler {
     const audit = this.options.hooks.audit.taps.length > 0 ? new AuditRecorder(this.options.hooks, request) : undefined;
     let response: ApiResponse;
     let unexpected = false;
+    const flow: FlowAdmission = { headers: {} };
     try {
-      response = await this.serve(request, audit);
+      response = await this.serve(request, audit, flow);
     } catch (err) {
       ({ response, unexpected } = errorResponse(err, this.options.logger, request));
     }
+    response = releaseWhenComplete(response, flow);
     if (!audit) return response;
     if (response.stream) {
       const started = response;
@@ -125,13 +130,14 @@ export class ApiServer implements ApiHandler {
     return response;
   }
 
-  private async serve(request: ApiRequest, audit: AuditRecorder | undefined): Promise<ApiResponse> {
+  private async serve(request: ApiRequest, audit: AuditRecorder | undefined, flow: FlowAdmission): Promise<ApiResponse> {
     const core = this.core;
     if (!core) throw errors.unavailable('the API server is not serving (starting or stopping)');
     const info = parseRequestInfo(request.method, request.path, request.query);
     audit?.requestReceived(info);
     const user = await authenticate(core.hooks, request);
     if (audit) audit.user = user;
+    await admitFlow(core.hooks, this.objectCounts, request, info, user, flow);
     await authorize(core.hooks, authzAttributes(user, info));
     if (!info.isResourceRequest) return (await this.extensions.serve(request)) ?? this.discovery.serve(request);
 

@@ -9,6 +9,8 @@ import type {
   AuthnResult,
   AuthzAttributes,
   AuthzDecision,
+  FlowControlRequest,
+  FlowControlResult,
   InitializerRegistry,
   ResourceRegistry,
 } from './types/apiserver.js';
@@ -40,6 +42,11 @@ export function createHooks() {
     resources: new SyncHook<[ResourceRegistry]>(['registry']),
     /** Authentication chain: the first tap that returns a user wins. */
     authenticate: new AsyncSeriesBailHook<[AuthnRequest], AuthnResult>(['request']),
+    /**
+     * Flow control, after authentication and before authorization: the first tap that returns a grant decides, and
+     * the API server releases it when the answer is complete; a tap throws a 429 to refuse. No tap: no flow control.
+     */
+    flowControl: new AsyncSeriesBailHook<[FlowControlRequest], FlowControlResult>(['request']),
     /** Authorization chain: the first allow or deny decides; no decision → 403. */
     authorize: new AsyncSeriesBailHook<[AuthzAttributes], AuthzDecision>(['attributes']),
     /** Mutating admission, in stage order: taps may change `request.object`; throw AdmissionError to reject. */

@@ -2,7 +2,7 @@ import { definePreset } from '@skiff/kernel';
 
 /**
  * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
- * CustomResourceDefinitions, Service address allocation, static token and ServiceAccount token authentication
+ * CustomResourceDefinitions, Service address allocation, API Priority and Fairness, static token and ServiceAccount token authentication
  * with a bootstrapped admin token, anonymous access to the health checks and /version only, allow-all
  * authorization for authenticated users, namespace lifecycle and ServiceAccount admission, the deployment / replicaset / daemonset / statefulset / job / cronjob /
  * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
@@ -16,6 +16,7 @@ export default definePreset({
     '@skiff/apiserver',
     '@skiff/plugin-apiextensions',
     '@skiff/plugin-service-allocator',
+    '@skiff/plugin-flowcontrol-apf',
     '@skiff/plugin-authn-token-file',
     '@skiff/plugin-authn-serviceaccount',
     '@skiff/plugin-authn-anonymous',

@@ -28,6 +28,37 @@ export interface AuthzAttributes {
 
 export type AuthzDecision = { decision: 'allow' | 'deny'; reason?: string } | undefined;
 
+/**
+ * What flow control (API Priority and Fairness) sees of a request, after authentication and before
+ * authorization: who sent it and what it is about (as authorization does), its query, and a way to size the
+ * collection a list or watch reads.
+ */
+export interface FlowControlRequest extends AuthzAttributes {
+  /** The query parameters (`limit`, `labelSelector`, `sendInitialEvents`…). */
+  query: Record<string, string | undefined>;
+  /** Aborted when the client goes away: a request waiting for its turn gives its place up. */
+  readonly signal?: AbortSignal;
+  /** Headers every answer to this request carries, a refusal included: taps add theirs here. */
+  responseHeaders: Record<string, string>;
+  /**
+   * How many objects the store holds in the collection a resource request names (in its namespace, or in all of
+   * them), counted at most about a second ago; undefined for a request that names no served collection.
+   */
+  objectCount(): Promise<number | undefined>;
+}
+
+/**
+ * A request's permission to run. The API server calls `release` once, when the answer is complete: after a
+ * streamed list's last chunk, and for watches and connection upgrades (long-running) as soon as they start.
+ */
+export interface FlowControlGrant {
+  /** Gives the request's seats back. */
+  release(): void;
+}
+
+/** A grant, or nothing when this tap does not control the request (the next tap decides; nobody: it runs). */
+export type FlowControlResult = FlowControlGrant | undefined;
+
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
 /**

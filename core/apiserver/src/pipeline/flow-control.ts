@@ -1,0 +1,99 @@
+import type { UserInfo } from '@skiff/api';
+import type { ApiRequest, ApiResponse, FlowControlGrant, FlowControlRequest, Hooks } from '@skiff/kernel';
+import type { Store } from '@skiff/store';
+import type { ResourceRegistryImpl } from '../registry/resource-registry.js';
+import { collectionPrefix } from '../rest/keys.js';
+import { authzAttributes } from './authorize.js';
+import type { RequestInfo } from './request-info.js';
+
+/** What a request's flow control left for its answer: the grant to release and the headers to add. */
+export interface FlowAdmission {
+  grant?: FlowControlGrant;
+  headers: Record<string, string>;
+  /** A watch: long-running, it holds its seats only while it starts, whatever shape its stream has. */
+  watch?: boolean;
+}
+
+/**
+ * Runs the `flowControl` chain for one request (only when something taps it). What the taps decided is recorded
+ * in `admission` before a refusal is thrown, so the refusal carries their headers too.
+ */
+export async function admitFlow(
+  hooks: Hooks,
+  counts: ObjectCounts,
+  request: ApiRequest,
+  info: RequestInfo,
+  user: UserInfo,
+  admission: FlowAdmission,
+): Promise<void> {
+  if (hooks.flowControl.taps.length === 0) return;
+  const flowRequest: FlowControlRequest = {
+    ...authzAttributes(user, info),
+    query: request.query,
+    // The transport makes a request's signal on first use: only requests that wait ask for it.
+    get signal() {
+      return request.signal;
+    },
+    responseHeaders: admission.headers,
+    objectCount: () => counts.forRequest(info),
+  };
+  const grant = await hooks.flowControl.promise(flowRequest);
+  if (!grant) return;
+  admission.grant = grant;
+  admission.watch = info.verb === 'watch';
+}
+
+/**
+ * Adds flow control's headers to the answer and releases its grant once the answer is complete: a streamed list
+ * after its last chunk (the seats it holds are what bounds the memory of concurrent lists), anything else now —
+ * a body is already built, and a watch or an upgraded connection is long-running, so it only holds its seats
+ * while it starts, as in Kubernetes.
+ */
+export function releaseWhenComplete(response: ApiResponse, admission: FlowAdmission): ApiResponse {
+  const withHeaders = Object.keys(admission.headers).length ? { ...response, headers: { ...response.headers, ...admission.headers } } : response;
+  const grant = admission.grant;
+  if (!grant) return withHeaders;
+  if (withHeaders.textStream && !admission.watch) return { ...withHeaders, textStream: releasedAtEnd(withHeaders.textStream, grant) };
+  grant.release();
+  return withHeaders;
+}
+
+async function* releasedAtEnd<T>(stream: AsyncIterable<T>, grant: FlowControlGrant): AsyncGenerator<T> {
+  try {
+    yield* stream;
+  } finally {
+    grant.release();
+  }
+}
+
+/** How long a collection's object count is reused: lists come in bursts, and an estimate need not be exact. */
+const COUNT_TTL_MS = 1000;
+/** Past this many remembered collections the memory is cleared (namespaces come and go). */
+const MAX_COUNTED = 10_000;
+
+/** Object counts of collections, for flow control's estimate of what a list costs. */
+export class ObjectCounts {
+  private readonly counted = new Map<string, { count: number; at: number }>();
+
+  constructor(
+    private readonly registry: ResourceRegistryImpl,
+    private readonly store: () => Store | undefined,
+  ) {}
+
+  async forRequest(info: RequestInfo): Promise<number | undefined> {
+    const store = this.store();
+    if (!info.isResourceRequest || !store) return undefined;
+    const definition = this.registry.getVersion(info.apiGroup, info.apiVersion, info.resource);
+    if (!definition) return undefined;
+    const prefix = collectionPrefix(definition, info.namespace);
+    const now = Date.now();
+    const known = this.counted.get(prefix);
+    if (known && now - known.at < COUNT_TTL_MS) return known.count;
+    // One item and the count of the keys after it: a read of keys only, whatever the collection's size.
+    const page = await store.list(prefix, { limit: 1 });
+    const count = page.items.length + (page.remainingItemCount ?? 0);
+    if (this.counted.size >= MAX_COUNTED) this.counted.clear();
+    this.counted.set(prefix, { count, at: now });
+    return count;
+  }
+}
