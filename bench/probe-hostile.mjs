@@ -617,12 +617,12 @@ for (const probe of selected) {
     verdict: verdictOk ? 'ok' : 'FAIL',
     answer: describeAnswer(answered),
     'took ms': Math.round(Date.now() - from),
-    'max ping ms': Math.round(pings.maxMs),
+    'max ping ms': pings.pings ? Math.round(pings.maxMs) : '-',
     'peak RSS MiB': Math.round(pings.peakRss / 1024 / 1024),
     note: result.note ?? '',
   });
   console.log(
-    `${verdictOk ? 'ok  ' : 'FAIL'} ${probe.name}: ${describeAnswer(answered)} | ${Math.round(Date.now() - from)} ms | max ping ${Math.round(pings.maxMs)} ms | ${result.note ?? ''}`,
+    `${verdictOk ? 'ok  ' : 'FAIL'} ${probe.name}: ${describeAnswer(answered)} | ${Math.round(Date.now() - from)} ms | max ping ${pings.pings ? `${Math.round(pings.maxMs)} ms` : '- (no ping ended meanwhile)'} | ${result.note ?? ''}`,
   );
   if (probe !== DISK_CASE && !cluster.alive()) {
     console.log(`the server died during ${probe.name}:\n${cluster.stderr().slice(-2000)}`);
