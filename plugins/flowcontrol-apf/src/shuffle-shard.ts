@@ -1,8 +1,19 @@
 import { createHash } from 'node:crypto';
 
+/** Flows hashed lately: a flow sends many requests, and hashing is most of what classifying one costs. */
+const hashes = new Map<string, bigint>();
+const MAX_HASHES = 10_000;
+
 /** A flow's 64-bit hash, as Kubernetes computes it: SHA-256 of the FlowSchema's name, a zero byte and the distinguisher. */
 export function flowHash(flowSchema: string, distinguisher: string): bigint {
-  return createHash('sha256').update(flowSchema).update('\0').update(distinguisher).digest().readBigUInt64LE(0);
+  const flow = `${flowSchema}\0${distinguisher}`;
+  let hash = hashes.get(flow);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(flow).digest().readBigUInt64LE(0);
+    if (hashes.size >= MAX_HASHES) hashes.clear();
+    hashes.set(flow, hash);
+  }
+  return hash;
 }
 
 /**
