@@ -190,7 +190,10 @@ function keyElementOf(item: Record<string, unknown>, sortedKeys: readonly string
 
 /** Two JSON values are the same value. */
 export function sameJson(a: unknown, b: unknown): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
+  if (a === b) return true;
+  // Most values compared are scalars: different scalars, or a scalar and an object, are never the same.
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** A member of an object, if it has one. */
