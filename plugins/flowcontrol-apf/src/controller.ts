@@ -6,7 +6,7 @@ import { FLOW_SCHEMA_UID_HEADER, PRIORITY_LEVEL_UID_HEADER } from './names.js';
 import { LevelQueues, Rejection, type LevelSettings, type RejectReason } from './queue-set.js';
 import { RetryAfter } from './retry-after.js';
 import { flowHash } from './shuffle-shard.js';
-import { estimateSeats, MAX_SEATS, MIN_SEATS } from './work-estimate.js';
+import { estimateSeats, MAX_SEATS, MIN_SEATS, needsEstimate } from './work-estimate.js';
 
 export interface FlowControllerOptions {
   /** Seats of the whole server, shared among the priority levels by their nominalConcurrencyShares. */
@@ -114,7 +114,7 @@ export class FlowController {
 
     const queues = level.queues;
     if (!queues) return this.exemptGrant(level);
-    const seats = await estimateSeats(request, maxSeatsOf(level.object, queues.limit));
+    const seats = needsEstimate(request) ? await estimateSeats(request, maxSeatsOf(level.object, queues.limit)) : MIN_SEATS;
     try {
       return await queues.admit({
         flowHash: flowHash(flowSchema?.metadata.name ?? CATCH_ALL, match?.distinguisher ?? ''),

@@ -45,6 +45,9 @@ export interface LevelCounters {
   cancelled: number;
 }
 
+/** Hands remembered per level before the memory is cleared. */
+const MAX_HANDS = 10_000;
+
 /** Weight of the latest duration in a queue's running estimate. */
 const SERVICE_TIME_WEIGHT = 0.25;
 
@@ -116,6 +119,8 @@ interface Waiter {
 export class LevelQueues {
   private settings: LevelSettings;
   private queues: FairQueue[] = [];
+  /** The hands dealt lately, by flow hash, for the current queues: a flow sends many requests. */
+  private readonly hands = new Map<bigint, number[]>();
   /** Queues with requests waiting or executing, old queues of an earlier setting included until they drain. */
   private readonly active = new Set<FairQueue>();
   private seatsInUse = 0;
@@ -145,7 +150,10 @@ export class LevelQueues {
   configure(settings: LevelSettings): void {
     this.syncTime();
     const queueCount = settings.queuing?.queues ?? 0;
-    if (queueCount !== this.queues.length) this.queues = this.makeQueues(settings.queuing);
+    if (queueCount !== this.queues.length || settings.queuing?.handSize !== this.settings.queuing?.handSize) {
+      this.queues = this.makeQueues(settings.queuing);
+      this.hands.clear();
+    }
     this.settings = settings;
     this.dispatchWhatFits();
   }
@@ -228,7 +236,13 @@ export class LevelQueues {
   /** The queue of the flow's hand with the fewest seats waiting and executing. */
   private chooseQueue(hash: bigint, queuing: QueuingSettings): FairQueue {
     let best: FairQueue | undefined;
-    for (const index of dealHand(hash, this.queues.length, queuing.handSize)) {
+    let hand = this.hands.get(hash);
+    if (!hand) {
+      hand = dealHand(hash, this.queues.length, queuing.handSize);
+      if (this.hands.size >= MAX_HANDS) this.hands.clear();
+      this.hands.set(hash, hand);
+    }
+    for (const index of hand) {
       const queue = this.queues[index]!;
       if (!best || queue.waitingSeats + queue.executingSeats < best.waitingSeats + best.executingSeats) best = queue;
     }

@@ -5,6 +5,11 @@ export const OBJECTS_PER_SEAT = 100;
 export const MIN_SEATS = 1;
 export const MAX_SEATS = 10;
 
+/** Whether the request reads a collection (a list, a watch asking for its initial events): only those take more than a seat. */
+export function needsEstimate(request: FlowControlRequest): boolean {
+  return request.name === '' && (request.verb === 'list' || (request.verb === 'watch' && request.query.sendInitialEvents === 'true'));
+}
+
 /**
  * The seats a request takes while it runs. A list reads its whole collection (Skiff's store has no watch cache to
  * answer from): twice what it returns without selectors, what is stored plus what it returns with them — the
@@ -12,8 +17,8 @@ export const MAX_SEATS = 10;
  * once. Everything else, and a list of one name, takes one seat.
  */
 export async function estimateSeats(request: FlowControlRequest, maxSeats: number): Promise<number> {
-  const initialEvents = request.verb === 'watch' && request.query.sendInitialEvents === 'true';
-  if ((request.verb !== 'list' && !initialEvents) || request.name !== '') return MIN_SEATS;
+  if (!needsEstimate(request)) return MIN_SEATS;
+  const initialEvents = request.verb === 'watch';
   const stored = await request.objectCount();
   if (stored === undefined) return MIN_SEATS;
   const limit = Number(request.query.limit);

@@ -3,7 +3,6 @@ import type { ApiRequest, ApiResponse, FlowControlGrant, FlowControlRequest, Hoo
 import type { Store } from '@skiff/store';
 import type { ResourceRegistryImpl } from '../registry/resource-registry.js';
 import { collectionPrefix } from '../rest/keys.js';
-import { authzAttributes } from './authorize.js';
 import type { RequestInfo } from './request-info.js';
 
 /** What a request's flow control left for its answer: the grant to release and the headers to add. */
@@ -27,20 +26,53 @@ export async function admitFlow(
   admission: FlowAdmission,
 ): Promise<void> {
   if (hooks.flowControl.taps.length === 0) return;
-  const flowRequest: FlowControlRequest = {
-    ...authzAttributes(user, info),
-    query: request.query,
-    // The transport makes a request's signal on first use: only requests that wait ask for it.
-    get signal() {
-      return request.signal;
-    },
-    responseHeaders: admission.headers,
-    objectCount: () => counts.forRequest(info),
-  };
+  const flowRequest = new FlowRequest(user, info, request, admission.headers, counts);
   const grant = await hooks.flowControl.promise(flowRequest);
   if (!grant) return;
   admission.grant = grant;
   admission.watch = info.verb === 'watch';
+}
+
+/** What a tap sees: one shape for every request (an object literal with a getter is slow to build). */
+class FlowRequest implements FlowControlRequest {
+  readonly verb: string;
+  readonly isResourceRequest: boolean;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly path: string;
+  readonly query: Record<string, string | undefined>;
+
+  constructor(
+    readonly user: UserInfo,
+    private readonly info: RequestInfo,
+    private readonly request: ApiRequest,
+    readonly responseHeaders: Record<string, string>,
+    private readonly counts: ObjectCounts,
+  ) {
+    this.verb = info.verb;
+    this.isResourceRequest = info.isResourceRequest;
+    this.apiGroup = info.apiGroup;
+    this.apiVersion = info.apiVersion;
+    this.resource = info.resource;
+    this.subresource = info.subresource;
+    this.namespace = info.namespace;
+    this.name = info.name;
+    this.path = info.path;
+    this.query = request.query;
+  }
+
+  /** The transport makes a request's signal on first use: only requests that wait ask for it. */
+  get signal(): AbortSignal | undefined {
+    return this.request.signal;
+  }
+
+  objectCount(): Promise<number | undefined> {
+    return this.counts.forRequest(this.info);
+  }
 }
 
 /**
