@@ -212,6 +212,19 @@ describe('API Priority and Fairness, a small server', () => {
       (await c.call('GET', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/workload-low')).body.toString('utf8'),
     );
     expect(warm.headers['x-kubernetes-pf-prioritylevel-uid']).toBe(workloadLow.metadata.uid);
+    // Short queues, so that the flood overflows them however fast this machine serves it: two waiting requests per
+    // queue, six queues in the flooder's hand. Marked autoupdate-spec "false", the change is kept.
+    await c.kubectl.ok(
+      'patch',
+      'prioritylevelconfiguration',
+      'workload-low',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        metadata: { annotations: { 'apf.kubernetes.io/autoupdate-spec': 'false' } },
+        spec: { limited: { limitResponse: { queuing: { queueLengthLimit: 2 } } } },
+      }),
+    );
 
     const readerRun = startReader(c, '/api/v1/namespaces/read/configmaps/read-me', reader, 50);
     const floodAgent = new Agent({ keepAlive: true, maxSockets: 200, ca: c.ca });
@@ -237,6 +250,7 @@ describe('API Priority and Fairness, a small server', () => {
       expect(JSON.parse(answer.body.toString('utf8'))).toMatchObject({ kind: 'Status', code: 429, reason: 'TooManyRequests' });
     }
     expect(refused[0]!.body.toString('utf8')).toContain('priority level \\"workload-low\\"');
+    expect(refused.some((answer) => answer.body.toString('utf8').includes('queueLengthLimit 2'))).toBe(true);
 
     // Fair queuing puts the reader's GET before the flooder's backlog: every one of them is served, none waits
     // anywhere near the queue wait limit that the flooder's requests run into.
