@@ -25,7 +25,10 @@ const pod = (i) => ({
         apiVersion: 'v1',
         time: '2026-11-26T17:00:00Z',
         fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {}, 'f:index': {} } }, 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } },
+        fieldsV1: {
+          'f:metadata': { 'f:labels': { '.': {}, 'f:app': {}, 'f:index': {} } },
+          'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
+        },
       },
     ],
   },
@@ -49,7 +52,11 @@ const pod = (i) => ({
     tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
     enableServiceLinks: true,
   },
-  status: { phase: 'Pending', qosClass: 'Burstable', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', lastTransitionTime: '2026-11-26T17:00:01Z' }] },
+  status: {
+    phase: 'Pending',
+    qosClass: 'Burstable',
+    conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', lastTransitionTime: '2026-11-26T17:00:01Z' }],
+  },
 });
 
 const list = { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '5000' }, items: Array.from({ length: PODS }, (_, i) => pod(i)) };
