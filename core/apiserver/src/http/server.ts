@@ -14,6 +14,7 @@ import { defaultMaxConnections, openFileLimit } from './open-file-limit.js';
 import { sendResponse } from './send-response.js';
 import { statusBody } from './status-body.js';
 import { toApiRequest } from './to-api-request.js';
+import { MAX_OBJECT_BYTES } from '@skiff/api/patch';
 
 /** Limits and timeouts of client connections; the plugin's options of the same names set them. */
 export interface ConnectionLimits {
@@ -46,8 +47,6 @@ export interface HttpServerOptions {
   connections?: Partial<ConnectionLimits>;
 }
 
-// Kubernetes's limit for request bodies.
-const BODY_LIMIT = 3 * 1024 * 1024;
 /** Anonymous requests authenticate too; they do not make a connection one that is kept under pressure. */
 const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
@@ -102,7 +101,8 @@ export class HttpServer {
         ].join(':'),
       },
       logger: false,
-      bodyLimit: BODY_LIMIT,
+      // Kubernetes' limit for request bodies is the limit for objects.
+      bodyLimit: MAX_OBJECT_BYTES,
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       clientErrorHandler: (error, socket) =>
