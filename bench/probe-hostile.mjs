@@ -309,6 +309,13 @@ const CASES = [
       ),
   },
   {
+    name: 'crd-long-pattern',
+    what: 'CRD whose schema has a 100,000-character pattern (compiling it took 71 s)',
+    run: async (c) => ({
+      answer: await createCrd(c, 'patterns', 'Pattern', { type: 'object', properties: { s: { type: 'string', pattern: 'a'.repeat(100_000) } } }),
+    }),
+  },
+  {
     name: 'json-patch-self-copy',
     what: 'a ~1.6 KB JSON patch that copies a value into itself 22 times (the document doubles each time)',
     async run(c) {

@@ -6,6 +6,7 @@ import type { CustomResourceDefinition } from './crd.js';
 import { APIEXTENSIONS_USER, CLEANUP_FINALIZER, PLUGIN_NAME } from './names.js';
 import { checkSchema } from './schema/index.js';
 import { jsonEqual } from './schema/node.js';
+import { checkPatternTotals, patternTotals, withinPatternTotals } from './schema/patterns.js';
 import { CrdServing } from './serving.js';
 
 /** Starts right after the API server, so custom resources are served before controllers and kubelets start. */
@@ -43,18 +44,24 @@ const plugin = definePlugin({
       if (!metadata.finalizers?.includes(CLEANUP_FINALIZER)) metadata.finalizers = [...(metadata.finalizers ?? []), CLEANUP_FINALIZER];
     });
 
-    // A version's schema must be structural, its CEL rules must compile and fit the cost limits. Like
-    // upstream, an update holds only the versions whose schema it changes to the cost limits.
+    // A version's schema must be structural, its CEL rules must compile and fit the cost limits, its
+    // patterns the compile limits. Like upstream, an update holds only the versions whose schema it
+    // changes to the cost limits; the same goes for the pattern limits (totals: an update may not grow them).
     kernel.hooks.validate.tapPromise({ name: PLUGIN_NAME, stage: ADMISSION_STAGE.DEFAULTS }, async (request) => {
       if (!isCrd(request.resource) || (request.operation !== 'CREATE' && request.operation !== 'UPDATE') || request.subresource) return;
       const crd = request.object as CustomResourceDefinition;
       const old = request.operation === 'UPDATE' ? (request.oldObject as CustomResourceDefinition | undefined) : undefined;
+      const schemas = (versions: CustomResourceDefinition['spec']['versions'] | undefined) => (versions ?? []).map((v) => v.schema?.openAPIV3Schema);
+      const totals = patternTotals(schemas(crd.spec?.versions));
       const causes: StatusCause[] = [];
+      // Over the totals (refused, or stored so before the limits) patterns are not compiled to check them.
+      const compilePatterns = withinPatternTotals(totals);
       (crd.spec?.versions ?? []).forEach((version, i) => {
         const schema = version.schema?.openAPIV3Schema;
         const stored = old?.spec?.versions?.find((v) => v.name === version.name)?.schema?.openAPIV3Schema;
-        const costs = !(schema && stored && jsonEqual(schema, stored));
-        if (schema) causes.push(...checkSchema(schema, `spec.versions[${i}].schema.openAPIV3Schema`, { costs }));
+        const changed = !(schema && stored && jsonEqual(schema, stored));
+        if (schema)
+          causes.push(...checkSchema(schema, `spec.versions[${i}].schema.openAPIV3Schema`, { costs: changed, patternLimits: changed, compilePatterns }));
         (version.additionalPrinterColumns ?? []).forEach((column, j) => {
           const field = `spec.versions[${i}].additionalPrinterColumns[${j}].jsonPath`;
           try {
@@ -64,6 +71,7 @@ const plugin = definePlugin({
           }
         });
       });
+      causes.push(...checkPatternTotals(totals, old ? patternTotals(schemas(old.spec?.versions)) : undefined, 'spec.versions'));
       if (causes.length) throw errors.invalid('CustomResourceDefinition', 'apiextensions.k8s.io', crd.metadata.name ?? '', causes);
     });
   },

@@ -10,6 +10,7 @@ import { checkRuleCosts } from './costs.js';
 import { compileNode, copyJSON, jsonEqual, type SchemaNode } from './node.js';
 import { validateOpenAPI } from './openapi.js';
 import { pruneValue } from './prune.js';
+import { forEachPattern, patternLimitCause } from './patterns.js';
 import { regexError } from './regex.js';
 import { DEFAULT_CEL_BUDGET, DEFAULT_CEL_CALL_LIMIT, type JSONSchemaProps } from './types.js';
 
@@ -45,10 +46,6 @@ function checkValueValidation(s: JSONSchemaProps, skipAnyOf: boolean, skipFirstA
   s.allOf?.forEach((v, i) => checkNested(v, skipFirstAllOfAnyOf && i === 0, indexed(at(path, 'allOf'), i), out));
   s.oneOf?.forEach((v, i) => checkNested(v, false, indexed(at(path, 'oneOf'), i), out));
   if (s.not) checkNested(s.not, false, at(path, 'not'), out);
-  if (s.pattern) {
-    const err = regexError(s.pattern);
-    if (err) out.push(invalid(at(path, 'pattern'), s.pattern, `must be a valid regular expression, but isn't: ${err}`));
-  }
 }
 
 /** A schema under allOf/anyOf/oneOf/not may only validate: it may not give types, defaults or extensions. */
@@ -152,12 +149,33 @@ function checkCompleteness(v: JSONSchemaProps, s: JSONSchemaProps | undefined, s
   }
 }
 
-function checkStructural(schema: JSONSchemaProps, path: string): StatusCause[] {
-  const out: StatusCause[] = [];
+/** The structural schema's causes, with `more` (the patterns'), in upstream's order. */
+function checkStructural(schema: JSONSchemaProps, path: string, more: StatusCause[]): StatusCause[] {
+  const out: StatusCause[] = [...more];
   checkStructure(schema, 'root', path, out);
   checkCompleteness(schema, schema, path, path, false, out);
   const text = (c: StatusCause) => `${c.field}: ${c.message}`;
   return out.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
+}
+
+/**
+ * Patterns must be valid RE2 and within the compile limits of patterns.ts. One over them is never compiled
+ * here, nor is any when `compile` is false; `skipDefaults` is then set, as validating defaults would compile them.
+ */
+function checkPatterns(schema: JSONSchemaProps, path: string, options: CheckOptions): { causes: StatusCause[]; skipDefaults: boolean } {
+  const causes: StatusCause[] = [];
+  let skipDefaults = options.compilePatterns === false;
+  forEachPattern(schema, path, (pattern, field) => {
+    const over = patternLimitCause(pattern, field);
+    if (over) {
+      skipDefaults = true;
+      if (options.patternLimits !== false) causes.push(over);
+    } else if (options.compilePatterns !== false) {
+      const err = regexError(pattern);
+      if (err) causes.push(invalid(field, pattern, `must be a valid regular expression, but isn't: ${err}`));
+    }
+  });
+  return { causes, skipDefaults };
 }
 
 // ---- defaults ----------------------------------------------------------------------------------------
@@ -421,6 +439,16 @@ export interface CheckOptions {
    * (or under other limits) can still be updated.
    */
   costs?: boolean;
+  /**
+   * Whether the patterns are held to the compile limits of patterns.ts (default true). Either way, a pattern
+   * over them is not compiled while checking (nor are the defaults validated, which would compile it).
+   */
+  patternLimits?: boolean;
+  /**
+   * Whether patterns are compiled to check that they are valid RE2 (default true); false when the CRD's
+   * patterns together are over the limits, so that checking does not take as long as compiling them all.
+   */
+  compilePatterns?: boolean;
 }
 
 /**
@@ -430,9 +458,10 @@ export interface CheckOptions {
 export function checkSchema(schema: JSONSchemaProps, path: string, options: CheckOptions = {}): StatusCause[] {
   const out: StatusCause[] = [];
   if (schema.nullable) out.push(forbidden(at(path, 'nullable'), 'nullable cannot be true at the root'));
+  const patterns = checkPatterns(schema, path, options);
   let root: SchemaNode | undefined;
   let costs: StatusCause[] = [];
-  const structural = checkStructural(schema, path);
+  const structural = checkStructural(schema, path, patterns.causes);
   if (structural.length > 0) {
     out.push(...structural);
   } else {
@@ -441,7 +470,7 @@ export function checkSchema(schema: JSONSchemaProps, path: string, options: Chec
     if (options.costs !== false) costs = checkRuleCosts(schema, root, path).causes;
     const defaults: StatusCause[] = [];
     const meter = costs.length === 0 ? new CostMeter(DEFAULT_CEL_BUDGET, DEFAULT_CEL_CALL_LIMIT) : undefined;
-    checkDefaults(schema, root, path, false, true, { meter }, defaults);
+    if (!patterns.skipDefaults) checkDefaults(schema, root, path, false, true, { meter }, defaults);
     out.push(...defaults);
     if (defaults.length > 0) root = undefined;
   }

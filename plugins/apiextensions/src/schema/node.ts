@@ -2,7 +2,7 @@
 // formats, patterns) is done once per CRD version instead of once per object.
 import type { ValidationRule } from '@skiff/api';
 import { effectiveFormat, stringFormatCheck } from './formats.js';
-import { compileRegex, regexError, type Matcher } from './regex.js';
+import { LazyPattern } from './regex.js';
 import type { JSONSchemaProps } from './types.js';
 
 /** A compiled CEL rule, filled in by the CEL compiler (cel/compile.ts). */
@@ -33,9 +33,8 @@ export interface SchemaNode {
   /** The format kept for validation ('' when absent or unsupported for the type). */
   readonly format: string;
   readonly formatCheck?: (value: string) => boolean;
-  readonly pattern?: Matcher;
-  /** Why `pattern` is not valid RE2 (a stored CRD from before it was checked): every value then fails it. */
-  readonly patternError?: string;
+  /** Compiled on first use, so serving a stored CRD never waits for its patterns (an invalid one fails every value). */
+  readonly pattern?: LazyPattern;
   readonly properties?: ReadonlyMap<string, SchemaNode>;
   /** additionalProperties: a schema, `true` (any value), `false`, or undefined (not set). */
   readonly additional?: SchemaNode | boolean;
@@ -86,7 +85,6 @@ export function compileNode(props: JSONSchemaProps): SchemaNode {
   const defaulted = [...(properties ?? [])].filter(([, sub]) => sub.hasDefault);
   const hasDefault = props.default !== undefined;
   const listType = props['x-kubernetes-list-type'];
-  const patternError = props.pattern ? regexError(props.pattern) : undefined;
   return {
     props,
     type,
@@ -94,8 +92,7 @@ export function compileNode(props: JSONSchemaProps): SchemaNode {
     nullable: props.nullable === true,
     format,
     formatCheck: format ? stringFormatCheck(format) : undefined,
-    pattern: patternError === undefined && props.pattern ? compileRegex(props.pattern) : undefined,
-    patternError,
+    pattern: props.pattern ? new LazyPattern(props.pattern) : undefined,
     properties,
     additional,
     items,

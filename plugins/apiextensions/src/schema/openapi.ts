@@ -142,8 +142,8 @@ class OpenAPIValidator {
         return;
       }
     }
-    if (node.patternError) {
-      out.push(invalid(this.field(name), data, `${name} in body should match '${node.props.pattern}, but pattern is invalid: ${node.patternError}'`));
+    if (node.pattern?.error) {
+      out.push(invalid(this.field(name), data, `${name} in body should match '${node.props.pattern}, but pattern is invalid: ${node.pattern.error}'`));
     } else if (node.pattern && !node.pattern.test(data)) {
       out.push(invalid(this.field(name), data, `${name} in body should match '${node.props.pattern}'`));
     }
