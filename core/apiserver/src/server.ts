@@ -144,7 +144,8 @@ export class ApiServer implements ApiHandler {
     const definition = this.registry.getVersion(info.apiGroup, info.apiVersion, info.resource);
     if (!definition) throw errors.pathNotFound(request.path);
     const body = request.method === 'GET' ? NO_BODY : decodeBody(request.body, request.headers['content-type']);
-    const ctx: RestContext = { core, request, info, user, definition, dryRun: dryRunOf(request.query), warnings: [], finishers: [] };
+    const ctx: RestContext = { core, request, info, user, definition, dryRun: dryRunOf(request.query), warnings: [], finishers: [], auditAnnotations: {} };
+    if (audit) audit.annotations = ctx.auditAnnotations;
     if (body.duplicateFields) ctx.duplicateFields = body.duplicateFields;
     if (body.numberLiterals) ctx.numberLiterals = body.numberLiterals;
     try {

@@ -33,6 +33,8 @@ export function admissionRequest(ctx: RestContext, target: AdmissionTarget): Adm
     onFinished(callback) {
       ctx.finishers.push(callback);
     },
+    warnings: ctx.warnings,
+    auditAnnotations: ctx.auditAnnotations,
   };
 }
 

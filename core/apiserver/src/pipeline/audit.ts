@@ -15,6 +15,8 @@ export class AuditRecorder {
   private readonly received = new Date().toISOString();
   private info?: RequestInfo;
   user?: UserInfo;
+  /** Added to ResponseComplete (and Panic) when not empty: admission's auditAnnotations. */
+  annotations?: Record<string, string>;
 
   constructor(
     private readonly hooks: Hooks,
@@ -33,6 +35,7 @@ export class AuditRecorder {
     this.emit(panic ? 'Panic' : 'ResponseComplete', {
       responseStatus: { code: response.status, ...(status?.reason ? { reason: status.reason } : {}), ...(status?.message ? { message: status.message } : {}) },
       ...(object ? { requestObject: object } : {}),
+      ...(this.annotations && Object.keys(this.annotations).length ? { annotations: { ...this.annotations } } : {}),
     });
   }
 

@@ -79,7 +79,7 @@ export function requireSubresourceBody<T extends KubeObject>(
   if (!isJsonObject(value)) throw errors.badRequest(`the request body must be ${what} object`);
   const object = value as T;
   object.metadata ??= {};
-  ctx.warnings = typeCheck(object, subresourceDecoder(kind), fieldValidationOf(ctx.request.query), ctx);
+  ctx.warnings.splice(0, ctx.warnings.length, ...typeCheck(object, subresourceDecoder(kind), fieldValidationOf(ctx.request.query), ctx));
   return object;
 }
 

@@ -43,4 +43,6 @@ export interface RestContext {
   managedFieldsRecorded?: boolean;
   /** Admission taps' callbacks for when the request is answered (AdmissionRequest.onFinished); shared by copies of the context. */
   finishers: ((outcome: AdmissionOutcome) => void)[];
+  /** Annotations admission taps add for the request's audit event (AdmissionRequest.auditAnnotations); shared by copies. */
+  auditAnnotations: Record<string, string>;
 }

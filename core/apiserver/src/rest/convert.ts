@@ -52,7 +52,7 @@ export async function routeConverted(ctx: RestContext, body: DecodedBody, route:
           ),
           served,
         );
-        ctx.warnings = typeCheck(patched, served, fieldValidationOf(ctx.request.query), ctx);
+        ctx.warnings.splice(0, ctx.warnings.length, ...typeCheck(patched, served, fieldValidationOf(ctx.request.query), ctx));
         checkIdentity(ctx, patched);
         return { object: conversion.toStorage(patched), conditional: pinsResourceVersion(kind, body.value) };
       });

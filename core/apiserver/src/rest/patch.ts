@@ -36,7 +36,7 @@ export async function patchObject(ctx: RestContext, body: DecodedBody): Promise<
     const patched = withTypeMeta(requireObject(patchOnce(ctx, kind, current.object, patch, manager), definition), definition);
     // Refused before the type check and defaults walk it.
     await pauseIfLarge(sizeWithoutManagedFields(ctx, patched, 'the patched'));
-    ctx.warnings = typeCheck(patched, definition, validation, ctx);
+    ctx.warnings.splice(0, ctx.warnings.length, ...typeCheck(patched, definition, validation, ctx));
     checkIdentity(ctx, patched);
     return { object: patched, conditional };
   });

@@ -85,6 +85,16 @@ export interface AdmissionRequest<T extends KubeObject = KubeObject> {
    * when the object was not written. The API server always provides it; hand-built requests may not.
    */
   onFinished?(callback: (outcome: AdmissionOutcome) => void): void;
+  /**
+   * Warnings for the client: each goes out in a `Warning: 299` header (kubectl prints them). The API server
+   * always provides the list; hand-built requests may not.
+   */
+  warnings?: string[];
+  /**
+   * Annotations for this request's audit event (`pod-security.kubernetes.io/audit-violations`…), keyed by a
+   * prefix the plugin owns. The API server always provides the record; hand-built requests may not.
+   */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** How a request that passed through admission ended. */
@@ -135,6 +145,8 @@ export interface AuditEvent {
   stageTimestamp: string;
   /** The admitted object, for CREATE/UPDATE requests at ResponseComplete. */
   requestObject?: KubeObject;
+  /** Annotations admission plugins recorded for this request (at ResponseComplete and Panic only). */
+  annotations?: Record<string, string>;
 }
 
 // A kind's definition is data about API objects, so it lives in @skiff/api (written with its defineKind).

@@ -1,0 +1,52 @@
+import { definePreset } from '@skiff/kernel';
+
+/**
+ * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
+ * CustomResourceDefinitions, Service address allocation, API Priority and Fairness, static token and ServiceAccount token authentication
+ * with a bootstrapped admin token, anonymous access to the health checks and /version only, allow-all
+ * authorization for authenticated users, namespace lifecycle and ServiceAccount admission, the deployment / replicaset / daemonset / statefulset / job / cronjob /
+ * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
+ * service-lb controllers, host-path volumes (a default StorageClass, provisioning and binding), the default scheduler with resources-fit and least-allocated, and kubelets on a
+ * simulated runtime with a simple IPAM network and the built-in volume types.
+ */
+export default definePreset({
+  name: '@skiff/preset-standard',
+  plugins: [
+    '@skiff/store',
+    '@skiff/apiserver',
+    '@skiff/plugin-apiextensions',
+    '@skiff/plugin-service-allocator',
+    '@skiff/plugin-flowcontrol-apf',
+    '@skiff/plugin-authn-token-file',
+    '@skiff/plugin-authn-serviceaccount',
+    '@skiff/plugin-authn-anonymous',
+    '@skiff/plugin-authz-public-info',
+    '@skiff/plugin-authz-always-allow',
+    '@skiff/plugin-admission-namespace-lifecycle',
+    '@skiff/plugin-admission-service-account',
+    '@skiff/controller-manager',
+    '@skiff/plugin-controller-deployment',
+    '@skiff/plugin-controller-replicaset',
+    '@skiff/plugin-controller-daemonset',
+    '@skiff/plugin-controller-statefulset',
+    '@skiff/plugin-controller-job',
+    '@skiff/plugin-storage-host-path',
+    '@skiff/plugin-controller-garbage-collector',
+    '@skiff/plugin-controller-namespace',
+    '@skiff/plugin-controller-serviceaccount',
+    '@skiff/plugin-controller-root-ca-publisher',
+    '@skiff/plugin-controller-endpointslice',
+    '@skiff/plugin-controller-endpoints',
+    '@skiff/plugin-controller-service-lb',
+    '@skiff/scheduler',
+    '@skiff/plugin-scheduler-resources-fit',
+    '@skiff/plugin-scheduler-least-allocated',
+    '@skiff/kubelet',
+    '@skiff/plugin-cri-simulated',
+    '@skiff/plugin-network-ipam',
+    '@skiff/plugin-volumes-builtin',
+  ],
+  config: {
+    nodes: 1,
+  },
+});
