@@ -1,6 +1,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { KubeObject } from '@skiff/api';
 import type { StoreEvent } from './types.js';
+import { StoreCodec, type ValueSealer } from './sealing.js';
 
 /** One event-log entry, keyed by its revision. `prevObject` is the key's state just before this revision. */
 export type LogRecord = Omit<StoreEvent, 'revision'>;
@@ -16,9 +17,11 @@ export interface StoreDatabases {
   events: Database<LogRecord, number>;
   /** revision → the last committed revision; compactedRevision → the newest revision dropped from `events`. */
   meta: Database<number, MetaKey>;
+  /** Seals values on their way to disk and opens them on the way back (encryption at rest); identity without a sealer. */
+  codec: StoreCodec;
 }
 
-export function openDatabases(path: string): StoreDatabases {
+export function openDatabases(path: string, sealer?: ValueSealer): StoreDatabases {
   const root = open({
     path,
     // With overlappingSync (lmdb-js's default on Linux) a commit promise resolves before the data is
@@ -40,7 +43,7 @@ export function openDatabases(path: string): StoreDatabases {
   const objects = root.openDB<KubeObject, string>('objects', shared);
   const events = root.openDB<LogRecord, number>('events', shared);
   forgetUnsavedStructuresOnFailedCommit(root, [objects, events]);
-  return { root, objects, events, meta: root.openDB<number, MetaKey>('meta', {}) };
+  return { root, objects, events, meta: root.openDB<number, MetaKey>('meta', {}), codec: new StoreCodec(sealer) };
 }
 
 /**

@@ -17,6 +17,11 @@ export const STORE_ERRORS = Object.freeze({
   SKIFF_ERR_STORE_KEY_INVALID: { kind: undefined, message: 'invalid store key {key}: {detail}' },
   SKIFF_ERR_STORE_ARGUMENT_INVALID: { kind: undefined, message: 'invalid argument {name}: {detail}' },
   SKIFF_ERR_STORE_VALUE_INVALID: { kind: undefined, message: 'cannot store the object at {key}: {detail}' },
+  SKIFF_ERR_STORE_SEALED: {
+    kind: undefined,
+    message: 'the value at {key} is encrypted and no encryption is configured: start with the encryption plugin and the keys that sealed it',
+  },
+  SKIFF_ERR_STORE_UNSEALABLE: { kind: undefined, message: 'the value at {key} cannot be decrypted: {detail}' },
 } as const satisfies Record<string, { kind: StoreErrorKind | undefined; message: string }>);
 
 export type StoreErrorCode = keyof typeof STORE_ERRORS;

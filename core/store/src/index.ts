@@ -3,3 +3,4 @@ export { LmdbStore, openLmdbStore } from './lmdb-store.js';
 export { STORE_DEFAULTS, type LmdbStoreOptions } from './options.js';
 export { STORE_ERRORS, CodedStoreError, StoreUsageError, type StoreErrorCode } from './errors.js';
 export * from './types.js';
+export { isSealed, type SealedValue, type ValueSealer } from './sealing.js';

@@ -35,7 +35,7 @@ export function listAtRevision(dbs: StoreDatabases, transaction: Transaction, re
   const range = { start: afterKey ?? prefix, exclusiveStart: afterKey !== undefined, end: prefixEnd(prefix), transaction };
   const rewinding = request.revision < request.snapshotRevision;
   // The current state: keys from LMDB, unchanged objects from the cache, the rest decoded (and cached).
-  const current: Iterable<Entry> = cache && !rewinding ? cachedEntries(dbs, transaction, range, cache) : dbs.objects.getRange(range);
+  const current: Iterable<Entry> = cache && !rewinding ? cachedEntries(dbs, transaction, range, cache) : openedEntries(dbs, range);
   const entries = rewinding ? rewind(current, statesAt(dbs, transaction, request)) : current;
 
   const items: StoredObject[] = [];
@@ -68,9 +68,13 @@ function* cachedEntries(dbs: StoreDatabases, transaction: Transaction, range: ob
       yield { key, value: cached };
       continue;
     }
-    const value = dbs.objects.get(key, { transaction });
+    const value = dbs.codec.fromDisk(key, dbs.objects.get(key, { transaction }));
     if (value) yield { key, value: cache.remember(key, value) };
   }
+}
+
+function* openedEntries(dbs: StoreDatabases, range: object): Generator<Entry> {
+  for (const { key, value } of dbs.objects.getRange(range)) yield { key, value: dbs.codec.fromDisk(key, value) };
 }
 
 /**
@@ -83,7 +87,7 @@ function statesAt(dbs: StoreDatabases, transaction: Transaction, request: Snapsh
   for (const { value: record } of dbs.events.getRange({ start: request.revision, exclusiveStart: true, transaction })) {
     if (states.has(record.key) || !record.key.startsWith(request.prefix)) continue;
     if (request.afterKey !== undefined && compareKeys(record.key, request.afterKey) <= 0) continue;
-    states.set(record.key, record.prevObject);
+    states.set(record.key, record.prevObject && dbs.codec.fromDisk(record.key, record.prevObject));
   }
   return states;
 }

@@ -65,7 +65,7 @@ export class LmdbStore implements Store {
   constructor(options: LmdbStoreOptions) {
     this.options = resolveStoreOptions(options);
     this.logger = this.options.logger;
-    this.dbs = openDatabases(this.options.path);
+    this.dbs = openDatabases(this.options.path, this.options.sealer);
     const revisions = readRevisions(this.dbs);
     this.lastRevision = revisions.revision;
     this.compacted = revisions.compactedRevision;
@@ -86,7 +86,7 @@ export class LmdbStore implements Store {
   async get(key: string): Promise<StoredObject | undefined> {
     this.assertOpen();
     assertValidKey(key);
-    const object = this.dbs.objects.get(key);
+    const object = this.dbs.codec.fromDisk(key, this.dbs.objects.get(key));
     return object && stored(key, object);
   }
 
@@ -145,10 +145,10 @@ export class LmdbStore implements Store {
    */
   async guaranteedUpdate(key: string, fn: (current: StoredObject | undefined) => KubeObject | undefined): Promise<StoredObject | undefined> {
     return this.write(key, (): WriteOutcome<StoredObject | undefined> => {
-      const current = this.dbs.objects.get(key);
+      const current = this.dbs.codec.fromDisk(key, this.dbs.objects.get(key));
       const proposed = fn(current && stored(key, current));
       // `fn` may have changed the object it was given, so compare against a fresh read.
-      const pristine = current && this.dbs.objects.get(key)!;
+      const pristine = current && this.dbs.codec.fromDisk(key, this.dbs.objects.get(key)!);
       if (proposed === undefined) return { result: pristine && stored(key, pristine) };
       const next = storable(key, proposed);
       if (!pristine) return this.record(key, 'ADDED', next);
@@ -195,6 +195,40 @@ export class LmdbStore implements Store {
     } catch (error) {
       throw await this.commitError(error);
     }
+  }
+
+  /**
+   * Writes again, in place, every value not in the form the sealer would write now: objects and event-log entries
+   * stored in plain text before encryption was configured, or sealed with a key that is no longer the first.
+   * Revisions do not change (clients see nothing); run at start, before the API server serves. Returns how many
+   * values were rewritten.
+   */
+  async resealStale(): Promise<{ objects: number; events: number }> {
+    this.assertOpen();
+    const { codec } = this.dbs;
+    const staleKeys = [...this.dbs.objects.getRange({})].filter(({ key, value }) => codec.isStale(key, value)).map(({ key }) => key);
+    const staleRevisions = [...this.dbs.events.getRange({})]
+      .filter(({ value }) => codec.isStale(value.key, value.object) || (value.prevObject !== undefined && codec.isStale(value.key, value.prevObject)))
+      .map(({ key }) => key);
+    for (let start = 0; start < staleKeys.length; start += COMPACTION_BATCH) {
+      const batch = staleKeys.slice(start, start + COMPACTION_BATCH);
+      await this.dbs.root.transaction(() => {
+        for (const key of batch) {
+          const value = this.dbs.objects.get(key);
+          if (value) this.dbs.objects.put(key, codec.toDisk(key, codec.fromDisk(key, value)));
+        }
+      });
+    }
+    for (let start = 0; start < staleRevisions.length; start += COMPACTION_BATCH) {
+      const batch = staleRevisions.slice(start, start + COMPACTION_BATCH);
+      await this.dbs.root.transaction(() => {
+        for (const revision of batch) {
+          const record = this.dbs.events.get(revision);
+          if (record) this.dbs.events.put(revision, codec.recordToDisk(codec.recordFromDisk(record)));
+        }
+      });
+    }
+    return { objects: staleKeys.length, events: staleRevisions.length };
   }
 
   async close(): Promise<void> {
@@ -253,14 +287,15 @@ export class LmdbStore implements Store {
     const revision = (this.dbs.meta.get('revision') ?? 0) + 1;
     object.metadata = { ...object.metadata, resourceVersion: String(revision) };
     const event: StoreEvent = prevObject ? { type, key, revision, object, prevObject } : { type, key, revision, object };
-    this.dbs.events.put(revision, prevObject ? { type, key, object, prevObject } : { type, key, object });
+    const { codec } = this.dbs;
+    this.dbs.events.put(revision, codec.recordToDisk(prevObject ? { type, key, object, prevObject } : { type, key, object }));
     try {
       if (type === 'DELETED') this.dbs.objects.remove(key);
-      else this.dbs.objects.put(key, object);
+      else this.dbs.objects.put(key, codec.toDisk(key, object));
       this.dbs.meta.put('revision', revision);
     } catch (error) {
       this.dbs.events.remove(revision);
-      if (prevObject) this.dbs.objects.put(key, prevObject);
+      if (prevObject) this.dbs.objects.put(key, codec.toDisk(key, prevObject));
       else this.dbs.objects.remove(key);
       throw error;
     }
@@ -269,7 +304,7 @@ export class LmdbStore implements Store {
 
   /** The object at `key` inside the write transaction, checked against the caller's expected revision. */
   private existing(key: string, expectedRevision: number | undefined): KubeObject {
-    const current = this.dbs.objects.get(key);
+    const current = this.dbs.codec.fromDisk(key, this.dbs.objects.get(key));
     if (!current) throw new CodedStoreError('SKIFF_ERR_STORE_NOT_FOUND', { key }, key);
     const actual = revisionOf(current);
     if (expectedRevision !== undefined && expectedRevision !== actual)

@@ -1,5 +1,6 @@
 import type { Logger } from '@skiff/kernel';
 import { StoreUsageError } from './errors.js';
+import type { ValueSealer } from './sealing.js';
 
 export interface LmdbStoreOptions {
   /** Folder holding the LMDB files; created if missing. */
@@ -15,9 +16,11 @@ export interface LmdbStoreOptions {
   watchBufferSize?: number;
   /** Where compaction and commit failures are reported. Default: nowhere. */
   logger?: Logger;
+  /** Encrypts the values of the keys it claims (encryption at rest). Default: none, values are stored as they are. */
+  sealer?: ValueSealer;
 }
 
-export type ResolvedStoreOptions = Required<Omit<LmdbStoreOptions, 'logger'>> & { logger: Logger | undefined };
+export type ResolvedStoreOptions = Required<Omit<LmdbStoreOptions, 'logger' | 'sealer'>> & { logger: Logger | undefined; sealer: ValueSealer | undefined };
 
 export const STORE_DEFAULTS = Object.freeze({
   compactionIntervalMs: 60_000,
@@ -41,5 +44,6 @@ export function resolveStoreOptions(options: LmdbStoreOptions): ResolvedStoreOpt
     retainRevisions: wholeNumber('retainRevisions', options.retainRevisions, STORE_DEFAULTS.retainRevisions, 0),
     watchBufferSize: wholeNumber('watchBufferSize', options.watchBufferSize, STORE_DEFAULTS.watchBufferSize, 1),
     logger: options.logger,
+    sealer: options.sealer,
   };
 }

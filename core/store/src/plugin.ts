@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { definePlugin, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { openLmdbStore, type LmdbStore } from './lmdb-store.js';
 import type { Store } from './types.js';
+import type { ValueSealer } from './sealing.js';
 import { STORE_DEFAULTS } from './options.js';
 
 const PLUGIN_NAME = '@skiff/store';
@@ -10,6 +11,8 @@ declare module '@skiff/kernel' {
   interface Components {
     /** The cluster's storage (etcd semantics): the only component the API server writes to. */
     store: Store;
+    /** Encryption at rest: what the store seals before writing (provided by an encryption plugin). */
+    storageSealer: ValueSealer;
   }
 }
 
@@ -20,6 +23,7 @@ const plugin = definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
   provides: ['store'],
+  wants: ['storageSealer'],
   options: {
     type: 'object',
     properties: {
@@ -48,7 +52,13 @@ const plugin = definePlugin({
           compactionIntervalMs: options.compactionIntervalMs,
           retainRevisions: options.retainRevisions,
           logger: kernel.logger.child({ component: PLUGIN_NAME }),
+          sealer: kernel.hasComponent('storageSealer') ? kernel.resolve('storageSealer') : undefined,
         });
+        if (kernel.hasComponent('storageSealer')) {
+          const rewritten = await store.resealStale();
+          if (rewritten.objects + rewritten.events > 0)
+            kernel.logger.child({ component: PLUGIN_NAME }).info(rewritten, 'values sealed again with the current key');
+        }
         kernel.provide('store', store);
       },
       stop: async () => {
