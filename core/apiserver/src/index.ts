@@ -5,7 +5,17 @@ export { ResourceRegistryImpl } from './registry/resource-registry.js';
 export { InitializerRegistryImpl } from './registry/initializer-registry.js';
 export { HttpServer, type HttpServerOptions, type ConnectionLimits } from './http/server.js';
 export { serverUrl } from './kubeconfig.js';
-export { ensurePki, type Pki } from './pki.js';
+export {
+  ensurePki,
+  readClusterCa,
+  issueClientCertificate,
+  writeCertificateFiles,
+  CLIENT_CERTIFICATE_DEFAULT_SECONDS,
+  type Pki,
+  type ClusterCa,
+  type ClientCertificateRequest,
+  type IssuedCertificate,
+} from './pki.js';
 export { SYSTEM_NAMESPACES } from './bootstrap.js';
 export { GIT_VERSION, KUBERNETES_MAJOR, KUBERNETES_MINOR } from './discovery/version.js';
 export { APISERVER_ERRORS, ApiServerError, type ApiServerErrorCode } from './errors.js';

@@ -20,8 +20,90 @@ export interface Pki {
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CA_VALIDITY_DAYS = 3650;
 const SERVING_VALIDITY_DAYS = 365;
+/** Client certificates last a year unless asked otherwise, as kubeadm's. */
+export const CLIENT_CERTIFICATE_DEFAULT_SECONDS = 365 * 24 * 60 * 60;
 // Names in-cluster clients use for the API server, as in Kubernetes.
 const CLUSTER_NAMES = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+
+/** The cluster CA as files in `<dataDir>/pki/`, read back: what issuing client certificates needs. */
+export interface ClusterCa {
+  caFile: string;
+  caKeyFile: string;
+  caPem: string;
+  caKeyPem: string;
+}
+
+/** Who a client certificate names: the user (its CN) and the user's groups (one O each). */
+export interface ClientCertificateRequest {
+  user: string;
+  groups?: readonly string[];
+  /** How long it is valid from now; never past the CA's own expiry. Default: a year. */
+  validitySeconds?: number;
+}
+
+export interface IssuedCertificate {
+  certPem: string;
+  keyPem: string;
+  notAfter: Date;
+}
+
+/**
+ * Reads the cluster CA that `ensurePki` made in `<dataDir>/pki/`. Throws SKIFF_ERR_APISERVER_NO_CA when the data
+ * dir has none (the cluster never started there) or its files cannot be read.
+ */
+export function readClusterCa(dataDir: string): ClusterCa {
+  const dir = join(dataDir, 'pki');
+  const caFile = join(dir, 'ca.crt');
+  const caKeyFile = join(dir, 'ca.key');
+  if (!existsSync(caFile) || !existsSync(caKeyFile)) throw new ApiServerError('SKIFF_ERR_APISERVER_NO_CA', { dir });
+  try {
+    return { caFile, caKeyFile, caPem: readFileSync(caFile, 'utf8'), caKeyPem: readFileSync(caKeyFile, 'utf8') };
+  } catch (err) {
+    throw new ApiServerError('SKIFF_ERR_APISERVER_PKI', { dir, detail: errorMessage(err) }, { cause: err });
+  }
+}
+
+/**
+ * Issues a client certificate signed by the cluster CA, with a new RSA key: CN the user, one O per group,
+ * extended key usage clientAuth only. Kubernetes' x509 authenticators (and @skiff/plugin-authn-x509) read the
+ * user and groups back from exactly these fields.
+ */
+export function issueClientCertificate(ca: Pick<ClusterCa, 'caPem' | 'caKeyPem'>, request: ClientCertificateRequest): IssuedCertificate {
+  const { user, groups = [], validitySeconds = CLIENT_CERTIFICATE_DEFAULT_SECONDS } = request;
+  if (!user) throw new TypeError('a client certificate needs a user name (its CN)');
+  if (groups.some((group) => !group)) throw new TypeError('group names of a client certificate must not be empty');
+  if (!Number.isInteger(validitySeconds) || validitySeconds < 1)
+    throw new TypeError(`validitySeconds must be a positive whole number (got ${validitySeconds})`);
+  const caCertificate = forge.pki.certificateFromPem(ca.caPem);
+  const caKey = forge.pki.privateKeyFromPem(ca.caKeyPem);
+  const keys = rsaKeys();
+  const certificate = newCertificate(keys.publicKey, 0);
+  // Whole seconds, as the certificate holds them.
+  const notAfter = Math.min(Math.floor(Date.now() / 1000 + validitySeconds) * 1000, caCertificate.validity.notAfter.getTime());
+  certificate.validity.notAfter = new Date(notAfter);
+  // UTF8String values: a PrintableString cannot hold "@", "_" or non-ASCII letters, which user names may have.
+  // (@types/node-forge calls the field a tag class; forge reads a tag type there.)
+  const utf8 = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
+  certificate.setSubject([
+    ...groups.map((value) => ({ name: 'organizationName', value, valueTagClass: utf8 })),
+    { name: 'commonName', value: user, valueTagClass: utf8 },
+  ]);
+  certificate.setIssuer(caCertificate.subject.attributes);
+  certificate.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', clientAuth: true },
+    { name: 'authorityKeyIdentifier', keyIdentifier: caCertificate.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  certificate.sign(caKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(certificate), keyPem: keys.keyPem, notAfter: certificate.validity.notAfter };
+}
+
+/** Writes a certificate and its key, the key readable by its owner only (0600), each atomically. */
+export function writeCertificateFiles(certFile: string, keyFile: string, issued: Pick<IssuedCertificate, 'certPem' | 'keyPem'>): void {
+  writeFileAtomically(keyFile, issued.keyPem, 0o600);
+  writeFileAtomically(certFile, issued.certPem, 0o644);
+}
 
 /**
  * The cluster CA and the API server's serving certificate in `<dataDir>/pki/`: created on first start and

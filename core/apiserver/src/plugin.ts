@@ -148,7 +148,14 @@ const plugin = definePlugin({
       if (!info) return;
       const file = resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir, 'admin.kubeconfig');
       const credential = kernel.hasComponent('adminCredential') ? kernel.resolve('adminCredential') : undefined;
-      writeKubeconfig(file, { server: info.url, caPem: info.caPem, token: credential?.token, userName: 'admin' });
+      writeKubeconfig(file, {
+        server: info.url,
+        caPem: info.caPem,
+        token: credential?.token,
+        certPem: credential?.certPem,
+        keyPem: credential?.keyPem,
+        userName: 'admin',
+      });
       logger.info({ kubeconfig: file }, 'admin kubeconfig written');
     });
   },

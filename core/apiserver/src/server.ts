@@ -17,6 +17,7 @@ import { ApiExtensionsImpl } from './extensions.js';
 import { AuditRecorder, auditedStream } from './pipeline/audit.js';
 import { authenticate, skipFailingAuthenticators } from './pipeline/authenticate.js';
 import { authorize, authzAttributes, skipFailingAuthorizers } from './pipeline/authorize.js';
+import { impersonate } from './pipeline/impersonation.js';
 import { decodeBody, type DecodedBody } from './pipeline/decode-body.js';
 import { errorResponse } from './pipeline/error-response.js';
 import { admitFlow, ObjectCounts, releaseWhenComplete, type FlowAdmission } from './pipeline/flow-control.js';
@@ -49,7 +50,7 @@ const NO_BODY: DecodedBody = Object.freeze({ mediaType: 'application/json', valu
 
 /**
  * The request pipeline, independent of transport: the HTTPS server and the in-process loopback client both
- * call `handle`. Stages: request info → authenticate → flow control → authorize → decode → (per handler) type check →
+ * call `handle`. Stages: request info → authenticate → impersonation → flow control → authorize → decode → (per handler) type check →
  * defaults → mutate → validate → initializers → store, with audit events around the whole.
  */
 export class ApiServer implements ApiHandler {
@@ -135,8 +136,12 @@ export class ApiServer implements ApiHandler {
     if (!core) throw errors.unavailable('the API server is not serving (starting or stopping)');
     const info = parseRequestInfo(request.method, request.path, request.query);
     audit?.requestReceived(info);
-    const user = await authenticate(core.hooks, request);
-    if (audit) audit.user = user;
+    const authenticated = await authenticate(core.hooks, request);
+    const user = await impersonate(core.hooks, request.headers, authenticated);
+    if (audit) {
+      audit.user = authenticated;
+      if (user !== authenticated) audit.impersonatedUser = user;
+    }
     await admitFlow(core.hooks, this.objectCounts, request, info, user, flow);
     await authorize(core.hooks, authzAttributes(user, info));
     if (!info.isResourceRequest) return (await this.extensions.serve(request)) ?? this.discovery.serve(request);

@@ -16,10 +16,15 @@ export interface ApiServerInfo {
   caKeyFile: string;
 }
 
-/** A credential for the admin kubeconfig, provided by whichever authenticator can issue one. */
+/**
+ * A credential for the admin kubeconfig, provided by whichever authenticator can issue one: a bearer token, or a
+ * client certificate (PEM) with its key.
+ */
 export interface AdminCredential {
   token?: string;
   username?: string;
+  certPem?: string;
+  keyPem?: string;
 }
 
 /**

@@ -15,6 +15,8 @@ export class AuditRecorder {
   private readonly received = new Date().toISOString();
   private info?: RequestInfo;
   user?: UserInfo;
+  /** Whom `user` acted as, when the request impersonated someone. */
+  impersonatedUser?: UserInfo;
   /** Added to ResponseComplete (and Panic) when not empty: admission's auditAnnotations. */
   annotations?: Record<string, string>;
 
@@ -35,6 +37,9 @@ export class AuditRecorder {
     this.emit(panic ? 'Panic' : 'ResponseComplete', {
       responseStatus: { code: response.status, ...(status?.reason ? { reason: status.reason } : {}), ...(status?.message ? { message: status.message } : {}) },
       ...(object ? { requestObject: object } : {}),
+      ...(response.body !== undefined && !response.stream && typeof response.body === 'object' && !ArrayBuffer.isView(response.body)
+        ? { responseObject: response.body }
+        : {}),
       ...(this.annotations && Object.keys(this.annotations).length ? { annotations: { ...this.annotations } } : {}),
     });
   }
@@ -47,7 +52,9 @@ export class AuditRecorder {
       verb: info?.verb ?? this.request.method.toLowerCase(),
       requestURI: requestUri(this.request.path, this.request.query),
       ...(this.user ? { user: this.user } : {}),
+      ...(this.impersonatedUser ? { impersonatedUser: this.impersonatedUser } : {}),
       sourceIPs: this.request.remoteAddress ? [this.request.remoteAddress] : [],
+      ...(this.request.headers['user-agent'] ? { userAgent: this.request.headers['user-agent'] } : {}),
       ...(info?.isResourceRequest
         ? {
             objectRef: {

@@ -138,13 +138,19 @@ export interface AuditEvent {
   verb: string;
   requestURI: string;
   user?: UserInfo;
+  /** Whom the user acted as (Impersonate-User and the other impersonation headers), when they did. */
+  impersonatedUser?: UserInfo;
   sourceIPs: string[];
+  /** The client's User-Agent header. */
+  userAgent?: string;
   objectRef?: { resource: string; namespace?: string; name?: string; apiGroup?: string; apiVersion?: string; subresource?: string };
   responseStatus?: { code: number; reason?: string; message?: string };
   requestReceivedTimestamp: string;
   stageTimestamp: string;
   /** The admitted object, for CREATE/UPDATE requests at ResponseComplete. */
   requestObject?: KubeObject;
+  /** The answer's body at ResponseComplete (an object or a Status); absent for streamed answers (watches, long lists). */
+  responseObject?: unknown;
   /** Annotations admission plugins recorded for this request (at ResponseComplete and Panic only). */
   annotations?: Record<string, string>;
 }
