@@ -9,7 +9,7 @@ export const APISERVER_ERRORS = Object.freeze({
   SKIFF_ERR_APISERVER_PKI: 'cannot prepare the API server certificates in {dir}: {detail}',
   SKIFF_ERR_APISERVER_NO_CA: 'no cluster CA in {dir} (ca.crt and ca.key): start the cluster there once (skiff up), or name its data dir',
   SKIFF_ERR_APISERVER_LISTEN: 'cannot listen on {address}: {detail}',
-  SKIFF_ERR_APISERVER_INITIALIZER_DUPLICATE: 'initializer "{name}" is registered twice',
+  SKIFF_ERR_APISERVER_INITIALIZER_DUPLICATE: 'initializer "{name}" is registered twice for {resource}',
   SKIFF_ERR_APISERVER_RESOURCE_INVALID: 'resource definition {resource} is invalid: {detail}',
 } as const);
 

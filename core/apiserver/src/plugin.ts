@@ -69,6 +69,20 @@ const plugin = definePlugin({
         default: CONNECTION_LIMIT_DEFAULTS.keepAliveTimeoutMs,
         description: 'An idle keep-alive connection is closed after this long',
       },
+      initializers: {
+        type: 'array',
+        default: [],
+        description:
+          'Initializers cleared by controllers of your own: each { name (dotted, "podimage.example.com"), resources ("pods", "deployments.apps") }; a new object of those resources stays hidden until its entry is removed',
+        items: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$' },
+            resources: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9]+(\\.[a-z0-9.-]+)?$' } },
+          },
+          required: ['name', 'resources'],
+        },
+      },
       maxRequestHeaderBytes: {
         type: 'integer',
         minimum: 1024,
@@ -108,6 +122,12 @@ const plugin = definePlugin({
         // The kubelet provides `nodeConnections`, possibly after the API server starts: looked up per request.
         registerBuiltinHandlers(api.handlers, (node) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : undefined));
         kernel.hooks.resources.call(api.registry);
+        for (const { name, resources } of options.initializers) {
+          for (const resource of resources) {
+            const dot = resource.indexOf('.');
+            api.initializers.register(dot < 0 ? { name, group: '', resource } : { name, group: resource.slice(dot + 1), resource: resource.slice(0, dot) });
+          }
+        }
         kernel.hooks.initializers.call(api.initializers);
         api.start(kernel.resolve('store'));
 

@@ -7,9 +7,11 @@ export class InitializerRegistryImpl implements InitializerRegistry {
   private readonly names = new Set<string>();
 
   register(initializer: Initializer): void {
-    if (this.names.has(initializer.name)) throw new ApiServerError('SKIFF_ERR_APISERVER_INITIALIZER_DUPLICATE', { name: initializer.name });
-    this.names.add(initializer.name);
     const key = `${initializer.group}/${initializer.resource}`;
+    // One name may initialize several resources (as an InitializerConfiguration rule did), once each.
+    if (this.names.has(`${initializer.name} ${key}`))
+      throw new ApiServerError('SKIFF_ERR_APISERVER_INITIALIZER_DUPLICATE', { name: initializer.name, resource: initializer.resource });
+    this.names.add(`${initializer.name} ${key}`);
     const list = this.byResource.get(key);
     if (list) list.push(initializer);
     else this.byResource.set(key, [initializer]);
