@@ -2,6 +2,7 @@ import type { Kernel } from '@skiff/kernel';
 import { parseArgs } from 'node:util';
 import { helpRequested } from './args.js';
 import { image } from './image.js';
+import { kubeconfig } from './kubeconfig.js';
 import { newPlugin } from './new/command.js';
 import { up, type Output } from './up.js';
 import { COMMANDS, isCommand, USAGE } from './usage.js';
@@ -37,6 +38,9 @@ export async function main(argv: string[], output: Output, cwd = process.cwd()):
       return { exitCode: 0 };
     case 'image':
       await image(rest, output, cwd);
+      return { exitCode: 0 };
+    case 'kubeconfig':
+      await kubeconfig(rest, output, cwd);
       return { exitCode: 0 };
     case 'version':
       parseArgs({ args: rest, options: {}, strict: true, allowPositionals: false });

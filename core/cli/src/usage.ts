@@ -42,6 +42,21 @@ the local preset (or of one node), for machines without a registry. Pods then us
   --node       only this node (default: every node)
   -h, --help   print this help`,
   },
+  kubeconfig: {
+    summary: 'print a kubeconfig for a new user, signed by the cluster CA',
+    usage: `usage: skiff kubeconfig user --name NAME [--group GROUP]... [--data-dir DIR] [--config FILE] [--expiration-seconds N] [--server URL]
+
+Prints a kubeconfig whose client certificate the cluster CA signs: CN the user's name, O each group (as
+kubeadm kubeconfig user does). The cluster must run @skiff/plugin-authn-x509 to accept it; what the user
+may do is up to the authorizers. The key is in the output only: keep it owner-only (> file; chmod 600 file).
+  --name                the user's name (required)
+  --group               a group of the user; repeat for several
+  --data-dir            the cluster's data dir, holding pki/ca.crt and pki/ca.key (default: the config file's, else ./.skiff)
+  --config              the cluster's config file (default: found in this folder, as skiff up does)
+  --expiration-seconds  how long the certificate is valid (default: a year; never past the CA's expiry)
+  --server              the API server URL (default: the one in <data-dir>/admin.kubeconfig)
+  -h, --help            print this help`,
+  },
   version: {
     summary: 'print the skiff version',
     usage: `usage: skiff version
@@ -66,7 +81,7 @@ export const USAGE = `usage: skiff <command> [options]
 
 commands:
 ${Object.entries(COMMANDS)
-  .map(([name, { summary }]) => `  ${name.padEnd(9)}${summary}`)
+  .map(([name, { summary }]) => `  ${name.padEnd(11)}${summary}`)
   .join('\n')}
 
 skiff <command> --help prints a command's options.`;
