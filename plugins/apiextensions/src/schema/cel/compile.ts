@@ -395,6 +395,47 @@ function compileExpression(source: string, node: SchemaNode, isRoot: boolean, op
   }
 }
 
+/**
+ * Compiles an expression whose variables have no schema, every one of them `dyn` — admission policies' expressions
+ * over `object`, `request`, `params`…: parsed, checked for undeclared names and functions and for a result that
+ * can be `expect`, metered and planned in the rule library. Evaluate it inside `withMeter`.
+ */
+export function compileDynamicExpression(
+  source: string,
+  variables: readonly string[],
+  expect: 'bool' | 'string' | 'any',
+): { evaluate?: (bindings: Record<string, unknown>) => unknown; error?: string } {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { error: `ERROR: ${message.startsWith('<input>') ? message : `<input>: ${message}`}` };
+  }
+  if (nestsDeeperThan(parsed.expr, MAX_EXPRESSION_DEPTH)) return { error: `ERROR: <input>: expression recursion limit exceeded: ${MAX_EXPRESSION_DEPTH}` };
+  const checker = new RuleChecker(new Map(variables.map((name) => [name, DYN])));
+  try {
+    const result = checker.typeOf(parsed.expr, new Map());
+    if (expect !== 'any' && result.kind !== 'dyn' && result.kind !== expect) return { error: `must evaluate to ${expect}` };
+  } catch (err) {
+    if (!(err instanceof CheckError)) throw err;
+    const offset = parsed.sourceInfo?.positions?.[err.exprId.toString()] ?? 0;
+    return { error: issue(source, offset, err.message) };
+  }
+  const startCost = instrument(parsed.expr, { value: maxId(parsed.expr) + 1n });
+  try {
+    const program = plan(meteredRuleEnv, parsed) as (bindings: Record<string, unknown>) => unknown;
+    return {
+      evaluate: (bindings) => {
+        meter().charge(startCost);
+        return program(bindings);
+      },
+    };
+  } catch (err) {
+    return { error: `program instantiation failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
 /** Normalises a rule's fieldPath (`.spec.x`, `['a.b']`) to a field path (`spec.x`, `[a.b]`), or undefined if the schema has no such field. */
 export function ruleFieldPath(fieldPath: string, node: SchemaNode): string | undefined {
   let rest = fieldPath.trim();

@@ -29,7 +29,7 @@ function ruleErrorString(program: RuleProgram): string {
 }
 
 /** cel-go's wording for the runtime errors both evaluators know. */
-function celGoError(message: string): string {
+export function celGoError(message: string): string {
   if (message.startsWith('found no matching overload') || message.startsWith('unbound function')) return 'no such overload';
   const missing = /^field not found: (.*)$/.exec(message);
   if (missing) return `no such key: ${missing[1]}`;
