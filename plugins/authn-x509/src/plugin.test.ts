@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueClientCertificate, readClusterCa } from '@skiff/apiserver';
@@ -17,7 +18,11 @@ interface HttpAnswer {
 }
 
 /** `kubectl auth whoami` over the real HTTPS listener, with a client certificate (or a token). */
-function whoami(plane: ControlPlane, credential: { certPem?: string; keyPem?: string; token?: string }): Promise<HttpAnswer> {
+function whoami(
+  plane: ControlPlane,
+  credential: { certPem?: string; keyPem?: string; token?: string },
+  agent: Agent | false = false,
+): Promise<HttpAnswer & { resumed: boolean }> {
   const { url, caPem } = plane.kernel.resolve('apiServerInfo');
   const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
   return new Promise((resolve, reject) => {
@@ -28,7 +33,7 @@ function whoami(plane: ControlPlane, credential: { certPem?: string; keyPem?: st
         ca: caPem,
         cert: credential.certPem,
         key: credential.keyPem,
-        agent: false,
+        agent,
         headers: {
           'content-type': 'application/json',
           'content-length': String(Buffer.byteLength(body)),
@@ -38,7 +43,8 @@ function whoami(plane: ControlPlane, credential: { certPem?: string; keyPem?: st
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        const resumed = (res.socket as TLSSocket).isSessionReused();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')), resumed }));
       },
     );
     req.on('error', reject);
@@ -60,6 +66,17 @@ describe('with the cluster CA, the admin kubeconfig holding a client certificate
     const answer = await whoami(plane, jane);
     expect(answer.status).toBe(201);
     expect(answer.json.status.userInfo).toMatchObject({ username: 'jane', groups: ['devs', 'system:authenticated'] });
+  });
+
+  it('recognises a client that resumes its TLS session on a new connection', async () => {
+    const jane = issueClientCertificate(readClusterCa(plane.dataDir), { user: 'jane' });
+    // No keep-alive: each request opens a connection, which resumes the session the agent cached.
+    const agent = new Agent({ keepAlive: false, maxCachedSessions: 10, cert: jane.certPem, key: jane.keyPem });
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await whoami(plane, jane, agent));
+    agent.destroy();
+    expect(answers.map(({ status, json }) => `${status} ${json.status.userInfo.username}`)).toEqual(['201 jane', '201 jane', '201 jane']);
+    expect(answers.some(({ resumed }) => resumed)).toBe(true);
   });
 
   it('answers 401, never anonymous, to a certificate of another CA or an expired one', async () => {
