@@ -103,7 +103,8 @@ export class PodSecurityAdmission {
       if (refused.length) refusal = `violates PodSecurity "${describe(policy.enforce)}": ${describeViolations(refused)}`;
     }
     const audited = violations(policy.audit);
-    if (audited.length) annotations[AUDIT_ANNOTATIONS.auditViolations] = `would violate PodSecurity "${describe(policy.audit)}": ${describeViolations(audited)}`;
+    if (audited.length)
+      annotations[AUDIT_ANNOTATIONS.auditViolations] = `would violate PodSecurity "${describe(policy.audit)}": ${describeViolations(audited)}`;
     // A request that is refused gets the refusal alone, not a warning that repeats it.
     if (!refusal) {
       const warned = violations(policy.warn);

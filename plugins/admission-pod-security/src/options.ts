@@ -3,9 +3,15 @@ import { KernelError } from '@skiff/kernel';
 import { LEVELS, MODES, parseVersion, VERSION_PATTERN, type Level, type Policy } from './policy.js';
 import { PLUGIN_NAME } from './names.js';
 
-const level = (mode: string) => ({ type: 'string', enum: LEVELS, default: 'privileged', description: `the ${mode} level of namespaces without a ${mode} label` }) as const;
+const level = (mode: string) =>
+  ({ type: 'string', enum: LEVELS, default: 'privileged', description: `the ${mode} level of namespaces without a ${mode} label` }) as const;
 const version = (mode: string) =>
-  ({ type: 'string', pattern: VERSION_PATTERN, default: 'latest', description: `the ${mode} version ("latest" or "v1.x") of namespaces without a ${mode}-version label` }) as const;
+  ({
+    type: 'string',
+    pattern: VERSION_PATTERN,
+    default: 'latest',
+    description: `the ${mode} version ("latest" or "v1.x") of namespaces without a ${mode}-version label`,
+  }) as const;
 const names = (what: string) => ({ type: 'array', items: { type: 'string' }, default: [], description: what }) as const;
 
 /** PodSecurityConfiguration's shape (pod-security.admission.config.k8s.io/v1), as plugin options. */

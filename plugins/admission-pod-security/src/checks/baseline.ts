@@ -202,7 +202,9 @@ const seccompAnnotations: PodCheck = ({ metadata, spec }) => {
   const annotations = metadata.annotations ?? {};
   const keys = [SECCOMP_POD_ANNOTATION, ...allContainers(spec).map((c) => SECCOMP_CONTAINER_ANNOTATION_PREFIX + c.name)];
   const forbidden = sortedSet(
-    keys.filter((key) => annotations[key] !== undefined && !allowedSeccompAnnotation(annotations[key]!)).map((key) => `${key}=${JSON.stringify(annotations[key])}`),
+    keys
+      .filter((key) => annotations[key] !== undefined && !allowedSeccompAnnotation(annotations[key]!))
+      .map((key) => `${key}=${JSON.stringify(annotations[key])}`),
   );
   if (forbidden.length === 0) return undefined;
   return { reason: 'seccompProfile', detail: `forbidden ${plural(forbidden.length, 'annotation', 'annotations')} ${forbidden.join(', ')}` };
@@ -229,7 +231,10 @@ const seccompFields: PodCheck = ({ spec }) => forbiddenSeccompTypes(spec);
 
 /** The sysctls that only affect the pod itself, by the policy version that first allowed them. */
 const SAFE_SYSCTLS: readonly (readonly [number, readonly string[]])[] = [
-  [0, ['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_unprivileged_port_start']],
+  [
+    0,
+    ['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_unprivileged_port_start'],
+  ],
   [27, ['net.ipv4.ip_local_reserved_ports']],
   [29, ['net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes']],
   [32, ['net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']],
@@ -281,4 +286,3 @@ export const BASELINE_CHECKS: readonly CheckDefinition[] = [
   { id: 'sysctls', level: 'baseline', revisions: SAFE_SYSCTLS.map(([since]) => ({ since, check: sysctls(since) })) },
   { id: 'windowsHostProcess', level: 'baseline', revisions: [{ since: 0, check: hostProcess }] },
 ];
-
