@@ -1,0 +1,94 @@
+import { createRemoteJWKSet, customFetch, type RemoteJWKSet } from 'jose';
+import type { Logger } from '@skiff/kernel';
+import type { IssuerConfig } from './config.js';
+import { getJson, httpsGet } from './https-get.js';
+import { DISCOVERY_RETRY_MS, ISSUER_REQUEST_TIMEOUT_MS, JWKS_COOLDOWN_MS, JWKS_MAX_AGE_MS } from './names.js';
+
+export interface IssuerKeysOptions {
+  logger?: Logger;
+  /** After a fetch, an unknown `kid` fetches again only once this has passed. */
+  cooldownMs?: number;
+  /** Keys older than this are fetched again when the next token arrives. */
+  maxAgeMs?: number;
+  timeoutMs?: number;
+  retryMs?: { first: number; max: number };
+}
+
+/**
+ * An issuer's signing keys: its discovery document names the key set (`jwks_uri`), which jose's remote key set
+ * fetches, caches and fetches again when a token names a key it does not know. Discovery runs at start and,
+ * while it fails (the issuer is down, its certificate is not trusted), again in the background with backoff;
+ * tokens of the issuer are refused until it succeeds, and the server starts either way.
+ */
+export class IssuerKeys {
+  private jwks: RemoteJWKSet | undefined;
+  private problem = 'discovery has not run yet';
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly timeoutMs: number;
+
+  constructor(
+    readonly config: IssuerConfig,
+    private readonly options: IssuerKeysOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? ISSUER_REQUEST_TIMEOUT_MS;
+  }
+
+  /** The key set, or why there is none yet. */
+  keys(): RemoteJWKSet | { error: string } {
+    return this.jwks ?? { error: `oidc: authenticator for issuer ${JSON.stringify(this.config.url)} is not initialized: ${this.problem}` };
+  }
+
+  /** Tries discovery once and, when it fails, keeps trying in the background until `stop`. */
+  async start(): Promise<void> {
+    await this.attempt(this.options.retryMs?.first ?? DISCOVERY_RETRY_MS.first);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.retry);
+  }
+
+  private async attempt(nextDelayMs: number): Promise<void> {
+    try {
+      this.jwks = await this.discover();
+      this.options.logger?.info({ issuer: this.config.url }, 'OIDC issuer discovered');
+    } catch (err) {
+      this.problem = (err as Error).message;
+      if (this.stopped) return;
+      this.options.logger?.warn({ issuer: this.config.url, err: this.problem, retryInMs: nextDelayMs }, 'OIDC issuer discovery failed');
+      const max = this.options.retryMs?.max ?? DISCOVERY_RETRY_MS.max;
+      this.retry = setTimeout(() => void this.attempt(Math.min(nextDelayMs * 2, max)), nextDelayMs);
+      this.retry.unref();
+    }
+  }
+
+  /** Reads the discovery document, checks it is the issuer's, and fetches the key set once. */
+  private async discover(): Promise<RemoteJWKSet> {
+    const { url, discoveryURL, ca } = this.config;
+    const document = await getJson(discoveryURL, { ca, timeoutMs: this.timeoutMs });
+    if (document.issuer !== url)
+      throw new Error(`the discovery document ${discoveryURL} is for issuer ${JSON.stringify(document.issuer)}, not ${JSON.stringify(url)}`);
+    const jwksUri = document.jwks_uri;
+    if (typeof jwksUri !== 'string' || !jwksUri) throw new Error(`the discovery document ${discoveryURL} has no jwks_uri`);
+    let keysUrl: URL;
+    try {
+      keysUrl = new URL(jwksUri);
+    } catch {
+      throw new Error(`the discovery document ${discoveryURL} has a jwks_uri that is not a URL: ${JSON.stringify(jwksUri)}`);
+    }
+    if (keysUrl.protocol !== 'https:') throw new Error(`the jwks_uri ${jwksUri} is not https`);
+    const jwks = createRemoteJWKSet(keysUrl, {
+      timeoutDuration: this.timeoutMs,
+      cooldownDuration: this.options.cooldownMs ?? JWKS_COOLDOWN_MS,
+      cacheMaxAge: this.options.maxAgeMs ?? JWKS_MAX_AGE_MS,
+      [customFetch]: (target, init) => httpsGet(target, { ca, timeoutMs: this.timeoutMs, signal: init.signal }),
+    });
+    try {
+      await jwks.reload();
+    } catch (err) {
+      throw new Error(`the key set ${jwksUri} cannot be fetched: ${(err as Error).message}`);
+    }
+    return jwks;
+  }
+}
