@@ -1,4 +1,4 @@
-import type { KubeObject, Namespace, Pod, StatusCause } from '@skiff/api';
+import { ApiError, type KubeObject, type Namespace, type Pod, type StatusCause } from '@skiff/api';
 import { AdmissionError, type AdmissionRequest } from '@skiff/kernel';
 import type { PodView, Violation } from './checks/index.js';
 import { describeViolations, PolicyEvaluator, violationReasons } from './evaluator.js';
@@ -214,8 +214,9 @@ function pushWarning(request: AdmissionRequest, warning: string | undefined): vo
   if (warning) request.warnings?.push(warning);
 }
 
-function invalidLabels(name: string, causes: StatusCause[]): AdmissionError {
-  return new AdmissionError(`Namespace "${name}" is invalid: ${aggregateCauses(causes)}`, 422, causes);
+/** 422 with the causes and the namespace named in details, so kubectl prints `The Namespace "x" is invalid: …`. */
+function invalidLabels(name: string, causes: StatusCause[]): ApiError {
+  return new ApiError('SKIFF_ERR_API_INVALID', `Namespace "${name}" is invalid: ${aggregateCauses(causes)}`, { name, kind: 'Namespace', causes });
 }
 
 const sameCauses = (a: readonly StatusCause[], b: readonly StatusCause[]): boolean => JSON.stringify(a) === JSON.stringify(b);

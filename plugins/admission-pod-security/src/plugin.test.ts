@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject, Namespace, Pod } from '@skiff/api';
+import { ApiError, type KubeObject, type Namespace, type Pod } from '@skiff/api';
 import { AdmissionError, Kernel, type AdmissionRequest } from '@skiff/kernel';
 import { admissionRequest, admit } from '@skiff/testing';
 import { PodSecurityAdmission } from './admission.js';
@@ -207,10 +207,10 @@ describe('namespaces', () => {
     });
 
   it('refuses a namespace created with a label value it cannot parse (422)', async () => {
-    const err = await admit(cluster(), nsRequest({ 'pod-security.kubernetes.io/enforce': 'strict' })).catch((e: AdmissionError) => e);
-    expect(err).toBeInstanceOf(AdmissionError);
-    expect((err as AdmissionError).status).toBe(422);
-    expect((err as AdmissionError).message).toBe(
+    const err = await admit(cluster(), nsRequest({ 'pod-security.kubernetes.io/enforce': 'strict' })).catch((e: ApiError) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).toStatus()).toMatchObject({ code: 422, reason: 'Invalid', details: { name: 'team', kind: 'Namespace' } });
+    expect((err as ApiError).message).toBe(
       'Namespace "team" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "strict": must be one of privileged, baseline, restricted',
     );
     await expect(admit(cluster(), nsRequest({ 'pod-security.kubernetes.io/warn-version': '1.30', 'pod-security.kubernetes.io/audit': 'x' }))).rejects.toThrow(
