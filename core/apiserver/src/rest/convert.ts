@@ -9,7 +9,7 @@ import { fieldValidationOf, requireObject, typeCheck, withTypeMeta } from '../pi
 import { guardedUpdate } from './commit-update.js';
 import type { RestContext } from './context.js';
 import { applyPatchDocument, checkPatchShape, patchKindOf, pinsResourceVersion } from './patch-document.js';
-import { json, warningHeader } from './respond.js';
+import { json, warningHeaders } from './respond.js';
 import { checkIdentity } from './update.js';
 
 type Route = (ctx: RestContext, body: DecodedBody) => Promise<ApiResponse>;
@@ -65,7 +65,7 @@ export async function routeConverted(ctx: RestContext, body: DecodedBody, route:
 
 function withWarnings(headers: Record<string, string> | undefined, warnings: string[]): Record<string, string> | undefined {
   if (warnings.length === 0 || headers?.warning) return headers;
-  return { ...headers, warning: warnings.map(warningHeader).join(', ') };
+  return { ...headers, warning: warningHeaders(warnings) };
 }
 
 /** An object of the stored version converted to the served one; anything else as it is. */
