@@ -78,6 +78,10 @@ describe('audit policy', () => {
     expect(level(event({ verb: 'get', requestURI: '/version', objectRef: undefined }))).toBe('Metadata');
   });
 
+  it('loads with no options (the default policy)', () => {
+    expect(() => new Kernel({ config: { logLevel: 'silent' } }).use(plugin)).not.toThrow();
+  });
+
   it.each([
     [{ rules: [] }, 'policy: rules: at least one rule is required'],
     [{ rules: [{ level: 'Everything' }] }, 'policy: rules[0].level: expected one of None, Metadata, Request, RequestResponse'],

@@ -28,11 +28,13 @@ export default definePlugin({
   },
   apply(kernel, options) {
     const fail = (detail: string) => new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail });
-    if (options.policy && options.policyFile) throw fail('give policy or policyFile, not both');
+    // The options checker fills an object option it was not given with {}: an empty policy is no policy.
+    const inlinePolicy = options.policy && Object.keys(options.policy).length > 0 ? options.policy : undefined;
+    if (inlinePolicy && options.policyFile) throw fail('give policy or policyFile, not both');
     let policy: Policy = DEFAULT_POLICY;
     let file: LogFile | undefined;
     try {
-      if (options.policy) policy = parsePolicy(options.policy);
+      if (inlinePolicy) policy = parsePolicy(inlinePolicy);
     } catch (err) {
       if (err instanceof PolicyError) throw fail(err.message);
       throw err;
