@@ -1,19 +1,19 @@
 // A policy's CEL expressions compiled once per stored version of the policy: validations and their message
 // expressions, match conditions, variables and audit annotation values. Every expression sees `object`,
-// `oldObject`, `request`, `params`, `namespaceObject` and `variables`, all without a schema (dyn): a name
+// `oldObject`, `request`, `params`, `namespaceObject`, `variables` and `authorizer`, without a schema (dyn): a name
 // that is declared nowhere or a function that does not exist is a compile error, field names are checked
 // when the expression runs.
 import type { ValidatingAdmissionPolicy } from '@skiff/api';
 import { fieldErrors } from '@skiff/api/validation';
 import type { StatusCause } from '@skiff/api';
-import { compileDynamicExpression } from '@skiff/plugin-apiextensions/cel';
+import { compileDynamicExpression, ruleLibraryWith } from '@skiff/plugin-apiextensions/cel';
+import { AUTHORIZER_FUNCTIONS } from './authorizer.js';
 
 /** The variables every policy expression may use. */
-export const POLICY_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables'] as const;
+export const POLICY_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables', 'authorizer'] as const;
 
-/** `authorizer` is declared so that its use is reported as what it is, rather than as an unknown name. */
-const AUTHORIZER = 'authorizer';
-const AUTHORIZER_UNSUPPORTED = "the 'authorizer' variable is not supported by Skiff's ValidatingAdmissionPolicy";
+/** The rule library of CRD validation with the authorizer's functions. */
+const POLICY_LIBRARY = ruleLibraryWith(AUTHORIZER_FUNCTIONS);
 
 export interface CompiledExpression {
   expression: string;
@@ -38,15 +38,10 @@ export interface CompiledPolicy {
   auditAnnotations: { key: string; value: CompiledExpression }[];
 }
 
-function usesAuthorizer(expression: string): boolean {
-  return /(^|[^\w.])authorizer\b/.test(expression);
-}
-
 /** Compiles one expression; `expect` is the type its result must be able to have. */
 export function compileExpression(expression: string, expect: 'bool' | 'string' | 'any'): CompiledExpression {
-  const compiled = compileDynamicExpression(expression, [...POLICY_VARIABLES, AUTHORIZER], expect);
+  const compiled = compileDynamicExpression(expression, POLICY_VARIABLES, expect, POLICY_LIBRARY);
   if (compiled.error) return { expression, error: compiled.error.startsWith('ERROR') ? `compilation failed: ${compiled.error}` : compiled.error };
-  if (usesAuthorizer(expression)) return { expression, error: AUTHORIZER_UNSUPPORTED };
   return { expression, evaluate: compiled.evaluate };
 }
 

@@ -1,5 +1,5 @@
 import { ApiError, type ConfigMap, type KubeObject, type Namespace, type ValidatingAdmissionPolicy, type ValidatingAdmissionPolicyBinding } from '@skiff/api';
-import type { AdmissionRequest } from '@skiff/kernel';
+import type { AdmissionRequest, AuthzAttributes, AuthzDecision } from '@skiff/kernel';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy, policyCompileCauses } from './compile.js';
 import { dispatch, type DispatchContext, type PolicyHook } from './dispatch.js';
@@ -37,9 +37,22 @@ const NAMESPACES: Record<string, Namespace> = {
   'team-b': { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b', labels: { env: 'dev' } } },
 };
 
+/** Who may do what, for the `authorizer` variable: `alice` may create deployments in team-a, `system:serviceaccount:team-a:deployer` may delete them. */
+async function authorize(attributes: AuthzAttributes): Promise<AuthzDecision> {
+  const { user, verb, resource, namespace, path } = attributes;
+  if (path === '/metrics') return { decision: 'allow', reason: 'metrics are public' };
+  if (user.username === 'alice' && verb === 'create' && resource === 'deployments' && namespace === 'team-a')
+    return { decision: 'allow', reason: 'alice edits team-a' };
+  if (user.username === 'system:serviceaccount:team-a:deployer' && verb === 'delete' && user.groups.includes('system:serviceaccounts:team-a'))
+    return { decision: 'allow', reason: 'deployer deletes' };
+  if (verb === 'explode') throw new Error('authorizer unavailable');
+  return undefined;
+}
+
 /** A context whose params are ConfigMaps found by name or selector in `configMaps`, as the plugin's ParamSource finds them. */
 function contextWith(configMaps: ConfigMap[] = []): DispatchContext {
   return {
+    authorize,
     async namespace(name) {
       return NAMESPACES[name];
     },
@@ -281,5 +294,45 @@ describe('expressions', () => {
     expect(err.message).toContain("denied request: compilation error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'objekt'");
     expect(policyCompileCauses(policy({ validations: [{ expression: "'a string'" }] }))[0]!.message).toContain('must evaluate to bool');
     expect(policyCompileCauses(PARAMETERISED)).toEqual([]);
+  });
+
+  it('ask the authorizers through `authorizer`: as the user who asks, as another identity, about a path', async () => {
+    const p = policy({
+      validations: [
+        {
+          expression: "authorizer.group('apps').resource('deployments').namespace(request.namespace).check('create').allowed()",
+          messageExpression: "'not allowed: ' + authorizer.requestResource.check('create').reason()",
+        },
+        {
+          expression:
+            "authorizer.serviceAccount('team-a', 'deployer').group('apps').resource('deployments').namespace('team-a').name('web').check('delete').allowed()",
+          message: 'the deployer must be able to delete it',
+        },
+        { expression: "authorizer.path('/metrics').check('get').reason() == 'metrics are public'" },
+        { expression: "authorizer.group('').resource('pods').check('explode').errored()", message: 'an authorizer error reads as errored()' },
+      ],
+    });
+    await expect(dispatch(request(deployment(1)), hooksOf(p, binding()), contextWith())).resolves.toBeUndefined();
+    const bob = request(deployment(1), { user: { username: 'bob', groups: [] } });
+    const err = await refusal(dispatch(bob, hooksOf(p, binding()), contextWith()));
+    expect(err.message).toMatch(/denied request: not allowed:$/);
+    const inTeamB = request({ ...deployment(1), metadata: { name: 'web', namespace: 'team-b' } }, { namespace: 'team-b' });
+    expect((await refusal(dispatch(inTeamB, hooksOf(p, binding()), contextWith()))).message).toContain('denied request: not allowed');
+  });
+
+  it('runs dependent checks in rounds, and charges each check its cost', async () => {
+    const dependent = policy({
+      validations: [
+        {
+          expression:
+            "authorizer.group('apps').resource('deployments').namespace(authorizer.path('/metrics').check('get').reason() == 'metrics are public' ? 'team-a' : 'x').check('create').allowed()",
+        },
+      ],
+    });
+    await expect(dispatch(request(deployment(1)), hooksOf(dependent, binding()), contextWith())).resolves.toBeUndefined();
+    const tooMany = policy({ validations: [{ expression: "['a','b','c'].all(v, authorizer.path('/' + v).check('get').allowed() || true)" }] });
+    expect((await refusal(dispatch(request(deployment(1)), hooksOf(tooMany, binding()), contextWith()))).message).toContain(
+      'resulted in error: operation cancelled: actual cost limit exceeded',
+    );
   });
 });

@@ -14,7 +14,8 @@ import {
   type Namespace,
   type ValidatingAdmissionPolicyBinding,
 } from '@skiff/api';
-import type { AdmissionRequest } from '@skiff/kernel';
+import type { AdmissionRequest, AuthzAttributes, AuthzDecision } from '@skiff/kernel';
+import { AuthorizationChecks, authorizerFor } from './authorizer.js';
 import type { CompiledPolicy } from './compile.js';
 import { validatePolicy, type PolicyDecision } from './evaluate.js';
 import { matchResources, type MatchContext, type MatchResult } from './matching.js';
@@ -34,7 +35,12 @@ export interface DispatchContext extends MatchContext {
    * `[]` when none were found and the binding allows that. Throws a configuration error.
    */
   params(policy: CompiledPolicy, binding: ValidatingAdmissionPolicyBinding, namespace: string): Promise<(KubeObject | null)[]>;
+  /** Asks the cluster's authorizers (for the `authorizer` variable). */
+  authorize(attributes: AuthzAttributes): Promise<AuthzDecision>;
 }
+
+/** How many times one evaluation is run again for authorization checks that depend on earlier decisions. */
+const MAX_AUTHORIZATION_ROUNDS = 8;
 
 /** The longest value an audit annotation of a policy may carry; longer ones are cut. */
 const MAX_AUDIT_ANNOTATION_VALUE_LENGTH = 10 * 1024;
@@ -131,6 +137,7 @@ function setAnnotation(request: AdmissionRequest, key: string, value: string): v
 export async function dispatch(request: AdmissionRequest, hooks: readonly PolicyHook[], context: DispatchContext): Promise<void> {
   const denials: Denial[] = [];
   const uid = randomUUID();
+  const checks = new AuthorizationChecks((attributes) => context.authorize(attributes));
   const configError = (compiled: CompiledPolicy, binding: ValidatingAdmissionPolicyBinding | undefined, err: unknown) => {
     if (compiled.failurePolicy === 'Ignore') return;
     const message = `failed to configure ${binding ? 'binding' : 'policy'}: ${errorMessage(err)}`;
@@ -168,9 +175,22 @@ export async function dispatch(request: AdmissionRequest, hooks: readonly Policy
         oldObject: request.oldObject ?? null,
         request: celRequest(request, matched, uid),
         namespaceObject: celNamespace(await namespaceObject),
+        authorizer: authorizerFor(checks, request.user, {
+          group: matched.resource.group,
+          resource: matched.resource.resource,
+          subresource: request.subresource,
+          namespace: request.namespace,
+          name: request.name,
+        }),
       };
       for (const param of params) {
-        const result = validatePolicy(compiled, { ...input, params: celParam(param, compiled) });
+        const evaluate = () => validatePolicy(compiled, { ...input, params: celParam(param, compiled) });
+        let result = evaluate();
+        for (let round = 1; checks.undecided; round++) {
+          if (round >= MAX_AUTHORIZATION_ROUNDS) checks.abandon();
+          else await checks.resolve();
+          result = evaluate();
+        }
         result.decisions.forEach((decision, index) => {
           if (decision.action !== 'deny') return;
           for (const action of binding.spec?.validationActions ?? []) {

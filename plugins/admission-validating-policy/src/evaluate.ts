@@ -46,6 +46,8 @@ export interface PolicyInput {
   request: unknown;
   params: unknown;
   namespaceObject: unknown;
+  /** The `authorizer` (a CEL value made by authorizer.ts). */
+  authorizer?: unknown;
 }
 
 class OutOfBudget extends Error {}
@@ -156,6 +158,7 @@ function bindingsFor(input: PolicyInput, variables: LazyVariables): Record<strin
     params: cel(input.params),
     namespaceObject: cel(input.namespaceObject),
     variables,
+    authorizer: input.authorizer ?? null,
   };
   variables.bindings = bindings;
   return bindings;

@@ -83,6 +83,7 @@ const plugin = definePlugin({
         },
         equivalents: equivalentsIn(registry),
         params: (policy, binding, ns) => paramSource.collect(policy, binding, ns, request.get.bind(request)),
+        authorize: (attributes) => kernel.hooks.authorize.promise(attributes),
       };
       await dispatch(request, hooks, context);
     });

@@ -6,7 +6,7 @@ import { parse, plan } from '@bufbuild/cel';
 import type { RuleProgram, SchemaNode } from '../node.js';
 import { LIST_CREATE_COST, MAP_CREATE_COST, MESSAGE_CREATE_COST, meter } from './cost.js';
 import { appendSteps, estimateCost } from './estimate.js';
-import { isKnownFunction, meteredRuleEnv } from './library.js';
+import { isKnownFunction, meteredRuleEnv, RULE_LIBRARY, type RuleLibrary } from './library.js';
 import { APPEND_FUNCTION, INDEX_FUNCTION, RANGE_FUNCTION, STEP_FUNCTION } from './metered.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
@@ -82,7 +82,10 @@ class CheckError extends Error {
 
 class RuleChecker {
   usesOldSelf = false;
-  constructor(private readonly variables: ReadonlyMap<string, Known>) {}
+  constructor(
+    private readonly variables: ReadonlyMap<string, Known>,
+    private readonly isKnown: (name: string) => boolean = isKnownFunction,
+  ) {}
 
   typeOf(expr: Expr, scope: ReadonlyMap<string, Known>): Known {
     const kind = expr.exprKind;
@@ -110,7 +113,7 @@ class RuleChecker {
         const call = kind.value;
         const target = call.target ? this.typeOf(call.target, scope) : undefined;
         const args = call.args.map((a) => this.typeOf(a, scope));
-        if (!isKnownFunction(call.function)) throw new CheckError(expr.id, `undeclared reference to '${call.function}' (in container '')`);
+        if (!this.isKnown(call.function)) throw new CheckError(expr.id, `undeclared reference to '${call.function}' (in container '')`);
         return callResult(call.function, target, args);
       }
       case 'listExpr': {
@@ -398,12 +401,14 @@ function compileExpression(source: string, node: SchemaNode, isRoot: boolean, op
 /**
  * Compiles an expression whose variables have no schema, every one of them `dyn` — admission policies' expressions
  * over `object`, `request`, `params`…: parsed, checked for undeclared names and functions and for a result that
- * can be `expect`, metered and planned in the rule library. Evaluate it inside `withMeter`.
+ * can be `expect`, metered and planned in `library` (the rule library unless another is given). Evaluate it
+ * inside `withMeter`.
  */
 export function compileDynamicExpression(
   source: string,
   variables: readonly string[],
   expect: 'bool' | 'string' | 'any',
+  library: RuleLibrary = RULE_LIBRARY,
 ): { evaluate?: (bindings: Record<string, unknown>) => unknown; error?: string } {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -413,7 +418,7 @@ export function compileDynamicExpression(
     return { error: `ERROR: ${message.startsWith('<input>') ? message : `<input>: ${message}`}` };
   }
   if (nestsDeeperThan(parsed.expr, MAX_EXPRESSION_DEPTH)) return { error: `ERROR: <input>: expression recursion limit exceeded: ${MAX_EXPRESSION_DEPTH}` };
-  const checker = new RuleChecker(new Map(variables.map((name) => [name, DYN])));
+  const checker = new RuleChecker(new Map(variables.map((name) => [name, DYN])), library.isKnown);
   try {
     const result = checker.typeOf(parsed.expr, new Map());
     if (expect !== 'any' && result.kind !== 'dyn' && result.kind !== expect) return { error: `must evaluate to ${expect}` };
@@ -424,7 +429,7 @@ export function compileDynamicExpression(
   }
   const startCost = instrument(parsed.expr, { value: maxId(parsed.expr) + 1n });
   try {
-    const program = plan(meteredRuleEnv, parsed) as (bindings: Record<string, unknown>) => unknown;
+    const program = plan(library.metered, parsed) as (bindings: Record<string, unknown>) => unknown;
     return {
       evaluate: (bindings) => {
         meter().charge(startCost);

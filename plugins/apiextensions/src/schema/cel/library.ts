@@ -14,6 +14,7 @@ import {
   listType,
   mapType,
   type CelEnv,
+  type CelFunc,
   type CelList,
   type CelMap,
   type CelValue,
@@ -183,11 +184,11 @@ function compileRulePattern(pattern: string) {
   return compileRegex(pattern);
 }
 
+const libraryEnv = (extra: readonly CelFunc[] = []): CelEnv =>
+  celEnv({ funcs: [...strings, ...linearFunctions, ...kubernetesFunctions, ...extra], re2: { compile: compileRulePattern } });
+
 /** The rule library, unmetered: what a rule may call (the checker asks it). */
-export const ruleEnv: CelEnv = celEnv({
-  funcs: [...strings, ...linearFunctions, ...kubernetesFunctions],
-  re2: { compile: compileRulePattern },
-});
+export const ruleEnv: CelEnv = libraryEnv();
 
 /** The environment every rule and message expression is planned in: the rule library, every call charged. */
 export const meteredRuleEnv: CelEnv = meteredEnv(ruleEnv);
@@ -196,7 +197,27 @@ export const meteredRuleEnv: CelEnv = meteredEnv(ruleEnv);
 const BUILTIN_OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '@not_strictly_false', '__not_strictly_false__', '!_', '-_', '_[_]', '@in', '_in_']);
 const INTERNAL_FUNCTIONS = new Set([STEP_FUNCTION, RANGE_FUNCTION, INDEX_FUNCTION, APPEND_FUNCTION]);
 
+const knownIn = (env: CelEnv) => (name: string) => BUILTIN_OPERATORS.has(name) || (!INTERNAL_FUNCTIONS.has(name) && env.funcs.find(name) !== undefined);
+
 /** Whether a rule may call a function or method of this name. */
-export function isKnownFunction(name: string): boolean {
-  return BUILTIN_OPERATORS.has(name) || (!INTERNAL_FUNCTIONS.has(name) && ruleEnv.funcs.find(name) !== undefined);
+export const isKnownFunction: (name: string) => boolean = knownIn(ruleEnv);
+
+/** A library expressions are checked against and planned in. */
+export interface RuleLibrary {
+  /** Every call charged to the meter of the evaluation under way. */
+  readonly metered: CelEnv;
+  /** Whether an expression may call a function or method of this name. */
+  isKnown(name: string): boolean;
+}
+
+/** The rule library of CRD validation rules. */
+export const RULE_LIBRARY: RuleLibrary = { metered: meteredRuleEnv, isKnown: isKnownFunction };
+
+/**
+ * The rule library with `extra` functions (an admission policy's authorizer). An extra function charges one
+ * unit a call; one that costs more charges the rest itself (`meter().use(…)`).
+ */
+export function ruleLibraryWith(extra: readonly CelFunc[]): RuleLibrary {
+  const env = libraryEnv(extra);
+  return { metered: meteredEnv(env), isKnown: knownIn(env) };
 }
