@@ -9,7 +9,7 @@ import {
   CostMeter,
   PER_CALL_LIMIT,
   RUNTIME_CEL_COST_BUDGET,
-  toCel,
+  jsonToCel,
   withMeter,
   type ConversionCache,
 } from '@skiff/plugin-apiextensions/cel';
@@ -150,7 +150,7 @@ function messageOf(value: unknown): string | undefined {
 
 function bindingsFor(input: PolicyInput, variables: LazyVariables): Record<string, unknown> {
   const cache: ConversionCache = new WeakMap();
-  const cel = (value: unknown) => toCel(value, undefined, cache);
+  const cel = (value: unknown) => jsonToCel(value, cache);
   const bindings = {
     object: cel(input.object),
     oldObject: cel(input.oldObject),
