@@ -27,5 +27,5 @@ export async function deleteCollection(ctx: RestContext, body: unknown): Promise
     }
   }
   const { definition } = ctx;
-  return json({ kind: definition.listKind ?? `${definition.kind}List`, apiVersion: apiVersionOf(definition), metadata, items: deleted });
+  return json({ kind: definition.listKind ?? `${definition.kind}List`, apiVersion: apiVersionOf(definition), metadata, items: deleted }, 200, ctx.warnings);
 }

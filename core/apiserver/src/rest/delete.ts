@@ -15,7 +15,7 @@ const MAX_ATTEMPTS = 5;
 
 /** DELETE of one object: 200 with the object, removed or (graceful, finalizers) marked for deletion. */
 export async function deleteObject(ctx: RestContext, body: unknown): Promise<ApiResponse> {
-  return json(await deleteNamed(ctx, deleteOptionsOf(body, ctx.request.query, ctx)));
+  return json(await deleteNamed(ctx, deleteOptionsOf(body, ctx.request.query, ctx)), 200, ctx.warnings);
 }
 
 /**
