@@ -15,6 +15,7 @@ import {
   type ValidatingAdmissionPolicyBinding,
 } from '@skiff/api';
 import type { AdmissionRequest, AuthzAttributes, AuthzDecision } from '@skiff/kernel';
+import { jsonToCel, type ConversionCache } from '@skiff/plugin-apiextensions/cel';
 import { AuthorizationChecks, authorizerFor } from './authorizer.js';
 import type { CompiledPolicy } from './compile.js';
 import { validatePolicy, type PolicyDecision } from './evaluate.js';
@@ -118,11 +119,19 @@ function celNamespace(namespace: Namespace | undefined): Record<string, unknown>
   return { metadata, spec: namespace.spec ?? {}, status: namespace.status ?? {} };
 }
 
-/** A param carries its apiVersion and kind, as the policy's paramKind names them, whatever the cache kept. */
-function celParam(param: KubeObject | null, policy: CompiledPolicy): KubeObject | null {
+/** Params as CEL values, by the (cached, immutable) object they were made from: converted once, not per request. */
+const PARAM_VALUES = new WeakMap<KubeObject, unknown>();
+
+/** A param as expressions see it, carrying its apiVersion and kind as the policy's paramKind names them, whatever the cache kept. */
+function celParam(param: KubeObject | null, policy: CompiledPolicy): unknown {
   if (!param) return null;
-  const kind = policy.policy.spec?.paramKind;
-  return { ...param, apiVersion: param.apiVersion ?? kind?.apiVersion, kind: param.kind ?? kind?.kind } as KubeObject;
+  let value = PARAM_VALUES.get(param);
+  if (value === undefined) {
+    const kind = policy.policy.spec?.paramKind;
+    value = jsonToCel({ ...param, apiVersion: param.apiVersion ?? kind?.apiVersion, kind: param.kind ?? kind?.kind });
+    PARAM_VALUES.set(param, value);
+  }
+  return value;
 }
 
 function setAnnotation(request: AdmissionRequest, key: string, value: string): void {
@@ -143,7 +152,8 @@ export async function dispatch(request: AdmissionRequest, hooks: readonly Policy
     const message = `failed to configure ${binding ? 'binding' : 'policy'}: ${errorMessage(err)}`;
     denials.push({ action: 'deny', evaluation: 'error', message, policy: compiled.policy.metadata.name ?? '', binding: binding?.metadata.name });
   };
-  let namespaceObject: Promise<Namespace | undefined> | undefined;
+  const cache: ConversionCache = new WeakMap();
+  let namespaceObject: Promise<unknown> | undefined;
   const namespaceName = request.resource.group === '' && request.resource.resource === 'namespaces' ? '' : request.namespace;
 
   for (const hook of hooks) {
@@ -157,6 +167,7 @@ export async function dispatch(request: AdmissionRequest, hooks: readonly Policy
       continue;
     }
     if (!matched.matches) continue;
+    let celRequestValue: unknown;
     const annotations = new Map<string, string[]>();
     for (const binding of hook.bindings) {
       const bindingName = binding.metadata.name ?? '';
@@ -169,12 +180,14 @@ export async function dispatch(request: AdmissionRequest, hooks: readonly Policy
         continue;
       }
       if (params.length === 0) continue;
-      namespaceObject ??= namespaceName ? context.namespace(namespaceName) : Promise.resolve(undefined);
+      namespaceObject ??= (namespaceName ? context.namespace(namespaceName) : Promise.resolve(undefined)).then((ns) => jsonToCel(celNamespace(ns), cache));
+      celRequestValue ??= jsonToCel(celRequest(request, matched, uid), cache);
       const input = {
+        cache,
         object: request.object ?? null,
         oldObject: request.oldObject ?? null,
-        request: celRequest(request, matched, uid),
-        namespaceObject: celNamespace(await namespaceObject),
+        request: celRequestValue,
+        namespaceObject: await namespaceObject,
         authorizer: authorizerFor(checks, request.user, {
           group: matched.resource.group,
           resource: matched.resource.resource,

@@ -39,7 +39,7 @@ export interface ValidateResult {
   auditAnnotations: AuditAnnotationResult[];
 }
 
-/** The values expressions see, as JSON (they are converted to CEL once per evaluation). */
+/** The values expressions see, as JSON or already converted to CEL. */
 export interface PolicyInput {
   object: unknown;
   oldObject: unknown;
@@ -48,6 +48,8 @@ export interface PolicyInput {
   namespaceObject: unknown;
   /** The `authorizer` (a CEL value made by authorizer.ts). */
   authorizer?: unknown;
+  /** Conversions to CEL shared by the evaluations of one request (the same object seen by several policies). */
+  cache?: ConversionCache;
 }
 
 class OutOfBudget extends Error {}
@@ -149,8 +151,8 @@ function messageOf(value: unknown): string | undefined {
 }
 
 function bindingsFor(input: PolicyInput, variables: LazyVariables): Record<string, unknown> {
-  const cache: ConversionCache = new WeakMap();
-  const cel = (value: unknown) => jsonToCel(value, cache);
+  const cache = input.cache ?? new WeakMap();
+  const cel = (value: unknown) => (isCelMap(value) || isCelList(value) ? value : jsonToCel(value, cache));
   const bindings = {
     object: cel(input.object),
     oldObject: cel(input.oldObject),
