@@ -77,6 +77,20 @@ describe('Pod Security admission through kubectl 1.36', () => {
     expect((await json('get', 'pod', 'hardened', '-n', 'locked')).metadata.uid).toBeTruthy();
   });
 
+  it('checks ephemeral containers `kubectl debug` adds: the general profile is refused, the restricted one admitted', async () => {
+    const general = await kubectl(['debug', '-n', 'locked', 'hardened', '--image=busybox', '--profile=general', '-c', 'dbg', '--', 'true']);
+    expect(general.code).not.toBe(0);
+    expect(general.stderr).toContain(
+      'Error from server (Forbidden): pods "hardened" is forbidden: violates PodSecurity "restricted:latest": ' +
+        'allowPrivilegeEscalation != false (container "dbg" must set securityContext.allowPrivilegeEscalation=false), ' +
+        'unrestricted capabilities (container "dbg" must set securityContext.capabilities.drop=["ALL"]; container "dbg" must not include "SYS_PTRACE" in securityContext.capabilities.add)',
+    );
+    const restricted = await kubectl(['debug', '-n', 'locked', 'hardened', '--image=busybox', '--profile=restricted', '-c', 'dbg2', '--', 'true']);
+    expect(restricted.code).toBe(0);
+    const names = (await json('get', 'pod', 'hardened', '-n', 'locked')).spec.ephemeralContainers.map((c: any) => c.name);
+    expect(names).toEqual(['dbg2']);
+  });
+
   it('creates a Deployment with a warning, and its ReplicaSet cannot make its pods', async () => {
     const created = await kubectl(['create', 'deployment', 'web', '-n', 'locked', '--image=nginx']);
     expect(created.code).toBe(0);
