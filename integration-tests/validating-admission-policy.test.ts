@@ -189,6 +189,51 @@ metadata:
     expect(quiet.stderr).toBe('');
   });
 
+  it('guards deletes through oldObject, with matchConditions and the request user', async () => {
+    await apply(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: protected-configmaps
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["DELETE"]
+      resources: ["configmaps"]
+  matchConditions:
+  - name: labelled-protected
+    expression: "has(oldObject.metadata.labels) && 'protected' in oldObject.metadata.labels && oldObject.metadata.labels['protected'] == 'true'"
+  validations:
+  - expression: "false"
+    reason: Forbidden
+    messageExpression: "'configmap ' + oldObject.metadata.name + ' is protected; ' + request.userInfo.username + ' must remove the label first'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: protected-configmaps
+spec:
+  policyName: protected-configmaps
+  validationActions: [Deny]
+`);
+    await ok('create', 'configmap', 'keep', '-n', 'team-prod', '--from-literal=a=b');
+    await ok('label', 'configmap', 'keep', '-n', 'team-prod', 'protected=true');
+    await ok('create', 'configmap', 'scratch', '-n', 'team-prod', '--from-literal=a=b');
+    const started = Date.now();
+    let refused = await kubectl(['delete', 'configmap', 'keep', '-n', 'team-prod', '--dry-run=server']);
+    while (refused.code === 0 && Date.now() - started < 5_000) refused = await kubectl(['delete', 'configmap', 'keep', '-n', 'team-prod', '--dry-run=server']);
+    const result = await kubectl(['delete', 'configmap', 'keep', '-n', 'team-prod']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim()).toMatch(
+      /^Error from server \(Forbidden\): configmaps "keep" is forbidden: ValidatingAdmissionPolicy 'protected-configmaps' with binding 'protected-configmaps' denied request: configmap keep is protected; \S+ must remove the label first$/,
+    );
+    await ok('delete', 'configmap', 'scratch', '-n', 'team-prod');
+    await ok('label', 'configmap', 'keep', '-n', 'team-prod', 'protected-');
+    await ok('delete', 'configmap', 'keep', '-n', 'team-prod');
+  });
+
   it('stops enforcing a binding once it is deleted', async () => {
     await ok('delete', 'validatingadmissionpolicybinding', 'max-replicas-prod');
     const started = Date.now();
