@@ -1,6 +1,7 @@
-import { ApiError, type KubeObject, type Namespace, type Pod, type StatusCause } from '@skiff/api';
-import { AdmissionError, type AdmissionRequest } from '@skiff/kernel';
+import type { KubeObject, Namespace, Pod, StatusCause } from '@skiff/api';
+import type { AdmissionRequest } from '@skiff/kernel';
 import type { PodView, Violation } from './checks/index.js';
+import { invalidLabels as invalidLabelsError, PodSecurityForbidden } from './errors.js';
 import { describeViolations, PolicyEvaluator, violationReasons } from './evaluator.js';
 import { AUDIT_ANNOTATIONS, IGNORED_POD_SUBRESOURCES, LABELS, NAMESPACE_POD_CHECK_LIMIT, NAMESPACE_POD_CHECK_TIMEOUT_MS } from './names.js';
 import type { PodSecurityConfig } from './options.js';
@@ -96,11 +97,17 @@ export class PodSecurityAdmission {
       if (!found) results.set(key, (found = this.evaluator.evaluate(lv, pod)));
       return found;
     };
-    let refusal: string | undefined;
+    let refusal: PodSecurityForbidden | undefined;
     if (enforce) {
       annotations[AUDIT_ANNOTATIONS.enforcePolicy] = describe(policy.enforce);
       const refused = violations(policy.enforce);
-      if (refused.length) refusal = `violates PodSecurity "${describe(policy.enforce)}": ${describeViolations(refused)}`;
+      if (refused.length)
+        refusal = new PodSecurityForbidden({
+          resource: request.resource.resource,
+          name: request.name,
+          policy: describe(policy.enforce),
+          violations: describeViolations(refused),
+        });
     }
     const audited = violations(policy.audit);
     if (audited.length)
@@ -111,7 +118,7 @@ export class PodSecurityAdmission {
       if (warned.length) request.warnings?.push(`would violate PodSecurity "${describe(policy.warn)}": ${describeViolations(warned)}`);
     }
     annotate(request, annotations);
-    if (refusal) throw new AdmissionError(`${request.resource.resource} ${request.name ? `"${request.name}" ` : ''}is forbidden: ${refusal}`);
+    if (refusal) throw refusal;
   }
 
   private async validateNamespace(request: AdmissionRequest): Promise<void> {
@@ -214,9 +221,6 @@ function pushWarning(request: AdmissionRequest, warning: string | undefined): vo
   if (warning) request.warnings?.push(warning);
 }
 
-/** 422 with the causes and the namespace named in details, so kubectl prints `The Namespace "x" is invalid: …`. */
-function invalidLabels(name: string, causes: StatusCause[]): ApiError {
-  return new ApiError('SKIFF_ERR_API_INVALID', `Namespace "${name}" is invalid: ${aggregateCauses(causes)}`, { name, kind: 'Namespace', causes });
-}
+const invalidLabels = (name: string, causes: StatusCause[]) => invalidLabelsError(name, causes, aggregateCauses(causes));
 
 const sameCauses = (a: readonly StatusCause[], b: readonly StatusCause[]): boolean => JSON.stringify(a) === JSON.stringify(b);

@@ -55,9 +55,13 @@ const workload = (object: KubeObject, resource: string, group: string) => ({
 describe('pods', () => {
   it("refuses a pod the enforce level forbids, with kube-apiserver's message, and records the policy", async () => {
     const req = request(pod('web'), { 'pod-security.kubernetes.io/enforce': 'restricted' });
-    await expect(admit(cluster(), req)).rejects.toThrow(
-      new AdmissionError(`pods "web" is forbidden: violates PodSecurity "restricted:latest": ${RESTRICTED_DETAIL}`),
-    );
+    const refusal = await admit(cluster(), req).catch((err: unknown) => err);
+    expect(refusal).toBeInstanceOf(AdmissionError);
+    expect(refusal).toMatchObject({
+      status: 403,
+      code: 'SKIFF_ERR_POD_SECURITY_FORBIDDEN',
+      message: `pods "web" is forbidden: violates PodSecurity "restricted:latest": ${RESTRICTED_DETAIL}`,
+    });
     expect(req.warnings).toEqual([]);
     expect(req.auditAnnotations).toEqual({ 'pod-security.kubernetes.io/enforce-policy': 'restricted:latest' });
   });
