@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlOn, kubectlVersions } from './clients.js';
-import { startSkiff, tempDir, type RunningSkiff } from './harness.js';
+import { CLUSTER_TIMEOUT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
-// ValidatingAdmissionPolicy in a real `skiff up` (the dev preset plus @skiff/plugin-admission-validating-policy),
+// ValidatingAdmissionPolicy in a real `skiff up` (the dev preset plus @skiff/plugin-admission-validating-policy and the audit log),
 // driven by the real kubectl 1.36: a policy with a ConfigMap param and a Deny binding refuses a Deployment
 // with too many replicas in kube-apiserver's words, only in the namespaces its binding selects; a Warn binding
-// makes kubectl print a warning and lets the Deployment in; a policy whose expression does not compile is refused.
+// makes kubectl print a warning and lets the Deployment in; an Audit binding and auditAnnotations reach the audit
+// log (@skiff/plugin-audit-log); a DELETE is guarded through oldObject; a policy whose expression does not
+// compile is refused.
 
 const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('validating-admission-policy');
@@ -16,7 +18,7 @@ let skiff: RunningSkiff;
 const { kubectl, ok, apply } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 
 beforeAll(async () => {
-  writeFileSync(join(project, 'skiff.config.mjs'), `export default { plugins: ['@skiff/plugin-admission-validating-policy'] };\n`);
+  writeFileSync(join(project, 'skiff.config.mjs'), `export default { plugins: ['@skiff/plugin-admission-validating-policy', '@skiff/plugin-audit-log'] };\n`);
   skiff = await startSkiff(['--data-dir', join(project, 'data')], { cwd: project });
 });
 afterAll(async () => {
@@ -232,6 +234,75 @@ spec:
     await ok('delete', 'configmap', 'scratch', '-n', 'team-prod');
     await ok('label', 'configmap', 'keep', '-n', 'team-prod', 'protected-');
     await ok('delete', 'configmap', 'keep', '-n', 'team-prod');
+  });
+
+  it('an Audit binding and auditAnnotations write their annotations into the audit log', async () => {
+    await apply(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: require-team
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"
+    message: "deployments should carry a team label"
+  auditAnnotations:
+  - key: replicas
+    valueExpression: "'deployment ' + object.metadata.name + ' asks for ' + string(object.spec.replicas)"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: require-team-audit
+spec:
+  policyName: require-team
+  validationActions: [Audit]
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        env: staging
+`);
+    const auditLog = join(project, 'data', 'audit.log');
+    // Audit events of creates name no object; this policy's annotation does.
+    const createEvent = (name: string) =>
+      readFileSync(auditLog, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .find((event) => event.verb === 'create' && event.annotations?.['require-team/replicas'] === `deployment ${name} asks for 1`);
+    // In force once a dry run's audit event carries the policy's annotation.
+    let attempt = 0;
+    await waitFor(
+      'the Audit binding in force',
+      async () => {
+        const name = `probe-${attempt++}`;
+        await createDeployment(name, 'team-staging', 1, '--dry-run=server');
+        return waitFor(`the audit event of ${name}`, () => createEvent(name), { timeoutMs: 1_000 }).catch(() => undefined);
+      },
+      CLUSTER_TIMEOUT,
+    );
+    expect((await createDeployment('unlabelled', 'team-staging', 1)).code).toBe(0);
+    const { annotations } = await waitFor('the audit event of the create', () => createEvent('unlabelled'), CLUSTER_TIMEOUT);
+    expect(JSON.parse(annotations['validation.policy.admission.k8s.io/validation_failure'])).toEqual([
+      {
+        message: 'deployments should carry a team label',
+        policy: 'require-team',
+        binding: 'require-team-audit',
+        expressionIndex: 0,
+        validationActions: ['Audit'],
+      },
+    ]);
+    await apply(
+      `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"labelled","namespace":"team-staging","labels":{"team":"payments"}},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"labelled"}},"template":{"metadata":{"labels":{"app":"labelled"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`,
+    );
+    const labelled = await waitFor('the audit event of the labelled create', () => createEvent('labelled'), CLUSTER_TIMEOUT);
+    expect(labelled.annotations['validation.policy.admission.k8s.io/validation_failure']).toBeUndefined();
   });
 
   it('stops enforcing a binding once it is deleted', async () => {
