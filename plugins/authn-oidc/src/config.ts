@@ -1,7 +1,10 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { checkOptions } from '@skiff/kernel';
 import { DEFAULT_SIGNING_ALGORITHMS, DISCOVERY_PATH } from './names.js';
+import { JWT_ENTRIES_SCHEMA } from './schema.js';
 
 /** One `jwt` entry of the plugin's options, as the user writes it (AuthenticationConfiguration's shape). */
 export interface JwtEntryOptions {
@@ -9,6 +12,7 @@ export interface JwtEntryOptions {
     url: string;
     discoveryURL?: string;
     audiences: string[];
+    audienceMatchPolicy?: 'MatchAny';
     certificateAuthority?: string;
     certificateAuthorityFile?: string;
   };
@@ -150,4 +154,35 @@ export function checkAlgorithms(algorithms: readonly string[]): string[] {
       );
   }
   return [...algorithms];
+}
+
+/** The API versions of AuthenticationConfiguration whose `jwt` list has the shape read here. */
+const AUTHENTICATION_CONFIGURATION_VERSIONS = ['apiserver.config.k8s.io/v1', 'apiserver.config.k8s.io/v1beta1', 'apiserver.config.k8s.io/v1alpha1'];
+
+/**
+ * The `jwt` list of an AuthenticationConfiguration file (kube-apiserver's --authentication-config), checked as the
+ * plugin's own `jwt` option is; with the folder its relative certificateAuthorityFile paths are taken from.
+ */
+export function jwtEntriesFromFile(file: string): { entries: JwtEntryOptions[]; baseDir: string } {
+  const problem = (message: string) => new OptionProblem('configFile', `(${file}) ${message}`);
+  let document: unknown;
+  try {
+    document = parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw problem(code && !code.startsWith('YAML') && !code.startsWith('BAD_') ? `cannot be read: ${code}` : `cannot be parsed: ${(err as Error).message}`);
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw problem('must be a YAML or JSON mapping');
+  const config = document as Record<string, unknown>;
+  if (config.kind !== 'AuthenticationConfiguration' || !AUTHENTICATION_CONFIGURATION_VERSIONS.includes(String(config.apiVersion)))
+    throw problem(
+      `must be an AuthenticationConfiguration of ${AUTHENTICATION_CONFIGURATION_VERSIONS.join(', ')} (got kind ${JSON.stringify(config.kind ?? null)}, apiVersion ${JSON.stringify(config.apiVersion ?? null)})`,
+    );
+  const other = Object.keys(config).filter((key) => !['apiVersion', 'kind', 'jwt'].includes(key));
+  if (other.length) throw problem(`has ${other.join(', ')}: only jwt is read here (anonymous access is @skiff/plugin-authn-anonymous's)`);
+  try {
+    return { entries: checkOptions(JWT_ENTRIES_SCHEMA, config.jwt ?? [], 'jwt') as JwtEntryOptions[], baseDir: dirname(file) };
+  } catch (err) {
+    throw problem((err as Error).message);
+  }
 }

@@ -1,8 +1,10 @@
 import { CHAIN_STAGE, definePlugin, KernelError, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { OidcAuthenticator } from './authenticator.js';
-import { checkAlgorithms, issuerConfigs, OptionProblem, type IssuerConfig, type JwtEntryOptions } from './config.js';
+import { resolve } from 'node:path';
+import { checkAlgorithms, issuerConfigs, jwtEntriesFromFile, OptionProblem, type IssuerConfig, type JwtEntryOptions } from './config.js';
 import { IssuerKeys } from './issuer.js';
 import { DEFAULT_SIGNING_ALGORITHMS, PLUGIN_NAME } from './names.js';
+import { JWT_ENTRIES_SCHEMA } from './schema.js';
 
 /**
  * OpenID Connect bearer tokens (kube-apiserver's `jwt` authenticators of an AuthenticationConfiguration): JWTs
@@ -14,53 +16,11 @@ const plugin = definePlugin({
   name: PLUGIN_NAME,
   options: {
     type: 'object',
-    required: ['jwt'],
     properties: {
-      jwt: {
-        type: 'array',
-        description: 'The issuers whose tokens are accepted, as the `jwt` list of an AuthenticationConfiguration',
-        items: {
-          type: 'object',
-          required: ['issuer'],
-          properties: {
-            issuer: {
-              type: 'object',
-              required: ['url', 'audiences'],
-              properties: {
-                url: { type: 'string', description: "The issuer URL (https); a token is this issuer's when its `iss` is exactly this" },
-                discoveryURL: { type: 'string', description: 'Where the discovery document is (default: <url>/.well-known/openid-configuration)' },
-                audiences: { type: 'array', items: { type: 'string' }, description: "A token's `aud` must hold one of these" },
-                certificateAuthority: { type: 'string', description: "PEM certificates trusted for the issuer's TLS (default: the system's roots)" },
-                certificateAuthorityFile: { type: 'string', description: "The same, from a file (relative to the config file's folder)" },
-              },
-            },
-            claimValidationRules: {
-              type: 'array',
-              description: 'Claims a token must carry with exactly this value',
-              items: {
-                type: 'object',
-                required: ['claim', 'requiredValue'],
-                properties: { claim: { type: 'string' }, requiredValue: { type: 'string' } },
-              },
-            },
-            claimMappings: {
-              type: 'object',
-              properties: {
-                username: {
-                  type: 'object',
-                  description: 'The username: its claim (default "sub") and a prefix (default "<url>#", none for the "email" claim; "" for none)',
-                  properties: { claim: { type: 'string' }, prefix: { type: 'string' } },
-                },
-                groups: {
-                  type: 'object',
-                  description: 'The groups: a claim holding a string or a list of strings, and a prefix (default "")',
-                  properties: { claim: { type: 'string' }, prefix: { type: 'string' } },
-                },
-                uid: { type: 'object', description: 'The uid: a claim holding a string', properties: { claim: { type: 'string' } } },
-              },
-            },
-          },
-        },
+      jwt: JWT_ENTRIES_SCHEMA,
+      configFile: {
+        type: 'string',
+        description: "Instead of jwt: an AuthenticationConfiguration file (YAML or JSON, kube-apiserver's --authentication-config) whose jwt list is read",
       },
       signingAlgorithms: {
         type: 'array',
@@ -79,9 +39,15 @@ const plugin = definePlugin({
   },
   apply(kernel, options) {
     let issuers: IssuerConfig[];
+    const rootDir = kernel.config.rootDir ?? process.cwd();
     try {
       const algorithms = checkAlgorithms(options.signingAlgorithms);
-      issuers = issuerConfigs(options.jwt as JwtEntryOptions[], algorithms, kernel.config.rootDir ?? process.cwd());
+      if (options.jwt && options.configFile) throw new OptionProblem('configFile', 'cannot be combined with jwt');
+      if (!options.jwt && !options.configFile) throw new OptionProblem('jwt', 'is required (or configFile)');
+      const { entries, baseDir } = options.configFile
+        ? jwtEntriesFromFile(resolve(rootDir, options.configFile))
+        : { entries: options.jwt as JwtEntryOptions[], baseDir: rootDir };
+      issuers = issuerConfigs(entries, algorithms, baseDir);
     } catch (err) {
       if (err instanceof OptionProblem) throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: err.message });
       throw err;

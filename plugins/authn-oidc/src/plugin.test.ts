@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SignJWT } from 'jose';
+import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kernel, type AuthnRequest } from '@skiff/kernel';
 import plugin from './index.js';
@@ -196,12 +200,63 @@ describe('claim mappings', () => {
   });
 });
 
+describe('an AuthenticationConfiguration file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-oidc-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, document: unknown) => {
+    writeFileSync(join(dir, name), stringify(document));
+    return name;
+  };
+  const use = (configFile: string) => new Kernel({ config: { logLevel: 'silent', rootDir: dir } }).use(plugin, { configFile });
+
+  it("gives the jwt list, its CA files taken from the file's folder", async () => {
+    writeFileSync(join(dir, 'idp-ca.crt'), issuer.caPem);
+    const file = write('authn.yaml', {
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'AuthenticationConfiguration',
+      jwt: [
+        {
+          issuer: { url: issuer.url, audiences: ['cluster-a'], audienceMatchPolicy: 'MatchAny', certificateAuthorityFile: 'idp-ca.crt' },
+          claimMappings: { username: { claim: 'sub', prefix: 'idp:' }, groups: { claim: 'roles', prefix: '' } },
+        },
+      ],
+    });
+    const fromFile = use(file);
+    await fromFile.start();
+    try {
+      const token = await issuer.sign({ sub: 'carol', aud: 'cluster-a', roles: ['admins'] });
+      expect(await fromFile.hooks.authenticate.promise({ headers: { authorization: `Bearer ${token}` }, errors: [] })).toEqual({
+        user: { username: 'idp:carol', groups: ['admins', 'system:authenticated'] },
+      });
+    } finally {
+      await fromFile.stop();
+    }
+  });
+
+  it('is refused with what upstream has and Skiff does not: CEL expressions, anonymous, another kind', () => {
+    const base = { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AuthenticationConfiguration' };
+    const cel = write('cel.yaml', {
+      ...base,
+      jwt: [{ issuer: { url: issuer.url, audiences: ['a'] }, claimMappings: { username: { expression: 'claims.sub' } } }],
+    });
+    expect(() => use(cel)).toThrow(`option "configFile" (${join(dir, cel)}) unknown option "jwt[0].claimMappings.username.expression" (known: claim, prefix)`);
+    const anonymous = write('anonymous.yaml', { ...base, anonymous: { enabled: true } });
+    expect(() => use(anonymous)).toThrow('has anonymous: only jwt is read here');
+    const kind = write('kind.yaml', { apiVersion: 'v1', kind: 'Config' });
+    expect(() => use(kind)).toThrow('must be an AuthenticationConfiguration of apiserver.config.k8s.io/v1');
+    expect(() => use('missing.yaml')).toThrow(`option "configFile" (${join(dir, 'missing.yaml')}) cannot be read: ENOENT`);
+    expect(() => new Kernel({ config: { logLevel: 'silent', rootDir: dir } }).use(plugin, { configFile: cel, jwt: [] })).toThrow(
+      'option "configFile" cannot be combined with jwt',
+    );
+  });
+});
+
 describe('options', () => {
   const use = (options: unknown) => () => new Kernel({ config: { logLevel: 'silent' } }).use(plugin, options);
   const https = { url: 'https://idp.example.com', audiences: ['skiff'] };
 
   it('need at least one issuer', () => {
-    expect(use({})).toThrow('plugin "@skiff/plugin-authn-oidc": option "jwt" is required');
+    expect(use({})).toThrow('plugin "@skiff/plugin-authn-oidc": option "jwt" is required (or configFile)');
     expect(use({ jwt: [] })).toThrow('plugin "@skiff/plugin-authn-oidc": option "jwt" must name at least one issuer');
   });
 
