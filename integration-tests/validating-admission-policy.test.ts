@@ -15,7 +15,7 @@ const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('validating-admission-policy');
 const cacheDir = tempDir('validating-admission-policy-cache');
 let skiff: RunningSkiff;
-const { kubectl, ok, apply } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
+const { kubectl, ok, json, apply } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 
 beforeAll(async () => {
   writeFileSync(join(project, 'skiff.config.mjs'), `export default { plugins: ['@skiff/plugin-admission-validating-policy', '@skiff/plugin-audit-log'] };\n`);
@@ -303,6 +303,25 @@ spec:
     );
     const labelled = await waitFor('the audit event of the labelled create', () => createEvent('labelled'), CLUSTER_TIMEOUT);
     expect(labelled.annotations['validation.policy.admission.k8s.io/validation_failure']).toBeUndefined();
+  });
+
+  it('type-checks policies against the kinds they match: status.typeChecking warns of a field Deployments do not have', async () => {
+    await apply(MAX_REPLICAS_POLICY.replace('name: max-replicas', 'name: typo').replace('object.spec.replicas <=', 'object.spec.replica <='));
+    const status = await waitFor('the typo policy status', async () => (await json('get', 'validatingadmissionpolicy', 'typo')).status, CLUSTER_TIMEOUT);
+    expect(status).toEqual({
+      observedGeneration: 1,
+      typeChecking: {
+        expressionWarnings: [
+          {
+            fieldRef: 'spec.validations[0].expression',
+            warning:
+              "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica <= int(params.data.maxReplicas)\n | ...........^",
+          },
+        ],
+      },
+    });
+    expect((await json('get', 'validatingadmissionpolicy', 'max-replicas')).status).toEqual({ observedGeneration: 1, typeChecking: {} });
+    await ok('delete', 'validatingadmissionpolicy', 'typo');
   });
 
   it('stops enforcing a binding once it is deleted', async () => {

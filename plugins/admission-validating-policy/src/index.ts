@@ -41,7 +41,7 @@ const plugin = definePlugin({
         const logger = kernel.logger.child({ component: 'validating-admission-policy' });
         const client = createLoopbackClient(kernel.resolve('apiHandler'), VALIDATING_POLICY_USER);
         registry = kernel.resolve('resourceRegistry');
-        const source = new PolicySource(client, logger);
+        const source = new PolicySource(client, registry, logger);
         await source.start(abort.signal);
         params = new ParamSource(client, registry, logger, abort.signal);
         policies = source;

@@ -9,10 +9,12 @@ import {
   type ValidatingAdmissionPolicy,
   type ValidatingAdmissionPolicyBinding,
 } from '@skiff/api';
+import { errorMessage, isApiError } from '@skiff/api';
 import { SharedInformer } from '@skiff/client';
 import type { AdmissionRequest, ApiClient, Logger, ResourceRegistry } from '@skiff/kernel';
 import { compilePolicy, type CompiledPolicy } from './compile.js';
 import type { PolicyHook } from './dispatch.js';
+import { typeCheck } from './typecheck.js';
 
 const RETRY = { initialMs: 100, maxMs: 5_000 };
 /** How long a request waits for a new param watch's first list, as upstream does. */
@@ -23,14 +25,20 @@ export class PolicySource {
   private readonly bindings: SharedInformer<ValidatingAdmissionPolicyBinding>;
   private readonly compiled = new Map<string, CompiledPolicy>();
   private current: PolicyHook[] | undefined;
+  private readonly statusWrites = new Map<string, Promise<void>>();
 
-  constructor(client: ApiClient, logger: Logger) {
+  constructor(
+    private readonly client: ApiClient,
+    private readonly registry: ResourceRegistry,
+    private readonly logger: Logger,
+  ) {
     const settings = { resyncMs: 0, logger, retry: RETRY };
     this.policies = new SharedInformer(client, RESOURCES.validatingadmissionpolicies, {}, settings);
     this.bindings = new SharedInformer(client, RESOURCES.validatingadmissionpolicybindings, {}, settings);
     const changed = { add: () => this.invalidate(), update: () => this.invalidate(), delete: () => this.invalidate() };
     this.policies.addHandlers(changed);
     this.bindings.addHandlers(changed);
+    this.policies.addHandlers({ add: (p) => this.scheduleStatus(p), update: (_, p) => this.scheduleStatus(p) });
   }
 
   /** Lists policies and bindings before resolving; follows their changes until `signal` aborts. */
@@ -44,6 +52,31 @@ export class PolicySource {
   hooks(): readonly PolicyHook[] {
     this.current ??= this.build();
     return this.current;
+  }
+
+  /** A policy whose status does not describe its generation yet gets its type checking written, one write at a time per policy. */
+  private scheduleStatus(policy: ValidatingAdmissionPolicy): void {
+    if (policy.status?.observedGeneration === policy.metadata.generation) return;
+    const name = policy.metadata.name ?? '';
+    const previous = this.statusWrites.get(name) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.writeStatus(name))
+      .catch((err: unknown) => {
+        if (!isApiError(err, 'Conflict') && !isApiError(err, 'NotFound'))
+          this.logger.warn({ policy: name, err: errorMessage(err) }, 'could not write a policy status');
+      })
+      .finally(() => {
+        if (this.statusWrites.get(name) === next) this.statusWrites.delete(name);
+      });
+    this.statusWrites.set(name, next);
+  }
+
+  private async writeStatus(name: string): Promise<void> {
+    const policy = this.policies.get(name);
+    if (!policy || policy.status?.observedGeneration === policy.metadata.generation) return;
+    const warnings = typeCheck(policy, this.registry.list());
+    const status = { ...policy.status, observedGeneration: policy.metadata.generation, typeChecking: warnings.length ? { expressionWarnings: warnings } : {} };
+    await this.client.updateStatus(RESOURCES.validatingadmissionpolicies, { ...policy, status });
   }
 
   private invalidate(): void {
