@@ -32,19 +32,17 @@ const plugin = definePlugin({
   needs: ['resourceRegistry', 'apiHandler'],
   apply(kernel) {
     const abort = new AbortController();
-    let policies: PolicySource | undefined;
-    let params: ParamSource | undefined;
-    let registry: ResourceRegistry | undefined;
+    // Set once the start began: requests that arrive while the first list of policies is under way wait for it.
+    let ready: Promise<{ policies: PolicySource; params: ParamSource; registry: ResourceRegistry }> | undefined;
 
     kernel.lifecycle(PLUGIN_NAME, POLICY_SOURCE_STAGE, {
       async start() {
         const logger = kernel.logger.child({ component: 'validating-admission-policy' });
         const client = createLoopbackClient(kernel.resolve('apiHandler'), VALIDATING_POLICY_USER);
-        registry = kernel.resolve('resourceRegistry');
-        const source = new PolicySource(client, registry, logger);
-        await source.start(abort.signal);
-        params = new ParamSource(client, registry, logger, abort.signal);
-        policies = source;
+        const registry = kernel.resolve('resourceRegistry');
+        const policies = new PolicySource(client, registry, logger);
+        ready = policies.start(abort.signal).then(() => ({ policies, params: new ParamSource(client, registry, logger, abort.signal), registry }));
+        await ready;
       },
       async stop() {
         abort.abort();
@@ -60,8 +58,8 @@ const plugin = definePlugin({
     });
 
     kernel.hooks.validate.tapPromise({ name: PLUGIN_NAME, stage: VALIDATING_POLICY_STAGE }, async (request) => {
-      if (!policies || !params || !registry) return;
-      if (request.resource.group === ADMISSIONREGISTRATION_GROUP && EXEMPT_RESOURCES.has(request.resource.resource)) return;
+      if (!ready || (request.resource.group === ADMISSIONREGISTRATION_GROUP && EXEMPT_RESOURCES.has(request.resource.resource))) return;
+      const { policies, params, registry } = await ready;
       const hooks = policies.hooks();
       if (hooks.length === 0) return;
       const namespaces = new Map<string, Promise<Namespace | undefined>>();
@@ -73,7 +71,6 @@ const plugin = definePlugin({
         }
         return found;
       };
-      const paramSource = params;
       const context: DispatchContext = {
         namespace,
         async namespaceLabels(name) {
@@ -82,7 +79,7 @@ const plugin = definePlugin({
           return found.metadata.labels;
         },
         equivalents: equivalentsIn(registry),
-        params: (policy, binding, ns) => paramSource.collect(policy, binding, ns, request.get.bind(request)),
+        params: (policy, binding, ns) => params.collect(policy, binding, ns, request.get.bind(request)),
         authorize: (attributes) => kernel.hooks.authorize.promise(attributes),
       };
       await dispatch(request, hooks, context);

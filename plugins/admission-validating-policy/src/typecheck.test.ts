@@ -27,7 +27,9 @@ describe('fieldProblems', () => {
   const roots = { object: deploymentSchema, params: configMapSchema };
 
   it('finds a field the schema does not have, with cel-go’s caret at the selection', () => {
-    expect(fieldProblems('object.spec.replicass > 1', roots)).toEqual(["ERROR: <input>:1:12: undefined field 'replicass'\n | object.spec.replicass > 1\n | ...........^"]);
+    expect(fieldProblems('object.spec.replicass > 1', roots)).toEqual([
+      "ERROR: <input>:1:12: undefined field 'replicass'\n | object.spec.replicass > 1\n | ...........^",
+    ]);
   });
 
   it('accepts declared fields, map keys, fields below a schemaless value, and has() of them', () => {
