@@ -1,11 +1,10 @@
 // A policy's CEL expressions compiled once per stored version of the policy: validations and their message
 // expressions, match conditions, variables and audit annotation values. Every expression sees `object`,
 // `oldObject`, `request`, `params`, `namespaceObject`, `variables` and `authorizer`, without a schema (dyn): a name
-// that is declared nowhere or a function that does not exist is a compile error, field names are checked
-// when the expression runs.
-import type { ValidatingAdmissionPolicy } from '@skiff/api';
+// that is declared nowhere or a function that does not exist is a compile error; field names are checked
+// against the matched kinds' schemas afterwards (typecheck.ts, warnings only) and when the expression runs.
+import type { StatusCause, ValidatingAdmissionPolicy } from '@skiff/api';
 import { fieldErrors } from '@skiff/api/validation';
-import type { StatusCause } from '@skiff/api';
 import { compileDynamicExpression, ruleLibraryWith } from '@skiff/plugin-apiextensions/cel';
 import { AUTHORIZER_FUNCTIONS } from './authorizer.js';
 
