@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '@skiff/kernel';
 import { OidcAuthenticator } from './authenticator.js';
@@ -120,6 +120,27 @@ describe('discovery', () => {
     const moved = await startTestIssuer({ port, keys: issuer.published, tls: issuer.tls });
     cleanups.push(() => moved.close());
     await waitFor('the issuer to be discovered', async () => 'user' in ((await authenticator.authenticate(token)) ?? {}), { timeoutMs: 5_000 });
+  });
+
+  it('does not hold the start up for an issuer that never answers, and gives up on each try after the timeout', async () => {
+    const held = new Set<Socket>();
+    const silent = createServer((socket) => held.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      for (const socket of held) socket.destroy();
+      return new Promise((resolve) => silent.close(resolve));
+    });
+    const url = `https://127.0.0.1:${(silent.address() as { port: number }).port}/idp`;
+    const [config] = issuerConfigs([entry(url, undefined)], [...DEFAULT_SIGNING_ALGORITHMS], process.cwd());
+    const keys = new IssuerKeys(config!, { startWaitMs: 100, timeoutMs: 300, retryMs: { first: 10_000, max: 10_000 } });
+    cleanups.push(() => keys.stop());
+    const started = performance.now();
+    await keys.start();
+    expect(performance.now() - started).toBeLessThan(250);
+    expect(keys.keys()).toEqual({ error: `oidc: authenticator for issuer "${url}" is not initialized: discovery has not finished yet` });
+    await waitFor('the first try to time out', () => 'error' in keys.keys() && /no answer within 300 ms/.test((keys.keys() as { error: string }).error), {
+      timeoutMs: 2_000,
+    });
   });
 
   it('refuses a discovery document of another issuer', async () => {

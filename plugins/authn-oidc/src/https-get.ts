@@ -25,7 +25,6 @@ export function httpsGet(url: string, options: HttpsGetOptions): Promise<Respons
         method: 'GET',
         headers: { accept: 'application/json', ...options.headers },
         ...(options.ca ? { ca: options.ca } : {}),
-        timeout: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
       },
       (res) => {
@@ -53,7 +52,9 @@ export function httpsGet(url: string, options: HttpsGetOptions): Promise<Respons
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`${url}: no answer within ${options.timeoutMs} ms`)));
+    // One deadline for the whole exchange, however slowly the bytes come.
+    const deadline = setTimeout(() => req.destroy(new Error(`${url}: no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    req.on('close', () => clearTimeout(deadline));
     req.on('error', reject);
     req.end();
   });

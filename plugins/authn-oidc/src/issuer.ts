@@ -2,7 +2,7 @@ import { createRemoteJWKSet, customFetch, type RemoteJWKSet } from 'jose';
 import type { Logger } from '@skiff/kernel';
 import type { IssuerConfig } from './config.js';
 import { getJson, httpsGet } from './https-get.js';
-import { DISCOVERY_RETRY_MS, ISSUER_REQUEST_TIMEOUT_MS, JWKS_COOLDOWN_MS, JWKS_MAX_AGE_MS } from './names.js';
+import { DISCOVERY_RETRY_MS, ISSUER_REQUEST_TIMEOUT_MS, JWKS_COOLDOWN_MS, JWKS_MAX_AGE_MS, START_WAIT_MS } from './names.js';
 
 export interface IssuerKeysOptions {
   logger?: Logger;
@@ -12,6 +12,8 @@ export interface IssuerKeysOptions {
   maxAgeMs?: number;
   timeoutMs?: number;
   retryMs?: { first: number; max: number };
+  /** How long a start waits for the first discovery before going on without it. */
+  startWaitMs?: number;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface IssuerKeysOptions {
  */
 export class IssuerKeys {
   private jwks: RemoteJWKSet | undefined;
-  private problem = 'discovery has not run yet';
+  private problem = 'discovery has not finished yet';
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly timeoutMs: number;
@@ -39,9 +41,18 @@ export class IssuerKeys {
     return this.jwks ?? { error: `oidc: authenticator for issuer ${JSON.stringify(this.config.url)} is not initialized: ${this.problem}` };
   }
 
-  /** Tries discovery once and, when it fails, keeps trying in the background until `stop`. */
+  /**
+   * Tries discovery and, when it fails, keeps trying in the background until `stop`. Resolves when the first
+   * attempt ends, or after `startWaitMs` if it is still waiting for the issuer.
+   */
   async start(): Promise<void> {
-    await this.attempt(this.options.retryMs?.first ?? DISCOVERY_RETRY_MS.first);
+    const first = this.attempt(this.options.retryMs?.first ?? DISCOVERY_RETRY_MS.first);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.options.startWaitMs ?? START_WAIT_MS);
+    });
+    await Promise.race([first, waited]);
+    clearTimeout(timer);
   }
 
   stop(): void {

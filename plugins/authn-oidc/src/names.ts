@@ -12,6 +12,9 @@ export const NOT_BEFORE_LEEWAY_SECONDS = 300;
 /** Discovery is tried again after a failure, waiting this long at first and doubling up to the maximum. */
 export const DISCOVERY_RETRY_MS = { first: 1_000, max: 30_000 };
 
+/** A start waits this long at most for the first discovery of an issuer; it goes on in the background. */
+export const START_WAIT_MS = 5_000;
+
 /** How long discovery and key requests to the issuer may take. */
 export const ISSUER_REQUEST_TIMEOUT_MS = 10_000;
 

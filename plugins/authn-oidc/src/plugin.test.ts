@@ -108,7 +108,9 @@ describe('tokens of the configured issuer', () => {
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, iss: issuer.url, exp: now + 60 })).toString('base64url')}.`;
     const unsigned = await authenticate(none);
     expect(unsigned.result).toBeUndefined();
-    expect(unsigned.errors).toEqual(['oidc: verify token: signing algorithm "none" is not accepted (accepted: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512)']);
+    expect(unsigned.errors).toEqual([
+      'oidc: verify token: signing algorithm "none" is not accepted (accepted: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512)',
+    ]);
   });
 
   it('are refused without a required claim, or with another value', async () => {
