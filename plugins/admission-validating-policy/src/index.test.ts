@@ -54,4 +54,38 @@ describe('in a whole cluster', () => {
     );
     expect((await client.create<Deployment>(RESOURCES.deployments, deployment('small', 2), 'default')).metadata.uid).toBeTruthy();
   });
+
+  it('hands the policy every param a selector finds, each evaluated on its own', async () => {
+    const { client } = cluster;
+    const limit = (name: string, max: string) =>
+      client.create<ConfigMap>(
+        RESOURCES.configmaps,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { 'limits.example.com/replicas': 'true' } }, data: { max } },
+        'default',
+      );
+    await limit('loose', '10');
+    await limit('strict', '4');
+    await client.delete(RESOURCES.validatingadmissionpolicybindings, 'max');
+    await client.create<ValidatingAdmissionPolicyBinding>(RESOURCES.validatingadmissionpolicybindings, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'max-by-label' },
+      spec: {
+        policyName: 'max',
+        validationActions: ['Deny'],
+        paramRef: { selector: { matchLabels: { 'limits.example.com/replicas': 'true' } }, parameterNotFoundAction: 'Allow' },
+      },
+    });
+    let attempt = 0;
+    await waitFor('the selector binding in force', () =>
+      client.create(RESOURCES.deployments, deployment(`five-${attempt++}`, 5), 'default').then(
+        () => false,
+        () => true,
+      ),
+    );
+    await expect(client.create(RESOURCES.deployments, deployment('five', 5), 'default')).rejects.toThrow(
+      "with binding 'max-by-label' denied request: too many replicas",
+    );
+    expect((await client.create<Deployment>(RESOURCES.deployments, deployment('four', 4), 'default')).metadata.uid).toBeTruthy();
+  });
 });
