@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { ensurePki } from '@skiff/apiserver';
 import { kubectlOn, kubectlVersions } from './clients.js';
-import { startSkiff, tempDir, type RunningSkiff } from './harness.js';
+import { runSkiffExpectingFailure, startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
 // The Webhook authorizer in a real `skiff up` (@skiff/plugin-authz-webhook, the dev preset's always-allow removed:
 // the webhook decides for everyone but system:masters, the cluster's components included),
@@ -192,5 +192,22 @@ describe('a webhook that answers too late', () => {
     });
     expect(elapsed).toBeGreaterThanOrEqual(450);
     expect(elapsed).toBeLessThan(2_500);
+  });
+});
+
+describe('a wrong option', () => {
+  it('stops skiff up with one line naming the plugin and the option', async () => {
+    const dir = tempDir('authz-webhook-bad');
+    try {
+      writeFileSync(
+        join(dir, 'skiff.config.mjs'),
+        `export default { plugins: [['@skiff/plugin-authz-webhook', { url: 'https://authz.internal/authorize', caFile: 'nope.crt' }]] };\n`,
+      );
+      const result = await runSkiffExpectingFailure(['--data-dir', join(dir, 'data')], dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(`skiff: plugin "@skiff/plugin-authz-webhook": option "caFile" cannot be read: ENOENT (${join(dir, 'nope.crt')})`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,7 +7,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWT
 import { parse, stringify } from 'yaml';
 import { ensurePki } from '@skiff/apiserver';
 import { kubectlOn, kubectlVersions } from './clients.js';
-import { startSkiff, tempDir, type RunningSkiff } from './harness.js';
+import { runSkiffExpectingFailure, startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
 // OIDC bearer tokens in a real `skiff up` with @skiff/plugin-authn-oidc, driven by the real kubectl 1.36 with
 // --token: a real identity provider over HTTPS on 127.0.0.1 (its own CA, a discovery document and a key set),
@@ -195,5 +195,24 @@ describe('other bearer tokens', () => {
     const answer = await get('/api/v1/namespaces', token);
     expect(answer).toMatchObject({ status: 401, body: { reason: 'Unauthorized' } });
     expect(answer.body.message).not.toContain('oidc');
+  });
+});
+
+describe('a wrong option', () => {
+  it('stops skiff up with one line naming the plugin and the option', async () => {
+    const dir = tempDir('oidc-bad');
+    try {
+      writeFileSync(
+        join(dir, 'skiff.config.mjs'),
+        `export default { plugins: [['@skiff/plugin-authn-oidc', { jwt: [{ issuer: { url: 'http://login.example.com', audiences: ['skiff'] } }] }]] };\n`,
+      );
+      const result = await runSkiffExpectingFailure(['--data-dir', join(dir, 'data')], dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        'skiff: plugin "@skiff/plugin-authn-oidc": option "jwt[0].issuer.url" must be an https URL (got "http://login.example.com")',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
