@@ -97,7 +97,9 @@ export class PolicySource {
       const bindings = byPolicy.get(name);
       if (!bindings) continue;
       const cached = this.compiled.get(name);
-      const compiled = cached && cached.policy.metadata.resourceVersion === policy.metadata.resourceVersion ? cached : compilePolicy(policy);
+      // A status write changes the resourceVersion, not the generation: the expressions stay compiled.
+      const sameSpec = cached && cached.policy.metadata.uid === policy.metadata.uid && cached.policy.metadata.generation === policy.metadata.generation;
+      const compiled = cached && sameSpec ? cached : compilePolicy(policy);
       this.compiled.set(name, compiled);
       hooks.push({ compiled, bindings: bindings.sort(byName) });
     }
