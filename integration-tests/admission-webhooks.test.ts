@@ -54,12 +54,21 @@ function certificate(subject: string, publicKey: forge.pki.PublicKey, issuer: fo
 /** A CA, and a serving certificate it signs for 127.0.0.1 and the webhook Service's DNS name. */
 function makePki() {
   const caKeys = keys();
-  const ca = certificate('webhook-test-ca', caKeys.publicKey, undefined, [{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true }]);
+  const ca = certificate('webhook-test-ca', caKeys.publicKey, undefined, [
+    { name: 'basicConstraints', cA: true },
+    { name: 'keyUsage', keyCertSign: true },
+  ]);
   ca.sign(caKeys.privateKey, forge.md.sha256.create());
   const serverKeys = keys();
   const serving = certificate('webhook-server', serverKeys.publicKey, ca, [
     { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: SERVICE_DNS_NAME }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 7, ip: '127.0.0.1' },
+        { type: 2, value: SERVICE_DNS_NAME },
+      ],
+    },
   ]);
   serving.sign(caKeys.privateKey, forge.md.sha256.create());
   return { caPem: forge.pki.certificateToPem(ca), certPem: forge.pki.certificateToPem(serving), keyPem: serverKeys.pem };
@@ -78,7 +87,9 @@ const jsonPatch = (ops: object[]) => ({ patchType: 'JSONPatch', patch: b64(JSON.
 
 /** Adds `{key: value}` to the object's labels, whether it has labels or not. */
 const addLabel = (object: any, key: string, value: string) =>
-  object.metadata.labels ? [{ op: 'add', path: `/metadata/labels/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, value }] : [{ op: 'add', path: '/metadata/labels', value: { [key]: value } }];
+  object.metadata.labels
+    ? [{ op: 'add', path: `/metadata/labels/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, value }]
+    : [{ op: 'add', path: '/metadata/labels', value: { [key]: value } }];
 
 /** What the test server answers at each path. */
 function answer(path: string, request: any): object {
@@ -96,7 +107,10 @@ function answer(path: string, request: any): object {
         : { allowed: true };
     case '/count':
       // Marks the object with how many times it has been here: a second call shows the reinvocation.
-      return { allowed: true, ...jsonPatch(addLabel(request.object, 'first-webhook-calls', String(reviewsAt('/count').filter((r) => r.request.name === request.name).length))) };
+      return {
+        allowed: true,
+        ...jsonPatch(addLabel(request.object, 'first-webhook-calls', String(reviewsAt('/count').filter((r) => r.request.name === request.name).length))),
+      };
     case '/mark':
       return { allowed: true, ...jsonPatch(addLabel(request.object, 'second-webhook', 'was-here')) };
     default:
@@ -116,7 +130,13 @@ beforeAll(async () => {
       const reply = () =>
         res
           .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...answer(url.pathname, review.request) } }));
+          .end(
+            JSON.stringify({
+              apiVersion: review.apiVersion,
+              kind: 'AdmissionReview',
+              response: { uid: review.request.uid, ...answer(url.pathname, review.request) },
+            }),
+          );
       if (url.pathname === '/slow') setTimeout(reply, 3_000);
       else reply();
     });
@@ -148,7 +168,11 @@ beforeAll(async () => {
       {
         apiVersion: 'discovery.k8s.io/v1',
         kind: 'EndpointSlice',
-        metadata: { name: 'hooks-manual', namespace: 'webhook-system', labels: { 'kubernetes.io/service-name': 'hooks', 'endpointslice.kubernetes.io/managed-by': 'test' } },
+        metadata: {
+          name: 'hooks-manual',
+          namespace: 'webhook-system',
+          labels: { 'kubernetes.io/service-name': 'hooks', 'endpointslice.kubernetes.io/managed-by': 'test' },
+        },
         addressType: 'IPv4',
         ports: [{ name: 'https', port, protocol: 'TCP' }],
         endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
@@ -286,7 +310,9 @@ describe('a mutating webhook', () => {
   });
 
   it('is not called for an object its objectSelector leaves out', async () => {
-    await apply(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'opted-out', namespace: 'hooked', labels: { 'skip-webhooks': 'yes' } } }));
+    await apply(
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'opted-out', namespace: 'hooked', labels: { 'skip-webhooks': 'yes' } } }),
+    );
     expect((await json('get', 'configmap', 'opted-out', '-n', 'hooked')).metadata.labels).toEqual({ 'skip-webhooks': 'yes' });
     expect(reviewsAt('/add-label').some((r) => r.request.name === 'opted-out')).toBe(false);
   });

@@ -1,7 +1,14 @@
 // The webhooks in force, from watches of the Mutating- and ValidatingWebhookConfigurations through an
 // in-process client: a change is seen within the watch's delay (milliseconds). Each webhook is compiled once
 // per configuration version; its connection pool is kept while its clientConfig stays the same.
-import { RESOURCES, type KubeObject, type MutatingWebhook, type MutatingWebhookConfiguration, type ValidatingWebhook, type ValidatingWebhookConfiguration } from '@skiff/api';
+import {
+  RESOURCES,
+  type KubeObject,
+  type MutatingWebhook,
+  type MutatingWebhookConfiguration,
+  type ValidatingWebhook,
+  type ValidatingWebhookConfiguration,
+} from '@skiff/api';
 import { SharedInformer } from '@skiff/client';
 import type { ApiClient, Logger } from '@skiff/kernel';
 import { WebhookCaller } from './caller.js';
@@ -35,7 +42,8 @@ export interface Webhook {
 
 type AnyWebhook = MutatingWebhook | ValidatingWebhook;
 
-const byName = (a: KubeObject, b: KubeObject) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0);
+const byName = (a: KubeObject, b: KubeObject) =>
+  (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0;
 
 function attempt<T>(build: () => T): T | Error {
   try {

@@ -69,7 +69,7 @@ const anyOr = (patterns: readonly string[] | undefined, value: string) => (patte
 
 /**
  * Whether `pattern` names the resource and subresource: `pods` (the object only), `pods/status`, `pods/*`
- * (every subresource of pods), `*` (every resource, no subresource), `*\/scale`, `*\/*` (everything).
+ * (pods and every subresource of pods), `*` (every resource, no subresource), `*\/scale`, `*\/*` (everything).
  */
 export function resourcePatternMatches(pattern: string, resource: string, subresource: string): boolean {
   const slash = pattern.indexOf('/');
@@ -121,7 +121,11 @@ export function objectMatches(selector: LabelSelectorMatcher, attributes: MatchA
  * Namespace is in no namespace, so no namespace selector leaves it out; a Namespace being created or updated
  * is matched by its own new labels.
  */
-export async function namespaceMatches(selector: LabelSelectorMatcher, attributes: MatchAttributes, context: Pick<MatchContext, 'namespaceLabels'>): Promise<boolean> {
+export async function namespaceMatches(
+  selector: LabelSelectorMatcher,
+  attributes: MatchAttributes,
+  context: Pick<MatchContext, 'namespaceLabels'>,
+): Promise<boolean> {
   if (selector.empty) return true;
   const isNamespace = isNamespaceResource(attributes.resource);
   if (attributes.namespace === '' && !isNamespace) return true;
