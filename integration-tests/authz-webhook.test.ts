@@ -8,8 +8,8 @@ import { ensurePki } from '@skiff/apiserver';
 import { kubectlOn, kubectlVersions } from './clients.js';
 import { runSkiffExpectingFailure, startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
-// The Webhook authorizer in a real `skiff up` (@skiff/plugin-authz-webhook, the dev preset's always-allow removed:
-// the webhook decides for everyone but system:masters, the cluster's components included),
+// The Webhook authorizer in a real `skiff up` (@skiff/plugin-authz-webhook, the dev preset's always-allow removed and
+// always-deny at the catch-all: the webhook decides for everyone but system:masters, the cluster's components included),
 // asking a real HTTPS webhook on 127.0.0.1 with its own CA, driven by the real kubectl 1.36 as user x (a static
 // token): the webhook allows x to read pods and denies deletes; what it has no opinion on is forbidden. Every
 // question reaches the webhook once: repeated requests are answered from the decision cache.
@@ -79,6 +79,8 @@ beforeAll(async () => {
           unauthorizedTTLSeconds: 300,
         },
       ],
+      // What the webhook has no opinion on is denied with a reason, rather than by nobody deciding.
+      '@skiff/plugin-authz-always-deny',
     ],
   };
   writeFileSync(join(project, 'skiff.config.mjs'), `export default ${JSON.stringify(config, null, 2)};\n`);
@@ -138,11 +140,11 @@ describe('user x, as the webhook decides', () => {
     expect(await admin.ok('get', 'pod', 'web', '-o', 'name')).toBe('pod/web\n');
   });
 
-  it('is forbidden what the webhook has no opinion on', async () => {
+  it('is forbidden what the webhook has no opinion on (always-deny answers it)', async () => {
     const result = await x.kubectl(['get', 'namespaces']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'Error from server (Forbidden): namespaces is forbidden: User "x" cannot list resource "namespaces" in API group "" at the cluster scope',
+      'Error from server (Forbidden): namespaces is forbidden: User "x" cannot list resource "namespaces" in API group "" at the cluster scope: Everything is forbidden.',
     );
   });
 
@@ -188,7 +190,10 @@ describe('a webhook that answers too late', () => {
     const elapsed = performance.now() - started;
     expect(answer).toMatchObject({
       status: 403,
-      body: { reason: 'Forbidden', message: 'pods is forbidden: User "slow" cannot list resource "pods" in API group "" in the namespace "default"' },
+      body: {
+        reason: 'Forbidden',
+        message: 'pods is forbidden: User "slow" cannot list resource "pods" in API group "" in the namespace "default": Everything is forbidden.',
+      },
     });
     expect(elapsed).toBeGreaterThanOrEqual(450);
     expect(elapsed).toBeLessThan(2_500);

@@ -7,9 +7,10 @@ export const ALWAYS_DENY_REASON = 'Everything is forbidden.';
 
 /**
  * Denies every request it is asked about (kube-apiserver's --authorization-mode=AlwaysDeny), for tests and for
- * locking a cluster down. At its default stage, the catch-all, it only decides what no earlier authorizer did;
- * at an earlier stage (`AUTHORIZE_STAGE.DEFAULT`) its deny beats every authorizer after it. The API server's
- * system:masters check comes first whatever the stage, so the admin keeps access.
+ * clusters where nothing passes that was not allowed on purpose. At its default stage, the catch-all, it only
+ * decides what no earlier authorizer did; at an earlier stage its deny beats every authorizer after it, the ones
+ * that let the cluster's own components in included. The API server's system:masters check comes first whatever
+ * the stage.
  */
 const plugin = definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
