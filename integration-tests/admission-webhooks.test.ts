@@ -128,15 +128,13 @@ beforeAll(async () => {
       const review = JSON.parse(body);
       received.push({ path: url.pathname, review });
       const reply = () =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              apiVersion: review.apiVersion,
-              kind: 'AdmissionReview',
-              response: { uid: review.request.uid, ...answer(url.pathname, review.request) },
-            }),
-          );
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            apiVersion: review.apiVersion,
+            kind: 'AdmissionReview',
+            response: { uid: review.request.uid, ...answer(url.pathname, review.request) },
+          }),
+        );
       if (url.pathname === '/slow') setTimeout(reply, 3_000);
       else reply();
     });
@@ -235,6 +233,9 @@ beforeAll(async () => {
             clientConfig: { service: { namespace: 'webhook-system', name: 'hooks', path: '/deny', port: 443 }, caBundle },
             rules: configMapRule(['CREATE', 'UPDATE']),
             namespaceSelector: inNamespacesLabelled('webhook-test', 'hooked'),
+            matchConditions: [
+              { name: 'not-exempt', expression: "!has(object.metadata.annotations) || !('webhooks.example.com/exempt' in object.metadata.annotations)" },
+            ],
             sideEffects: 'NoneOnDryRun',
             admissionReviewVersions: ['v1', 'v1beta1'],
           },
@@ -346,6 +347,42 @@ describe('a validating webhook behind a Service', () => {
     const review = reviewsAt('/deny').find((r) => r.request.name === 'good' && r.request.operation === 'UPDATE');
     expect(review.request.oldObject.data).toEqual({ fine: '1' });
     expect(review.request.options.kind).toBe('UpdateOptions');
+  });
+});
+
+describe('matchConditions', () => {
+  it('a false condition leaves the request out: the webhook is not called', async () => {
+    const exempt = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'exempt', namespace: 'hooked', annotations: { 'webhooks.example.com/exempt': 'yes' } },
+      data: { forbidden: '1' },
+    };
+    await apply(JSON.stringify(exempt));
+    expect(reviewsAt('/deny').some((r) => r.request.name === 'exempt')).toBe(false);
+  });
+
+  it('a condition that does not compile is refused when the configuration is written', async () => {
+    const broken = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'broken-condition' },
+      webhooks: [
+        {
+          name: 'broken.example.com',
+          clientConfig: { url: `https://127.0.0.1:${port}/allow` },
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+          matchConditions: [{ name: 'bad', expression: 'object.metadata.name ==' }],
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+        },
+      ],
+    };
+    const refused = await kubectl(['apply', '-f', '-'], JSON.stringify(broken));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      'The ValidatingWebhookConfiguration "broken-condition" is invalid: webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name ==": compilation failed',
+    );
   });
 });
 

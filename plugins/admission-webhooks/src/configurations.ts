@@ -12,6 +12,7 @@ import {
 import { SharedInformer } from '@skiff/client';
 import type { ApiClient, Logger } from '@skiff/kernel';
 import { WebhookCaller } from './caller.js';
+import { compileConditions, type CompiledConditions } from './match-conditions.js';
 import { compileMatcher, type WebhookMatcher } from './matching.js';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from './names.js';
 import { reviewVersionFor, type ReviewVersion } from './review.js';
@@ -29,6 +30,7 @@ export interface Webhook {
   index: number;
   /** The matcher, or why the webhook's selectors cannot be used (then each call fails). */
   matcher: WebhookMatcher | Error;
+  conditions: CompiledConditions;
   caller: WebhookCaller | Error;
   reviewVersion?: ReviewVersion;
   timeoutSeconds: number;
@@ -95,6 +97,7 @@ class WebhookSource<C extends MutatingWebhookConfiguration | ValidatingWebhookCo
           name: webhook.name,
           index: webhooks.length,
           matcher: attempt(() => compileMatcher(webhook)),
+          conditions: compileConditions(webhook.matchConditions),
           caller,
           reviewVersion: reviewVersionFor(webhook.admissionReviewVersions),
           timeoutSeconds: Math.min(Math.max(timeout, 1), MAX_TIMEOUT_SECONDS),

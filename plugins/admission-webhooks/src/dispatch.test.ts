@@ -4,6 +4,7 @@ import type { AdmissionRequest } from '@skiff/kernel';
 import { CallFailure, type WebhookCaller } from './caller.js';
 import type { Webhook } from './configurations.js';
 import { runMutating, runValidating, type DispatchContext } from './dispatch.js';
+import { compileConditions } from './match-conditions.js';
 import { compileMatcher } from './matching.js';
 
 // The dispatcher with callers that answer in-process (the HTTPS exchange itself is tested in
@@ -34,6 +35,7 @@ function webhook(name: string, answer: Answer, settings: Partial<Webhook> = {}, 
     failClosed: true,
     dryRunSafe: true,
     reinvokeIfNeeded: false,
+    conditions: [],
     ...settings,
   };
 }
@@ -240,5 +242,48 @@ describe('the webhook answer', () => {
       dryRun: false,
       options: { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' },
     });
+  });
+});
+
+describe('matchConditions', () => {
+  const conditions = (...expressions: string[]) => compileConditions(expressions.map((expression, i) => ({ name: `c${i}`, expression })));
+
+  it('all true: the webhook is called; one false: it is not', async () => {
+    await runValidating(
+      [
+        webhook('when-true', () => ({ allowed: true }), {
+          conditions: conditions("request.userInfo.username == 'alice'", "object.metadata.name.startsWith('set')"),
+        }),
+      ],
+      request(),
+      context,
+    );
+    expect(calls['when-true']).toHaveLength(1);
+    await runValidating(
+      [webhook('when-false', () => ({ allowed: false }), { conditions: conditions("request.userInfo.username == 'alice'", "request.operation == 'DELETE'") })],
+      request(),
+      context,
+    );
+    expect(calls['when-false']).toHaveLength(0);
+  });
+
+  it('see oldObject, null on a create', async () => {
+    await runValidating([webhook('old', () => ({ allowed: true }), { conditions: conditions('oldObject == null') })], request(), context);
+    expect(calls.old).toHaveLength(1);
+  });
+
+  it('an error refuses the request under failurePolicy Fail (403), skips the webhook under Ignore', async () => {
+    const failing = conditions('object.spec.missing == 1');
+    const err = await refusal(runValidating([webhook('strict', () => ({ allowed: true }), { conditions: failing })], request(), context));
+    expect(err.status).toBe(403);
+    expect(err.message).toMatch(/^configmaps "settings" is forbidden: expression 'object\.spec\.missing == 1' resulted in error: no such key: spec$/);
+    expect(calls.strict).toHaveLength(0);
+    await runValidating([webhook('lenient', () => ({ allowed: false }), { conditions: failing, failClosed: false })], request(), context);
+    expect(calls.lenient).toHaveLength(0);
+  });
+
+  it('a false condition wins over an error', async () => {
+    await runValidating([webhook('mixed', () => ({ allowed: false }), { conditions: conditions('object.spec.missing == 1', 'false') })], request(), context);
+    expect(calls.mixed).toHaveLength(0);
   });
 });

@@ -1,7 +1,7 @@
 // Calls the webhooks a request matches: the mutating ones one after the other (each sees the changes of
 // those before it, and IfNeeded ones are called once more when a later webhook changed the object), the
 // validating ones all at once. A failed call refuses the request or is passed over, by failurePolicy.
-import { errorMessage, errors, type KubeObject } from '@skiff/api';
+import { errorMessage, errors, qualifiedResource, type KubeObject } from '@skiff/api';
 import { applyJsonPatch } from '@skiff/api/patch';
 import type { AdmissionRequest, Logger } from '@skiff/kernel';
 import { CallFailure } from './caller.js';
@@ -9,24 +9,46 @@ import type { Webhook } from './configurations.js';
 import { callingFailed, dryRunUnsupported, WebhookDenied } from './errors.js';
 import { matchWebhook, type MatchAttributes, type MatchContext } from './matching.js';
 import { FAILED_OPEN_MUTATING_PREFIX, FAILED_OPEN_VALIDATING_PREFIX, MUTATION_ANNOTATION_PREFIX } from './names.js';
-import { buildReview, InvalidResponse, inVersion, readResponse, type Invocation, type ReviewResponse } from './review.js';
+import { evaluateConditions } from './match-conditions.js';
+import { buildReview, InvalidResponse, inVersion, readResponse, type AdmissionReviewRequest, type Invocation, type ReviewResponse } from './review.js';
 
 export interface DispatchContext extends MatchContext {
   logger: Logger;
 }
 
-/** Whether the webhook is called for the request, and as what; a webhook whose selectors cannot be read fails. */
-async function invocationOf(webhook: Webhook, request: AdmissionRequest, context: DispatchContext): Promise<Invocation | undefined | Error> {
+/** A call about to be made: the request as the webhook matched it, and the review it will receive. */
+interface Call {
+  invocation: Invocation;
+  /** Undefined when the webhook speaks no AdmissionReview version we send (the call then fails). */
+  review?: AdmissionReviewRequest;
+}
+
+/**
+ * Whether the webhook is called for the request, and as what: its rules and selectors, then its
+ * matchConditions. A webhook whose selectors cannot be read fails (its failurePolicy decides); a condition that
+ * cannot be evaluated refuses the request (403) under failurePolicy Fail and skips the webhook under Ignore.
+ */
+async function callFor(webhook: Webhook, request: AdmissionRequest, context: DispatchContext): Promise<Call | undefined | Error> {
   if (webhook.matcher instanceof Error) return webhook.matcher;
   const match = await matchWebhook(webhook.matcher, request as MatchAttributes, context);
-  return match.matches ? { resource: match.resource, kind: match.kind } : undefined;
+  if (!match.matches) return undefined;
+  const invocation = { resource: match.resource, kind: match.kind };
+  const review = webhook.reviewVersion ? buildReview(request, invocation, webhook.reviewVersion) : undefined;
+  if (webhook.conditions.length > 0) {
+    const fields = (review ?? buildReview(request, invocation, 'v1')).request;
+    const result = evaluateConditions(webhook.conditions, { object: fields.object, oldObject: fields.oldObject, request: fields });
+    if (!result.matches) {
+      if (result.error === undefined || !webhook.failClosed) return undefined;
+      throw errors.forbidden(`${qualifiedResource(request.resource.resource, request.resource.group)} "${request.name}" is forbidden: ${result.error}`);
+    }
+  }
+  return { invocation, review };
 }
 
 /** One call: the webhook's checked answer, or why there is none (a CallFailure or an InvalidResponse). */
-async function call(webhook: Webhook, request: AdmissionRequest, invocation: Invocation, mutating: boolean): Promise<ReviewResponse> {
+async function call(webhook: Webhook, review: AdmissionReviewRequest | undefined, mutating: boolean): Promise<ReviewResponse> {
   if (webhook.caller instanceof Error) throw new CallFailure(webhook.caller.message);
-  if (!webhook.reviewVersion) throw new CallFailure('webhook does not accept v1 or v1beta1 AdmissionReview');
-  const review = buildReview(request, invocation, webhook.reviewVersion);
+  if (!review) throw new CallFailure('webhook does not accept v1 or v1beta1 AdmissionReview');
   const answer = await webhook.caller.post(JSON.stringify(review), webhook.timeoutSeconds);
   return readResponse(review, answer, mutating);
 }
@@ -45,7 +67,7 @@ function failureText(err: unknown): string | undefined {
 async function ask(
   webhook: Webhook,
   request: AdmissionRequest,
-  invocation: Invocation | Error,
+  planned: Call | Error,
   mutating: boolean,
   round: number,
   context: DispatchContext,
@@ -53,8 +75,8 @@ async function ask(
   if (request.dryRun && !webhook.dryRunSafe) throw dryRunUnsupported(webhook.name);
   let response: ReviewResponse;
   try {
-    if (invocation instanceof Error) throw new CallFailure(invocation.message);
-    response = await call(webhook, request, invocation, mutating);
+    if (planned instanceof Error) throw new CallFailure(planned.message);
+    response = await call(webhook, planned.review, mutating);
   } catch (err) {
     const why = failureText(err);
     if (why === undefined) throw err;
@@ -94,12 +116,12 @@ export async function runMutating(webhooks: readonly Webhook[], request: Admissi
     if (round === 1 && reinvoke.size === 0) return;
     for (const webhook of webhooks) {
       if (round === 1 && !reinvoke.has(webhook)) continue;
-      const invocation = await invocationOf(webhook, request, context);
-      if (invocation === undefined) continue;
-      const response = await ask(webhook, request, invocation, true, round, context);
+      const planned = await callFor(webhook, request, context);
+      if (planned === undefined) continue;
+      const response = await ask(webhook, request, planned, true, round, context);
       let mutated = false;
-      if (response?.patch !== undefined && request.object && !(invocation instanceof Error)) {
-        const next = patched(webhook, request.object, invocation, response.patch);
+      if (response?.patch !== undefined && request.object && !(planned instanceof Error)) {
+        const next = patched(webhook, request.object, planned.invocation, response.patch);
         if (next) {
           request.object = next;
           mutated = true;
@@ -127,8 +149,8 @@ export async function runValidating(webhooks: readonly Webhook[], request: Admis
   const outcomes = await Promise.all(
     webhooks.map(async (webhook) => {
       try {
-        const invocation = await invocationOf(webhook, request, context);
-        if (invocation !== undefined) await ask(webhook, request, invocation, false, 0, context);
+        const planned = await callFor(webhook, request, context);
+        if (planned !== undefined) await ask(webhook, request, planned, false, 0, context);
         return undefined;
       } catch (err) {
         return err;

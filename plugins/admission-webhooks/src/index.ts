@@ -1,14 +1,20 @@
-import { type Namespace } from '@skiff/api';
+import { errors, type MutatingWebhookConfiguration, type Namespace, type ValidatingWebhookConfiguration } from '@skiff/api';
 import { createLoopbackClient } from '@skiff/client';
-import { definePlugin, LIFECYCLE_STAGE, packageInfo, type AdmissionRequest, type ResourceRegistry } from '@skiff/kernel';
+import { ADMISSION_STAGE, definePlugin, LIFECYCLE_STAGE, packageInfo, type AdmissionRequest, type ResourceRegistry } from '@skiff/kernel';
 import { WebhookConfigurations } from './configurations.js';
 import { runMutating, runValidating, type DispatchContext } from './dispatch.js';
+import { conditionCauses } from './match-conditions.js';
 import type { GroupVersionResource } from './matching.js';
 import { ADMISSIONREGISTRATION_GROUP, EXEMPT_RESOURCES, MUTATING_WEBHOOK_STAGE, PLUGIN_NAME, VALIDATING_WEBHOOK_STAGE, WEBHOOK_WATCH_USER } from './names.js';
 import { ServiceResolver } from './service-resolver.js';
 
 /** Starts once the API server serves, before controllers and kubelets write anything. */
 const WEBHOOK_SOURCE_STAGE = LIFECYCLE_STAGE.API_SERVER + 61;
+
+const isConfiguration = (request: AdmissionRequest) =>
+  request.resource.group === ADMISSIONREGISTRATION_GROUP &&
+  (request.resource.resource === 'mutatingwebhookconfigurations' || request.resource.resource === 'validatingwebhookconfigurations') &&
+  !request.subresource;
 
 const isExempt = (request: AdmissionRequest) => request.resource.group === ADMISSIONREGISTRATION_GROUP && EXEMPT_RESOURCES.has(request.resource.resource);
 
@@ -65,6 +71,14 @@ const plugin = definePlugin({
         },
       };
     };
+
+    // As upstream, a configuration's match conditions must compile when it is written.
+    kernel.hooks.validate.tapPromise({ name: PLUGIN_NAME, stage: ADMISSION_STAGE.DEFAULTS }, async (request) => {
+      if (!isConfiguration(request) || (request.operation !== 'CREATE' && request.operation !== 'UPDATE')) return;
+      const configuration = request.object as MutatingWebhookConfiguration | ValidatingWebhookConfiguration;
+      const causes = conditionCauses(configuration.webhooks);
+      if (causes.length) throw errors.invalid(request.kind.kind, ADMISSIONREGISTRATION_GROUP, configuration.metadata.name ?? '', causes);
+    });
 
     kernel.hooks.mutate.tapPromise({ name: PLUGIN_NAME, stage: MUTATING_WEBHOOK_STAGE }, async (request) => {
       if (!configurations || !registry || isExempt(request)) return;
