@@ -49,7 +49,7 @@ describe('the verification cache', () => {
   it('verifies again after the TTL: a key the issuer no longer publishes stops working', async () => {
     const issuer = await freshIssuer();
     let now = Date.now();
-    const keys = await issuerKeys(issuer, { cooldownMs: 0, maxAgeMs: 1_000 });
+    const keys = await issuerKeys(issuer, { cooldownMs: 0, refreshMs: 1_000 });
     const authenticator = new OidcAuthenticator([keys], { cacheTTLMs: 10_000, cacheSize: 10, now: () => now });
     const token = await issuer.sign({ sub: 'alice', aud: 'skiff' });
     expect(await authenticator.authenticate(token)).toMatchObject({ user: {} });
@@ -94,6 +94,21 @@ describe("the issuer's keys", () => {
       });
     }
     expect(issuer.requests.get('/idp/keys')).toBe(fetched);
+  });
+});
+
+describe('an issuer that goes down after discovery', () => {
+  it('leaves its keys in use: tokens verify without reaching it, also after a failed refresh', async () => {
+    const issuer = await startTestIssuer();
+    const keys = await issuerKeys(issuer, { refreshMs: 200 });
+    const authenticator = new OidcAuthenticator([keys], { cacheTTLMs: 0, cacheSize: 10 });
+    await issuer.close();
+    for (let i = 0; i < 3; i++) {
+      expect(await authenticator.authenticate(await issuer.sign({ sub: `user-${i}`, aud: 'skiff' }))).toMatchObject({
+        user: { username: `${issuer.url}#user-${i}` },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   });
 });
 

@@ -2,14 +2,14 @@ import { createRemoteJWKSet, customFetch, type RemoteJWKSet } from 'jose';
 import type { Logger } from '@skiff/kernel';
 import type { IssuerConfig } from './config.js';
 import { getJson, httpsGet } from './https-get.js';
-import { DISCOVERY_RETRY_MS, ISSUER_REQUEST_TIMEOUT_MS, JWKS_COOLDOWN_MS, JWKS_MAX_AGE_MS, START_WAIT_MS } from './names.js';
+import { DISCOVERY_RETRY_MS, ISSUER_REQUEST_TIMEOUT_MS, JWKS_COOLDOWN_MS, JWKS_REFRESH_MS, START_WAIT_MS } from './names.js';
 
 export interface IssuerKeysOptions {
   logger?: Logger;
   /** After a fetch, an unknown `kid` fetches again only once this has passed. */
   cooldownMs?: number;
-  /** Keys older than this are fetched again when the next token arrives. */
-  maxAgeMs?: number;
+  /** How often the keys are fetched again in the background. */
+  refreshMs?: number;
   timeoutMs?: number;
   retryMs?: { first: number; max: number };
   /** How long a start waits for the first discovery before going on without it. */
@@ -18,7 +18,8 @@ export interface IssuerKeysOptions {
 
 /**
  * An issuer's signing keys: its discovery document names the key set (`jwks_uri`), which jose's remote key set
- * fetches, caches and fetches again when a token names a key it does not know. Discovery runs at start and,
+ * fetches, caches and fetches again when a token names a key it does not know (at most once per cooldown); a
+ * timer fetches it again every `refreshMs`, so no request ever waits for the issuer otherwise. Discovery runs at start and,
  * while it fails (the issuer is down, its certificate is not trusted), again in the background with backoff;
  * tokens of the issuer are refused until it succeeds, and the server starts either way.
  */
@@ -26,6 +27,7 @@ export class IssuerKeys {
   private jwks: RemoteJWKSet | undefined;
   private problem = 'discovery has not finished yet';
   private retry: NodeJS.Timeout | undefined;
+  private refresh: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly timeoutMs: number;
 
@@ -58,12 +60,22 @@ export class IssuerKeys {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearInterval(this.refresh);
   }
 
   private async attempt(nextDelayMs: number): Promise<void> {
     try {
-      this.jwks = await this.discover();
+      const jwks = await this.discover();
+      if (this.stopped) return;
+      this.jwks = jwks;
       this.options.logger?.info({ issuer: this.config.url }, 'OIDC issuer discovered');
+      // Fetched again in the background, never while a request waits; a failed fetch keeps the keys there are.
+      this.refresh = setInterval(() => {
+        jwks
+          .reload()
+          .catch((err: Error) => this.options.logger?.warn({ issuer: this.config.url, err: err.message }, 'OIDC issuer keys could not be fetched again'));
+      }, this.options.refreshMs ?? JWKS_REFRESH_MS);
+      this.refresh.unref();
     } catch (err) {
       this.problem = (err as Error).message;
       if (this.stopped) return;
@@ -92,7 +104,8 @@ export class IssuerKeys {
     const jwks = createRemoteJWKSet(keysUrl, {
       timeoutDuration: this.timeoutMs,
       cooldownDuration: this.options.cooldownMs ?? JWKS_COOLDOWN_MS,
-      cacheMaxAge: this.options.maxAgeMs ?? JWKS_MAX_AGE_MS,
+      // Never stale on a request's path: the background refresh keeps them current.
+      cacheMaxAge: Infinity,
       [customFetch]: (target, init) => httpsGet(target, { ca, timeoutMs: this.timeoutMs, signal: init.signal }),
     });
     try {

@@ -21,8 +21,8 @@ export const ISSUER_REQUEST_TIMEOUT_MS = 10_000;
 /** After a key set fetch, a token with an unknown `kid` makes the next fetch only once this has passed. */
 export const JWKS_COOLDOWN_MS = 30_000;
 
-/** Keys are fetched again when a token arrives this long after the last fetch. */
-export const JWKS_MAX_AGE_MS = 10 * 60_000;
+/** Keys are fetched again in the background this often. */
+export const JWKS_REFRESH_MS = 10 * 60_000;
 
 /** A rejected token is remembered at most this long (an accepted one for `cacheTTLSeconds`, never past its `exp`). */
 export const REJECTION_CACHE_MS = 10_000;
