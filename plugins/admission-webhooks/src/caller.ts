@@ -11,6 +11,9 @@ export class CallFailure extends Error {
   override readonly name = 'CallFailure';
 }
 
+/** A reused kept-alive connection turned out closed before anything was answered. */
+class StaleConnection extends Error {}
+
 /** Where a webhook is reached: the URL it is known by, and how to find the address to dial. */
 interface Target {
   /** The URL as the error messages show it (the service's DNS name for service references). */
@@ -105,7 +108,13 @@ export class WebhookCaller {
       } else {
         address = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443) };
       }
-      return await this.exchange(url, address, body, deadline.signal, shown);
+      try {
+        return await this.exchange(url, address, body, deadline.signal, shown);
+      } catch (err) {
+        // A kept-alive connection the server closed while idle fails at once; one fresh connection is tried.
+        if (!(err instanceof StaleConnection)) throw err;
+        return await this.exchange(url, address, body, deadline.signal, shown);
+      }
     } finally {
       clearTimeout(timer);
     }
@@ -168,7 +177,14 @@ export class WebhookCaller {
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       req.on('close', () => signal.removeEventListener('abort', onAbort));
-      req.on('error', (err) => fail(describe(err, hostPort)));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (req.reusedSocket && !settled && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+          settled = true;
+          reject(new StaleConnection());
+          return;
+        }
+        fail(describe(err, hostPort));
+      });
       req.end(body);
     });
   }
