@@ -28,7 +28,7 @@ const { kubectl, ok, json, apply } = kubectlOn(kubectl136.path, () => skiff.kube
 const received: { path: string; review: any }[] = [];
 const reviewsAt = (path: string) => received.filter((r) => r.path === path).map((r) => r.review);
 
-const SERVICE_DNS_NAME = 'hooks.webhook-system.svc';
+const SERVICE_DNS_NAMES = ['hooks.webhook-system.svc', 'legacy.webhook-system.svc'];
 
 function keys() {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', {
@@ -51,7 +51,7 @@ function certificate(subject: string, publicKey: forge.pki.PublicKey, issuer: fo
   return cert;
 }
 
-/** A CA, and a serving certificate it signs for 127.0.0.1 and the webhook Service's DNS name. */
+/** A CA, and a serving certificate it signs for 127.0.0.1 and the webhook Services' DNS names. */
 function makePki() {
   const caKeys = keys();
   const ca = certificate('webhook-test-ca', caKeys.publicKey, undefined, [
@@ -64,10 +64,7 @@ function makePki() {
     { name: 'extKeyUsage', serverAuth: true },
     {
       name: 'subjectAltName',
-      altNames: [
-        { type: 7, ip: '127.0.0.1' },
-        { type: 2, value: SERVICE_DNS_NAME },
-      ],
+      altNames: [{ type: 7, ip: '127.0.0.1' }, ...SERVICE_DNS_NAMES.map((value) => ({ type: 2, value }))],
     },
   ]);
   serving.sign(caKeys.privateKey, forge.md.sha256.create());
@@ -150,7 +147,7 @@ beforeAll(async () => {
   const inNamespacesLabelled = (key: string, value: string) => ({ matchLabels: { [key]: value } });
   await apply(
     [
-      ...['hooked', 'plain', 'slow-ignore', 'slow-fail', 'reinvoke', 'other-ca'].map((name) => ({
+      ...['hooked', 'plain', 'slow-ignore', 'slow-fail', 'reinvoke', 'other-ca', 'via-endpoints'].map((name) => ({
         apiVersion: 'v1',
         kind: 'Namespace',
         metadata: { name, labels: name === 'plain' ? {} : { 'webhook-test': name } },
@@ -174,6 +171,14 @@ beforeAll(async () => {
         addressType: 'IPv4',
         ports: [{ name: 'https', port, protocol: 'TCP' }],
         endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+      },
+      // Another selector-less Service, served by a hand-written Endpoints object only.
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'legacy', namespace: 'webhook-system' }, spec: { ports: [{ port: 8443, targetPort: port }] } },
+      {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: 'legacy', namespace: 'webhook-system' },
+        subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port, protocol: 'TCP' }] }],
       },
       {
         apiVersion: 'admissionregistration.k8s.io/v1',
@@ -249,6 +254,14 @@ beforeAll(async () => {
             sideEffects: 'None',
             admissionReviewVersions: ['v1'],
           })),
+          {
+            name: 'via-endpoints.example.com',
+            clientConfig: { service: { namespace: 'webhook-system', name: 'legacy', path: '/endpoints', port: 8443 }, caBundle },
+            rules: configMapRule(['CREATE']),
+            namespaceSelector: inNamespacesLabelled('webhook-test', 'via-endpoints'),
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+          },
           {
             name: 'other-ca.example.com',
             clientConfig: { url: url('/allow'), caBundle: b64(otherCaPem()) },
@@ -347,6 +360,13 @@ describe('a validating webhook behind a Service', () => {
     const review = reviewsAt('/deny').find((r) => r.request.name === 'good' && r.request.operation === 'UPDATE');
     expect(review.request.oldObject.data).toEqual({ fine: '1' });
     expect(review.request.options.kind).toBe('UpdateOptions');
+  });
+});
+
+describe('a Service reference', () => {
+  it('reaches a selector-less Service through its Endpoints when it has no EndpointSlice of its own', async () => {
+    await ok('create', 'configmap', 'through-endpoints', '-n', 'via-endpoints');
+    expect(reviewsAt('/endpoints').map((r) => r.request.name)).toContain('through-endpoints');
   });
 });
 

@@ -75,6 +75,15 @@ describe('WebhookCaller', () => {
     caller.close();
   });
 
+  it('for a service reference, verifies the certificate against <service>.<namespace>.svc', async () => {
+    const resolver = { resolve: async () => ({ host: '127.0.0.1', port }) } as unknown as ServiceResolver;
+    const caller = new WebhookCaller({ service: { namespace: 'webhooks', name: 'policy', path: '/review' }, caBundle }, resolver);
+    await expect(caller.post('{}', 5)).rejects.toThrow(
+      'Post "https://policy.webhooks.svc:443/review?timeout=5s": tls: failed to verify certificate: x509: certificate is valid for localhost,',
+    );
+    caller.close();
+  });
+
   it('reports a non-2xx answer and a closed port', async () => {
     const caller = new WebhookCaller({ url: `https://127.0.0.1:${port}/broken`, caBundle }, noServices);
     await expect(caller.post('{}', 5)).rejects.toThrow('the webhook answered HTTP 500: boom');

@@ -60,6 +60,17 @@ const UNKNOWN_AUTHORITY = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
 ]);
 
+/** Which names the certificate is valid for, and the one it was asked for, as Go's x509 says it. */
+function altNameMismatch(err: Error & { host?: string; cert?: { subjectaltname?: string }; reason?: string }): string {
+  if (!err.host || !err.cert?.subjectaltname) return err.reason ?? err.message;
+  const wantIp = isIP(err.host) !== 0;
+  const names = err.cert.subjectaltname
+    .split(', ')
+    .filter((entry) => entry.startsWith(wantIp ? 'IP Address:' : 'DNS:'))
+    .map((entry) => entry.slice(entry.indexOf(':') + 1));
+  return names.length ? `certificate is valid for ${names.join(', ')}, not ${err.host}` : (err.reason ?? err.message);
+}
+
 /** A Node network error in the words Kubernetes users know from kube-apiserver's Go client. */
 function describe(err: NodeJS.ErrnoException & { reason?: string }, address: string): string {
   if (err.code === 'ECONNREFUSED') return `dial tcp ${address}: connect: connection refused`;
@@ -67,7 +78,7 @@ function describe(err: NodeJS.ErrnoException & { reason?: string }, address: str
   if (err.code && UNKNOWN_AUTHORITY.has(err.code)) return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
   if (err.code === 'CERT_HAS_EXPIRED' || err.code === 'CERT_NOT_YET_VALID')
     return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-  if (err.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `tls: failed to verify certificate: x509: ${err.reason ?? err.message}`;
+  if (err.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `tls: failed to verify certificate: x509: ${altNameMismatch(err)}`;
   if (err.code === 'ECONNRESET') return 'EOF';
   return err.message;
 }
@@ -93,7 +104,8 @@ export class WebhookCaller {
   async post(body: string, timeoutSeconds: number): Promise<unknown> {
     const url = new URL(this.target.display);
     url.searchParams.set('timeout', `${timeoutSeconds}s`);
-    const shown = `Post "${url.href}"`;
+    // As kube-apiserver shows it: a service reference keeps its port, even 443.
+    const shown = `Post "${this.target.service ? `https://${url.hostname}:${this.target.service.port}${url.pathname}${url.search}` : url.href}"`;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutSeconds * 1000);
     try {
