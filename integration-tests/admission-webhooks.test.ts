@@ -12,9 +12,10 @@ import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 // real kubectl 1.36, calling a real HTTPS server started here whose certificate is signed by a CA made here and
 // given to the configurations as caBundle: a mutating webhook adds a label (and a warning), a validating one
 // reached through a Service (a selector-less Service with a manual EndpointSlice to 127.0.0.1) refuses with its
-// message, slow webhooks follow their failurePolicy within timeoutSeconds, namespace and object selectors leave
-// requests out, dry runs reach webhooks with dryRun set, IfNeeded webhooks are called again
-// after a later webhook changed the object, and a caBundle of another CA does not verify.
+// message, a Service with only Endpoints is reached too, slow webhooks follow their failurePolicy within
+// timeoutSeconds, namespace and object selectors and matchConditions leave requests out, dry runs reach webhooks
+// with dryRun set, IfNeeded webhooks are called again after a later webhook changed the object, a caBundle of
+// another CA does not verify, and configurations take effect (and stop) within a second.
 
 const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
 const project = tempDir('admission-webhooks');
