@@ -9,6 +9,7 @@ import type {
   AuthnResult,
   AuthzAttributes,
   AuthzDecision,
+  RulesRequest,
   FlowControlRequest,
   FlowControlResult,
   InitializerRegistry,
@@ -49,6 +50,8 @@ export function createHooks() {
     flowControl: new AsyncSeriesBailHook<[FlowControlRequest], FlowControlResult>(['request']),
     /** Authorization chain: the first allow or deny decides; no decision → 403. */
     authorize: new AsyncSeriesBailHook<[AuthzAttributes], AuthzDecision>(['attributes']),
+    /** What a user may do in a namespace, for SelfSubjectRulesReview (`kubectl auth can-i --list`): taps add their rules. */
+    authorizationRules: new AsyncSeriesHook<[RulesRequest]>(['request']),
     /** Mutating admission, in stage order: taps may change `request.object`; throw AdmissionError to reject. */
     mutate: new AsyncSeriesHook<[AdmissionRequest]>(['request']),
     /** Validating admission: the object is frozen; taps may only reject. */

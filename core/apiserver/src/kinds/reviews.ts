@@ -15,7 +15,7 @@ import {
   type TokenReview,
   type UserInfo,
 } from '@skiff/api';
-import type { ApiResponse, AuthnRequest, AuthzAttributes } from '@skiff/kernel';
+import type { ApiResponse, AuthnRequest, AuthzAttributes, RulesRequest } from '@skiff/kernel';
 import type { RestContext } from '../rest/context.js';
 import type { KindHandler, KindHandlers } from '../rest/handlers.js';
 import { json } from '../rest/respond.js';
@@ -161,9 +161,21 @@ async function accessReview(
   return json({ kind, apiVersion: `${AUTHORIZATION}/v1`, metadata, spec, status }, 201);
 }
 
-/** The authorize hook decides request by request and cannot list rules, so the answer says it is incomplete. */
-async function selfSubjectRulesReview(_ctx: RestContext, body: unknown): Promise<ApiResponse> {
+/**
+ * The rules the caller has in `spec.namespace`, from the authorizers that list theirs (the `authorizationRules`
+ * hook). With none tapping it, or one that cannot list everything it allows, the answer says it is incomplete.
+ */
+async function selfSubjectRulesReview(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const review = reviewBody<SelfSubjectRulesReview>(body);
+  const namespace = review.spec?.namespace ?? '';
+  const hook = ctx.core.hooks.authorizationRules;
+  const request: RulesRequest = { user: ctx.user, namespace, resourceRules: [], nonResourceRules: [], incomplete: false, evaluationErrors: [] };
+  if (hook.taps.length === 0) {
+    request.incomplete = true;
+    request.evaluationErrors.push('no authorizer of this cluster lists its rules');
+  } else {
+    await hook.promise(request);
+  }
   return json(
     {
       kind: 'SelfSubjectRulesReview',
@@ -171,10 +183,10 @@ async function selfSubjectRulesReview(_ctx: RestContext, body: unknown): Promise
       metadata: { creationTimestamp: null },
       spec: review.spec ?? {},
       status: {
-        resourceRules: [],
-        nonResourceRules: [],
-        incomplete: true,
-        evaluationError: 'the authorizers of this cluster decide per request and cannot list rules',
+        resourceRules: request.resourceRules,
+        nonResourceRules: request.nonResourceRules,
+        incomplete: request.incomplete,
+        ...(request.evaluationErrors.length ? { evaluationError: request.evaluationErrors.join('; ') } : {}),
       },
     },
     201,

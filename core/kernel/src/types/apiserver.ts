@@ -28,6 +28,35 @@ export interface AuthzAttributes {
 
 export type AuthzDecision = { decision: 'allow' | 'deny'; reason?: string } | undefined;
 
+/** A rule about resources a user may act on, as SelfSubjectRulesReview lists it. */
+export interface ResourceRuleInfo {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+/** A rule about non-resource paths a user may request. */
+export interface NonResourceRuleInfo {
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+/**
+ * What the `authorizationRules` hook fills in: the rules a user has in a namespace (cluster-wide ones included).
+ * An authorizer that decides by rules adds them; one that decides otherwise (a webhook) sets `incomplete`.
+ */
+export interface RulesRequest {
+  user: UserInfo;
+  namespace: string;
+  resourceRules: ResourceRuleInfo[];
+  nonResourceRules: NonResourceRuleInfo[];
+  /** Some authorizer may allow more than the rules listed. */
+  incomplete: boolean;
+  /** Why the list may be incomplete. */
+  evaluationErrors: string[];
+}
+
 /**
  * What flow control (API Priority and Fairness) sees of a request, after authentication and before
  * authorization: who sent it and what it is about (as authorization does), its query, and a way to size the
