@@ -123,14 +123,14 @@ export class QuotaAdmission {
         else delta.delete(key);
       }
     }
-    const tracked = quotas.map((quota) => ({ quota, keys: trackedKeys(quota, collection, object).filter((key) => delta.has(key)) }));
-    if (tracked.every(({ keys }) => keys.length === 0)) return;
+    const tracked = quotas.map((quota) => ({ quota, keys: trackedKeys(quota, collection, object) }));
     if (collection.group === '' && collection.resource === 'pods' && request.operation === 'CREATE') {
       for (const { quota, keys } of tracked) {
         const missing = missingResources(object as Pod, keys);
         if (missing) throw forbidden(request, `failed quota: ${quota.metadata.name}: ${missing}`);
       }
     }
+    if (tracked.every(({ keys }) => !keys.some((key) => delta.has(key)))) return;
     const result = await new Promise<Reservation | AdmissionError>((settle) => this.enqueue({ request, collection, object, delta, settle }));
     if (result instanceof AdmissionError) throw result;
     if (request.dryRun || !request.onFinished || result.charges.size === 0) return;
@@ -216,7 +216,8 @@ export class QuotaAdmission {
       throw err;
     }
     results.forEach((result, i) => {
-      if (!(result instanceof AdmissionError) && !batch[i]!.request.dryRun && batch[i]!.request.onFinished && result.charges.size > 0) this.remember(namespace, result);
+      if (!(result instanceof AdmissionError) && !batch[i]!.request.dryRun && batch[i]!.request.onFinished && result.charges.size > 0)
+        this.remember(namespace, result);
     });
     return results;
   }

@@ -18,7 +18,9 @@ const plugin = definePlugin({
     const admission = new QuotaAdmission({
       // Read from the store under the API server's key layout: one consistent read, no trip through the pipeline.
       async list(collection, namespace) {
-        const prefix = collection.group ? `/registry/${collection.group}/${collection.resource}/${namespace}/` : `/registry/${collection.resource}/${namespace}/`;
+        const prefix = collection.group
+          ? `/registry/${collection.group}/${collection.resource}/${namespace}/`
+          : `/registry/${collection.resource}/${namespace}/`;
         const { items } = await kernel.resolve('store').list(prefix);
         return items.map((item) => item.object);
       },

@@ -6,7 +6,15 @@ const BEST_EFFORT_KEYS = new Set(['pods', 'count/pods']);
 
 /** What a pod-scoped quota (Terminating, NotBestEffort, PriorityClass…) can track: pods and their compute resources. */
 function isPodComputeKey(key: string): boolean {
-  return key === 'pods' || key === 'count/pods' || key === 'cpu' || key === 'memory' || key === 'ephemeral-storage' || key.startsWith('requests.') || key.startsWith('limits.');
+  return (
+    key === 'pods' ||
+    key === 'count/pods' ||
+    key === 'cpu' ||
+    key === 'memory' ||
+    key === 'ephemeral-storage' ||
+    key.startsWith('requests.') ||
+    key.startsWith('limits.')
+  );
 }
 
 /** The scopes of a quota as requirements: its `scopes` (Exists) and its `scopeSelector`'s expressions. */

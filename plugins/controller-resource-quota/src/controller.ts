@@ -101,7 +101,9 @@ export class ResourceQuotaController {
     const informer = this.watched.get(`${collection.group}/${collection.resource}`);
     if (informer) return informer.list(namespace);
     try {
-      const known = Object.values(RESOURCES as Record<string, ResourceType>).find((type) => type.group === collection.group && type.resource === collection.resource);
+      const known = Object.values(RESOURCES as Record<string, ResourceType>).find(
+        (type) => type.group === collection.group && type.resource === collection.resource,
+      );
       // A resource outside the built-in kinds (a CRD) is listed at v1.
       const type: ResourceType = known ?? { group: collection.group, version: 'v1', resource: collection.resource, kind: '', namespaced: true };
       return (await this.ctx.client.list(type, namespace)).items;
@@ -135,6 +137,7 @@ function usageMayHaveChanged(type: ResourceType, before: KubeObject, after: Kube
   if (type.resource === 'pods') {
     return podCounts(before as Pod) !== podCounts(after as Pod) || JSON.stringify((before as Pod).spec) !== JSON.stringify((after as Pod).spec);
   }
-  if (type.resource === 'services' || type.resource === 'persistentvolumeclaims') return JSON.stringify(before.spec) !== JSON.stringify(after.spec) || type.resource === 'persistentvolumeclaims';
+  if (type.resource === 'services' || type.resource === 'persistentvolumeclaims')
+    return JSON.stringify(before.spec) !== JSON.stringify(after.spec) || type.resource === 'persistentvolumeclaims';
   return false;
 }
