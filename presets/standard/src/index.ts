@@ -1,29 +1,41 @@
 import { definePreset } from '@skiff/kernel';
 
 /**
- * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
- * CustomResourceDefinitions, Service address allocation, API Priority and Fairness, static token and ServiceAccount token authentication
- * with a bootstrapped admin token, anonymous access to the health checks and /version only, allow-all
- * authorization for authenticated users, namespace lifecycle and ServiceAccount admission, the deployment / replicaset / daemonset / statefulset / job / cronjob /
- * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
- * service-lb controllers, host-path volumes (a default StorageClass, provisioning and binding), the default scheduler with resources-fit and least-allocated, and kubelets on a
- * simulated runtime with a simple IPAM network and the built-in volume types.
+ * The standard preset: a cluster several people can share. The dev preset's cluster (one process, simulated
+ * containers) behind the whole security chain — HTTPS with the cluster CA; x509 client certificates and
+ * ServiceAccount tokens (OIDC when you add and configure `@skiff/plugin-authn-oidc`), the admin kubeconfig a
+ * `system:masters` certificate; anonymous requests reach only the health checks and /version; the Node
+ * authorizer, then RBAC with upstream's default roles; admission by NamespaceLifecycle, LimitRanger,
+ * ServiceAccount, NodeRestriction, PodSecurity, Priority, DefaultTolerationSeconds, the admission webhooks,
+ * ValidatingAdmissionPolicy and ResourceQuota (with its controller); an audit log of every request in
+ * `<dataDir>/audit.log`; Secrets encrypted in the store with a key generated into `<dataDir>/encryption-config.yaml`.
  */
 export default definePreset({
   name: '@skiff/preset-standard',
   plugins: [
     '@skiff/store',
+    '@skiff/plugin-encryption-at-rest',
     '@skiff/apiserver',
+    '@skiff/plugin-audit-log',
     '@skiff/plugin-apiextensions',
     '@skiff/plugin-service-allocator',
     '@skiff/plugin-flowcontrol-apf',
-    '@skiff/plugin-authn-token-file',
+    ['@skiff/plugin-authn-x509', { adminCertificate: true }],
     '@skiff/plugin-authn-serviceaccount',
     '@skiff/plugin-authn-anonymous',
+    '@skiff/plugin-authz-node',
+    '@skiff/plugin-authz-rbac',
     '@skiff/plugin-authz-public-info',
-    '@skiff/plugin-authz-always-allow',
     '@skiff/plugin-admission-namespace-lifecycle',
+    '@skiff/plugin-admission-limit-ranger',
     '@skiff/plugin-admission-service-account',
+    '@skiff/plugin-admission-node-restriction',
+    '@skiff/plugin-admission-pod-security',
+    '@skiff/plugin-admission-priority',
+    '@skiff/plugin-admission-default-toleration-seconds',
+    '@skiff/plugin-admission-webhooks',
+    '@skiff/plugin-admission-validating-policy',
+    '@skiff/plugin-admission-resource-quota',
     '@skiff/controller-manager',
     '@skiff/plugin-controller-deployment',
     '@skiff/plugin-controller-replicaset',
@@ -38,6 +50,7 @@ export default definePreset({
     '@skiff/plugin-controller-endpointslice',
     '@skiff/plugin-controller-endpoints',
     '@skiff/plugin-controller-service-lb',
+    '@skiff/plugin-controller-resource-quota',
     '@skiff/scheduler',
     '@skiff/plugin-scheduler-resources-fit',
     '@skiff/plugin-scheduler-least-allocated',
