@@ -4,7 +4,8 @@ import { definePreset } from '@skiff/kernel';
  * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
  * CustomResourceDefinitions, Service address allocation, API Priority and Fairness, static token and ServiceAccount token authentication
  * with a bootstrapped admin token, anonymous access to the health checks and /version only, allow-all
- * authorization for authenticated users, namespace lifecycle and ServiceAccount admission, the deployment / replicaset / daemonset / statefulset / job / cronjob /
+ * authorization for authenticated users, namespace lifecycle, ServiceAccount, Priority (pods get spec.priority; the system
+ * PriorityClasses exist) and DefaultTolerationSeconds admission, the deployment / replicaset / daemonset / statefulset / job / cronjob /
  * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
  * service-lb controllers, host-path volumes (a default StorageClass, provisioning and binding), the default scheduler with resources-fit and least-allocated, and kubelets on a
  * simulated runtime with a simple IPAM network and the built-in volume types.
@@ -24,6 +25,8 @@ export default definePreset({
     '@skiff/plugin-authz-always-allow',
     '@skiff/plugin-admission-namespace-lifecycle',
     '@skiff/plugin-admission-service-account',
+    '@skiff/plugin-admission-priority',
+    '@skiff/plugin-admission-default-toleration-seconds',
     '@skiff/controller-manager',
     '@skiff/plugin-controller-deployment',
     '@skiff/plugin-controller-replicaset',
