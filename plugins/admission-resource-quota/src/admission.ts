@@ -54,8 +54,8 @@ export class QuotaAdmission {
   private readonly locks = new NamespaceLocks();
   private readonly waiting = new Map<string, Waiting[]>();
   private readonly reservations = new Map<string, Set<Reservation>>();
-  /** The turns held by quota writes of other writers, by request (shared by retries of one request). */
-  private readonly heldTurns = new WeakMap<object, Promise<() => void>>();
+  /** The turns held by quota writes of other writers, by request (shared by retries of one request) and namespace. */
+  private readonly heldTurns = new WeakMap<object, Map<string, Promise<() => void>>>();
 
   constructor(private readonly deps: QuotaAdmissionDeps) {}
 
@@ -65,11 +65,13 @@ export class QuotaAdmission {
     const namespace = request.namespace;
     // Retries of one request (an update rebuilt after a conflict) share its warnings list: they keep its turn.
     const identity = request.warnings ?? request;
-    let turn = this.heldTurns.get(identity);
+    let turns = this.heldTurns.get(identity);
+    if (!turns) this.heldTurns.set(identity, (turns = new Map()));
+    let turn = turns.get(namespace);
     const holdUntilAnswered = Boolean(request.onFinished) && !request.dryRun;
     if (!turn) {
       turn = this.locks.acquire(namespace);
-      this.heldTurns.set(identity, turn);
+      turns.set(namespace, turn);
       if (holdUntilAnswered) request.onFinished!(() => void turn!.then((release) => release()));
     }
     try {
@@ -82,7 +84,7 @@ export class QuotaAdmission {
       quota.status = { hard: { ...(quota.spec?.hard ?? {}) }, used: toList(used, hard) };
     } finally {
       if (!holdUntilAnswered) {
-        this.heldTurns.delete(identity);
+        turns.delete(namespace);
         (await turn)();
       }
     }
@@ -90,9 +92,8 @@ export class QuotaAdmission {
 
   /** A new ResourceQuota counts towards the quotas tracking `resourcequotas`; it holds the namespace's turn already. */
   private async chargeQuotaCount(request: AdmissionRequest, quota: ResourceQuota): Promise<void> {
-    let result: Reservation | AdmissionError | undefined;
     const item: Waiting = { request, collection: QUOTAS, object: quota, delta: usageOf(QUOTAS, quota), settle: () => undefined };
-    [result] = await this.tryCharge(request.namespace, [item]);
+    const [result] = await this.tryCharge(request.namespace, [item]);
     if (result instanceof AdmissionError) throw result;
     if (result && result.charges.size > 0 && request.onFinished && !request.dryRun) this.releaseUnlessStored(request, result);
   }

@@ -2,7 +2,7 @@ import { isApiError, RESOURCES, type KubeObject, type Pod, type ResourceQuota, t
 import { WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
-import { amountsOf, collectionsOf, podCounts, toList, usedByStoredObjects, type Collection } from '@skiff/plugin-admission-resource-quota';
+import { amountsOf, podCounts, toList, usedByStoredObjects, type Collection } from '@skiff/plugin-admission-resource-quota';
 import { CONTROLLER_NAME } from './names.js';
 
 /** Collections watched, so a delete (or a pod finishing) gives its share back at once; others wait for the resync. */
