@@ -20,6 +20,7 @@ describe('LimitRange items', () => {
 
   it('sums a pod: containers added, at least the largest init container, limits only when every container has one', () => {
     const totals = podTotals({
+      metadata: { name: 'p' },
       spec: {
         containers: [
           { name: 'a', resources: { requests: { cpu: '250m' }, limits: { cpu: '1' } } },
