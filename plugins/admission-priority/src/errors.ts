@@ -16,15 +16,16 @@ export const PRIORITY_ADMISSION_ERRORS = Object.freeze({
 
 export type PriorityAdmissionErrorCode = keyof typeof PRIORITY_ADMISSION_ERRORS;
 
-/** A refusal as a 403: `pods "web" is forbidden: no PriorityClass with name gold was found`, with its code. */
+/**
+ * A refusal as a 403: `pods "web" is forbidden: no PriorityClass with name gold was found`, with its code. A pod
+ * with only a generateName is named by it (`pods "web-" is forbidden: …`), as kube-apiserver's admission names it.
+ */
 export class PriorityAdmissionError extends AdmissionError {
   constructor(
     subject: { resource: string; name: string },
     readonly code: PriorityAdmissionErrorCode,
     params: Record<string, string | number> = {},
   ) {
-    // A pod with only a generateName has no name yet: `pods is forbidden: …`, as upstream words it.
-    const who = subject.name ? `${subject.resource} "${subject.name}"` : subject.resource;
-    super(`${who} is forbidden: ${formatMessage(PRIORITY_ADMISSION_ERRORS[code], params)}`);
+    super(`${subject.resource} "${subject.name}" is forbidden: ${formatMessage(PRIORITY_ADMISSION_ERRORS[code], params)}`);
   }
 }

@@ -69,8 +69,10 @@ describe('Priority admission: pods', () => {
     expect(err.message).toBe(
       'pods "web" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name',
     );
-    const none = await refusal(admissionRequest({ object: pod({ priority: 7 }, ''), objects: classes }));
-    expect(none.message).toMatch(/^pods is forbidden: the integer value of priority \(7\)/);
+    const generated = pod({ priority: 7 }, '');
+    generated.metadata.generateName = 'web-';
+    const none = await refusal(admissionRequest({ object: generated, objects: classes }));
+    expect(none.message).toMatch(/^pods "web-" is forbidden: the integer value of priority \(7\)/);
   });
 
   it('refuses a pod stating a preemption policy other than its class’s', async () => {

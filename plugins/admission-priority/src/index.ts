@@ -70,7 +70,7 @@ export default definePlugin({
         return;
       }
       if (request.operation !== 'CREATE') return;
-      const subject = { resource: PODS, name: request.name || request.object.metadata.name || '' };
+      const subject = { resource: PODS, name: request.name || request.object.metadata.name || request.object.metadata.generateName || 'Unknown' };
       let priorityClass: PriorityClass | undefined;
       if (spec.priorityClassName) {
         priorityClass = await findClass(request, spec.priorityClassName);
