@@ -79,20 +79,22 @@ export class ResourceQuotaController {
 
   /** Counts one quota's usage and writes its status when it changed. */
   async sync(key: string): Promise<void> {
-    const quota = this.quotas.get(key);
-    if (!quota) return;
-    const { used } = await usedByStoredObjects(quota, (collection, namespace) => this.objects(collection, namespace));
-    if (statusMatches(quota, used)) return;
-    const hard = quota.spec?.hard ?? {};
+    const cached = this.quotas.get(key);
+    if (!cached) return;
+    const { used } = await usedByStoredObjects(cached, (collection, namespace) => this.objects(collection, namespace));
+    if (statusMatches(cached, used)) return;
     try {
+      // The cache may lag behind the quota's charges: write on the quota as it is now.
+      const quota = await this.ctx.client.get<ResourceQuota>(RESOURCES.resourcequotas, cached.metadata.name!, cached.metadata.namespace);
+      if (statusMatches(quota, used)) return;
+      const hard = quota.spec?.hard ?? {};
       await this.ctx.client.updateStatus<ResourceQuota>(RESOURCES.resourcequotas, {
-        ...structuredClone(quota),
+        ...quota,
         status: { hard: { ...hard }, used: toList(used, Object.keys(hard)) },
       });
     } catch (err) {
+      // Gone meanwhile: nothing to count. A conflict (a charge landed meanwhile) is retried with backoff by the workers.
       if (isApiError(err, 'NotFound')) return;
-      // The quota changed meanwhile (a charge, a spec change): its update event brings it back if it still differs.
-      if (isApiError(err, 'Conflict')) return this.queue.add(key);
       throw err;
     }
   }
