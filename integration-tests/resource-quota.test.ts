@@ -60,6 +60,9 @@ describe('ResourceQuota and LimitRange through kubectl 1.36', () => {
     await ok('create', 'quota', 'q', '--hard=pods=2,configmaps=3', '-n', 'quota-demo');
     await waitFor('the quota counted', async () => (await usedOf('quota-demo', 'q')).configmaps === '1', CLUSTER_TIMEOUT);
     await ok('run', 'p1', '--image=nginx', '-n', 'quota-demo');
+    // A server-side dry run is checked and not charged.
+    expect((await ok('run', 'p2', '--image=nginx', '-n', 'quota-demo', '--dry-run=server')).trim()).toBe('pod/p2 created (server dry run)');
+    expect((await usedOf('quota-demo', 'q')).pods).toBe('1');
     await ok('run', 'p2', '--image=nginx', '-n', 'quota-demo');
     const refused = await kubectl(['run', 'p3', '--image=nginx', '-n', 'quota-demo']);
     expect(refused.code).not.toBe(0);
@@ -67,6 +70,7 @@ describe('ResourceQuota and LimitRange through kubectl 1.36', () => {
       'Error from server (Forbidden): pods "p3" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2',
     );
     expect(await usedOf('quota-demo', 'q')).toEqual({ configmaps: '1', pods: '2' });
+    expect(await ok('get', 'quota', 'q', '-n', 'quota-demo', '--no-headers')).toMatch(/^q\s+\S+\s+configmaps: 1\/3, pods: 2\/2\s*$/);
     const described = await ok('describe', 'quota', 'q', '-n', 'quota-demo');
     expect(described).toMatch(/Resource\s+Used\s+Hard/);
     expect(described).toMatch(/configmaps\s+1\s+3/);
