@@ -109,7 +109,9 @@ export class QuotaAdmission {
   /** Validating tap: refuses what would exceed a quota, charges the rest. */
   async admit(request: AdmissionRequest): Promise<void> {
     if (request.resource.resource === 'resourcequotas' && request.resource.group === '') return;
-    if (request.subresource || !request.namespace || !request.object) return;
+    // An in-place resize (pods/resize) can grow a pod's requests and limits: charged like an update.
+    const resize = request.subresource === 'resize' && request.resource.group === '' && request.resource.resource === 'pods';
+    if ((request.subresource && !resize) || !request.namespace || !request.object) return;
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return;
     const quotas = (await this.deps.list(QUOTAS, request.namespace)) as ResourceQuota[];
     if (quotas.length === 0) return;

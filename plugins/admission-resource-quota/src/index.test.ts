@@ -83,6 +83,13 @@ describe('ResourceQuota admission in a whole cluster (in-process API server over
     );
     await cluster.client.create(RESOURCES.pods, pod('p3', { requests: { cpu: '400m' }, limits: { memory: '512Mi' } }), NS);
     expect(await used('compute')).toEqual({ pods: '2', 'requests.cpu': '1', 'limits.memory': '1Gi' });
+
+    // An in-place resize that grows requests is charged like a create.
+    const p3 = await cluster.client.get<Pod>(RESOURCES.pods, 'p3', NS);
+    p3.spec.containers[0]!.resources = { requests: { cpu: '500m' }, limits: { memory: '512Mi' } };
+    await expect(cluster.client.update(RESOURCES.pods, p3, { subresource: 'resize' })).rejects.toThrow(
+      'pods "p3" is forbidden: exceeded quota: compute, requested: requests.cpu=100m, used: requests.cpu=1, limited: requests.cpu=1',
+    );
   });
 
   it('a dry run is checked and not charged', async () => {
