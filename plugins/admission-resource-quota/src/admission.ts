@@ -80,6 +80,8 @@ export class QuotaAdmission {
       if (!quota || request.operation === 'DELETE') return;
       if (request.operation === 'CREATE' && !request.subresource) await this.chargeQuotaCount(request, quota);
       const used = await this.exactUsage(quota, namespace);
+      // A new quota is not stored yet, and counts itself.
+      if (request.operation === 'CREATE') addObjectUsage(used, quota, QUOTAS, quota);
       const hard = Object.keys(quota.spec?.hard ?? {});
       quota.status = { hard: { ...(quota.spec?.hard ?? {}) }, used: toList(used, hard) };
     } finally {
@@ -163,7 +165,7 @@ export class QuotaAdmission {
         return;
       } catch (err) {
         lastError = err;
-        if (!isApiError(err, 'Conflict')) break;
+        if (!isApiError(err, 'Conflict') && !isApiError(err, 'NotFound')) break;
       }
     }
     this.deps.logger.warn({ err: lastError, namespace }, 'charging resource quotas failed');

@@ -92,6 +92,19 @@ describe('ResourceQuota admission in a whole cluster (in-process API server over
     );
   });
 
+  it('counts ResourceQuotas themselves', async () => {
+    await cluster.client.create(RESOURCES.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'meta' } });
+    const inMeta = (name: string, hard: Record<string, string>): ResourceQuota => ({ ...quota(name, hard), metadata: { name, namespace: 'meta' } });
+    const created = await cluster.client.create<ResourceQuota>(RESOURCES.resourcequotas, inMeta('meta', { resourcequotas: '3' }), 'meta');
+    expect(created.status?.used).toEqual({ resourcequotas: '1' });
+    await cluster.client.create(RESOURCES.resourcequotas, inMeta('a', { pods: '1' }), 'meta');
+    await cluster.client.create(RESOURCES.resourcequotas, inMeta('b', { pods: '1' }), 'meta');
+    await expect(cluster.client.create(RESOURCES.resourcequotas, inMeta('c', { pods: '1' }), 'meta')).rejects.toThrow(
+      'resourcequotas "c" is forbidden: exceeded quota: meta, requested: resourcequotas=1, used: resourcequotas=3, limited: resourcequotas=3',
+    );
+    expect((await cluster.client.get<ResourceQuota>(RESOURCES.resourcequotas, 'meta', 'meta')).status?.used).toEqual({ resourcequotas: '3' });
+  });
+
   it('a dry run is checked and not charged', async () => {
     const before = await used('objects');
     const dry = await cluster.client.create<KubeObject>(
