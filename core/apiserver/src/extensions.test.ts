@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors } from '@skiff/api';
-import { definePlugin, LIFECYCLE_STAGE, type AuthzAttributes, type ResourceDefinition } from '@skiff/kernel';
+import { AdmissionError, definePlugin, LIFECYCLE_STAGE, type AuthzAttributes, type ResourceDefinition } from '@skiff/kernel';
 import type { ExtensionRequest } from './extensions.js';
 import { startTestServer, type TestServer } from './test-support/cluster.js';
 
@@ -25,6 +25,14 @@ const extending = definePlugin({
   needs: ['apiExtensions'],
   apply(kernel) {
     kernel.hooks.resources.tap('test-extending', (registry) => registry.register(GADGETS));
+    // A create through the plugin's handler passes admission like any create.
+    kernel.hooks.mutate.tap('test-extending', (request) => {
+      if (request.subresource === 'echo' && request.object) (request.object as { admitted?: boolean }).admitted = true;
+    });
+    kernel.hooks.validate.tap('test-extending', (request) => {
+      if (request.subresource === 'echo' && (request.object as { refuse?: boolean } | undefined)?.refuse)
+        throw new AdmissionError('echoes that refuse are refused');
+    });
     kernel.lifecycle('test-extending', LIFECYCLE_STAGE.API_SERVER - 1, {
       start() {
         const extensions = kernel.resolve('apiExtensions');
@@ -70,9 +78,17 @@ describe('apiExtensions', () => {
       body: { hello: 'there' },
     });
     expect(response.status).toBe(201);
-    expect(response.json).toEqual({ kind: 'Echo', uid: created.json.metadata.uid, got: { hello: 'there' } });
+    expect(response.json).toEqual({ kind: 'Echo', uid: created.json.metadata.uid, got: { hello: 'there', admitted: true } });
     expect(seen.at(-1)).toMatchObject({ namespace: 'default', name: 'w1', subresource: 'echo', verb: 'create', dryRun: true, user: { username: 'alice' } });
     expect(asked.at(-1)).toMatchObject({ resource: 'gadgets', subresource: 'echo', verb: 'create', name: 'w1' });
+  });
+
+  it('admits a create before the plugin sees it: a validating refusal answers instead', async () => {
+    const before = seen.length;
+    const response = await server.request('POST', '/apis/example.com/v1/namespaces/default/gadgets/w1/echo', { token: 'alice-token', body: { refuse: true } });
+    expect(response.status).toBe(403);
+    expect(response.json.message).toBe('echoes that refuse are refused');
+    expect(seen.length).toBe(before);
   });
 
   it('sends what the plugin throws as a Status', async () => {

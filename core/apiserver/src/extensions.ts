@@ -1,6 +1,7 @@
-import { errors, type KubeObject, type UserInfo } from '@skiff/api';
+import { errors, isJsonObject, type KubeObject, type UserInfo } from '@skiff/api';
 import type { ApiRequest, ApiResponse, RouteDefinition } from '@skiff/kernel';
-import type { ServerCore } from './rest/context.js';
+import { admissionRequest, mutate, validate } from './pipeline/admission.js';
+import type { RestContext, ServerCore } from './rest/context.js';
 import type { KindHandlers } from './rest/handlers.js';
 import { objectKey } from './rest/keys.js';
 import { json } from './rest/respond.js';
@@ -49,6 +50,21 @@ declare module '@skiff/kernel' {
   }
 }
 
+/** Runs the mutating and validating chains for a create of `value`; answers the admitted object, unfrozen. */
+async function admitCreate(ctx: RestContext, value: unknown): Promise<unknown> {
+  if (!isJsonObject(value)) return value;
+  // Admission plugins read metadata from every object; a bare TokenRequest may come without it.
+  const object = { ...value, metadata: isJsonObject(value.metadata) ? value.metadata : {} } as KubeObject;
+  const [group, version] = (object.apiVersion ?? '').includes('/') ? object.apiVersion!.split('/') : ['', object.apiVersion ?? ''];
+  const kind = object.kind ? { group: group!, version: version!, kind: object.kind } : undefined;
+  const admission = admissionRequest(ctx, { operation: 'CREATE', object, ...(kind ? { kind } : {}) });
+  await mutate(ctx, admission);
+  await validate(ctx, admission);
+  const admitted = structuredClone(admission.object) as Record<string, unknown>;
+  if (!isJsonObject(value.metadata) && Object.keys(admitted.metadata ?? {}).length === 0) delete admitted.metadata;
+  return admitted;
+}
+
 export class ApiExtensionsImpl implements ApiExtensions {
   private readonly routes = new Map<string, RouteDefinition>();
 
@@ -60,6 +76,9 @@ export class ApiExtensionsImpl implements ApiExtensions {
   handle(target: { group: string; resource: string; subresource?: string; verb: string }, handler: ExtensionHandler): void {
     this.handlers.register(target, async (ctx, body) => {
       const { info, user, dryRun, request } = ctx;
+      // A create through a plugin's handler (a TokenRequest) is admitted like any other create, as kube-apiserver
+      // admits it: NodeRestriction, webhooks and policies see it.
+      const value = target.verb === 'create' ? await admitCreate(ctx, body.value) : body.value;
       const response = await handler({
         namespace: info.namespace,
         name: info.name,
@@ -68,7 +87,7 @@ export class ApiExtensionsImpl implements ApiExtensions {
         user,
         dryRun,
         query: request.query,
-        body: body.value,
+        body: value,
       });
       return json(response.body, response.status);
     });
