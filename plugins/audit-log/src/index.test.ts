@@ -78,6 +78,12 @@ describe('audit policy', () => {
     expect(level(event({ verb: 'get', requestURI: '/version', objectRef: undefined }))).toBe('Metadata');
   });
 
+  it("accepts kube-apiserver's ResponseStarted stage in omitStages (policies written for upstream load unchanged)", () => {
+    const policy = parsePolicy({ omitStages: ['RequestReceived', 'ResponseStarted'], rules: [{ level: 'Metadata', omitStages: ['ResponseStarted'] }] });
+    expect(parsed(auditLine(policy, event()))?.level).toBe('Metadata');
+    expect(auditLine(policy, event({ stage: 'RequestReceived' }))).toBeUndefined();
+  });
+
   it('loads with no options (the default policy)', () => {
     expect(() => new Kernel({ config: { logLevel: 'silent' } }).use(plugin)).not.toThrow();
   });

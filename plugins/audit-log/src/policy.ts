@@ -4,7 +4,9 @@ import type { AuditEvent, AuditStage } from '@skiff/kernel';
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 export const LEVELS: readonly AuditLevel[] = ['None', 'Metadata', 'Request', 'RequestResponse'];
-const STAGES: readonly AuditStage[] = ['RequestReceived', 'ResponseComplete', 'Panic'];
+/** The stages a policy may name. Skiff sends no ResponseStarted events (watches end with ResponseComplete), but
+ * policies written for kube-apiserver often omit that stage, so it is accepted (and omitting it changes nothing). */
+const STAGES: readonly string[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
 
 export interface GroupResources {
   group?: string;
@@ -44,7 +46,7 @@ function strings(value: unknown, at: string): string[] | undefined {
 
 function stages(value: unknown, at: string): AuditStage[] | undefined {
   const list = strings(value, at);
-  const bad = list?.find((stage) => !STAGES.includes(stage as AuditStage));
+  const bad = list?.find((stage) => !STAGES.includes(stage));
   if (bad !== undefined) throw new PolicyError(`${at}: unknown stage ${JSON.stringify(bad)} (expected one of ${STAGES.join(', ')})`);
   return list as AuditStage[] | undefined;
 }
