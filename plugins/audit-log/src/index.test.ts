@@ -84,6 +84,14 @@ describe('audit policy', () => {
     expect(auditLine(policy, event({ stage: 'RequestReceived' }))).toBeUndefined();
   });
 
+  it('matches `resource/*` to the resource itself and its subresources, as kube-apiserver does', () => {
+    const policy = parsePolicy({ rules: [{ level: 'Request', resources: [{ group: '', resources: ['pods/*'] }] }, { level: 'Metadata' }] });
+    const level = (e: AuditEvent) => parsed(auditLine(policy, e))?.level;
+    expect(level(event({ objectRef: { resource: 'pods', namespace: 'team', name: 'p', apiGroup: '', apiVersion: 'v1' } }))).toBe('Request');
+    expect(level(event({ objectRef: { resource: 'pods', subresource: 'log', namespace: 'team', apiGroup: '', apiVersion: 'v1' } }))).toBe('Request');
+    expect(level(event({ objectRef: { resource: 'podtemplates', namespace: 'team', apiGroup: '', apiVersion: 'v1' } }))).toBe('Metadata');
+  });
+
   it('loads with no options (the default policy)', () => {
     expect(() => new Kernel({ config: { logLevel: 'silent' } }).use(plugin)).not.toThrow();
   });

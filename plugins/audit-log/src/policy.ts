@@ -105,12 +105,13 @@ export function readPolicyFile(file: string): Policy {
 function matchesResource(entry: GroupResources, event: AuditEvent): boolean {
   const ref = event.objectRef!;
   if ((entry.group ?? '') !== (ref.apiGroup ?? '')) return false;
-  if (entry.resourceNames?.length && !entry.resourceNames.includes(ref.name ?? '')) return false;
+  // As kube-apiserver's policy checker: a group without resources matches all of it, resourceNames then unread;
+  // `pods/*` matches pods and every subresource of pods.
   if (!entry.resources?.length) return true;
+  if (entry.resourceNames?.length && !entry.resourceNames.includes(ref.name ?? '')) return false;
   const full = ref.subresource ? `${ref.resource}/${ref.subresource}` : ref.resource;
   return entry.resources.some(
-    (pattern) =>
-      pattern === full || pattern === '*' || (pattern === `${ref.resource}/*` && ref.subresource) || (pattern === `*/${ref.subresource}` && ref.subresource),
+    (pattern) => pattern === full || pattern === '*' || pattern === `${ref.resource}/*` || (pattern === `*/${ref.subresource}` && ref.subresource),
   );
 }
 
