@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -110,6 +110,8 @@ describe('audit policy', () => {
 describe('audit log file', () => {
   it('appends JSON lines with mode 0600 and rotates, keeping maxBackups files', async () => {
     const dir = tmp();
+    // Someone else's file beside the log, named like a backup: rotation leaves it alone.
+    writeFileSync(join(dir, 'audit-0-old.log'), 'not ours\n', { mode: 0o600 });
     const errors: unknown[] = [];
     const file = new LogFile({ path: join(dir, 'audit.log'), maxBytes: 1000, maxBackups: 2, onError: (err) => errors.push(err) });
     for (let batch = 0; batch < 5; batch++) {
@@ -119,9 +121,10 @@ describe('audit log file', () => {
     file.close();
     expect(errors).toEqual([]);
     const files = readdirSync(dir).sort();
-    expect(files.filter((f) => f.startsWith('audit-'))).toHaveLength(2);
+    expect(files.filter((f) => f.startsWith('audit-20'))).toHaveLength(2);
+    expect(readFileSync(join(dir, 'audit-0-old.log'), 'utf8')).toBe('not ours\n');
     for (const name of files) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
-    const lines = files.flatMap((name) => readFileSync(join(dir, name), 'utf8').trim().split('\n'));
+    const lines = files.filter((name) => name !== 'audit-0-old.log').flatMap((name) => readFileSync(join(dir, name), 'utf8').trim().split('\n'));
     expect(lines.every((line) => JSON.parse(line).pad)).toBe(true);
   });
 });

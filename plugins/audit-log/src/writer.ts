@@ -74,9 +74,15 @@ export class LogFile {
     // The time orders the backups; the counter keeps two rotations within one millisecond apart.
     const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${String(++this.rotations).padStart(6, '0')}`;
     renameSync(path, join(dirname(path), `${stem}-${stamp}${ext}`));
+    // Only names this writer gives its backups: other files of the folder (`audit-old.log`) are never removed.
+    const ours = new RegExp(`^${escapeRegExp(stem)}-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-\\d{3}Z-\\d{6}${escapeRegExp(ext)}$`);
     const backups = readdirSync(dirname(path))
-      .filter((file) => file.startsWith(`${stem}-`) && file.endsWith(ext))
+      .filter((file) => ours.test(file))
       .sort();
     for (const old of backups.slice(0, Math.max(0, backups.length - maxBackups))) rmSync(join(dirname(path), old), { force: true });
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
