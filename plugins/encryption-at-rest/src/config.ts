@@ -96,7 +96,9 @@ export function readEncryptionConfiguration(file: string): unknown {
   try {
     document = parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new EncryptionConfigError(`${file}: ${err instanceof Error ? err.message : String(err)}`);
+    // The first line only: the YAML parser quotes the offending line after it, which may hold a key's secret.
+    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/:$/, '');
+    throw new EncryptionConfigError(`${file}: ${message}`);
   }
   const { kind, apiVersion, resources } = (document ?? {}) as { kind?: unknown; apiVersion?: unknown; resources?: unknown };
   if (kind !== 'EncryptionConfiguration' || apiVersion !== 'apiserver.config.k8s.io/v1')

@@ -159,4 +159,19 @@ describe('encryption at rest', () => {
     const bad = new Kernel({ config: { logLevel: 'silent', rootDir: root, dataDir: 'data' } }).use(storePlugin).use(plugin, { configFile: 'bad.yaml' });
     await expect(bad.start()).rejects.toThrow(/bad\.yaml: expected kind EncryptionConfiguration/);
   });
+
+  it('names a YAML mistake in one line that never quotes the file, where a key may sit', async () => {
+    const root = tmp();
+    const secretText = key(7);
+    const yaml = `apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - aesgcm:\n          keys:\n            - name: key1\n              secret: ${secretText}: oops\n`;
+    writeFileSync(join(root, 'broken.yaml'), yaml);
+    const kernel = new Kernel({ config: { logLevel: 'silent', rootDir: root, dataDir: 'data' } }).use(storePlugin).use(plugin, { configFile: 'broken.yaml' });
+    const failure = await kernel.start().then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    expect(failure?.message).toMatch(/broken\.yaml: .*line 9/);
+    expect(failure?.message).not.toContain(secretText);
+    expect(failure?.message).not.toContain('\n');
+  });
 });
