@@ -137,7 +137,8 @@ function kubeconfigConnection(file: string): WebhookConnection {
     config = parsed as Record<string, unknown>;
   } catch (err) {
     if (err instanceof OptionProblem) throw err;
-    throw new OptionProblem('kubeconfig', `${file}: cannot be parsed: ${(err as Error).message}`);
+    // The first line only: the YAML parser quotes the offending line after it, which may hold a token or a key.
+    throw new OptionProblem('kubeconfig', `${file}: cannot be parsed: ${(err as Error).message.split('\n')[0]!.replace(/:$/, '')}`);
   }
   const current = typeof config['current-context'] === 'string' && config['current-context'] ? config['current-context'] : undefined;
   const context = current === undefined ? undefined : entry(config.contexts, 'context', current, file);

@@ -277,6 +277,19 @@ describe('options', () => {
     expect(use({ kubeconfig: 'missing.kubeconfig' })).toThrow(`${prefix}option "kubeconfig" cannot be read: ENOENT (${join(dir, 'missing.kubeconfig')})`);
   });
 
+  it('name a kubeconfig that does not parse in one line, never quoting it (it holds tokens and keys)', () => {
+    writeFileSync(join(dir, 'broken.kubeconfig'), 'users:\n- name: w\n  user:\n    token: s3cr3t-bearer-token: oops\n');
+    let message = '';
+    try {
+      use({ kubeconfig: 'broken.kubeconfig' })();
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/option "kubeconfig" .*broken\.kubeconfig: cannot be parsed: .*line 4/);
+    expect(message).not.toContain('s3cr3t');
+    expect(message).not.toContain('\n');
+  });
+
   it('check certificates and keys', () => {
     expect(use({ url: 'https://a', caBundle: 'nope' })).toThrow(`${prefix}option "caBundle" must hold PEM certificates (-----BEGIN CERTIFICATE-----)`);
     expect(use({ url: 'https://a', clientCertFile: 'a.crt' })).toThrow(`${prefix}option "clientKeyFile" is required with the other`);
