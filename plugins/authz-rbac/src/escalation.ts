@@ -36,7 +36,8 @@ export async function checkEscalation(request: AdmissionRequest, policy: RbacPol
     const role = request.object as RoleObject;
     namespace = resource === 'roles' ? request.namespace : '';
     if (await allowedTo('escalate', resource, request.name, namespace)) return;
-    if (resource === 'clusterroles' && role.aggregationRule)
+    const previous = (request.oldObject as RoleObject | undefined)?.aggregationRule;
+    if (resource === 'clusterroles' && role.aggregationRule && JSON.stringify(role.aggregationRule) !== JSON.stringify(previous))
       throw new AdmissionError(`clusterroles.${RBAC_GROUP} "${request.name}" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
     requested = role.rules ?? [];
   } else if (resource === 'rolebindings' || resource === 'clusterrolebindings') {

@@ -170,6 +170,37 @@ describe('RBAC in a real control plane', () => {
     expect(await refusal(ada.create(RESOURCES.rolebindings, binding, 'team-a'))).toContain('is attempting to grant RBAC permissions not currently held');
   });
 
+  it('keeps aggregationRules to cluster admins, but lets a role manager relabel an aggregated role', async () => {
+    const manage = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'role-manager' },
+      rules: [{ verbs: ['get', 'list', 'create', 'update'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'] }],
+    } as KubeObject;
+    await admin.create(RESOURCES.clusterroles, manage);
+    await admin.create(RESOURCES.clusterrolebindings, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'max-manages-roles' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'role-manager' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'max' }],
+    } as KubeObject);
+    const max = as('max');
+    const aggregated = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'max-aggregate' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { team: 'max' } }] },
+    } as KubeObject;
+    await waitFor('max to manage roles', async () => (await refusal(max.get(RESOURCES.clusterroles, 'view'))) === 'allowed');
+    expect(await refusal(max.create(RESOURCES.clusterroles, aggregated))).toBe(
+      'clusterroles.rbac.authorization.k8s.io "max-aggregate" is forbidden: must have cluster-admin privileges to use the aggregationRule',
+    );
+    await admin.create(RESOURCES.clusterroles, aggregated);
+    const stored = await admin.get<KubeObject>(RESOURCES.clusterroles, 'max-aggregate');
+    expect(await refusal(max.update(RESOURCES.clusterroles, { ...stored, metadata: { ...stored.metadata, labels: { owner: 'max' } } }))).toBe('allowed');
+  });
+
   it('aggregates a new ClusterRole into view', async () => {
     await admin.create(RESOURCES.clusterroles, {
       apiVersion: 'rbac.authorization.k8s.io/v1',
