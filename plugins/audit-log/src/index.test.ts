@@ -92,6 +92,18 @@ describe('audit policy', () => {
     expect(level(event({ objectRef: { resource: 'podtemplates', namespace: 'team', apiGroup: '', apiVersion: 'v1' } }))).toBe('Metadata');
   });
 
+  it('stops the start with one line for a policy file that does not parse', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'policy.yaml'), 'rules:\n  - level: Metadata: x\n');
+    const kernel = new Kernel({ config: { logLevel: 'silent', rootDir: dir, dataDir: 'data' } }).use(plugin, { policyFile: 'policy.yaml' });
+    const failure = await kernel.start().then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    expect(failure?.message).toMatch(/policy\.yaml: .*line 2/);
+    expect(failure?.message).not.toContain('\n');
+  });
+
   it('loads with no options (the default policy)', () => {
     expect(() => new Kernel({ config: { logLevel: 'silent' } }).use(plugin)).not.toThrow();
   });

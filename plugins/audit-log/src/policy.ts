@@ -97,7 +97,8 @@ export function readPolicyFile(file: string): Policy {
   try {
     document = parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new PolicyError(`${file}: ${err instanceof Error ? err.message : String(err)}`);
+    // One line: the YAML parser's message goes on to quote the offending line.
+    throw new PolicyError(`${file}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/:$/, '')}`);
   }
   return parsePolicy(document, file);
 }
