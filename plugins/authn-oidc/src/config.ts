@@ -170,7 +170,10 @@ export function jwtEntriesFromFile(file: string): { entries: JwtEntryOptions[]; 
     document = parse(readFileSync(file, 'utf8'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw problem(code && !code.startsWith('YAML') && !code.startsWith('BAD_') ? `cannot be read: ${code}` : `cannot be parsed: ${(err as Error).message}`);
+    // The parser's first line only: the rest quotes the offending source lines.
+    const why = (err as Error).message.split('\n')[0]!.replace(/:$/, '');
+    // A file system error carries its syscall; the parser's codes (BLOCK_AS_IMPLICIT_KEY…) are not read errors.
+    throw problem(code && (err as NodeJS.ErrnoException).syscall ? `cannot be read: ${code}` : `cannot be parsed: ${why}`);
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) throw problem('must be a YAML or JSON mapping');
   const config = document as Record<string, unknown>;

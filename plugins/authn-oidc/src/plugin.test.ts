@@ -247,6 +247,8 @@ describe('an AuthenticationConfiguration file', () => {
     const kind = write('kind.yaml', { apiVersion: 'v1', kind: 'Config' });
     expect(() => use(kind)).toThrow('must be an AuthenticationConfiguration of apiserver.config.k8s.io/v1');
     expect(() => use('missing.yaml')).toThrow(`option "configFile" (${join(dir, 'missing.yaml')}) cannot be read: ENOENT`);
+    writeFileSync(join(dir, 'broken.yaml'), 'jwt:\n  - issuer: x: y\n');
+    expect(() => use('broken.yaml')).toThrow(/^[^\n]*broken\.yaml\) cannot be parsed: [^\n]*line 2[^\n]*$/);
     expect(() => new Kernel({ config: { logLevel: 'silent', rootDir: dir } }).use(plugin, { configFile: cel, jwt: [] })).toThrow(
       'option "configFile" cannot be combined with jwt',
     );
