@@ -227,3 +227,27 @@ describe('RBAC in a real control plane', () => {
     expect(review.status.resourceRules.some((rule) => rule.resources.includes('deployments'))).toBe(true);
   });
 });
+
+describe('SelfSubjectRulesReview without an authorizer that lists rules', () => {
+  it('answers incomplete, saying why', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'skiff-rules-'));
+    const kernel = new Kernel({ config: { port: 0, logLevel: 'silent', dataDir, rootDir: dataDir } }).use(store).use(apiServer, { port: 0 });
+    await kernel.start();
+    try {
+      const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: 'root', groups: ['system:masters', 'system:authenticated'] });
+      const review = await client.create<KubeObject & { status: { resourceRules: unknown[]; incomplete: boolean; evaluationError?: string } }>(
+        RESOURCES.selfsubjectrulesreviews,
+        { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: {}, spec: { namespace: 'default' } } as never,
+      );
+      expect(review.status).toEqual({
+        resourceRules: [],
+        nonResourceRules: [],
+        incomplete: true,
+        evaluationError: 'no authorizer of this cluster lists its rules',
+      });
+    } finally {
+      await kernel.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
