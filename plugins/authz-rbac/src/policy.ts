@@ -194,7 +194,7 @@ export class RbacPolicy {
 function reasonFor(binding: IndexedBinding): string {
   const subject =
     binding.subject.kind === 'ServiceAccount'
-      ? `ServiceAccount "${binding.subject.namespace || binding.namespace}/${binding.subject.name}"`
+      ? `ServiceAccount "${binding.subject.name}/${binding.subject.namespace || binding.namespace}"`
       : `${binding.subject.kind} "${binding.subject.name}"`;
   const where = binding.kind === 'RoleBinding' ? `RoleBinding "${binding.name}/${binding.namespace}"` : `ClusterRoleBinding "${binding.name}"`;
   return `RBAC: allowed by ${where} of ${binding.roleRef.kind} "${binding.roleRef.name}" to ${subject}`;

@@ -78,7 +78,7 @@ describe('the policy index', () => {
       subjects: [{ kind: 'ServiceAccount', name: 'robot', namespace: 'team-b' }],
     } as KubeObject);
     expect(policy.authorize(attributes({ user: robot, namespace: 'team-b' }))?.reason).toBe(
-      'RBAC: allowed by ClusterRoleBinding "robots" of ClusterRole "reader" to ServiceAccount "team-b/robot"',
+      'RBAC: allowed by ClusterRoleBinding "robots" of ClusterRole "reader" to ServiceAccount "robot/team-b"',
     );
     policy.apply('/registry/rbac.authorization.k8s.io/clusterroles/reader', undefined);
     expect(policy.authorize(attributes({}))).toBeUndefined();
