@@ -46,7 +46,10 @@ export async function checkEscalation(request: AdmissionRequest, policy: RbacPol
     const target = binding.roleRef.kind === 'ClusterRole' ? 'clusterroles' : 'roles';
     if (await allowedTo('bind', target, binding.roleRef.name, namespace)) return;
     const role = target === 'clusterroles' ? policy.clusterRole(binding.roleRef.name) : policy.role(namespace, binding.roleRef.name);
-    requested = role?.rules ?? [];
+    // Whether a missing role would grant too much cannot be known: refused, as upstream refuses it.
+    if (!role)
+      throw new AdmissionError(`${resource}.${RBAC_GROUP} "${request.name}" is forbidden: ${target}.${RBAC_GROUP} "${binding.roleRef.name}" not found`);
+    requested = role.rules ?? [];
   } else {
     return;
   }

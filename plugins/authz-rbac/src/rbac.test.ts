@@ -168,6 +168,14 @@ describe('RBAC in a real control plane', () => {
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'ada' }],
     } as KubeObject;
     expect(await refusal(ada.create(RESOURCES.rolebindings, binding, 'team-a'))).toContain('is attempting to grant RBAC permissions not currently held');
+    const dangling = {
+      ...binding,
+      metadata: { name: 'dangling', namespace: 'team-a' },
+      roleRef: { ...(binding as any).roleRef, kind: 'Role', name: 'missing' },
+    };
+    expect(await refusal(ada.create(RESOURCES.rolebindings, dangling as KubeObject, 'team-a'))).toBe(
+      'rolebindings.rbac.authorization.k8s.io "dangling" is forbidden: roles.rbac.authorization.k8s.io "missing" not found',
+    );
   });
 
   it('keeps aggregationRules to cluster admins, but lets a role manager relabel an aggregated role', async () => {
