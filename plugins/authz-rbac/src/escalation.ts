@@ -1,3 +1,4 @@
+import { errors } from '@skiff/api';
 import { AdmissionError, type AdmissionRequest, type AuthzAttributes, type Hooks } from '@skiff/kernel';
 import type { BindingObject, RbacPolicy, RoleObject } from './policy.js';
 import { describeRule, uncoveredRules, type PolicyRule } from './rules.js';
@@ -46,9 +47,8 @@ export async function checkEscalation(request: AdmissionRequest, policy: RbacPol
     const target = binding.roleRef.kind === 'ClusterRole' ? 'clusterroles' : 'roles';
     if (await allowedTo('bind', target, binding.roleRef.name, namespace)) return;
     const role = target === 'clusterroles' ? policy.clusterRole(binding.roleRef.name) : policy.role(namespace, binding.roleRef.name);
-    // Whether a missing role would grant too much cannot be known: refused, as upstream refuses it.
-    if (!role)
-      throw new AdmissionError(`${resource}.${RBAC_GROUP} "${request.name}" is forbidden: ${target}.${RBAC_GROUP} "${binding.roleRef.name}" not found`);
+    // What a missing role would grant cannot be checked: upstream answers that the role is not found.
+    if (!role) throw errors.notFound(target, RBAC_GROUP, binding.roleRef.name);
     requested = role.rules ?? [];
   } else {
     return;
