@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 import { parse } from 'yaml';
 
 const [gitDir, ref = 'HEAD'] = process.argv.slice(2);
@@ -33,7 +34,8 @@ const data = {
   roleBindings: read('namespace-role-bindings').map(clean),
 };
 const out = join(dirname(fileURLToPath(import.meta.url)), '../plugins/authz-rbac/src/generated/bootstrap-policy.json');
-writeFileSync(out, JSON.stringify(data, null, 1) + '\n');
+// Formatted as the repository's formatter would, so a run on the same tree changes nothing.
+writeFileSync(out, await format(JSON.stringify(data), { ...(await resolveConfig(out)), filepath: out }));
 console.log(
   `wrote ${out}: ${data.clusterRoles.length} cluster roles, ${data.clusterRoleBindings.length} cluster role bindings, ${data.roles.length} roles, ${data.roleBindings.length} role bindings`,
 );
