@@ -35,7 +35,7 @@ const data = {
 };
 const out = join(dirname(fileURLToPath(import.meta.url)), '../plugins/authz-rbac/src/generated/bootstrap-policy.json');
 // Formatted as the repository's formatter would, so a run on the same tree changes nothing.
-writeFileSync(out, await format(JSON.stringify(data), { ...(await resolveConfig(out)), filepath: out }));
+writeFileSync(out, await format(JSON.stringify(data, null, 2), { ...(await resolveConfig(out)), filepath: out }));
 console.log(
   `wrote ${out}: ${data.clusterRoles.length} cluster roles, ${data.clusterRoleBindings.length} cluster role bindings, ${data.roles.length} roles, ${data.roleBindings.length} role bindings`,
 );
