@@ -6,6 +6,7 @@ export * from './errors.js';
 export * from './guards.js';
 export * from './resource.js';
 export * from './labels.js';
+export * from './admission-matching.js';
 export * from './fields.js';
 export * from './quantity.js';
 export * from './duration.js';
