@@ -25,3 +25,4 @@ export { podToleratesTaint, type Taint } from './builtin/tolerations.js';
 export { schedulerOptionsSchema, type SchedulerPluginOptions } from './options.js';
 export { SchedulerError, SCHEDULER_ERRORS, type SchedulerErrorCode } from './errors.js';
 export { PLUGIN_NAME, DEFAULT_SCHEDULER_NAME, SCHEDULER_USER, BUILTIN_PLUGINS } from './names.js';
+export { MAX_NODE_SCORE, defaultNormalizeScore, cloneCycleState, podPriority, unresolvable, unschedulable } from './framework/plugin-helpers.js';

@@ -1,7 +1,6 @@
 import { assertCanI, createLoopbackClient, EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
 import { definePlugin, LIFECYCLE_STAGE, packageInfo, type Kernel } from '@skiff/kernel';
 import { nodeReady } from './builtin/node-ready.js';
-import { nodeUnschedulable } from './builtin/node-unschedulable.js';
 import { buildProfile } from './framework/profile.js';
 import { PluginRegistry } from './framework/registry.js';
 import { PLUGIN_NAME, SCHEDULER_COMPONENT, SCHEDULER_USER } from './names.js';
@@ -18,7 +17,6 @@ declare module '@skiff/kernel' {
 /** The registry the schedulerPlugins hook fills: the built-in filters first, then every plugin's. */
 export function collectSchedulerPlugins(kernel: Kernel): PluginRegistry {
   const registry = new PluginRegistry();
-  registry.register(nodeUnschedulable);
   registry.register(nodeReady);
   kernel.hooks.schedulerPlugins.call(registry);
   return registry;
@@ -41,7 +39,7 @@ export const schedulerPlugin = definePlugin({
     const abort = new AbortController();
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.SCHEDULER, {
       async start() {
-        const profile = buildProfile(collectSchedulerPlugins(kernel), options.profiles);
+        const profile = buildProfile(collectSchedulerPlugins(kernel), { schedulerName: options.schedulerName });
         const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: SCHEDULER_USER, groups: ['system:authenticated'] });
         await assertCanI(client, SCHEDULER_USER, { verb: 'create', group: '', resource: 'pods', subresource: 'binding' });
         const logger = kernel.logger.child({ component: 'scheduler' });

@@ -1,6 +1,6 @@
 import { errorMessage, RESOURCES, isApiError, isPodTerminal, type Node, type Pod } from '@skiff/api';
 import { objectKey } from '@skiff/client';
-import type { ApiClient, CycleState, EventRecorder, Informer, InformerFactory, Logger, SchedulerPlugin, SchedulingStatus } from '@skiff/kernel';
+import type { ApiClient, CycleState, EventRecorder, Informer, InformerFactory, Logger, PostFilterResult, SchedulerPlugin, SchedulingStatus } from '@skiff/kernel';
 import { SchedulerCache } from './cache/scheduler-cache.js';
 import { schedulePod, type ScheduleFailure } from './framework/cycle.js';
 import { callPlugin, failureMessage, PluginThrew, type ExtensionPoint } from './framework/extension-points.js';
@@ -30,6 +30,8 @@ interface SchedulingFailure {
   plugin?: string;
   extensionPoint?: ExtensionPoint;
   cause?: unknown;
+  /** Preemption made room there: recorded as the pod's status.nominatedNodeName. */
+  nominatedNodeName?: string;
 }
 
 function thrownFailure(err: PluginThrew): SchedulingFailure {
@@ -237,17 +239,26 @@ export class Scheduler {
       return { message, reason: 'SchedulerError', plugin, extensionPoint, cause };
     }
     const notes: string[] = [];
+    let nominatedNodeName: string | undefined;
     for (const plugin of this.options.profile.postFilter) {
-      let status: SchedulingStatus;
+      let status: SchedulingStatus | PostFilterResult;
       try {
         status = await callPlugin('PostFilter', plugin.name, () => plugin.postFilter!(state, pod, result.failures));
       } catch (err) {
         if (err instanceof PluginThrew) return thrownFailure(err);
         throw err;
       }
-      if (status?.reasons.length) notes.push(...status.reasons);
+      if (status?.reasons?.length) notes.push(...status.reasons);
+      if (status && 'nominatedNodeName' in status) {
+        nominatedNodeName = status.nominatedNodeName;
+        break;
+      }
     }
-    return { message: notes.length ? `${result.message} ${notes.join(' ')}` : result.message, reason: 'Unschedulable' };
+    return {
+      message: notes.length ? `${result.message} ${notes.join(' ')}` : result.message,
+      reason: 'Unschedulable',
+      ...(nominatedNodeName ? { nominatedNodeName } : {}),
+    };
   }
 
   private async bindingCycle(info: QueuedPod, cycle: number, state: CycleState, nodeName: string): Promise<void> {

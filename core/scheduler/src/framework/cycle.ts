@@ -1,4 +1,5 @@
-import type { CycleState, NodeInfo, SchedulingCode, SchedulingStatus } from '@skiff/kernel';
+import type { CycleState, NodeInfo, PreFilterResult, SchedulerSnapshot, SchedulingCode, SchedulingStatus } from '@skiff/kernel';
+import { NodeListSnapshot } from '../cache/snapshot.js';
 import type { Pod } from '@skiff/api';
 import type { SchedulingProfile } from './profile.js';
 import { callPluginSync as call, failureMessage, PluginThrew, type ExtensionPoint } from './extension-points.js';
@@ -52,46 +53,96 @@ export function schedulePod(
   profile: SchedulingProfile,
   state: CycleState,
   pod: Pod,
-  nodes: readonly NodeInfo[],
+  nodes: readonly NodeInfo[] | SchedulerSnapshot,
   random: () => number = Math.random,
 ): ScheduleResult {
+  const snapshot = Array.isArray(nodes) ? new NodeListSnapshot(nodes) : (nodes as SchedulerSnapshot);
   try {
-    return runCycle(profile, state, pod, nodes, random);
+    return runCycle(profile, state, pod, snapshot, random);
   } catch (err) {
-    if (err instanceof PluginThrew) return thrownResult(err, nodes.length);
+    if (err instanceof PluginThrew) return thrownResult(err, snapshot.nodes.length);
     throw err;
   }
 }
 
-function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[], random: () => number): ScheduleResult {
-  const totalNodes = nodes.length;
+function isPreFilterResult(value: SchedulingStatus | PreFilterResult): value is PreFilterResult {
+  return value !== null && 'nodeNames' in value && !('code' in value);
+}
+
+/** Upstream's adaptive default: 50 % of the nodes, less by 1 % per 125 nodes, never under 5 %. */
+const MIN_FEASIBLE_NODES_TO_FIND = 100;
+const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
+
+/**
+ * How many feasible nodes are enough to stop filtering (upstream's numFeasibleNodesToFind): every node in
+ * a small cluster, else `percentage` of them (adaptive when unset or 0), at least 100.
+ */
+export function feasibleNodesToFind(totalNodes: number, percentage?: number): number {
+  if (totalNodes < MIN_FEASIBLE_NODES_TO_FIND) return totalNodes;
+  let adaptive = percentage ?? 0;
+  if (adaptive <= 0) adaptive = Math.max(50 - Math.trunc(totalNodes / 125), MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND);
+  if (adaptive >= 100) return totalNodes;
+  const count = Math.trunc((totalNodes * adaptive) / 100);
+  return Math.max(count, MIN_FEASIBLE_NODES_TO_FIND);
+}
+
+function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snapshot: SchedulerSnapshot, random: () => number): ScheduleResult {
+  const allNodes = snapshot.nodes;
+  const totalNodes = allNodes.length;
   if (totalNodes === 0) return { code: 'UnschedulableAndUnresolvable', message: NO_NODES_MESSAGE, failures: new Map(), totalNodes };
 
+  let allowed: Set<string> | undefined;
   for (const plugin of profile.preFilter) {
-    const status = call('PreFilter', plugin.name, () => plugin.preFilter!(state, pod));
-    if (!status) continue;
-    if (status.code === 'Error') return errorResult('PreFilter', status, plugin.name, totalNodes);
-    const reasons = status.reasons.join(', ');
-    return { code: status.code, message: `0/${totalNodes} nodes are available: ${reasons}.`, failures: new Map(), totalNodes };
+    const result = call('PreFilter', plugin.name, () => plugin.preFilter!(state, pod, snapshot));
+    if (!result) continue;
+    if (isPreFilterResult(result)) {
+      allowed = allowed ? new Set([...allowed].filter((name) => result.nodeNames.has(name))) : new Set(result.nodeNames);
+      continue;
+    }
+    if (result.code === 'Error') return errorResult('PreFilter', result, plugin.name, totalNodes);
+    const reasons = result.reasons.join(', ');
+    return { code: result.code, message: `0/${totalNodes} nodes are available: ${reasons}.`, failures: new Map(), totalNodes };
   }
 
-  const feasible = filterNodes(profile, state, pod, nodes);
-  if (feasible instanceof Map) {
-    for (const status of feasible.values()) {
+  let candidates: readonly NodeInfo[] = allNodes;
+  let sampled = true;
+  if (allowed) {
+    candidates = [...allowed].map((name) => snapshot.get(name)).filter((info): info is NodeInfo => info !== undefined);
+    sampled = false;
+    if (candidates.length === 0) {
+      const failures = new Map<string, SchedulingStatus>();
+      const status = { code: 'UnschedulableAndUnresolvable' as const, reasons: ["node(s) didn't satisfy plugin(s) [PreFilter]"] };
+      for (const info of allNodes) failures.set(info.node.metadata.name!, status);
+      return { code: 'UnschedulableAndUnresolvable', message: fitErrorMessage(totalNodes, failures), failures, totalNodes };
+    }
+  }
+
+  const want = sampled ? feasibleNodesToFind(candidates.length, profile.percentageOfNodesToScore) : candidates.length;
+  const start = sampled && candidates.length > 0 ? profile.sampling.next % candidates.length : 0;
+  const filtered = filterNodes(profile, state, pod, candidates, start, want);
+  if (sampled) profile.sampling.next = (start + filtered.visited) % Math.max(candidates.length, 1);
+  const feasible = filtered.feasible;
+  if (feasible.length === 0) {
+    const failures = filtered.failures;
+    if (allowed) {
+      const status = { code: 'UnschedulableAndUnresolvable' as const, reasons: ["node(s) didn't satisfy plugin(s) [PreFilter]"] };
+      for (const info of allNodes) if (!failures.has(info.node.metadata.name!)) failures.set(info.node.metadata.name!, status);
+    }
+    for (const status of failures.values()) {
       if (status?.code === 'Error') return errorResult('Filter', status, status.plugin ?? 'filter', totalNodes);
     }
-    const resolvable = [...feasible.values()].some((status) => status?.code === 'Unschedulable');
+    const resolvable = [...failures.values()].some((status) => status?.code === 'Unschedulable');
     return {
       code: resolvable ? 'Unschedulable' : 'UnschedulableAndUnresolvable',
-      message: fitErrorMessage(totalNodes, feasible),
-      failures: feasible,
+      message: fitErrorMessage(totalNodes, failures),
+      failures,
       totalNodes,
     };
   }
   if (feasible.length === 1) return { nodeName: feasible[0]!.node.metadata.name!, score: 0, feasibleNodes: 1 };
 
   for (const plugin of profile.preScore) {
-    const status = call('PreScore', plugin.name, () => plugin.preScore!(state, pod, feasible));
+    const status = call('PreScore', plugin.name, () => plugin.preScore!(state, pod, feasible, snapshot));
     if (status) return errorResult('PreScore', stamp(status, plugin.name), plugin.name, totalNodes);
   }
   const totals = scoreNodes(profile, state, pod, feasible);
@@ -99,22 +150,48 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes
   return { nodeName: feasible[best]!.node.metadata.name!, score: totals[best]!, feasibleNodes: feasible.length };
 }
 
+interface Filtered {
+  feasible: NodeInfo[];
+  /** Why each node was rejected — filled only when no node fits. */
+  failures: Map<string, SchedulingStatus>;
+  /** How many nodes were looked at (sampling resumes after them next cycle). */
+  visited: number;
+}
+
 /**
- * The nodes every filter accepts, or — when none does — why each node was rejected. Rejections are only
+ * Walks the nodes from `start` (wrapping) until `want` feasible nodes are found. Rejections are only
  * gathered into a map (with the plugin's name stamped on) when no node fits, so a cluster with many
  * full nodes costs no allocation per rejected node.
  */
-function filterNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): NodeInfo[] | Map<string, SchedulingStatus> {
+function filterNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[], start: number, want: number): Filtered {
   const filters = profile.filter;
+  const total = nodes.length;
   const feasible: NodeInfo[] = [];
-  const rejections: NonNullable<SchedulingStatus>[] = [];
-  const rejectedBy: number[] = [];
+  const rejections: (NonNullable<SchedulingStatus> | undefined)[] = new Array(total);
+  const rejectedBy: number[] = new Array(total);
+  const nominated = profile.nominatedFilter;
   // One try around the whole loop (not one per call): the indices say which filter threw.
   let f = 0;
+  let visited = 0;
   try {
-    for (let n = 0; n < nodes.length; n++) {
+    for (; visited < total && feasible.length < want; visited++) {
+      const n = (start + visited) % total;
       const info = nodes[n]!;
       let rejected = false;
+      if (nominated) {
+        const status = nominated(state, pod, info);
+        if (status !== undefined) {
+          if (status) {
+            if (feasible.length === 0) {
+              rejections[n] = status;
+              rejectedBy[n] = -1;
+            }
+            rejected = true;
+          }
+          if (!rejected) feasible.push(info);
+          continue;
+        }
+      }
       for (f = 0; f < filters.length; f++) {
         const status = filters[f]!.filter!(state, pod, info);
         if (status) {
@@ -129,12 +206,18 @@ function filterNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, no
       if (!rejected) feasible.push(info);
     }
   } catch (err) {
-    throw new PluginThrew(filters[f]!.name, 'Filter', err);
+    if (err instanceof PluginThrew) throw err;
+    throw new PluginThrew(filters[f]?.name ?? 'filter', 'Filter', err);
   }
-  if (feasible.length > 0) return feasible;
   const failures = new Map<string, SchedulingStatus>();
-  for (let n = 0; n < nodes.length; n++) failures.set(nodes[n]!.node.metadata.name!, stamp(rejections[n]!, filters[rejectedBy[n]!]!.name));
-  return failures;
+  if (feasible.length > 0) return { feasible, failures, visited };
+  for (let n = 0; n < total; n++) {
+    const status = rejections[n];
+    if (!status) continue;
+    const by = rejectedBy[n]!;
+    failures.set(nodes[n]!.node.metadata.name!, by >= 0 ? stamp(status, filters[by]!.name) : status);
+  }
+  return { feasible, failures, visited };
 }
 
 function scoreNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): Float64Array {
