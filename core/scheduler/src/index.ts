@@ -3,11 +3,11 @@ import { schedulerPlugin } from './plugin.js';
 export default schedulerPlugin;
 export { schedulerPlugin, collectSchedulerPlugins } from './plugin.js';
 export { Scheduler, type SchedulerOptions } from './scheduler.js';
-export { schedulePod, pickBest, type ScheduleResult, type ScheduleSuccess, type ScheduleFailure } from './framework/cycle.js';
-export { buildProfile, type SchedulingProfile, type ProfileConfig, type ScorePluginEntry } from './framework/profile.js';
+export { schedulePod, pickBest, feasibleNodesToFind, type ScheduleResult, type ScheduleSuccess, type ScheduleFailure } from './framework/cycle.js';
+export { buildProfile, buildProfiles, EXTENSION_POINT_KEYS, type SchedulingProfile, type ProfileConfig, type PluginSet, type ExtensionPointKey, type ScorePluginEntry } from './framework/profile.js';
 export { PluginRegistry } from './framework/registry.js';
 export { fitErrorMessage, NO_NODES_MESSAGE } from './framework/fit-error.js';
-export { createNodeInfo, addPodToNodeInfo, removePodFromNodeInfo, setNodeInfoNode } from './framework/node-info.js';
+export { createNodeInfo, addPodToNodeInfo, removePodFromNodeInfo, setNodeInfoNode, cloneNodeInfo, hasPodAffinityTerms, hasRequiredAntiAffinity } from './framework/node-info.js';
 export {
   podRequests,
   amountsFromResourceList,
@@ -18,11 +18,12 @@ export {
   type PodRequestOptions,
 } from './framework/resources.js';
 export { SchedulerCache } from './cache/scheduler-cache.js';
-export { SchedulingQueue, type QueuedPod, type SchedulingQueueOptions } from './queue/scheduling-queue.js';
+export { SchedulingQueue, type QueuedPod, type QueueEvent, type SchedulingQueueOptions } from './queue/scheduling-queue.js';
 export { nodeReady } from './builtin/node-ready.js';
-export { nodeUnschedulable } from './builtin/node-unschedulable.js';
 export { podToleratesTaint, type Taint } from './builtin/tolerations.js';
 export { schedulerOptionsSchema, type SchedulerPluginOptions } from './options.js';
 export { SchedulerError, SCHEDULER_ERRORS, type SchedulerErrorCode } from './errors.js';
 export { PLUGIN_NAME, DEFAULT_SCHEDULER_NAME, SCHEDULER_USER, BUILTIN_PLUGINS } from './names.js';
 export { MAX_NODE_SCORE, defaultNormalizeScore, cloneCycleState, podPriority, unresolvable, unschedulable } from './framework/plugin-helpers.js';
+export { NodeListSnapshot, normalizedImageName } from './cache/snapshot.js';
+export { Nominator } from './nominator.js';

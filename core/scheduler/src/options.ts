@@ -1,24 +1,75 @@
 import type { OptionsOf, OptionsSchema } from '@skiff/kernel';
 import { DEFAULT_SCHEDULER_NAME } from './names.js';
 
+const pluginSet = {
+  type: 'object',
+  properties: {
+    enabled: {
+      type: 'array',
+      items: { type: 'object', properties: { name: { type: 'string' }, weight: { type: 'integer', minimum: 0 } }, required: ['name'] },
+    },
+    disabled: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+  },
+} as const satisfies OptionsSchema;
+
+/** The scheduler's options: KubeSchedulerConfiguration's profiles and percentageOfNodesToScore. */
 export const schedulerOptionsSchema = {
   type: 'object',
   properties: {
-    schedulerName: { type: 'string', default: DEFAULT_SCHEDULER_NAME, description: 'pods with this spec.schedulerName are ours' },
+    schedulerName: {
+      type: 'string',
+      default: DEFAULT_SCHEDULER_NAME,
+      description: 'the one profile’s schedulerName when `profiles` is not given',
+    },
+    percentageOfNodesToScore: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 100,
+      description: 'stop filtering after this share of nodes fit (0 or unset: adaptive, 50 % down to 5 %)',
+    },
     profiles: {
-      type: 'object',
-      description: 'filter and score plugins to run (default: all registered, weight defaultWeight ?? 1)',
-      properties: {
-        filter: { type: 'array', items: { type: 'string' } },
-        score: {
-          type: 'array',
-          items: {
+      type: 'array',
+      description: "KubeSchedulerConfiguration profiles: schedulerName, plugins per extension point, pluginConfig, percentageOfNodesToScore",
+      items: {
+        type: 'object',
+        properties: {
+          schedulerName: { type: 'string' },
+          percentageOfNodesToScore: { type: 'integer', minimum: 0, maximum: 100 },
+          plugins: {
             type: 'object',
-            properties: { name: { type: 'string' }, weight: { type: 'number', minimum: 0 } },
-            required: ['name', 'weight'],
+            properties: {
+              multiPoint: pluginSet,
+              queueSort: pluginSet,
+              preEnqueue: pluginSet,
+              preFilter: pluginSet,
+              filter: pluginSet,
+              postFilter: pluginSet,
+              preScore: pluginSet,
+              score: pluginSet,
+              reserve: pluginSet,
+              permit: pluginSet,
+              preBind: pluginSet,
+              bind: pluginSet,
+              postBind: pluginSet,
+            },
+          },
+          pluginConfig: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { name: { type: 'string' }, args: { type: 'object', additionalProperties: true } },
+              required: ['name'],
+            },
           },
         },
+        required: ['schedulerName'],
       },
+    },
+    thread: {
+      type: 'string',
+      enum: ['auto', 'worker', 'main'],
+      default: 'auto',
+      description: 'where scheduling cycles run: a worker thread of their own, or the API server’s event loop (auto: a worker when the plugins can be loaded there)',
     },
   },
 } as const satisfies OptionsSchema;

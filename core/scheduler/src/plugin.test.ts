@@ -16,10 +16,12 @@ const unavailable = { handle: async () => ({ status: 503 }) };
 
 describe('the scheduler plugin', () => {
   it('fails the start when a profile names a plugin nobody registered', async () => {
-    const kernel = new Kernel({ config: { logLevel: 'silent' } }).use(schedulerPlugin, { profiles: { filter: ['Fit', 'Missing'] } }).use(fit);
+    const kernel = new Kernel({ config: { logLevel: 'silent' } })
+      .use(schedulerPlugin, { thread: 'main', profiles: [{ schedulerName: 'default-scheduler', plugins: { filter: { enabled: [{ name: 'Fit' }, { name: 'Missing' }] } } }] })
+      .use(fit);
     kernel.provide('apiHandler', unavailable);
     await expect(kernel.start()).rejects.toThrow(
-      'component "@skiff/scheduler" failed to start: scheduler profile names filter plugin "Missing", which is not registered (known: NodeUnschedulable, NodeReady, Fit)',
+      'component "@skiff/scheduler" failed to start: scheduler profile names filter plugin "Missing", which is not registered (known: NodeReady, Fit)',
     );
   });
 
@@ -28,9 +30,14 @@ describe('the scheduler plugin', () => {
     await expect(kernel.start()).rejects.toThrow('plugin "@skiff/scheduler" needs component "apiHandler", which no loaded plugin provides');
   });
 
-  it('checks score weights when loaded', () => {
-    expect(() => new Kernel({ config: { logLevel: 'silent' } }).use(schedulerPlugin, { profiles: { score: [{ name: 'Fit' }] } })).toThrow(
-      'option "profiles.score[0].weight" is required',
+  it('checks profiles when loaded', () => {
+    expect(() => new Kernel({ config: { logLevel: 'silent' } }).use(schedulerPlugin, { profiles: [{ plugins: {} }] })).toThrow(
+      'option "profiles[0].schedulerName" is required',
     );
+    expect(() =>
+      new Kernel({ config: { logLevel: 'silent' } }).use(schedulerPlugin, {
+        profiles: [{ schedulerName: 'x', plugins: { score: { enabled: [{ name: 'Fit', weight: -1 }] } } }],
+      }),
+    ).toThrow('profiles[0].plugins.score.enabled[0].weight');
   });
 });

@@ -1,7 +1,7 @@
 import { assertCanI, createLoopbackClient, EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
 import { definePlugin, LIFECYCLE_STAGE, packageInfo, type Kernel } from '@skiff/kernel';
 import { nodeReady } from './builtin/node-ready.js';
-import { buildProfile } from './framework/profile.js';
+import { buildProfiles, type ProfileConfig } from './framework/profile.js';
 import { PluginRegistry } from './framework/registry.js';
 import { PLUGIN_NAME, SCHEDULER_COMPONENT, SCHEDULER_USER } from './names.js';
 import { schedulerOptionsSchema } from './options.js';
@@ -39,18 +39,18 @@ export const schedulerPlugin = definePlugin({
     const abort = new AbortController();
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.SCHEDULER, {
       async start() {
-        const profile = buildProfile(collectSchedulerPlugins(kernel), { schedulerName: options.schedulerName });
+        const configs: ProfileConfig[] = options.profiles?.length ? (options.profiles as ProfileConfig[]) : [{ schedulerName: options.schedulerName }];
+        const profiles = buildProfiles(collectSchedulerPlugins(kernel), configs, { percentageOfNodesToScore: options.percentageOfNodesToScore });
         const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: SCHEDULER_USER, groups: ['system:authenticated'] });
         await assertCanI(client, SCHEDULER_USER, { verb: 'create', group: '', resource: 'pods', subresource: 'binding' });
         const logger = kernel.logger.child({ component: 'scheduler' });
         informers = new SharedInformerFactory(client, { logger });
         scheduler = new Scheduler({
-          profile,
+          profiles,
           client,
           informers,
           recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
           logger,
-          schedulerName: options.schedulerName,
         });
         kernel.provide('scheduler', scheduler);
         await scheduler.start(abort.signal);

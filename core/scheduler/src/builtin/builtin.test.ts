@@ -2,24 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createNodeInfo } from '../framework/node-info.js';
 import { makeNode, makePod } from '../test-support/objects.js';
 import { nodeReady } from './node-ready.js';
-import { nodeUnschedulable } from './node-unschedulable.js';
-
-describe('NodeUnschedulable', () => {
-  const cordoned = createNodeInfo(makeNode('node-1', undefined, { spec: { unschedulable: true } }));
-
-  it('rejects cordoned nodes', () => {
-    expect(nodeUnschedulable.filter!(new Map(), makePod('p'), cordoned)).toEqual({
-      code: 'UnschedulableAndUnresolvable',
-      reasons: ['node(s) were unschedulable'],
-    });
-    expect(nodeUnschedulable.filter!(new Map(), makePod('p'), createNodeInfo(makeNode('node-2')))).toBeNull();
-  });
-
-  it('lets pods that tolerate the unschedulable taint through', () => {
-    const tolerant = makePod('p', undefined, { tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] });
-    expect(nodeUnschedulable.filter!(new Map(), tolerant, cordoned)).toBeNull();
-  });
-});
 
 describe('NodeReady', () => {
   const withReady = (status?: 'True' | 'False' | 'Unknown') =>

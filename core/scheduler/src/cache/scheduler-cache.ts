@@ -1,6 +1,7 @@
 import type { Node, Pod } from '@skiff/api';
-import type { NodeInfo } from '@skiff/kernel';
+import type { NodeInfo, SchedulerSnapshot } from '@skiff/kernel';
 import { addPodToNodeInfo, createNodeInfo, removePodFromNodeInfo, setNodeInfoNode } from '../framework/node-info.js';
+import { nodeImageNames, normalizedImageName } from './snapshot.js';
 
 interface Placement {
   nodeName: string;
@@ -19,10 +20,70 @@ export class SchedulerCache {
   private readonly waiting = new Map<string, Map<string, Pod>>();
   private readonly placements = new Map<string, Placement>();
   private list: NodeInfo[] | undefined;
+  /** Nodes holding pods with affinity terms / required anti-affinity, kept as pods come and go. */
+  private readonly withAffinity = new Set<NodeInfo>();
+  private readonly withAntiAffinity = new Set<NodeInfo>();
+  private affinityList: NodeInfo[] | undefined;
+  private antiAffinityList: NodeInfo[] | undefined;
+  /** Images by normalized name → on how many nodes; and each node's image names, to diff an update. */
+  private readonly imageCounts = new Map<string, number>();
+  private readonly nodeImages = new Map<string, Set<string>>();
 
   /** The nodes to schedule onto; the same array until a node is added or removed. */
   nodeInfos(): NodeInfo[] {
     return (this.list ??= [...this.nodes.values()]);
+  }
+
+  /**
+   * The cache seen as a scheduling snapshot. Cycles are synchronous, so the live cache is the snapshot
+   * (nothing changes under a cycle); the derived lists are kept incrementally, not rebuilt per pod.
+   */
+  snapshot(): SchedulerSnapshot {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const cache = this;
+    return {
+      get nodes() {
+        return cache.nodeInfos();
+      },
+      get: (name) => this.nodes.get(name),
+      get nodesWithAffinityPods() {
+        return (cache.affinityList ??= [...cache.withAffinity]);
+      },
+      get nodesWithRequiredAntiAffinityPods() {
+        return (cache.antiAffinityList ??= [...cache.withAntiAffinity]);
+      },
+      imageNodeCount: (image) => this.imageCounts.get(normalizedImageName(image)) ?? 0,
+    };
+  }
+
+  private trackAffinity(info: NodeInfo): void {
+    const has = (info.podsWithAffinity?.length ?? 0) > 0;
+    if (has !== this.withAffinity.has(info)) {
+      if (has) this.withAffinity.add(info);
+      else this.withAffinity.delete(info);
+      this.affinityList = undefined;
+    }
+    const hasAnti = (info.podsWithRequiredAntiAffinity?.length ?? 0) > 0;
+    if (hasAnti !== this.withAntiAffinity.has(info)) {
+      if (hasAnti) this.withAntiAffinity.add(info);
+      else this.withAntiAffinity.delete(info);
+      this.antiAffinityList = undefined;
+    }
+  }
+
+  private trackImages(name: string, info: NodeInfo | undefined): void {
+    const before = this.nodeImages.get(name);
+    const after = info ? nodeImageNames(info) : undefined;
+    for (const image of before ?? []) if (!after?.has(image)) this.countImage(image, -1);
+    for (const image of after ?? []) if (!before?.has(image)) this.countImage(image, 1);
+    if (after && after.size > 0) this.nodeImages.set(name, after);
+    else this.nodeImages.delete(name);
+  }
+
+  private countImage(image: string, delta: number): void {
+    const count = (this.imageCounts.get(image) ?? 0) + delta;
+    if (count > 0) this.imageCounts.set(image, count);
+    else this.imageCounts.delete(image);
   }
 
   nodeInfo(name: string): NodeInfo | undefined {
@@ -33,13 +94,18 @@ export class SchedulerCache {
     const name = node.metadata.name!;
     const existing = this.nodes.get(name);
     if (existing) {
+      const imagesChanged = existing.node.status?.images !== node.status?.images;
       setNodeInfoNode(existing, node);
+      if (imagesChanged) this.trackImages(name, existing);
       return;
     }
     const pods = [...(this.waiting.get(name)?.values() ?? [])];
     this.waiting.delete(name);
-    this.nodes.set(name, createNodeInfo(node, pods));
+    const info = createNodeInfo(node, pods);
+    this.nodes.set(name, info);
     this.list = undefined;
+    this.trackAffinity(info);
+    this.trackImages(name, info);
   }
 
   removeNode(name: string): void {
@@ -47,6 +113,9 @@ export class SchedulerCache {
     if (!info) return;
     this.nodes.delete(name);
     this.list = undefined;
+    if (this.withAffinity.delete(info)) this.affinityList = undefined;
+    if (this.withAntiAffinity.delete(info)) this.antiAffinityList = undefined;
+    this.trackImages(name, undefined);
     const orphans = new Map<string, Pod>();
     for (const [key, placement] of this.placements) if (placement.nodeName === name) orphans.set(key, placement.pod);
     if (orphans.size > 0) this.waiting.set(name, orphans);
@@ -64,6 +133,7 @@ export class SchedulerCache {
     const info = this.nodes.get(placement.nodeName);
     if (info) {
       removePodFromNodeInfo(info, placement.pod);
+      this.trackAffinity(info);
       return;
     }
     const waiting = this.waiting.get(placement.nodeName);
@@ -92,6 +162,7 @@ export class SchedulerCache {
     const info = this.nodes.get(nodeName);
     if (info) {
       addPodToNodeInfo(info, pod);
+      this.trackAffinity(info);
       return;
     }
     let waiting = this.waiting.get(nodeName);

@@ -1,6 +1,6 @@
 import type { NodeInfo, SchedulerSnapshot } from '@skiff/kernel';
 
-/** Normalized image names as a node's status.images lists them: without the `docker.io/` and `library/` prefixes, with `:latest` when untagged. */
+/** An image name as the scheduler compares them: without `docker.io/` and `library/`, with `:latest` when untagged. */
 export function normalizedImageName(name: string): string {
   let image = name;
   if (image.startsWith('docker.io/')) image = image.slice('docker.io/'.length);
@@ -10,9 +10,16 @@ export function normalizedImageName(name: string): string {
   return image;
 }
 
+/** The normalized names of every image a node reports (status.images), once each. */
+export function nodeImageNames(info: NodeInfo): Set<string> {
+  const names = new Set<string>();
+  for (const entry of info.node.status?.images ?? []) for (const name of entry.names ?? []) names.add(normalizedImageName(name));
+  return names;
+}
+
 /**
- * A snapshot over a fixed list of NodeInfos. The lists of nodes with affinity pods and the image counts
- * are computed on first use, once per snapshot.
+ * A snapshot over a fixed list of NodeInfos (tests, benchmarks, preemption's what-ifs). The lists of
+ * nodes with affinity pods and the image counts are computed on first use, once per snapshot.
  */
 export class NodeListSnapshot implements SchedulerSnapshot {
   private byName: Map<string, NodeInfo> | undefined;
@@ -41,11 +48,7 @@ export class NodeListSnapshot implements SchedulerSnapshot {
   imageNodeCount(image: string): number {
     if (!this.images) {
       this.images = new Map();
-      for (const info of this.nodes) {
-        const seen = new Set<string>();
-        for (const entry of info.node.status?.images ?? []) for (const name of entry.names ?? []) seen.add(normalizedImageName(name));
-        for (const name of seen) this.images.set(name, (this.images.get(name) ?? 0) + 1);
-      }
+      for (const info of this.nodes) for (const name of nodeImageNames(info)) this.images.set(name, (this.images.get(name) ?? 0) + 1);
     }
     return this.images.get(normalizedImageName(image)) ?? 0;
   }

@@ -20,6 +20,8 @@ export interface ScheduleFailure {
   /** Why each node was rejected, by node name (empty when a preFilter rejected the pod outright). */
   failures: Map<string, SchedulingStatus>;
   totalNodes: number;
+  /** The plugins that rejected the pod: only cluster events they registered retry it. */
+  unschedulablePlugins?: Set<string>;
   /** For an Error: the plugin that failed, where, and what it threw (when it threw). */
   plugin?: string;
   extensionPoint?: ExtensionPoint;
@@ -101,7 +103,24 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
     }
     if (result.code === 'Error') return errorResult('PreFilter', result, plugin.name, totalNodes);
     const reasons = result.reasons.join(', ');
-    return { code: result.code, message: `0/${totalNodes} nodes are available: ${reasons}.`, failures: new Map(), totalNodes };
+    // Every node gets the same status, so preemption sees why (as upstream does).
+    const failures = new Map<string, SchedulingStatus>();
+    const stamped = stamp(result, plugin.name);
+    for (const info of allNodes) failures.set(info.node.metadata.name!, stamped);
+    return {
+      code: result.code,
+      message: `0/${totalNodes} nodes are available: ${reasons}.`,
+      failures,
+      totalNodes,
+      unschedulablePlugins: new Set([plugin.name]),
+    };
+  }
+
+  // A node preemption nominated is tried first: it is likely the one place the pod fits.
+  const nominatedName = pod.status?.nominatedNodeName;
+  const nominatedInfo = nominatedName && (!allowed || allowed.has(nominatedName)) ? snapshot.get(nominatedName) : undefined;
+  if (nominatedInfo && filterNodes(profile, state, pod, [nominatedInfo], 0, 1).feasible.length === 1) {
+    return { nodeName: nominatedName!, score: 0, feasibleNodes: 1 };
   }
 
   let candidates: readonly NodeInfo[] = allNodes;
@@ -109,12 +128,6 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
   if (allowed) {
     candidates = [...allowed].map((name) => snapshot.get(name)).filter((info): info is NodeInfo => info !== undefined);
     sampled = false;
-    if (candidates.length === 0) {
-      const failures = new Map<string, SchedulingStatus>();
-      const status = { code: 'UnschedulableAndUnresolvable' as const, reasons: ["node(s) didn't satisfy plugin(s) [PreFilter]"] };
-      for (const info of allNodes) failures.set(info.node.metadata.name!, status);
-      return { code: 'UnschedulableAndUnresolvable', message: fitErrorMessage(totalNodes, failures), failures, totalNodes };
-    }
   }
 
   const want = sampled ? feasibleNodesToFind(candidates.length, profile.percentageOfNodesToScore) : candidates.length;
@@ -124,19 +137,18 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
   const feasible = filtered.feasible;
   if (feasible.length === 0) {
     const failures = filtered.failures;
-    if (allowed) {
-      const status = { code: 'UnschedulableAndUnresolvable' as const, reasons: ["node(s) didn't satisfy plugin(s) [PreFilter]"] };
-      for (const info of allNodes) if (!failures.has(info.node.metadata.name!)) failures.set(info.node.metadata.name!, status);
-    }
     for (const status of failures.values()) {
       if (status?.code === 'Error') return errorResult('Filter', status, status.plugin ?? 'filter', totalNodes);
     }
     const resolvable = [...failures.values()].some((status) => status?.code === 'Unschedulable');
+    const unschedulablePlugins = new Set<string>();
+    for (const status of failures.values()) if (status?.plugin) unschedulablePlugins.add(status.plugin);
     return {
       code: resolvable ? 'Unschedulable' : 'UnschedulableAndUnresolvable',
       message: fitErrorMessage(totalNodes, failures),
       failures,
       totalNodes,
+      unschedulablePlugins,
     };
   }
   if (feasible.length === 1) return { nodeName: feasible[0]!.node.metadata.name!, score: 0, feasibleNodes: 1 };

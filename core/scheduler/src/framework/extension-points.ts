@@ -1,6 +1,8 @@
 /** The scheduling framework's extension points, as kube-scheduler names them in messages. */
 export type ExtensionPoint =
+  | 'Init'
   | 'QueueSort'
+  | 'PreEnqueue'
   | 'PreFilter'
   | 'Filter'
   | 'PostFilter'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SchedulerPlugin } from '@skiff/kernel';
-import { buildProfile } from './profile.js';
+import { buildProfile, buildProfiles } from './profile.js';
 import { PluginRegistry } from './registry.js';
 
 const fit: SchedulerPlugin = { name: 'Fit', preFilter: () => null, filter: () => null };
@@ -24,17 +24,46 @@ describe('buildProfile', () => {
     expect(profile.reserve).toEqual([binder]);
   });
 
-  it('takes named filters and weights', () => {
-    const profile = buildProfile(registry(), { filter: [], score: [{ name: 'Spread', weight: 5 }] });
+  it('disables and enables per extension point, with weights, as KubeSchedulerConfiguration does', () => {
+    const profile = buildProfile(registry(), { plugins: { filter: { disabled: [{ name: 'Fit' }] }, score: { enabled: [{ name: 'Spread', weight: 5 }] } } });
     expect(profile.filter).toEqual([]);
+    expect(profile.preFilter).toEqual([fit]);
     expect(profile.score).toEqual([{ plugin: spread, weight: 5 }]);
+    const none = buildProfile(registry(), { plugins: { multiPoint: { disabled: [{ name: '*' }] }, score: { enabled: [{ name: 'Spread' }] } } });
+    expect(none.filter).toEqual([]);
+    expect(none.bind).toEqual([]);
+    expect(none.score).toEqual([{ plugin: spread, weight: 2 }]);
+  });
+
+  it('gives a profile its own copy of a plugin configured by pluginConfig args', () => {
+    const configurable: SchedulerPlugin = {
+      name: 'Weighted',
+      score: () => 1,
+      withArgs: (args) => ({ ...configurable, score: () => Number(args.value) }),
+    };
+    const r = registry();
+    r.register(configurable);
+    const profile = buildProfile(r, { pluginConfig: [{ name: 'Weighted', args: { value: 7 } }] });
+    const entry = profile.score.find((e) => e.plugin.name === 'Weighted')!;
+    expect(entry.plugin).not.toBe(configurable);
+    expect(entry.plugin.score!(new Map(), {} as never, {} as never)).toBe(7);
+    expect(() => buildProfile(r, { schedulerName: 'p', pluginConfig: [{ name: 'Fit', args: { a: 1 } }] })).toThrow(
+      'scheduler profile "p" gives args to plugin "Fit": it takes no args',
+    );
   });
 
   it('names the unknown plugin and the known ones', () => {
-    expect(() => buildProfile(registry(), { filter: ['Nope'] })).toThrow(
+    expect(() => buildProfile(registry(), { plugins: { filter: { enabled: [{ name: 'Nope' }] } } })).toThrow(
       'scheduler profile names filter plugin "Nope", which is not registered (known: Fit, Spread, Binder)',
     );
-    expect(() => buildProfile(registry(), { score: [{ name: 'Fit', weight: 1 }] })).toThrow('has no score() method');
+    expect(() => buildProfile(registry(), { plugins: { score: { enabled: [{ name: 'Fit', weight: 1 }] } } })).toThrow('has no score() method');
+  });
+
+  it('builds one profile per schedulerName, refusing a name twice', () => {
+    const profiles = buildProfiles(registry(), [{ schedulerName: 'a' }, { schedulerName: 'b', plugins: { score: { disabled: [{ name: '*' }] } } }]);
+    expect(profiles.map((p) => p.schedulerName)).toEqual(['a', 'b']);
+    expect(profiles[1]!.score).toEqual([]);
+    expect(() => buildProfiles(registry(), [{ schedulerName: 'a' }, { schedulerName: 'a' }])).toThrow('scheduler profiles name schedulerName "a" twice');
   });
 
   it('refuses duplicate and nameless plugins', () => {

@@ -1,5 +1,12 @@
 import type { Pod } from '@skiff/api';
+import type { ClusterEventAction, ClusterEventResource } from '@skiff/kernel';
 import { Heap } from './heap.js';
+
+/** A change in the cluster, as the queue matches it against what rejected a parked pod. */
+export interface QueueEvent {
+  resource: ClusterEventResource;
+  actions: readonly ClusterEventAction[];
+}
 
 /** A pending pod as the queue tracks it. */
 export interface QueuedPod {
@@ -14,9 +21,13 @@ export interface QueuedPod {
   backoffUntil: number;
   /** When it was parked as unschedulable. */
   parkedAt: number;
+  /** The plugins that rejected it last time: only events they registered bring it back. Empty: any event. */
+  unschedulablePlugins: ReadonlySet<string>;
+  /** Why a preEnqueue plugin holds it back (SchedulingGates), while it is gated. */
+  gatedBy?: string;
 }
 
-type Place = 'active' | 'backoff' | 'unschedulable' | 'inFlight';
+type Place = 'active' | 'backoff' | 'unschedulable' | 'inFlight' | 'gated';
 
 interface Entry {
   info: QueuedPod;
@@ -39,6 +50,10 @@ export interface SchedulingQueueOptions {
   /** Unschedulable pods are retried at least this often even when nothing changes (Kubernetes: 5 min). */
   unschedulableRetryMs?: number;
   now?: () => number;
+  /** Whether `plugin` registered interest in `event` (default: every plugin in every event). */
+  interested?: (plugin: string, event: QueueEvent) => boolean;
+  /** preEnqueue: the name of the plugin that holds the pod back, or undefined to let it in. */
+  gate?: (pod: Pod) => string | undefined;
 }
 
 function byCreation(a: Pod, b: Pod): number {
@@ -61,6 +76,8 @@ export class SchedulingQueue {
   private readonly backoffMaxMs: number;
   private readonly unschedulableRetryMs: number;
   private readonly now: () => number;
+  private readonly interested: (plugin: string, event: QueueEvent) => boolean;
+  private readonly gate: (pod: Pod) => string | undefined;
   private sequence = 0;
   private cycle = 0;
   /** The cycle during which a cluster change last asked for a retry of parked pods. */
@@ -79,6 +96,8 @@ export class SchedulingQueue {
     this.backoffMaxMs = options.backoffMaxMs ?? 10_000;
     this.unschedulableRetryMs = options.unschedulableRetryMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
+    this.interested = options.interested ?? (() => true);
+    this.gate = options.gate ?? (() => undefined);
     this.parkedTimer = setInterval(() => this.retryLongParked(), Math.min(this.unschedulableRetryMs, 30_000));
     this.parkedTimer.unref();
   }
@@ -91,14 +110,36 @@ export class SchedulingQueue {
     if (this.closed) return;
     const entry = this.entries.get(key);
     if (!entry) {
-      const info: QueuedPod = { key, pod, attempts: 0, sequence: 0, backoffUntil: 0, parkedAt: 0 };
+      const info: QueuedPod = { key, pod, attempts: 0, sequence: 0, backoffUntil: 0, parkedAt: 0, unschedulablePlugins: new Set() };
       const fresh: Entry = { info, place: 'active', generation: 0 };
       this.entries.set(key, fresh);
-      this.activate(fresh);
+      const gatedBy = this.gate(pod);
+      if (gatedBy) this.park(fresh, gatedBy);
+      else this.activate(fresh);
       return;
     }
     entry.info.pod = pod;
+    if (entry.place === 'gated') {
+      const gatedBy = this.gate(pod);
+      if (gatedBy) entry.info.gatedBy = gatedBy;
+      else {
+        delete entry.info.gatedBy;
+        this.activate(entry);
+      }
+      return;
+    }
     if (retryParked && entry.place === 'unschedulable') this.release(entry);
+  }
+
+  private park(entry: Entry, gatedBy: string): void {
+    entry.place = 'gated';
+    entry.generation++;
+    entry.info.gatedBy = gatedBy;
+  }
+
+  /** Pods a preEnqueue plugin holds back, by key. */
+  gated(): string[] {
+    return [...this.entries.values()].filter((entry) => entry.place === 'gated').map((entry) => entry.info.key);
   }
 
   delete(key: string): void {
@@ -146,10 +187,11 @@ export class SchedulingQueue {
    * The pod popped in `cycle` did not fit. It backs off, then waits parked for a cluster change — unless a
    * change already happened while it was being scheduled, in which case it only backs off.
    */
-  requeueUnschedulable(key: string, cycle: number): void {
+  requeueUnschedulable(key: string, cycle: number, plugins: ReadonlySet<string> = new Set()): void {
     const entry = this.entries.get(key);
     if (!entry || entry.place !== 'inFlight') return;
     const info = entry.info;
+    info.unschedulablePlugins = plugins;
     info.backoffUntil = this.backoffEnd(info);
     if (this.moveRequestCycle >= cycle) {
       this.release(entry);
@@ -171,10 +213,17 @@ export class SchedulingQueue {
     this.release(entry);
   }
 
-  /** Something changed in the cluster that may help parked pods: retry them all (after their backoff). */
-  moveAllToActive(): void {
+  /**
+   * Something changed in the cluster that may help parked pods: retry those whose rejecting plugins
+   * registered this kind of change (all of them without an event), after their backoff.
+   */
+  moveAllToActive(event?: QueueEvent): void {
     this.moveRequestCycle = this.cycle;
-    for (const entry of this.entries.values()) if (entry.place === 'unschedulable') this.release(entry);
+    for (const entry of this.entries.values()) {
+      if (entry.place !== 'unschedulable') continue;
+      const plugins = entry.info.unschedulablePlugins;
+      if (!event || plugins.size === 0 || [...plugins].some((plugin) => this.interested(plugin, event))) this.release(entry);
+    }
   }
 
   close(): void {
