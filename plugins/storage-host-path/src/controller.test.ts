@@ -229,6 +229,84 @@ describe('host-path storage against a real API server', () => {
   });
 });
 
+describe('WaitForFirstConsumer', () => {
+  let plane: ControlPlane;
+  beforeAll(async () => {
+    plane = await startControlPlane([storageHostPath]);
+    await plane.client.create<StorageClass>(RESOURCES.storageclasses, {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'late' },
+      provisioner: PROVISIONER,
+      volumeBindingMode: 'WaitForFirstConsumer',
+    });
+    await plane.client.create(RESOURCES.nodes, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-2', labels: { 'kubernetes.io/hostname': 'node-2' } },
+    });
+  });
+  afterAll(async () => {
+    await plane?.stop();
+  });
+
+  const events = async (reason: string) =>
+    (await plane.client.list<Event>(RESOURCES.events, NS)).items.filter((event) => event.reason === reason).map((event) => event.message);
+
+  it('provisions only once the scheduler selected a node, and pins the volume to it', async () => {
+    const { client } = plane;
+    await client.create(RESOURCES.persistentvolumeclaims, claim('late', { storageClassName: 'late' }), NS);
+    await waitFor('a WaitForFirstConsumer event', async () => (await events('WaitForFirstConsumer')).length > 0);
+    await client.create(
+      RESOURCES.pods,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'consumer', namespace: NS },
+        spec: { containers: [{ name: 'app', image: 'nginx:1.25' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'late' } }] },
+      },
+      NS,
+    );
+    expect(await waitFor('a WaitForPodScheduled event', async () => (await events('WaitForPodScheduled'))[0])).toBe('waiting for pod consumer to be scheduled');
+    const waiting = await client.get<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, 'late', NS);
+    expect(waiting.status?.phase).toBe('Pending');
+    expect(waiting.spec!.volumeName).toBeUndefined();
+
+    await client.update(RESOURCES.persistentvolumeclaims, {
+      ...waiting,
+      metadata: { ...waiting.metadata, annotations: { ...waiting.metadata.annotations, [ANNOTATION.SELECTED_NODE]: 'node-2' } },
+    });
+    const bound = await boundClaim(client, 'late');
+    const volume = await client.get<PersistentVolume>(RESOURCES.persistentvolumes, bound.spec!.volumeName!);
+    expect(volume.spec.nodeAffinity).toEqual({
+      required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-2'] }] }] },
+    });
+  });
+
+  it('leaves a free volume to the scheduler, and binds the one it pre-binds', async () => {
+    const { client } = plane;
+    await client.create(RESOURCES.persistentvolumes, staticVolume('late-free', '1Gi', { className: 'late' }));
+    const created = await client.create(RESOURCES.persistentvolumeclaims, claim('late-static', { storageClassName: 'late' }), NS);
+    await waitFor(
+      'the volume to be Available',
+      async () => (await client.get<PersistentVolume>(RESOURCES.persistentvolumes, 'late-free')).status?.phase === 'Available',
+    );
+    await waitFor('a WaitForFirstConsumer event for the claim', async () =>
+      (await client.list<Event>(RESOURCES.events, NS)).items.some(
+        (event) => event.involvedObject.name === 'late-static' && event.reason === 'WaitForFirstConsumer',
+      ),
+    );
+    expect((await client.get<PersistentVolumeClaim>(RESOURCES.persistentvolumeclaims, 'late-static', NS)).spec!.volumeName).toBeUndefined();
+
+    const free = await client.get<PersistentVolume>(RESOURCES.persistentvolumes, 'late-free');
+    await client.update(RESOURCES.persistentvolumes, {
+      ...free,
+      spec: { ...free.spec, claimRef: { kind: 'PersistentVolumeClaim', namespace: NS, name: 'late-static', uid: created.metadata.uid } },
+    });
+    expect((await boundClaim(client, 'late-static')).spec!.volumeName).toBe('late-free');
+  });
+});
+
 describe('options', () => {
   let plane: ControlPlane;
   beforeAll(async () => {

@@ -1,4 +1,13 @@
-import { isApiError, RESOURCES, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from '@skiff/api';
+import {
+  isApiError,
+  RESOURCES,
+  type Node,
+  type ObjectReference,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+  type StorageClass,
+} from '@skiff/api';
 import { WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
@@ -13,9 +22,10 @@ import {
   isVolumeBoundToClaim,
   provisionedVolume,
   unsatisfiedBecause,
+  unscheduledPodsOf,
   volumeNameFor,
 } from './matching.js';
-import { ANNOTATION, EVENT_REASON, FINALIZER } from './names.js';
+import { ANNOTATION, EVENT_REASON, FINALIZER, HOSTNAME_LABEL } from './names.js';
 
 /** Informer indexes (names prefixed: the informers are shared with other controllers). */
 const PODS_BY_CLAIM = 'storage-host-path/claims';
@@ -54,6 +64,7 @@ export class PersistentVolumeBinder {
   private readonly volumes: Informer<PersistentVolume>;
   private readonly classes: Informer<StorageClass>;
   private readonly pods: Informer<Pod>;
+  private readonly nodes: Informer<Node>;
   /** The last event given per claim, so a claim that keeps waiting does not repeat it at every pass. */
   private readonly reported = new Map<string, string>();
 
@@ -65,6 +76,7 @@ export class PersistentVolumeBinder {
     this.volumes = ctx.informers.informer<PersistentVolume>(RESOURCES.persistentvolumes);
     this.classes = ctx.informers.informer<StorageClass>(RESOURCES.storageclasses);
     this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
+    this.nodes = ctx.informers.informer<Node>(RESOURCES.nodes);
     this.pods.addIndex(PODS_BY_CLAIM, (pod) => claimsOfPod(pod).map((name) => `${pod.metadata.namespace}/${name}`));
     this.volumes.addIndex(VOLUMES_BY_CLAIM, (volume) => {
       const ref = volume.spec?.claimRef;
@@ -90,7 +102,7 @@ export class PersistentVolumeBinder {
     this.volumes.addHandlers({ add: onVolume, update: (_old, volume) => onVolume(volume), delete: onVolume });
     const onClass = (storageClass: StorageClass) => this.enqueuePendingClaims((claim) => claimClass(claim) === storageClass.metadata.name);
     this.classes.addHandlers({ add: onClass, update: (_old, storageClass) => onClass(storageClass) });
-    // Claims wait for their pods: to be deleted (protection) or to exist at all (WaitForFirstConsumer).
+    // Claims wait for their pods to be deleted (protection); a WaitForFirstConsumer claim's event names them.
     const onPod = (pod: Pod) => {
       for (const name of claimsOfPod(pod)) this.queue.add(claimItem(`${pod.metadata.namespace}/${name}`));
     };
@@ -100,7 +112,7 @@ export class PersistentVolumeBinder {
   /** Waits for the caches, then works the queue until the context's signal aborts. */
   run(workers: number): Promise<void> {
     return runWhenSynced(this.ctx, {
-      informers: [this.claims, this.volumes, this.classes, this.pods],
+      informers: [this.claims, this.volumes, this.classes, this.pods, this.nodes],
       queue: this.queue,
       workers,
       sync: (item) => this.sync(item),
@@ -122,13 +134,16 @@ export class PersistentVolumeBinder {
     if (claim.status?.phase === 'Lost') return;
     if (claim.spec?.volumeName) return this.syncClaimWithVolumeName(claim, claim.spec?.volumeName);
 
-    const volume = findVolumeForClaim(claim, this.volumes.list());
+    const className = claimClass(claim);
+    const storageClass = className ? this.classes.get(className) : undefined;
+    const delayBinding = storageClass?.volumeBindingMode === 'WaitForFirstConsumer';
+    const volume = findVolumeForClaim(claim, this.volumes.list(), delayBinding);
     if (volume) return this.bind(claim, volume, true);
 
-    const className = claimClass(claim);
+    // WaitForFirstConsumer: the scheduler pre-binds a volume it chose, or names the node to provision for.
+    if (delayBinding && claim.metadata.annotations?.[ANNOTATION.SELECTED_NODE] === undefined) return this.reportWaitingForConsumer(claim);
     if (!className)
       return this.report(claim, 'Normal', EVENT_REASON.FAILED_BINDING, 'no persistent volumes available for this claim and no storage class is set');
-    const storageClass = this.classes.get(className);
     if (!storageClass) return this.report(claim, 'Warning', EVENT_REASON.PROVISIONING_FAILED, `storageclass.storage.k8s.io "${className}" not found`);
     if (storageClass.provisioner !== this.options.provisioner) {
       return this.report(
@@ -139,10 +154,15 @@ export class PersistentVolumeBinder {
       );
     }
     if (claim.spec?.selector) return this.report(claim, 'Warning', EVENT_REASON.PROVISIONING_FAILED, 'claim Selector is not supported');
-    if (storageClass.volumeBindingMode === 'WaitForFirstConsumer' && !isClaimInUse(claim, this.pods.byIndex(PODS_BY_CLAIM, key))) {
-      return this.report(claim, 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding');
-    }
     await this.provision(claim, storageClass);
+  }
+
+  /** As upstream: WaitForPodScheduled naming the pods that mount the claim and wait for a node, else WaitForFirstConsumer. */
+  private reportWaitingForConsumer(claim: PersistentVolumeClaim): void {
+    const pods = unscheduledPodsOf(claim, this.pods.byIndex(PODS_BY_CLAIM, claimKey(claim)));
+    if (pods.length === 0) return this.report(claim, 'Normal', EVENT_REASON.WAIT_FOR_FIRST_CONSUMER, 'waiting for first consumer to be created before binding');
+    const message = pods.length === 1 ? `waiting for pod ${pods[0]} to be scheduled` : `waiting for pods ${pods.join(',')} to be scheduled`;
+    this.report(claim, 'Normal', EVENT_REASON.WAIT_FOR_POD_SCHEDULED, message);
   }
 
   /** A claim naming its volume (bound before, or pre-bound by its author): keep it bound, or bind it if the volume will have it. */
@@ -167,11 +187,28 @@ export class PersistentVolumeBinder {
 
   private async provision(claim: PersistentVolumeClaim, storageClass: StorageClass): Promise<void> {
     const name = volumeNameFor(claim);
+    const selectedNode = claim.metadata.annotations?.[ANNOTATION.SELECTED_NODE];
+    let hostname: string | undefined;
+    if (selectedNode !== undefined) {
+      const node = this.nodes.get(selectedNode);
+      if (!node) {
+        const message = `Failed to get target node: node "${selectedNode}" not found`;
+        this.report(claim, 'Warning', EVENT_REASON.PROVISIONING_FAILED, message);
+        throw new Error(message);
+      }
+      hostname = node.metadata.labels?.[HOSTNAME_LABEL] ?? selectedNode;
+    }
     const path = this.options.directories.pathFor(name);
-    await this.options.directories.create(path);
+    try {
+      await this.options.directories.create(path);
+    } catch (err) {
+      // The scheduler chose the node for this provisioning: let it choose again.
+      if (selectedNode !== undefined) await this.rescheduleProvisioning(claim);
+      throw err;
+    }
     let volume: PersistentVolume;
     try {
-      volume = await this.ctx.client.create(RESOURCES.persistentvolumes, provisionedVolume(claim, storageClass, path, this.options.provisioner));
+      volume = await this.ctx.client.create(RESOURCES.persistentvolumes, provisionedVolume(claim, storageClass, path, this.options.provisioner, hostname));
       this.ctx.logger.info({ claim: claimKey(claim), volume: name, path }, 'provisioned a volume');
       this.ctx.recorder.event(
         claim,
@@ -233,6 +270,15 @@ export class PersistentVolumeBinder {
       this.ctx.logger.info({ claim: claimKey(claim), volume: pv.metadata.name }, 'bound a claim to its volume');
     }
     this.reported.delete(claimKey(claim));
+  }
+
+  /** Takes the scheduler's selected node off a claim whose provisioning failed, so the scheduler retries the pod. */
+  private async rescheduleProvisioning(claim: PersistentVolumeClaim): Promise<void> {
+    const annotations = { ...claim.metadata.annotations };
+    delete annotations[ANNOTATION.SELECTED_NODE];
+    await this.ignoringGone(() => this.ctx.client.update(RESOURCES.persistentvolumeclaims, { ...claim, metadata: { ...claim.metadata, annotations } })).catch(
+      (err: unknown) => this.ctx.logger.warn({ err, claim: claimKey(claim) }, 'could not remove the selected node from a claim whose provisioning failed'),
+    );
   }
 
   /** Lets a claim being deleted go once no pod that is still running mounts it. */

@@ -1,6 +1,6 @@
 import type { PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
-import { claimsOfPod, defaultStorageClass, findVolumeForClaim, isClaimInUse, provisionedVolume, unsatisfiedBecause } from './matching.js';
+import { claimsOfPod, defaultStorageClass, findVolumeForClaim, isClaimInUse, provisionedVolume, unsatisfiedBecause, unscheduledPodsOf } from './matching.js';
 import { ANNOTATION } from './names.js';
 
 const claim = (spec: Partial<PersistentVolumeClaim['spec']> = {}, name = 'data'): PersistentVolumeClaim => ({
@@ -66,6 +66,14 @@ describe('findVolumeForClaim', () => {
     expect(names(findVolumeForClaim(claim({ selector: { matchLabels: { disk: 'ssd' } } }), volumes))).toBe('ssd');
     expect(names(findVolumeForClaim(claim({ selector: { matchExpressions: [{ key: 'disk', operator: 'Exists' }] } }), volumes))).toBe('hdd');
   });
+
+  it('gives a WaitForFirstConsumer claim only a volume pre-bound to it (the scheduler chooses free ones)', () => {
+    const free = volume('free', '1Gi');
+    expect(names(findVolumeForClaim(claim(), [free], true))).toBeUndefined();
+    expect(names(findVolumeForClaim(claim(), [free, volume('chosen', '5Gi', { claimRef: { namespace: 'ns', name: 'data', uid: 'uid-1' } })], true))).toBe(
+      'chosen',
+    );
+  });
 });
 
 describe('defaultStorageClass', () => {
@@ -102,6 +110,11 @@ describe('claims in use', () => {
     expect(isClaimInUse(claim(), [pod('p', 'data', 'Succeeded'), pod('q', 'data', 'Failed')])).toBe(false);
     expect(isClaimInUse(claim(), [pod('p', 'data', 'Running', 'elsewhere'), pod('q', 'other', 'Running')])).toBe(false);
   });
+
+  it('names the unfinished pods mounting the claim that have no node yet', () => {
+    const placed = { ...pod('placed', 'data', 'Running'), spec: { ...pod('placed', 'data').spec, nodeName: 'node-1' } };
+    expect(unscheduledPodsOf(claim(), [pod('a', 'data'), placed, pod('done', 'data', 'Succeeded'), pod('b', 'data', 'Pending')])).toEqual(['a', 'b']);
+  });
 });
 
 describe('provisionedVolume', () => {
@@ -125,6 +138,14 @@ describe('provisionedVolume', () => {
         mountOptions: ['ro'],
       },
     });
+  });
+
+  it('is pinned to the node the scheduler selected, by its hostname label', () => {
+    const pinned = provisionedVolume(claim(), { metadata: { name: 's' }, provisioner: 'p' }, '/v', 'p', 'node-2');
+    expect(pinned.spec.nodeAffinity).toEqual({
+      required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-2'] }] }] },
+    });
+    expect(provisionedVolume(claim(), { metadata: { name: 's' }, provisioner: 'p' }, '/v', 'p').spec.nodeAffinity).toBeUndefined();
   });
 
   it('takes Delete when the class names no policy', () => {

@@ -1,5 +1,5 @@
 import { labelSelectorFromObject, parseBytes, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from '@skiff/api';
-import { ANNOTATION } from './names.js';
+import { ANNOTATION, HOSTNAME_LABEL } from './names.js';
 
 const FILESYSTEM = 'Filesystem';
 
@@ -56,11 +56,13 @@ function isAvailable(volume: PersistentVolume): boolean {
 
 /**
  * The volume a Pending claim should be bound to, as the PV controller chooses it: a volume already
- * pre-bound to the claim (by a provisioner or an administrator) first, as long as it is big enough and
- * of the same mode; else the smallest available volume that satisfies the claim and matches its selector
- * (ties broken by name, so the choice is stable).
+ * pre-bound to the claim (by a provisioner, an administrator or the scheduler) first, as long as it is big
+ * enough and of the same mode; else the smallest available volume that satisfies the claim and matches its
+ * selector (ties broken by name, so the choice is stable). A claim whose class binds late
+ * (`delayBinding`: WaitForFirstConsumer) takes only a pre-bound volume: which free volume fits is the
+ * scheduler's choice, made with the node in mind.
  */
-export function findVolumeForClaim(claim: PersistentVolumeClaim, volumes: readonly PersistentVolume[]): PersistentVolume | undefined {
+export function findVolumeForClaim(claim: PersistentVolumeClaim, volumes: readonly PersistentVolume[], delayBinding = false): PersistentVolume | undefined {
   const prebound = volumes.find(
     (volume) =>
       !volume.metadata.deletionTimestamp &&
@@ -70,7 +72,7 @@ export function findVolumeForClaim(claim: PersistentVolumeClaim, volumes: readon
       capacityBytes(volume) >= requestedBytes(claim) &&
       (volume.spec.volumeMode ?? FILESYSTEM) === (claim.spec?.volumeMode ?? FILESYSTEM),
   );
-  if (prebound) return prebound;
+  if (prebound || delayBinding) return prebound;
   const selector = claim.spec?.selector ? labelSelectorFromObject(claim.spec?.selector) : undefined;
   return volumes
     .filter((volume) => isAvailable(volume) && !unsatisfiedBecause(claim, volume) && (!selector || selector.matches(volume.metadata.labels)))
@@ -96,6 +98,20 @@ export function claimsOfPod(pod: Pod): string[] {
   return (pod.spec?.volumes ?? []).flatMap((volume) => (volume.persistentVolumeClaim?.claimName ? [volume.persistentVolumeClaim.claimName] : []));
 }
 
+/** The names of the pods not yet scheduled (and not finished) that mount the claim: what a WaitForFirstConsumer claim waits for. */
+export function unscheduledPodsOf(claim: PersistentVolumeClaim, pods: readonly Pod[]): string[] {
+  return pods
+    .filter(
+      (pod) =>
+        pod.metadata.namespace === claim.metadata.namespace &&
+        !pod.spec?.nodeName &&
+        pod.status?.phase !== 'Succeeded' &&
+        pod.status?.phase !== 'Failed' &&
+        claimsOfPod(pod).includes(claim.metadata.name!),
+    )
+    .map((pod) => pod.metadata.name!);
+}
+
 /** Whether a pod that has not finished (phase Succeeded or Failed) mounts the claim: then the claim must stay. */
 export function isClaimInUse(claim: PersistentVolumeClaim, pods: readonly Pod[]): boolean {
   return pods.some(
@@ -110,9 +126,16 @@ export function isClaimInUse(claim: PersistentVolumeClaim, pods: readonly Pod[])
 /**
  * The PersistentVolume this plugin provisions for `claim` of `storageClass`: named `pvc-<claim uid>`,
  * a host directory at `path`, the claim's size and access modes, pre-bound to the claim, with the class's
- * reclaim policy and mount options.
+ * reclaim policy and mount options. Provisioned for a node the scheduler selected (`hostname`: that node's
+ * `kubernetes.io/hostname`), it is pinned to that node by a required node affinity.
  */
-export function provisionedVolume(claim: PersistentVolumeClaim, storageClass: StorageClass, path: string, provisioner: string): PersistentVolume {
+export function provisionedVolume(
+  claim: PersistentVolumeClaim,
+  storageClass: StorageClass,
+  path: string,
+  provisioner: string,
+  hostname?: string,
+): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -129,6 +152,9 @@ export function provisionedVolume(claim: PersistentVolumeClaim, storageClass: St
       claimRef: claimRefOf(claim),
       hostPath: { path, type: 'DirectoryOrCreate' },
       ...(storageClass.mountOptions?.length ? { mountOptions: [...storageClass.mountOptions] } : {}),
+      ...(hostname !== undefined
+        ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: HOSTNAME_LABEL, operator: 'In', values: [hostname] }] }] } } }
+        : {}),
     },
   };
 }

@@ -16,7 +16,12 @@ export const ANNOTATION = Object.freeze({
   BOUND_BY_CONTROLLER: 'pv.kubernetes.io/bound-by-controller',
   STORAGE_PROVISIONER: 'volume.kubernetes.io/storage-provisioner',
   STORAGE_PROVISIONER_BETA: 'volume.beta.kubernetes.io/storage-provisioner',
+  /** Set by the scheduler on a WaitForFirstConsumer claim: provision its volume for this node. */
+  SELECTED_NODE: 'volume.kubernetes.io/selected-node',
 });
+
+/** The node label a provisioned WaitForFirstConsumer volume is pinned by. */
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
 export const FINALIZER = Object.freeze({
   PV_PROTECTION: 'kubernetes.io/pv-protection',
@@ -30,6 +35,8 @@ export const EVENT_REASON = Object.freeze({
   FAILED_BINDING: 'FailedBinding',
   EXTERNAL_PROVISIONING: 'ExternalProvisioning',
   VOLUME_DELETE: 'VolumeDelete',
+  WAIT_FOR_FIRST_CONSUMER: 'WaitForFirstConsumer',
+  WAIT_FOR_POD_SCHEDULED: 'WaitForPodScheduled',
 });
 
 /** The plugin entry (index.ts) reads StorageClasses under this name. */
