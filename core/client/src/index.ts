@@ -2,6 +2,8 @@ export { createClient, type PatchOptions, type SkiffClient } from './client.js';
 export { createLoopbackClient, createClientFromKubeconfig, type KubeconfigClient } from './connect.js';
 export {
   LoopbackTransport,
+  PortTransport,
+  servePortTransport,
   HttpsTransport,
   isWatchRequest,
   type HttpsTransportOptions,

@@ -35,6 +35,8 @@ export class EventRecorderImpl implements EventRecorder {
   private readonly series = new Map<string, Series>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly logger: Logger;
+  /** Event names end in the time and a per-recorder counter from a random start: unique without a random read per event. */
+  private sequence = randomBytes(4).readUInt32BE(0);
 
   constructor(
     private readonly client: ApiClient,
@@ -70,7 +72,7 @@ export class EventRecorderImpl implements EventRecorder {
       kind: 'Event',
       metadata: {
         // <object>.<unique suffix>, kept within the 253 characters a name may have.
-        name: `${(involvedObject.name ?? 'unnamed').slice(0, 230)}.${nowMs.toString(16)}${randomBytes(4).toString('hex')}`,
+        name: `${(involvedObject.name ?? 'unnamed').slice(0, 230)}.${nowMs.toString(16)}${this.nextSuffix()}`,
         // Cluster-scoped objects (nodes, namespaces) have no namespace of their own.
         namespace: involvedObject.namespace || 'default',
       },
@@ -86,6 +88,11 @@ export class EventRecorderImpl implements EventRecorder {
       ...(this.options.host ? { reportingInstance: this.options.host } : {}),
     };
     return { event, lastSeenMs: nowMs, writtenCount: 0, tail: Promise.resolve() };
+  }
+
+  private nextSuffix(): string {
+    this.sequence = (this.sequence + 1) >>> 0;
+    return this.sequence.toString(16).padStart(8, '0');
   }
 
   private remember(key: string, series: Series): void {

@@ -4,10 +4,27 @@ export default schedulerPlugin;
 export { schedulerPlugin, collectSchedulerPlugins } from './plugin.js';
 export { Scheduler, type SchedulerOptions } from './scheduler.js';
 export { schedulePod, pickBest, feasibleNodesToFind, type ScheduleResult, type ScheduleSuccess, type ScheduleFailure } from './framework/cycle.js';
-export { buildProfile, buildProfiles, EXTENSION_POINT_KEYS, type SchedulingProfile, type ProfileConfig, type PluginSet, type ExtensionPointKey, type ScorePluginEntry } from './framework/profile.js';
+export {
+  buildProfile,
+  buildProfiles,
+  EXTENSION_POINT_KEYS,
+  type SchedulingProfile,
+  type ProfileConfig,
+  type PluginSet,
+  type ExtensionPointKey,
+  type ScorePluginEntry,
+} from './framework/profile.js';
 export { PluginRegistry } from './framework/registry.js';
 export { fitErrorMessage, NO_NODES_MESSAGE } from './framework/fit-error.js';
-export { createNodeInfo, addPodToNodeInfo, removePodFromNodeInfo, setNodeInfoNode, cloneNodeInfo, hasPodAffinityTerms, hasRequiredAntiAffinity } from './framework/node-info.js';
+export {
+  createNodeInfo,
+  addPodToNodeInfo,
+  removePodFromNodeInfo,
+  setNodeInfoNode,
+  cloneNodeInfo,
+  hasPodAffinityTerms,
+  hasRequiredAntiAffinity,
+} from './framework/node-info.js';
 export {
   podRequests,
   amountsFromResourceList,

@@ -29,7 +29,7 @@ export const schedulerOptionsSchema = {
     },
     profiles: {
       type: 'array',
-      description: "KubeSchedulerConfiguration profiles: schedulerName, plugins per extension point, pluginConfig, percentageOfNodesToScore",
+      description: 'KubeSchedulerConfiguration profiles: schedulerName, plugins per extension point, pluginConfig, percentageOfNodesToScore',
       items: {
         type: 'object',
         properties: {
@@ -69,7 +69,8 @@ export const schedulerOptionsSchema = {
       type: 'string',
       enum: ['auto', 'worker', 'main'],
       default: 'auto',
-      description: 'where scheduling cycles run: a worker thread of their own, or the API server’s event loop (auto: a worker when the plugins can be loaded there)',
+      description:
+        'where scheduling cycles run: a worker thread of their own, or the API server’s event loop (auto: a worker when the plugins can be loaded there)',
     },
   },
 } as const satisfies OptionsSchema;

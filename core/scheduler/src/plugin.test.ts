@@ -17,7 +17,10 @@ const unavailable = { handle: async () => ({ status: 503 }) };
 describe('the scheduler plugin', () => {
   it('fails the start when a profile names a plugin nobody registered', async () => {
     const kernel = new Kernel({ config: { logLevel: 'silent' } })
-      .use(schedulerPlugin, { thread: 'main', profiles: [{ schedulerName: 'default-scheduler', plugins: { filter: { enabled: [{ name: 'Fit' }, { name: 'Missing' }] } } }] })
+      .use(schedulerPlugin, {
+        thread: 'main',
+        profiles: [{ schedulerName: 'default-scheduler', plugins: { filter: { enabled: [{ name: 'Fit' }, { name: 'Missing' }] } } }],
+      })
       .use(fit);
     kernel.provide('apiHandler', unavailable);
     await expect(kernel.start()).rejects.toThrow(

@@ -6,10 +6,12 @@ import { PluginRegistry } from './framework/registry.js';
 import { PLUGIN_NAME, SCHEDULER_COMPONENT, SCHEDULER_USER } from './names.js';
 import { schedulerOptionsSchema } from './options.js';
 import { Scheduler } from './scheduler.js';
+import { SchedulerThread, workerPlan } from './thread.js';
+import { SchedulerError } from './errors.js';
 
 declare module '@skiff/kernel' {
   interface Components {
-    /** The running scheduler (for tests and tools that wait on its queue). */
+    /** The running scheduler when it runs on the main thread (for tests and tools that wait on its queue). */
     scheduler: Scheduler;
   }
 }
@@ -30,20 +32,40 @@ export function collectSchedulerPlugins(kernel: Kernel): PluginRegistry {
 export const schedulerPlugin = definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  provides: ['scheduler'],
   needs: ['apiHandler'],
   options: schedulerOptionsSchema,
   apply(kernel, options) {
     let scheduler: Scheduler | undefined;
     let informers: SharedInformerFactory | undefined;
+    let thread: SchedulerThread | undefined;
     const abort = new AbortController();
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.SCHEDULER, {
       async start() {
         const configs: ProfileConfig[] = options.profiles?.length ? (options.profiles as ProfileConfig[]) : [{ schedulerName: options.schedulerName }];
+        // Built here in any case, so a bad profile stops the start with its own message.
         const profiles = buildProfiles(collectSchedulerPlugins(kernel), configs, { percentageOfNodesToScore: options.percentageOfNodesToScore });
-        const client = createLoopbackClient(kernel.resolve('apiHandler'), { username: SCHEDULER_USER, groups: ['system:authenticated'] });
+        const handler = kernel.resolve('apiHandler');
+        const user = { username: SCHEDULER_USER, groups: ['system:authenticated'] };
+        const client = createLoopbackClient(handler, user);
         await assertCanI(client, SCHEDULER_USER, { verb: 'create', group: '', resource: 'pods', subresource: 'binding' });
         const logger = kernel.logger.child({ component: 'scheduler' });
+        const plan = options.thread === 'main' ? { reason: 'thread: main' } : workerPlan(kernel);
+        if ('file' in plan) {
+          thread = new SchedulerThread(
+            plan.file,
+            {
+              config: JSON.parse(JSON.stringify(kernel.config)) as Record<string, unknown>,
+              plugins: plan.plugins,
+              schedulerOptions: options as Record<string, unknown>,
+            },
+            logger,
+          );
+          await thread.start(handler, user);
+          logger.debug({ plugins: plan.plugins.map((p) => p.name) }, 'scheduling in a worker thread');
+          return;
+        }
+        if (options.thread === 'worker') throw new SchedulerError('SKIFF_ERR_SCHEDULER_THREAD', { reason: plan.reason });
+        logger.debug({ reason: plan.reason }, 'scheduling on the main thread');
         informers = new SharedInformerFactory(client, { logger });
         scheduler = new Scheduler({
           profiles,
@@ -57,6 +79,7 @@ export const schedulerPlugin = definePlugin({
       },
       async stop() {
         abort.abort();
+        await thread?.stop();
         await scheduler?.stop();
         await informers?.stopped();
       },

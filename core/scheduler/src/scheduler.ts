@@ -108,7 +108,8 @@ function nodeUpdateActions(old: Node, node: Node): ClusterEventAction[] {
 function covers(registered: ClusterEvent, event: QueueEvent): boolean {
   if (registered.resource !== '*' && registered.resource !== event.resource) return false;
   return event.actions.some(
-    (action) => registered.actions.includes('*') || registered.actions.includes(action) || (action.startsWith('Update') && registered.actions.includes('Update')),
+    (action) =>
+      registered.actions.includes('*') || registered.actions.includes(action) || (action.startsWith('Update') && registered.actions.includes('Update')),
   );
 }
 
@@ -143,7 +144,9 @@ export class Scheduler {
   private readonly pluginEvents = new Map<string, readonly ClusterEvent[] | undefined>();
 
   constructor(private readonly options: SchedulerOptions) {
-    const profiles = options.profiles ?? (options.profile ? [{ ...options.profile, schedulerName: options.schedulerName ?? options.profile.schedulerName ?? DEFAULT_SCHEDULER_NAME }] : []);
+    const profiles =
+      options.profiles ??
+      (options.profile ? [{ ...options.profile, schedulerName: options.schedulerName ?? options.profile.schedulerName ?? DEFAULT_SCHEDULER_NAME }] : []);
     if (profiles.length === 0) throw new Error('a scheduler needs at least one profile');
     for (const profile of profiles) this.profiles.set(profile.schedulerName || DEFAULT_SCHEDULER_NAME, profile);
     this.first = profiles[0]!;
@@ -174,7 +177,10 @@ export class Scheduler {
         const status = plugin.preEnqueue!(pod);
         if (status) return plugin.name;
       } catch (err) {
-        this.logger.error({ err, ...this.pluginFields(profile!, plugin.name), extensionPoint: 'PreEnqueue' }, failureMessage('PreEnqueue', plugin.name, errorMessage(err)));
+        this.logger.error(
+          { err, ...this.pluginFields(profile!, plugin.name), extensionPoint: 'PreEnqueue' },
+          failureMessage('PreEnqueue', plugin.name, errorMessage(err)),
+        );
         return plugin.name;
       }
     }
@@ -342,7 +348,8 @@ export class Scheduler {
       if (!isPodTerminal(pod)) {
         this.cache.setPod(key, pod);
         if (!old || !old.spec.nodeName) this.queue.moveAllToActive({ resource: 'Pod', actions: ['Add'] });
-        else if (JSON.stringify(old.metadata.labels) !== JSON.stringify(pod.metadata.labels)) this.queue.moveAllToActive({ resource: 'Pod', actions: ['UpdatePodLabel'] });
+        else if (JSON.stringify(old.metadata.labels) !== JSON.stringify(pod.metadata.labels))
+          this.queue.moveAllToActive({ resource: 'Pod', actions: ['UpdatePodLabel'] });
       } else if (old && !isPodTerminal(old)) {
         this.cache.removePod(key);
         this.queue.moveAllToActive({ resource: 'Pod', actions: ['Delete'] });

@@ -25,7 +25,7 @@ export type ResolvedStoreOptions = Required<Omit<LmdbStoreOptions, 'logger' | 's
 export const STORE_DEFAULTS = Object.freeze({
   compactionIntervalMs: 60_000,
   retainRevisions: 10_000,
-  watchBufferSize: 1_000,
+  watchBufferSize: 10_000,
 });
 
 function wholeNumber(name: string, value: number | undefined, fallback: number, minimum: number): number {

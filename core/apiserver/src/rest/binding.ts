@@ -27,7 +27,9 @@ export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiRespo
   const key = objectKey(definition, info.namespace, info.name);
   for (let attempt = 1; ; attempt++) {
     const current = await readObject<Pod>(ctx, { includeUninitialized: true });
-    const pod = structuredClone(current.object);
+    // The stored object is frozen and only three branches change: copy those, share the rest.
+    const stored = current.object;
+    const pod: Pod = { ...stored, metadata: { ...stored.metadata }, spec: { ...stored.spec }, status: { ...stored.status } };
     if (pod.metadata.deletionTimestamp) throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is being deleted, cannot be assigned to a host`);
     if (pod.spec.nodeName) throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
     if (admitted.metadata.uid && admitted.metadata.uid !== pod.metadata.uid)

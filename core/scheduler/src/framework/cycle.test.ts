@@ -117,10 +117,24 @@ describe('schedulePod', () => {
     registry.register(tableScore('B', { 'node-1': 0, 'node-2': 100, 'node-3': 50 }));
     const info = nodes('node-1', 'node-2', 'node-3');
     const even = buildProfile(registry, {
-      plugins: { score: { enabled: [{ name: 'A', weight: 1 }, { name: 'B', weight: 1 }] } },
+      plugins: {
+        score: {
+          enabled: [
+            { name: 'A', weight: 1 },
+            { name: 'B', weight: 1 },
+          ],
+        },
+      },
     });
     const leanB = buildProfile(registry, {
-      plugins: { score: { enabled: [{ name: 'A', weight: 1 }, { name: 'B', weight: 3 }] } },
+      plugins: {
+        score: {
+          enabled: [
+            { name: 'A', weight: 1 },
+            { name: 'B', weight: 3 },
+          ],
+        },
+      },
     });
     expect(schedulePod(leanB, new Map(), makePod('p'), info)).toMatchObject({ nodeName: 'node-2', score: 300 });
     const picks = new Set(Array.from({ length: 30 }, (_, i) => schedulePod(even, new Map(), makePod('p'), info, seededRandom(i)).nodeName));

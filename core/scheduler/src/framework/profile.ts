@@ -140,7 +140,11 @@ export function buildProfile(registry: Registry, config: ProfileConfig = {}): Sc
     try {
       instances.set(name, plugin.withArgs(args));
     } catch (err) {
-      throw new SchedulerError('SKIFF_ERR_SCHEDULER_PROFILE_ARGS', { profile: schedulerName, name, detail: err instanceof Error ? err.message : String(err) }, { cause: err });
+      throw new SchedulerError(
+        'SKIFF_ERR_SCHEDULER_PROFILE_ARGS',
+        { profile: schedulerName, name, detail: err instanceof Error ? err.message : String(err) },
+        { cause: err },
+      );
     }
   }
   const instance = (plugin: SchedulerPlugin) => instances.get(plugin.name) ?? plugin;
@@ -199,7 +203,8 @@ export function buildProfile(registry: Registry, config: ProfileConfig = {}): Sc
   };
   const used = new Map<string, SchedulerPlugin>();
   for (const key of EXTENSION_POINT_KEYS) {
-    const list = key === 'score' ? score.map((e) => e.plugin) : key === 'queueSort' ? (profile.queueSort ? [profile.queueSort] : []) : (profile[key] as SchedulerPlugin[]);
+    const list =
+      key === 'score' ? score.map((e) => e.plugin) : key === 'queueSort' ? (profile.queueSort ? [profile.queueSort] : []) : (profile[key] as SchedulerPlugin[]);
     for (const plugin of list) used.set(plugin.name, plugin);
   }
   profile.plugins = [...used.values()];
