@@ -11,7 +11,6 @@ const defaultConstraintSchema = {
     maxSkew: { type: 'integer' },
     topologyKey: { type: 'string' },
     whenUnsatisfiable: { type: 'string' },
-    labelSelector: { type: 'object', additionalProperties: true },
     minDomains: { type: 'integer', minimum: 1 },
     nodeAffinityPolicy: inclusionPolicy,
     nodeTaintsPolicy: inclusionPolicy,
@@ -40,6 +39,17 @@ export const optionsSchema = {
 
 export type PodTopologySpreadOptions = OptionsOf<typeof optionsSchema>;
 
+/** Default constraints that carry a selector (not part of the schema: checkOptions would fill an absent object in). */
+function selectorProblems(args: unknown): string[] {
+  const constraints = (args as { defaultConstraints?: unknown } | undefined)?.defaultConstraints;
+  if (!Array.isArray(constraints)) return [];
+  return constraints.flatMap((c: unknown, i) =>
+    typeof c === 'object' && c !== null && 'labelSelector' in c
+      ? [`defaultConstraints[${i}].labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod`]
+      : [],
+  );
+}
+
 /** The checks upstream's ValidatePodTopologySpreadArgs makes beyond types, in its words; empty when valid. */
 function argsProblems(args: PodTopologySpreadOptions): string[] {
   const problems: string[] = [];
@@ -56,7 +66,6 @@ function argsProblems(args: PodTopologySpreadOptions): string[] {
     else if (c.whenUnsatisfiable !== 'DoNotSchedule' && c.whenUnsatisfiable !== 'ScheduleAnyway') {
       problems.push(`${at}.whenUnsatisfiable: Unsupported value: ${JSON.stringify(c.whenUnsatisfiable)}: supported values: "DoNotSchedule", "ScheduleAnyway"`);
     }
-    if (c.labelSelector !== undefined) problems.push(`${at}.labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod`);
     if (constraints.slice(0, i).some((other) => other.topologyKey === c.topologyKey && other.whenUnsatisfiable === c.whenUnsatisfiable)) {
       problems.push(`defaultConstraints[${i}]: Duplicate value: "{${c.topologyKey}, ${c.whenUnsatisfiable}}"`);
     }
@@ -66,6 +75,8 @@ function argsProblems(args: PodTopologySpreadOptions): string[] {
 
 /** Checks args (types, then upstream's rules); a wrong one throws naming the field, as kube-scheduler refuses to start. */
 export function checkArgs(args: unknown, path = 'args'): PodTopologySpreadOptions {
+  const forbidden = selectorProblems(args);
+  if (forbidden.length > 0) throw new PodTopologySpreadError('SKIFF_ERR_POD_TOPOLOGY_SPREAD_ARGS', { detail: forbidden.join('; ') });
   const checked = checkOptions(optionsSchema, args, path) as PodTopologySpreadOptions;
   const problems = argsProblems(checked);
   if (problems.length > 0) throw new PodTopologySpreadError('SKIFF_ERR_POD_TOPOLOGY_SPREAD_ARGS', { detail: problems.join('; ') });
