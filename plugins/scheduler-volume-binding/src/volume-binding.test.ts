@@ -101,6 +101,13 @@ describe('VolumeBinding on a real control plane', () => {
     expect(await nodeOf('needs-missing')).toMatch(/^node-[12]$/);
   });
 
+  it('rejects a pod whose claim is being deleted', async () => {
+    // needs-missing mounts "later", so pvc-protection keeps the claim while it is being deleted.
+    await client.delete(RESOURCES.persistentvolumeclaims, 'later', NS);
+    await client.create(RESOURCES.pods, pod('too-late', 'later'), NS);
+    expect(await unschedulable('too-late')).toBe('0/2 nodes are available: persistentvolumeclaim "later" is being deleted.');
+  });
+
   it('waits while an Immediate claim is unbound, and schedules the pod once the PV controller binds it', async () => {
     await client.create(RESOURCES.storageclasses, storageClass('external', 'example.com/nobody', 'Immediate'));
     await client.create(RESOURCES.persistentvolumeclaims, claim('immediate', 'external'), NS);
