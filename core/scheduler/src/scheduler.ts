@@ -140,6 +140,7 @@ export class Scheduler {
   private pods: Informer<Pod> | undefined;
   private loop: Promise<void> | undefined;
   private readonly bindings = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
   /** Each plugin's registered events (undefined: every event), by plugin name. */
   private readonly pluginEvents = new Map<string, readonly ClusterEvent[] | undefined>();
 
@@ -264,6 +265,7 @@ export class Scheduler {
       recorder,
       logger: this.logger,
       profileName: profile.schedulerName,
+      signal: this.stopping.signal,
       snapshot: () => this.cache.snapshot(),
       nominatedPods: (nodeName) => this.nominator.pods(nodeName),
       addPod: (state, pod, other, info) => this.runAddPod(profile, state, pod, other, info),
@@ -331,6 +333,7 @@ export class Scheduler {
 
   /** Stops taking pods and waits for the cycle and the bindings in flight. */
   async stop(): Promise<void> {
+    this.stopping.abort();
     this.queue.close();
     await this.loop;
     await Promise.allSettled([...this.bindings]);

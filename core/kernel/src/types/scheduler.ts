@@ -121,6 +121,8 @@ export interface SchedulerHandle {
   readonly recorder: EventRecorder;
   /** The profile's schedulerName. */
   readonly profileName: string;
+  /** Aborted when the scheduler stops: a plugin waiting (preBind on volumes, say) gives up. */
+  readonly signal: AbortSignal;
   /** The snapshot the current cycle works on. */
   snapshot(): SchedulerSnapshot;
   /** Pods nominated to `nodeName` by preemption and not yet bound. */

@@ -94,11 +94,13 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
   if (totalNodes === 0) return { code: 'UnschedulableAndUnresolvable', message: NO_NODES_MESSAGE, failures: new Map(), totalNodes };
 
   let allowed: Set<string> | undefined;
+  const narrowing: string[] = [];
   for (const plugin of profile.preFilter) {
     const result = call('PreFilter', plugin.name, () => plugin.preFilter!(state, pod, snapshot));
     if (!result) continue;
     if (isPreFilterResult(result)) {
       allowed = allowed ? new Set([...allowed].filter((name) => result.nodeNames.has(name))) : new Set(result.nodeNames);
+      narrowing.push(plugin.name);
       continue;
     }
     if (result.code === 'Error') return errorResult('PreFilter', result, plugin.name, totalNodes);
@@ -114,6 +116,16 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
       totalNodes,
       unschedulablePlugins: new Set([plugin.name]),
     };
+  }
+
+  if (allowed && allowed.size === 0) {
+    // Upstream's words when the narrowing preFilters leave no node.
+    const reason =
+      narrowing.length === 1 ? `node(s) didn't satisfy plugin ${narrowing[0]}` : `node(s) didn't satisfy plugin(s) [${narrowing.join(' ')}] simultaneously`;
+    const status = { code: 'UnschedulableAndUnresolvable' as const, reasons: [reason], plugin: narrowing[0] };
+    const failures = new Map<string, SchedulingStatus>();
+    for (const info of allNodes) failures.set(info.node.metadata.name!, status);
+    return { code: status.code, message: `0/${totalNodes} nodes are available: ${reason}.`, failures, totalNodes, unschedulablePlugins: new Set(narrowing) };
   }
 
   // A node preemption nominated is tried first: it is likely the one place the pod fits.

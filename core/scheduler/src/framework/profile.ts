@@ -131,18 +131,24 @@ export function buildProfile(registry: Registry, config: ProfileConfig = {}): Sc
     if (owner) packages.set(name, owner);
   }
 
-  // Per-profile instances for plugins given args.
+  // Per-profile instances: a plugin that takes args gets its own copy in every profile (with the profile's
+  // args, or none), so what it keeps from init() — its handle, the profile's filters — is this profile's.
+  const args = new Map<string, Record<string, unknown>>();
+  for (const entry of config.pluginConfig ?? []) {
+    const plugin = lookup(registry, entry.name, 'pluginConfig');
+    if (entry.args && Object.keys(entry.args).length > 0 && !plugin.withArgs)
+      throw new SchedulerError('SKIFF_ERR_SCHEDULER_PROFILE_ARGS', { profile: schedulerName, name: entry.name, detail: 'it takes no args' });
+    args.set(entry.name, entry.args ?? {});
+  }
   const instances = new Map<string, SchedulerPlugin>();
-  for (const { name, args } of config.pluginConfig ?? []) {
-    const plugin = lookup(registry, name, 'pluginConfig');
-    if (!args || Object.keys(args).length === 0) continue;
-    if (!plugin.withArgs) throw new SchedulerError('SKIFF_ERR_SCHEDULER_PROFILE_ARGS', { profile: schedulerName, name, detail: 'it takes no args' });
+  for (const plugin of all) {
+    if (!plugin.withArgs) continue;
     try {
-      instances.set(name, plugin.withArgs(args));
+      instances.set(plugin.name, plugin.withArgs(args.get(plugin.name) ?? {}));
     } catch (err) {
       throw new SchedulerError(
         'SKIFF_ERR_SCHEDULER_PROFILE_ARGS',
-        { profile: schedulerName, name, detail: err instanceof Error ? err.message : String(err) },
+        { profile: schedulerName, name: plugin.name, detail: err instanceof Error ? err.message : String(err) },
         { cause: err },
       );
     }
