@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES, type Node, type Pod, type ReplicaSet } from '@skiff/api';
+import { RESOURCES, type Node, type Pod, type ReplicaSet, type ReplicationController, type StatefulSet } from '@skiff/api';
+import { SharedInformerFactory } from '@skiff/client';
 import type { ApiClient } from '@skiff/kernel';
 import schedulerPlugin from '@skiff/scheduler';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
+import { defaultSelector, selectorSources } from './default-selector.js';
 import podTopologySpread from './index.js';
 import { REASON_CONSTRAINTS_NOT_MATCH } from './names.js';
 
@@ -48,7 +50,9 @@ function node(name: string, zone: string, ready = true): Node {
   };
 }
 
-function pod(name: string, labels: Record<string, string>, extra: { owner?: ReplicaSet; schedulerName?: string; nodeName?: string } = {}): Pod {
+type Owner = { apiVersion?: string; kind?: string; metadata: { name?: string; uid?: string } };
+
+function pod(name: string, labels: Record<string, string>, extra: { owner?: Owner; schedulerName?: string; nodeName?: string } = {}): Pod {
   const { owner, schedulerName, nodeName } = extra;
   return {
     apiVersion: 'v1',
@@ -58,7 +62,7 @@ function pod(name: string, labels: Record<string, string>, extra: { owner?: Repl
       namespace: 'default',
       labels,
       ...(owner
-        ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true }] }
+        ? { ownerReferences: [{ apiVersion: owner.apiVersion!, kind: owner.kind!, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true }] }
         : {}),
     },
     spec: { containers: [{ name: 'c', image: 'nginx' }], ...(schedulerName ? { schedulerName } : {}), ...(nodeName ? { nodeName } : {}) },
@@ -112,5 +116,54 @@ describe('cluster default constraints', () => {
     );
     expect(condition?.message).toContain(`3 ${REASON_CONSTRAINTS_NOT_MATCH}`);
     expect((await client.get<Pod>(RESOURCES.pods, 'db-next', 'default')).spec.nodeName).toBeUndefined();
+  });
+
+  it("selects by the Services that select the pod and its controller's selector (StatefulSet, ReplicationController)", async () => {
+    const template = (labels: Record<string, string>) => ({ metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    const statefulSet = await client.create<StatefulSet>(
+      RESOURCES.statefulsets,
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'cache', namespace: 'default' },
+        spec: {
+          replicas: 0,
+          serviceName: 'cache',
+          selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['cache'] }] },
+          template: template({ tier: 'cache' }),
+        },
+      },
+      'default',
+    );
+    const controller = await client.create<ReplicationController>(
+      RESOURCES.replicationcontrollers,
+      {
+        apiVersion: 'v1',
+        kind: 'ReplicationController',
+        metadata: { name: 'legacy', namespace: 'default' },
+        spec: { replicas: 0, selector: { era: 'old' }, template: template({ era: 'old' }) },
+      },
+      'default',
+    );
+    await client.create(
+      RESOURCES.services,
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'front', namespace: 'default' }, spec: { selector: { role: 'front' }, ports: [{ port: 80 }] } },
+      'default',
+    );
+    const informers = new SharedInformerFactory(client, { resyncMs: 0 });
+    const sources = selectorSources(informers);
+    const stop = new AbortController();
+    informers.start(stop.signal);
+    try {
+      await informers.waitForSync();
+      const select = (labels: Record<string, string>, owner?: Owner) => defaultSelector(pod('x', labels, owner ? { owner } : {}), sources).toString();
+      expect(select({ tier: 'cache', role: 'front' }, statefulSet)).toBe('role=front,tier in (cache)');
+      expect(select({ era: 'old' }, controller)).toBe('era=old');
+      expect(select({ app: 'db' })).toBe('app=db');
+      expect(select({ app: 'nobody' })).toBe('');
+    } finally {
+      stop.abort();
+      await informers.stopped();
+    }
   });
 });
