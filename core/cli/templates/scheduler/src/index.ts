@@ -3,7 +3,7 @@ import { definePlugin, packageInfo, type NodeInfo, type PluginOptions, type Sche
 /** The npm package name: cluster configs name the plugin by it, and its hook tap carries it. */
 export const PLUGIN_NAME = '{{package}}';
 
-/** The scheduler framework plugin's name, as scheduler profiles list it (`profiles.score: [{ name, weight }]`). */
+/** The scheduler framework plugin's name, as scheduler profiles list it (`plugins.score.enabled: [{ name, weight }]`). */
 export const SCHEDULER_PLUGIN_NAME = '{{Name}}';
 
 const MAX_NODE_SCORE = 100;
