@@ -64,7 +64,8 @@ export function createPodTopologySpread(args: Partial<PodTopologySpreadOptions> 
     name: POD_TOPOLOGY_SPREAD,
     defaultWeight: DEFAULT_WEIGHT,
     events: EVENTS,
-    withArgs: (given) => createPodTopologySpread(checkArgs(given)),
+    // A profile's args go over the package options; with none, the profile gets a copy with the same options.
+    withArgs: (given) => createPodTopologySpread(checkArgs({ ...args, ...given })),
     init(handle) {
       // Upstream lists these only when some default constraint needs them; the scheduler starts the factory.
       if (defaults.length > 0) sources = selectorSources(handle.informers);

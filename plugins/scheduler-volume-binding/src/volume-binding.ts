@@ -61,7 +61,8 @@ export function createVolumeBinding(options: VolumeBindingOptions = checkVolumeB
     events: VOLUME_BINDING_EVENTS,
 
     withArgs(args) {
-      return createVolumeBinding(checkVolumeBindingArgs(args));
+      // A profile's args go over the package options; with none, the profile gets a copy with the same options.
+      return createVolumeBinding(checkVolumeBindingArgs({ ...options, ...args }));
     },
 
     init(handle: HandleWithSignal) {
