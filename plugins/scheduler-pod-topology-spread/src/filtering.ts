@@ -112,7 +112,7 @@ export function computeSpreadState(pod: Pod, constraints: readonly SpreadConstra
       if (!included(c)) continue;
       const byValue = counts.get(c.topologyKey)!;
       const value = labels[c.topologyKey]!;
-      byValue.set(value, (byValue.get(value) ?? 0) + countMatching(info, c.selector, namespace));
+      byValue.set(value, (byValue.get(value) ?? 0) + countMatching(info, c, namespace));
     }
   }
   const domains = new Map<string, number>();

@@ -66,7 +66,7 @@ export function computeScoreState(
       const value = Object.hasOwn(labels, c.topologyKey) ? labels[c.topologyKey]! : '';
       const current = byValue.get(value);
       if (current === undefined) continue;
-      byValue.set(value, current + countMatching(info, c.selector, namespace));
+      byValue.set(value, current + countMatching(info, c, namespace));
     }
   }
   return new ScoreState(constraints, ignoredNodes, counts, weights);
@@ -81,9 +81,7 @@ export function rawScore(state: ScoreState, pod: Pod, info: NodeInfo): number {
   state.constraints.forEach((c, i) => {
     if (!Object.hasOwn(labels, c.topologyKey)) return;
     const count =
-      c.topologyKey === LABEL_HOSTNAME
-        ? countMatching(info, c.selector, pod.metadata.namespace)
-        : (state.counts.get(c.topologyKey)!.get(labels[c.topologyKey]!) ?? 0);
+      c.topologyKey === LABEL_HOSTNAME ? countMatching(info, c, pod.metadata.namespace) : (state.counts.get(c.topologyKey)!.get(labels[c.topologyKey]!) ?? 0);
     score += count * state.weights[i]! + (c.maxSkew - 1);
   });
   return Math.round(score);
