@@ -38,7 +38,26 @@ export const schedulerPlugin = definePlugin({
     let scheduler: Scheduler | undefined;
     let informers: SharedInformerFactory | undefined;
     let thread: SchedulerThread | undefined;
+    let mainReason: string | undefined;
     const abort = new AbortController();
+    const logger = kernel.logger.child({ component: 'scheduler' });
+    // The worker loads its modules while the store and the API server start.
+    kernel.lifecycle(`${PLUGIN_NAME} (thread)`, LIFECYCLE_STAGE.STORE - 50, {
+      start() {
+        const plan = options.thread === 'main' ? { reason: 'thread: main' } : workerPlan(kernel);
+        if (!('file' in plan)) {
+          mainReason = plan.reason;
+          if (options.thread === 'worker') throw new SchedulerError('SKIFF_ERR_SCHEDULER_THREAD', { reason: plan.reason });
+          return;
+        }
+        const data = {
+          config: JSON.parse(JSON.stringify(kernel.config)) as Record<string, unknown>,
+          plugins: plan.plugins,
+          schedulerOptions: options as Record<string, unknown>,
+        };
+        thread = SchedulerThread.spawn(plan.file, data, logger);
+      },
+    });
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.SCHEDULER, {
       async start() {
         const configs: ProfileConfig[] = options.profiles?.length ? (options.profiles as ProfileConfig[]) : [{ schedulerName: options.schedulerName }];
@@ -48,24 +67,12 @@ export const schedulerPlugin = definePlugin({
         const user = { username: SCHEDULER_USER, groups: ['system:authenticated'] };
         const client = createLoopbackClient(handler, user);
         await assertCanI(client, SCHEDULER_USER, { verb: 'create', group: '', resource: 'pods', subresource: 'binding' });
-        const logger = kernel.logger.child({ component: 'scheduler' });
-        const plan = options.thread === 'main' ? { reason: 'thread: main' } : workerPlan(kernel);
-        if ('file' in plan) {
-          thread = new SchedulerThread(
-            plan.file,
-            {
-              config: JSON.parse(JSON.stringify(kernel.config)) as Record<string, unknown>,
-              plugins: plan.plugins,
-              schedulerOptions: options as Record<string, unknown>,
-            },
-            logger,
-          );
-          await thread.start(handler, user);
-          logger.debug({ plugins: plan.plugins.map((p) => p.name) }, 'scheduling in a worker thread');
+        if (thread) {
+          await thread.connect(handler, user);
+          logger.debug('scheduling in a worker thread');
           return;
         }
-        if (options.thread === 'worker') throw new SchedulerError('SKIFF_ERR_SCHEDULER_THREAD', { reason: plan.reason });
-        logger.debug({ reason: plan.reason }, 'scheduling on the main thread');
+        logger.debug({ reason: mainReason }, 'scheduling on the main thread');
         informers = new SharedInformerFactory(client, { logger });
         scheduler = new Scheduler({
           profiles,

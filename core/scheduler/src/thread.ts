@@ -57,58 +57,77 @@ export function workerPlan(kernel: Kernel): { file: string; plugins: WorkerPlugi
   return { file, plugins };
 }
 
-/** The scheduler in its own thread, talking to this process's API server through a message port. */
+/** The worker's messages to its parent. */
+type FromWorker = { type: 'loaded' } | { type: 'ready' } | { type: 'stopped' } | { type: 'error'; message: string };
+
+/**
+ * The scheduler in its own thread, talking to this process's API server through a message port. The worker
+ * is spawned early (`spawn`, while the store and the API server start) so loading its modules costs the start
+ * nothing; `connect` hands it the port once the API server can answer.
+ */
 export class SchedulerThread {
-  private worker: Worker | undefined;
+  private readonly worker: Worker;
+  private readonly exited: Promise<number>;
+  private readonly loaded: Promise<void>;
   private stopServing: (() => void) | undefined;
-  private exited: Promise<void> | undefined;
 
-  constructor(
-    private readonly file: string,
-    private readonly data: SchedulerWorkerData,
+  private constructor(
+    file: string,
+    data: SchedulerWorkerData,
     private readonly logger: Logger,
-  ) {}
-
-  /** Starts the worker and resolves once its informers have synced and it schedules (or rejects with its start error). */
-  async start(handler: ApiHandler, user: UserInfo): Promise<void> {
-    const channel = new MessageChannel();
-    this.stopServing = servePortTransport(channel.port1, handler, handler.issueLoopbackToken(user));
-    const worker = new Worker(this.file, { workerData: { ...this.data, port: channel.port2 }, transferList: [channel.port2] });
+  ) {
+    const worker = new Worker(file, { workerData: data });
     this.worker = worker;
-    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
-    await new Promise<void>((resolve, reject) => {
-      const onMessage = (message: { type: string; message?: string }) => {
-        if (message.type === 'ready') {
-          worker.off('message', onMessage);
-          resolve();
-        } else if (message.type === 'error') {
-          reject(new Error(message.message));
-        }
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the scheduler thread exited with code ${code} before it was ready`)));
-    });
+    this.exited = new Promise((resolve) => worker.once('exit', resolve));
+    this.loaded = this.next('loaded');
+    // Until someone waits for it, a failure to load is only remembered (the start reports it at connect).
+    this.loaded.catch(() => undefined);
     worker.on('error', (err) => this.logger.error({ err }, 'the scheduler thread failed'));
   }
 
-  async stop(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
-    const stopped = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 5000);
-      timer.unref();
-      worker.on('message', (message: { type: string }) => {
-        if (message.type === 'stopped') {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
+  /** Starts the worker: it loads the scheduler plugins and builds the profiles, then waits for `connect`. */
+  static spawn(file: string, data: SchedulerWorkerData, logger: Logger): SchedulerThread {
+    return new SchedulerThread(file, data, logger);
+  }
+
+  /** Resolves on the worker's next message of `type`; rejects on its error message, an error or an early exit. */
+  private next(type: FromWorker['type']): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const onMessage = (message: FromWorker) => {
+        if (message.type === type) done(resolve);
+        else if (message.type === 'error') done(() => reject(new Error(message.message)));
+      };
+      const onError = (err: Error) => done(() => reject(err));
+      const onExit = (code: number) => done(() => reject(new Error(`the scheduler thread exited with code ${code}`)));
+      const done = (settle: () => void) => {
+        this.worker.off('message', onMessage);
+        this.worker.off('error', onError);
+        this.worker.off('exit', onExit);
+        settle();
+      };
+      this.worker.on('message', onMessage);
+      this.worker.once('error', onError);
+      this.worker.once('exit', onExit);
     });
-    worker.postMessage({ type: 'stop' });
-    await Promise.race([stopped, this.exited]);
+  }
+
+  /** Gives the worker its port to the API server; resolves once its informers have synced and it schedules. */
+  async connect(handler: ApiHandler, user: UserInfo): Promise<void> {
+    await this.loaded;
+    const channel = new MessageChannel();
+    this.stopServing = servePortTransport(channel.port1, handler, handler.issueLoopbackToken(user));
+    const ready = this.next('ready');
+    this.worker.postMessage({ type: 'connect', port: channel.port2 }, [channel.port2]);
+    await ready;
+  }
+
+  async stop(): Promise<void> {
+    const stopped = this.next('stopped').catch(() => undefined);
+    this.worker.postMessage({ type: 'stop' });
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 5000).unref());
+    await Promise.race([stopped, this.exited, timeout]);
     this.stopServing?.();
-    await worker.terminate();
+    await this.worker.terminate();
     await this.exited;
   }
 }

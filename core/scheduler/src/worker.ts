@@ -12,9 +12,10 @@ import { collectSchedulerPlugins } from './plugin.js';
 import { Scheduler } from './scheduler.js';
 import type { SchedulerWorkerData } from './thread.js';
 
-const data = workerData as SchedulerWorkerData & { port: MessagePort };
+const data = workerData as SchedulerWorkerData;
 const port = parentPort!;
 
+/** Loads the plugins and builds the profiles (reported as 'loaded'), then waits for the port to the API server. */
 async function main(): Promise<void> {
   const kernel = new Kernel({ config: data.config as Partial<ResolvedConfig> as ResolvedConfig });
   for (const source of data.plugins) {
@@ -25,26 +26,32 @@ async function main(): Promise<void> {
   const configs: ProfileConfig[] = options.profiles?.length ? options.profiles : [{ schedulerName: options.schedulerName }];
   const profiles = buildProfiles(collectSchedulerPlugins(kernel), configs, { percentageOfNodesToScore: options.percentageOfNodesToScore });
   const logger = kernel.logger.child({ component: 'scheduler', thread: 'worker' });
-  const client = createClient(new PortTransport(data.port));
-  const informers = new SharedInformerFactory(client, { logger });
-  const scheduler = new Scheduler({
-    profiles,
-    client,
-    informers,
-    recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
-    logger,
-  });
   const abort = new AbortController();
-  port.on('message', (message: { type: string }) => {
-    if (message.type !== 'stop') return;
-    abort.abort();
-    void scheduler
-      .stop()
-      .then(() => informers.stopped())
-      .finally(() => port.postMessage({ type: 'stopped' }));
+  let scheduler: Scheduler | undefined;
+  let informers: SharedInformerFactory | undefined;
+  port.on('message', (message: { type: string; port?: MessagePort }) => {
+    if (message.type === 'connect' && message.port) {
+      const client = createClient(new PortTransport(message.port));
+      informers = new SharedInformerFactory(client, { logger });
+      scheduler = new Scheduler({
+        profiles,
+        client,
+        informers,
+        recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
+        logger,
+      });
+      scheduler
+        .start(abort.signal)
+        .then(() => port.postMessage({ type: 'ready' }))
+        .catch((err: unknown) => port.postMessage({ type: 'error', message: errorMessage(err) }));
+    } else if (message.type === 'stop') {
+      abort.abort();
+      void Promise.resolve(scheduler?.stop())
+        .then(() => informers?.stopped())
+        .finally(() => port.postMessage({ type: 'stopped' }));
+    }
   });
-  await scheduler.start(abort.signal);
-  port.postMessage({ type: 'ready' });
+  port.postMessage({ type: 'loaded' });
 }
 
 main().catch((err: unknown) => port.postMessage({ type: 'error', message: errorMessage(err) }));
