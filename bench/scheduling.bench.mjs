@@ -36,19 +36,24 @@ const SCHEDULER_PACKAGES = [
 
 const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** BENCH_CPU_PROFILE=file: a CPU profile of the main thread while pods are scheduled (not the setup). */
+/** BENCH_CPU_PROFILE=file: a CPU profile of the main thread while pods are scheduled (not the setup); with BENCH_HEAP_PROFILE=file, a sampled allocation profile instead. */
 async function startProfile() {
   const { Session } = await import('node:inspector');
   const { writeFileSync } = await import('node:fs');
   const session = new Session();
   session.connect();
   const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
-  await post('Profiler.enable');
-  await post('Profiler.start');
+  const heap = process.env.BENCH_HEAP_PROFILE;
+  if (heap)
+    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  else {
+    await post('Profiler.enable');
+    await post('Profiler.start');
+  }
   return {
     async stop(file) {
-      const { profile } = await post('Profiler.stop');
-      writeFileSync(file, JSON.stringify(profile));
+      const { profile } = await post(heap ? 'HeapProfiler.stopSampling' : 'Profiler.stop');
+      writeFileSync(heap ? heap : file, JSON.stringify(profile));
       session.disconnect();
     },
   };

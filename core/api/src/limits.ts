@@ -55,7 +55,10 @@ function clone(value: unknown, depth: number, maxDepth: number): unknown {
     return out;
   }
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  // for…in over a plain JSON object allocates nothing (Object.keys makes an array per object); the
+  // hasOwn check keeps inherited enumerable properties out, as Object.keys would.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const item = clone(value[key], depth + 1, maxDepth);
     if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
     else out[key] = item;

@@ -123,16 +123,27 @@ export function assertWellFormedValue(value: unknown): void {
   while (pending.length) {
     const visit = pending.pop()!;
     if (visit.depth > MAX_NESTING_DEPTH) throw tooDeep(` (at ${pathOf(visit)})`);
-    const array = Array.isArray(visit.value);
-    for (const [key, child] of array ? (visit.value as unknown[]).entries() : Object.entries(visit.value as object)) {
-      if (typeof key === 'string' && !isWellFormed(key)) throw illFormed(visit);
-      if (typeof child === 'string') {
-        if (!isWellFormed(child)) throw illFormed({ value: child, depth: visit.depth + 1, parent: visit, key });
-      } else if (typeof child === 'number') {
-        if (!Number.isFinite(child)) throw notFinite({ value: child, depth: visit.depth + 1, parent: visit, key });
-      } else if (child !== null && typeof child === 'object') pending.push({ value: child, depth: visit.depth + 1, parent: visit, key });
+    // Plain loops: Object.entries would allocate an array per property of every object in every body.
+    if (Array.isArray(visit.value)) {
+      const items = visit.value as unknown[];
+      for (let key = 0; key < items.length; key++) checkChild(visit, key, items[key], pending);
+    } else {
+      const object = visit.value as Record<string, unknown>;
+      for (const key in object) {
+        if (!Object.hasOwn(object, key)) continue;
+        if (!isWellFormed(key)) throw illFormed(visit);
+        checkChild(visit, key, object[key], pending);
+      }
     }
   }
+}
+
+function checkChild(visit: Visit, key: string | number, child: unknown, pending: Visit[]): void {
+  if (typeof child === 'string') {
+    if (!isWellFormed(child)) throw illFormed({ value: child, depth: visit.depth + 1, parent: visit, key });
+  } else if (typeof child === 'number') {
+    if (!Number.isFinite(child)) throw notFinite({ value: child, depth: visit.depth + 1, parent: visit, key });
+  } else if (child !== null && typeof child === 'object') pending.push({ value: child, depth: visit.depth + 1, parent: visit, key });
 }
 
 /** A node met on the walk; its path is put together only for an error message. */
