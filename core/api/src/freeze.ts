@@ -9,7 +9,16 @@ export function deepFreeze<T>(value: T): T {
     const current = pending.pop();
     if (!current || typeof current !== 'object' || Object.isFrozen(current)) continue;
     Object.freeze(current);
-    for (const child of Object.values(current)) pending.push(child);
+    // Only objects need a visit; for…in allocates nothing where Object.values makes an array per object.
+    if (Array.isArray(current)) {
+      for (const child of current) if (child !== null && typeof child === 'object') pending.push(child);
+      continue;
+    }
+    for (const key in current) {
+      if (!Object.hasOwn(current, key)) continue;
+      const child = (current as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') pending.push(child);
+    }
   }
   return value;
 }
