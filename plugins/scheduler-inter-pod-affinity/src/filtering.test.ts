@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NodeListSnapshot, schedulePod } from '@skiff/scheduler';
+import { addPodToNodeInfo, NodeListSnapshot, removePodFromNodeInfo, schedulePod } from '@skiff/scheduler';
 import { createInterPodAffinity } from './inter-pod-affinity.js';
 import { cluster, HOSTNAME, node, pod, profileWith, scheduleAndBind, term, ZONE } from './test-support.js';
 
@@ -166,6 +166,35 @@ describe("InterPodAffinity filter: placed pods' anti-affinity (symmetry)", () =>
     expect(schedulePod(profileWith(), new Map(), own, nodes)).toMatchObject({
       message: "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules.",
     });
+  });
+});
+
+describe('InterPodAffinity across cycles', () => {
+  it("sees a node's pods change between cycles (what it remembers per node is dropped when the node changes)", () => {
+    const profile = profileWith();
+    const blocker = pod('web-0', { app: 'web' }, { nodeName: 'node-1', antiAffinity: [term('web', HOSTNAME)] });
+    const nodes = cluster([node('node-1')], [blocker]);
+    const spread = pod('web-1', { app: 'web' }, { antiAffinity: [term('web', HOSTNAME)] });
+    const near = pod('api', { app: 'api' }, { affinity: [term('web', HOSTNAME)] });
+    const plain = pod('web-2', { app: 'web' });
+    expect(schedulePod(profile, new Map(), spread, nodes)).toMatchObject({ code: 'Unschedulable' });
+    expect(schedulePod(profile, new Map(), near, nodes)).toMatchObject({ nodeName: 'node-1' });
+    expect(schedulePod(profile, new Map(), plain, nodes)).toMatchObject({ code: 'Unschedulable' });
+    removePodFromNodeInfo(nodes[0]!, blocker);
+    expect(schedulePod(profile, new Map(), spread, nodes)).toMatchObject({ nodeName: 'node-1' });
+    expect(schedulePod(profile, new Map(), near, nodes)).toMatchObject({ code: 'UnschedulableAndUnresolvable' });
+    expect(schedulePod(profile, new Map(), plain, nodes)).toMatchObject({ nodeName: 'node-1' });
+    addPodToNodeInfo(nodes[0]!, blocker);
+    expect(schedulePod(profile, new Map(), spread, nodes)).toMatchObject({ code: 'Unschedulable' });
+    expect(schedulePod(profile, new Map(), plain, nodes)).toMatchObject({ code: 'Unschedulable' });
+  });
+
+  it('tells apart a missing label selector (selects nothing) from an empty one (selects every pod)', () => {
+    const nodes = cluster([node('node-1'), node('node-2')], [pod('any', { app: 'any' }, { nodeName: 'node-1' })]);
+    const none = pod('a', { app: 'a' }, { antiAffinity: [{ topologyKey: HOSTNAME }] });
+    const every = pod('b', { app: 'b' }, { antiAffinity: [{ labelSelector: {}, topologyKey: HOSTNAME }] });
+    expect(schedulePod(profileWith(), new Map(), none, nodes, () => 0)).toMatchObject({ feasibleNodes: 2 });
+    expect(schedulePod(profileWith(), new Map(), every, nodes)).toMatchObject({ nodeName: 'node-2', feasibleNodes: 1 });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Labels, Node, Pod } from '@skiff/api';
 import type { ClonableStateData, NodeInfo, SchedulerSnapshot } from '@skiff/kernel';
-import { existingPodTerms, matchesAllTerms, termMatches, type AffinityTerm, type PodTerms } from './terms.js';
+import { allSelectedKey, placedAntiAffinityKeys, podsSelectedBy, podsSelectedByAll } from './node-questions.js';
+import { existingPodTerms, matchesAllTerms, podIdentityKey, termMatches, termSelectionKey, type AffinityTerm, type PodTerms } from './terms.js';
 import { TopologyCounts } from './topology-counts.js';
 
 /**
@@ -71,23 +72,31 @@ function countAntiAffinity(counts: TopologyCounts, terms: readonly AffinityTerm[
 
 /**
  * Fills a fresh state: placed pods' anti-affinity is looked up only on nodes holding such pods; the pod's
- * own required terms, when it has any, are matched against every placed pod once.
+ * own required terms, when it has any, are matched against every placed pod. Each node's answers are
+ * remembered until it changes (node-memo), so the pods of one workload, scheduled one after the other,
+ * walk only the node that took the previous one.
  */
 export function computeFilterState(state: AffinityFilterState, snapshot: SchedulerSnapshot): void {
   const { pod, namespaceLabels } = state;
+  const identity = podIdentityKey(pod, namespaceLabels);
   for (const info of snapshot.nodesWithRequiredAntiAffinityPods) {
-    for (const other of info.podsWithRequiredAntiAffinity ?? []) {
-      countExistingAntiAffinity(state.existingAntiAffinity, existingPodTerms(other).requiredAntiAffinity, pod, namespaceLabels, info.node, 1);
-    }
+    for (const key of placedAntiAffinityKeys(info, pod, namespaceLabels, identity)) state.existingAntiAffinity.add(info.node, key, 1);
   }
   const { requiredAffinity, requiredAntiAffinity } = state.terms;
   if (requiredAffinity.length === 0 && requiredAntiAffinity.length === 0) return;
+  const allKey = allSelectedKey(requiredAffinity);
+  const antiKeys = requiredAntiAffinity.map((term) => termSelectionKey(term));
   for (const info of snapshot.nodes) {
     const node = info.node;
-    if (!node.metadata.labels) continue;
-    for (const other of info.pods) {
-      if (requiredAffinity.length > 0) countAffinity(state.affinity, requiredAffinity, other, node, 1);
-      if (requiredAntiAffinity.length > 0) countAntiAffinity(state.antiAffinity, requiredAntiAffinity, other, node, 1);
+    if (!node.metadata.labels || info.pods.length === 0) continue;
+    if (requiredAffinity.length > 0) {
+      const count = podsSelectedByAll(info, requiredAffinity, allKey);
+      if (count > 0) for (const term of requiredAffinity) state.affinity.add(node, term.topologyKey, count);
+    }
+    for (let i = 0; i < requiredAntiAffinity.length; i++) {
+      const term = requiredAntiAffinity[i]!;
+      const count = podsSelectedBy(info, term, antiKeys[i]);
+      if (count > 0) state.antiAffinity.add(node, term.topologyKey, count);
     }
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '@skiff/api';
 import type { NodeInfo, SchedulerPlugin } from '@skiff/kernel';
-import { NodeListSnapshot, schedulePod } from '@skiff/scheduler';
+import { addPodToNodeInfo, NodeListSnapshot, removePodFromNodeInfo, schedulePod } from '@skiff/scheduler';
 import { createInterPodAffinity } from './inter-pod-affinity.js';
 import { cluster, HOSTNAME, node, pod, profileWith, term, weighted, ZONE } from './test-support.js';
 
@@ -56,6 +56,23 @@ describe("InterPodAffinity score: the pod's preferred terms", () => {
     );
     const web = pod('web', { app: 'web' }, { preferredAffinity: [weighted(3, term('x', ZONE))] });
     expect(scores(createInterPodAffinity(), web, nodes)).toEqual({ 'a-1': 100, 'b-1': 50, 'c-1': 0 });
+  });
+});
+
+describe('InterPodAffinity score across cycles', () => {
+  it("follows a node's pods as they change between cycles", () => {
+    const nodes = cluster(four(), [pod('a', { app: 'a' }, { nodeName: 'node-1' })]);
+    const web = pod('web', { app: 'web' }, { preferredAffinity: [weighted(10, term('a', HOSTNAME))] });
+    const plugin = createInterPodAffinity();
+    expect(scores(plugin, web, nodes)).toEqual({ 'node-1': 100, 'node-2': 0, 'node-3': 0, 'node-4': 0 });
+    addPodToNodeInfo(nodes[2]!, pod('a-2', { app: 'a' }, { nodeName: 'node-3' }));
+    addPodToNodeInfo(nodes[2]!, pod('a-3', { app: 'a' }, { nodeName: 'node-3' }));
+    expect(scores(plugin, web, nodes)).toEqual({ 'node-1': 50, 'node-2': 0, 'node-3': 100, 'node-4': 0 });
+    const fan = pod('fan', { app: 'fan' }, { nodeName: 'node-4', preferredAffinity: [weighted(100, term('web', HOSTNAME))] });
+    addPodToNodeInfo(nodes[3]!, fan);
+    expect(scores(plugin, web, nodes)).toEqual({ 'node-1': 10, 'node-2': 0, 'node-3': 20, 'node-4': 100 });
+    removePodFromNodeInfo(nodes[3]!, fan);
+    expect(scores(plugin, web, nodes)).toEqual({ 'node-1': 50, 'node-2': 0, 'node-3': 100, 'node-4': 0 });
   });
 });
 

@@ -1,7 +1,8 @@
 import type { Labels, Node, Pod } from '@skiff/api';
 import type { SchedulerSnapshot } from '@skiff/kernel';
 import { MAX_NODE_SCORE } from '@skiff/scheduler';
-import { existingPodTerms, termMatches, type AffinityTerm, type PodTerms, type WeightedAffinityTerm } from './terms.js';
+import { placedPreferences, podsSelectedBy } from './node-questions.js';
+import { podIdentityKey, termSelectionKey, type PodTerms } from './terms.js';
 import { TopologyCounts } from './topology-counts.js';
 
 export interface ScoringInput {
@@ -12,51 +13,37 @@ export interface ScoringInput {
   hardPodAffinityWeight: number;
 }
 
-function addIfMatches(scores: TopologyCounts, term: AffinityTerm, weight: number, pod: Pod, namespaceLabels: Labels | undefined, node: Node): void {
-  if (termMatches(term, pod, namespaceLabels)) scores.add(node, term.topologyKey, weight);
-}
-
-function addWeighted(
-  scores: TopologyCounts,
-  terms: readonly WeightedAffinityTerm[],
-  sign: 1 | -1,
-  pod: Pod,
-  namespaceLabels: Labels | undefined,
-  node: Node,
-): void {
-  for (const term of terms) addIfMatches(scores, term, sign * term.weight, pod, namespaceLabels, node);
-}
-
 /**
- * What one placed pod adds to the score of its node's topology domains: the incoming pod's preferred
- * terms that select it (+weight for affinity, −weight for anti-affinity), and its own terms that select
- * the incoming pod (required affinity at hardPodAffinityWeight, preferred ones at their weight).
- */
-function scoreExistingPod(scores: TopologyCounts, input: ScoringInput, existing: Pod, node: Node): void {
-  const { pod, terms, namespaceLabels, hardPodAffinityWeight } = input;
-  addWeighted(scores, terms.preferredAffinity, 1, existing, undefined, node);
-  addWeighted(scores, terms.preferredAntiAffinity, -1, existing, undefined, node);
-  const theirs = existingPodTerms(existing);
-  if (hardPodAffinityWeight > 0) {
-    for (const term of theirs.requiredAffinity) addIfMatches(scores, term, hardPodAffinityWeight, pod, namespaceLabels, node);
-  }
-  addWeighted(scores, theirs.preferredAffinity, 1, pod, namespaceLabels, node);
-  addWeighted(scores, theirs.preferredAntiAffinity, -1, pod, namespaceLabels, node);
-}
-
-/**
- * The score of every topology domain for the incoming pod. When the pod has no preferred terms, only
- * pods with terms of their own can score, so only nodes holding such pods are visited.
+ * The score of every topology domain for the incoming pod: each placed pod its preferred terms select adds
+ * (affinity) or takes away (anti-affinity) the term's weight in its node's domains; each placed pod whose
+ * own terms select the incoming pod does the same (required affinity at hardPodAffinityWeight). When the
+ * pod has no preferred terms, only pods with terms of their own can score, so only nodes holding such
+ * pods are visited. Per-node answers are remembered until the node changes (node-memo).
  */
 export function topologyScores(input: ScoringInput, snapshot: SchedulerSnapshot): TopologyCounts {
+  const { pod, terms, namespaceLabels, hardPodAffinityWeight } = input;
   const scores = new TopologyCounts();
-  const own = input.terms.preferredAffinity.length > 0 || input.terms.preferredAntiAffinity.length > 0;
-  for (const info of own ? snapshot.nodes : snapshot.nodesWithAffinityPods) {
+  const own = [
+    ...terms.preferredAffinity.map((term) => ({ term, weight: term.weight, key: termSelectionKey(term) })),
+    ...terms.preferredAntiAffinity.map((term) => ({ term, weight: -term.weight, key: termSelectionKey(term) })),
+  ];
+  const identity = podIdentityKey(pod, namespaceLabels);
+  for (const info of own.length > 0 ? snapshot.nodes : snapshot.nodesWithAffinityPods) {
     const node = info.node;
-    if (!node.metadata.labels || Object.keys(node.metadata.labels).length === 0) continue;
-    for (const existing of own ? info.pods : (info.podsWithAffinity ?? [])) scoreExistingPod(scores, input, existing, node);
+    if (!hasLabels(node)) continue;
+    for (const { term, weight, key } of own) {
+      const count = podsSelectedBy(info, term, key);
+      if (count > 0) scores.add(node, term.topologyKey, weight * count);
+    }
+    if ((info.podsWithAffinity?.length ?? 0) === 0) continue;
+    for (const { topologyKey, weight } of placedPreferences(info, pod, namespaceLabels, identity, hardPodAffinityWeight)) scores.add(node, topologyKey, weight);
   }
   return scores;
+}
+
+function hasLabels(node: Node): boolean {
+  for (const _ in node.metadata.labels) return true;
+  return false;
 }
 
 /**

@@ -70,6 +70,9 @@ const compiled = new WeakMap<Pod, PodTerms>();
  * server validates them, so only a hand-made object) counts as having no terms, as upstream's cache does.
  */
 export function existingPodTerms(pod: Pod): PodTerms {
+  const affinity = pod.spec.affinity;
+  // Most pods have no pod affinity at all: answer them without a lookup.
+  if (!affinity?.podAffinity && !affinity?.podAntiAffinity) return NO_TERMS;
   let terms = compiled.get(pod);
   if (!terms) {
     try {
@@ -115,4 +118,23 @@ export function resolveNamespaces<T extends AffinityTerm>(term: T, source: Names
   const namespaces = new Set(term.namespaces);
   for (const name of source?.matching(term.namespaceSelector) ?? []) namespaces.add(name);
   return { ...term, namespaces, namespaceSelector: MATCH_NO_LABELS };
+}
+
+function selectorKey(selector: LabelSelectorMatcher): string {
+  // A missing selector (selects nothing) and `{}` (selects everything) both print as "".
+  return selector === MATCH_NO_LABELS ? '!' : `=${selector.toString()}`;
+}
+
+/** A string that names exactly the pods a term selects (for an incoming pod's term, namespaces resolved). */
+export function termSelectionKey(term: AffinityTerm): string {
+  return `${[...term.namespaces].sort().join(',')}|${selectorKey(term.namespaceSelector)}|${selectorKey(term.selector)}`;
+}
+
+function labelsKey(labels: Labels | undefined): string {
+  return JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** A string that determines which terms select a pod: its namespace, its labels and its namespace's labels. */
+export function podIdentityKey(pod: Pod, namespaceLabels: Labels | undefined): string {
+  return `${podNamespace(pod)}|${labelsKey(pod.metadata.labels)}|${labelsKey(namespaceLabels)}`;
 }
