@@ -43,7 +43,9 @@ describe('buildProfile', () => {
     };
     const r = registry();
     r.register(configurable);
-    const profile = buildProfile(r, { pluginConfig: [{ name: 'Weighted', args: { value: 7 } }] });
+    const profile = buildProfile(r, {
+      pluginConfig: [{ name: 'Weighted', args: { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'WeightedArgs', value: 7 } }],
+    });
     const entry = profile.score.find((e) => e.plugin.name === 'Weighted')!;
     expect(entry.plugin).not.toBe(configurable);
     expect(entry.plugin.score!(new Map(), {} as never, {} as never)).toBe(7);

@@ -136,9 +136,12 @@ export function buildProfile(registry: Registry, config: ProfileConfig = {}): Sc
   const args = new Map<string, Record<string, unknown>>();
   for (const entry of config.pluginConfig ?? []) {
     const plugin = lookup(registry, entry.name, 'pluginConfig');
-    if (entry.args && Object.keys(entry.args).length > 0 && !plugin.withArgs)
+    const given = Object.keys(entry.args ?? {}).filter((key) => key !== 'apiVersion' && key !== 'kind');
+    if (given.length > 0 && !plugin.withArgs)
       throw new SchedulerError('SKIFF_ERR_SCHEDULER_PROFILE_ARGS', { profile: schedulerName, name: entry.name, detail: 'it takes no args' });
-    args.set(entry.name, entry.args ?? {});
+    // KubeSchedulerConfiguration writes args as typed objects (apiVersion, kind): the plugin gets the fields.
+    const { apiVersion: _apiVersion, kind: _kind, ...fields } = entry.args ?? {};
+    args.set(entry.name, fields);
   }
   const instances = new Map<string, SchedulerPlugin>();
   for (const plugin of all) {
