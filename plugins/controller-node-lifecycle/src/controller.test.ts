@@ -39,7 +39,12 @@ async function createNode(name: string, options: { renew: boolean }): Promise<{ 
   await postReady(node);
   await plane.client.create<Lease>(
     RESOURCES.leases,
-    { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime() } },
+    {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name },
+      spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime() },
+    },
     'kube-node-lease',
   );
   const timer = setInterval(() => void renewLease(name).catch(() => undefined), 500);
@@ -59,7 +64,11 @@ async function postReady(node: Node): Promise<void> {
   const fresh = await getNode(node.metadata.name!);
   await plane.client.updateStatus<Node>(RESOURCES.nodes, {
     ...fresh,
-    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }] },
+    status: {
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now },
+      ],
+    },
   });
 }
 
@@ -114,7 +123,12 @@ describe('node lifecycle controller against a real API server', () => {
     const intolerantMs = Date.now() - taintedAt;
     const intolerant = await getPod('intolerant');
     expect(intolerant.status?.conditions).toContainEqual(
-      expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' }),
+      expect.objectContaining({
+        type: 'DisruptionTarget',
+        status: 'True',
+        reason: 'DeletionByTaintManager',
+        message: 'Taint manager: deleting due to NoExecute taint',
+      }),
     );
     expect(await getPod('patient')).not.toHaveProperty('metadata.deletionTimestamp');
 

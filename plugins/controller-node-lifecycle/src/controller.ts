@@ -123,7 +123,9 @@ export class NodeLifecycleController {
       }
       if (!verdict.current) continue;
       const name = node.metadata.name!;
-      await this.noExecuteTaintFor(node, verdict.observed).catch((err: unknown) => this.ctx.logger.warn({ err, node: name }, 'could not change the NoExecute taints of a node'));
+      await this.noExecuteTaintFor(node, verdict.observed).catch((err: unknown) =>
+        this.ctx.logger.warn({ err, node: name }, 'could not change the NoExecute taints of a node'),
+      );
       const becameNotReady = verdict.current.status !== 'True' && verdict.observed.status === 'True';
       if (becameNotReady) this.ctx.recorder.event(node, 'Normal', EVENT_REASON.NODE_NOT_READY, `Node ${name} status is now: ${EVENT_REASON.NODE_NOT_READY}`);
       if (becameNotReady || (this.markPodsRetry.has(name) && verdict.observed.status !== 'True')) {
@@ -234,7 +236,10 @@ export class NodeLifecycleController {
       if (!ready || ready.status === 'False') continue;
       const marked = { ...ready, status: 'False', lastTransitionTime: kubeTime(Date.now()) };
       try {
-        await this.ctx.client.updateStatus<Pod>(RESOURCES.pods, { ...pod, status: { ...pod.status, conditions: conditions.map((c) => (c === ready ? marked : c)) } });
+        await this.ctx.client.updateStatus<Pod>(RESOURCES.pods, {
+          ...pod,
+          status: { ...pod.status, conditions: conditions.map((c) => (c === ready ? marked : c)) },
+        });
       } catch (err) {
         if (isApiError(err, 'NotFound')) continue;
         this.ctx.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, err: errorMessage(err) }, 'could not mark a pod not ready');
@@ -269,7 +274,9 @@ export class NodeLifecycleController {
     if (allAreFullyDisrupted) {
       this.ctx.logger.info('every node is not ready: NoExecute tainting stops until one is ready again');
       for (const node of nodes) {
-        await this.markReachable(node).catch((err: unknown) => this.ctx.logger.warn({ err, node: node.metadata.name }, 'could not take the NoExecute taints off a node'));
+        await this.markReachable(node).catch((err: unknown) =>
+          this.ctx.logger.warn({ err, node: node.metadata.name }, 'could not take the NoExecute taints off a node'),
+        );
       }
       for (const zone of this.zoneStates.keys()) {
         this.tainterOf(zone).limiter.setRate(0);

@@ -7,7 +7,7 @@ import { CONTROLLER_NAME, DEFAULTS, PLUGIN_NAME } from './names.js';
 const plugin = controllerPlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  workers: "Nodes whose condition taints are synced in parallel",
+  workers: 'Nodes whose condition taints are synced in parallel',
   options: {
     nodeMonitorPeriodSeconds: {
       type: 'number',

@@ -93,13 +93,16 @@ export class TaintEvictionManager {
   private schedule(key: string, fireMs: number): void {
     if (this.evictions.has(key) || this.ctx.signal.aborted) return;
     const eviction: Eviction = { timer: undefined };
-    eviction.timer = setTimeout(() => {
-      eviction.timer = undefined;
-      this.evict(key).catch((err: unknown) => {
-        this.ctx.logger.warn({ err, pod: key }, 'taint eviction failed');
-        if (this.evictions.get(key) === eviction) this.evictions.delete(key);
-      });
-    }, Math.max(0, fireMs - Date.now()));
+    eviction.timer = setTimeout(
+      () => {
+        eviction.timer = undefined;
+        this.evict(key).catch((err: unknown) => {
+          this.ctx.logger.warn({ err, pod: key }, 'taint eviction failed');
+          if (this.evictions.get(key) === eviction) this.evictions.delete(key);
+        });
+      },
+      Math.max(0, fireMs - Date.now()),
+    );
     this.evictions.set(key, eviction);
   }
 
