@@ -92,15 +92,7 @@ export class NodeLifecycleController {
     const { signal, logger } = this.ctx;
     while (!signal.aborted) {
       await pass().catch((err: unknown) => logger.warn({ err }, 'node lifecycle pass failed'));
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, periodMs);
-        signal.addEventListener('abort', done, { once: true });
-        function done() {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          resolve();
-        }
-      });
+      await pause(periodMs, signal);
     }
   }
 
@@ -330,4 +322,18 @@ export class NodeLifecycleController {
       }
     }
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

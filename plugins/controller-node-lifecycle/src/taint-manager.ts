@@ -49,11 +49,6 @@ export class TaintEvictionManager {
     ctx.signal.addEventListener('abort', () => this.stop(), { once: true });
   }
 
-  /** Evictions waiting for their time, by pod key (for tests and logs). */
-  pending(): string[] {
-    return [...this.evictions].filter(([, eviction]) => eviction.timer !== undefined).map(([key]) => key);
-  }
-
   private nodeChanged(nodeName: string): void {
     const node = this.nodes.get(nodeName);
     const taints = noExecuteTaints(node);
