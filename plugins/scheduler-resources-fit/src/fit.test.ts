@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod } from '@skiff/api';
-import { buildProfile, createNodeInfo, PluginRegistry, schedulePod } from '@skiff/scheduler';
+import { buildProfile, createNodeInfo, NodeListSnapshot, PluginRegistry, schedulePod } from '@skiff/scheduler';
 import { createResourcesFit, insufficientResources } from './fit.js';
 
 function node(name: string, allocatable: Record<string, string | number>): Node {
@@ -79,7 +79,22 @@ describe('NodeResourcesFit', () => {
   it('computes the requests once per cycle in preFilter', () => {
     const plugin = createResourcesFit();
     const state = new Map<string, unknown>();
-    expect(plugin.preFilter!(state, pod('p', { cpu: '1' }))).toBeNull();
+    expect(plugin.preFilter!(state, pod('p', { cpu: '1' }), new NodeListSnapshot([]))).toBeNull();
     expect([...state.values()]).toEqual([{ milliCPU: 1000, memory: 0, pods: 1 }]);
+  });
+  it('ignores whole extended resource groups, never native resources', () => {
+    const plain = createNodeInfo(node('node-1', small));
+    const wants = pod('p', { 'example.com/gpu': 1, 'example.com/fpga': 1, 'other.io/nic': 1, 'hugepages-2Mi': '2Mi' });
+    const byGroup = createResourcesFit({ ignoredResourceGroups: ['example.com'], ignoredResources: ['hugepages-2Mi'] });
+    expect(byGroup.filter!(new Map(), wants, plain)).toEqual({ code: 'Unschedulable', reasons: ['Insufficient other.io/nic', 'Insufficient hugepages-2Mi'] });
+  });
+
+  it('says "Insufficient ephemeral-storage" after cpu and memory', () => {
+    const disk = createNodeInfo(node('node-1', { ...small, 'ephemeral-storage': '10Gi' }));
+    const wants = pod('p', { 'example.com/gpu': 1, 'ephemeral-storage': '20Gi', memory: '2Gi' });
+    expect(createResourcesFit().filter!(new Map(), wants, disk)).toEqual({
+      code: 'Unschedulable',
+      reasons: ['Insufficient memory', 'Insufficient ephemeral-storage', 'Insufficient example.com/gpu'],
+    });
   });
 });
