@@ -17,9 +17,13 @@ import { TaintEvictionManager } from './taint-manager.js';
 import { conditionTaintChanges, hasTaint, NOT_READY_NO_EXECUTE, swapTaints, UNREACHABLE_NO_EXECUTE } from './taints.js';
 import { RateLimiter, zoneOf, zoneState, type ZoneState } from './zones.js';
 
+/** The plugin's options in the units the controller works in. */
 export interface NodeLifecycleSettings {
+  /** How often every node's health is judged. */
   nodeMonitorPeriodMs: number;
+  /** How long a node that has posted status may stay silent. */
   nodeMonitorGracePeriodMs: number;
+  /** The same for a node that never posted a Ready condition, counted from its creation. */
   nodeStartupGracePeriodMs: number;
   /** Nodes per second given NoExecute taints in a healthy zone (and in fully disrupted ones while others are not). */
   nodeEvictionRate: number;
@@ -101,6 +105,7 @@ export class NodeLifecycleController {
     return this.changeTaints(name, (node) => conditionTaintChanges(node));
   }
 
+  /** One health pass over every node: Unknown conditions, NoExecute taints, pods marked not ready, zone states. */
   async monitorNodeHealth(): Promise<void> {
     const nodes = this.nodes.list();
     this.noticeAddedAndRemoved(nodes);

@@ -13,7 +13,7 @@ const plugin = controllerPlugin({
       type: 'number',
       minimum: 0.01,
       default: DEFAULTS.NODE_MONITOR_PERIOD_SECONDS,
-      description: 'how often every node’s health is checked (kube-controller-manager --node-monitor-period)',
+      description: 'how often the health of every node is checked (kube-controller-manager --node-monitor-period)',
     },
     nodeMonitorGracePeriodSeconds: {
       type: 'number',
