@@ -118,3 +118,20 @@ describe('SchedulingQueue', () => {
     expect(await waiting).toBeUndefined();
   });
 });
+
+describe('pods released together', () => {
+  it('are all queued before the next pop, so the sort decides among them', async () => {
+    const byPriority = (a: Pod, b: Pod) => (b.spec.priority ?? 0) - (a.spec.priority ?? 0);
+    const queue = new SchedulingQueue({ compare: byPriority, backoffInitialMs: 0 });
+    queue.add('default/low', { ...makePod('low'), spec: { ...makePod('low').spec, priority: 1 } });
+    queue.add('default/high', { ...makePod('high'), spec: { ...makePod('high').spec, priority: 100 } });
+    const low = (await queue.pop())!;
+    const high = (await queue.pop())!;
+    queue.requeueUnschedulable(low.info.key, low.cycle);
+    queue.requeueUnschedulable(high.info.key, high.cycle);
+    const waiting = queue.pop();
+    queue.moveAllToActive();
+    expect((await waiting)!.info.key).toBe('default/high');
+    queue.close();
+  });
+});

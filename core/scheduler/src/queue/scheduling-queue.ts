@@ -85,6 +85,7 @@ export class SchedulingQueue {
   private backoffTimer: NodeJS.Timeout | undefined;
   private readonly parkedTimer: NodeJS.Timeout;
   private closed = false;
+  private wakeQueued = false;
 
   constructor(options: SchedulingQueueOptions = {}) {
     const compare = options.compare ?? byCreation;
@@ -255,7 +256,15 @@ export class SchedulingQueue {
     entry.generation++;
     entry.info.sequence = ++this.sequence;
     this.active.push({ entry, generation: entry.generation });
-    this.waiters.shift()?.();
+    // Woken after the current synchronous run: pods released together (moveAllToActive, a batch of informer
+    // events) are all in the heap before the next pop, so the queue's order decides among them.
+    if (this.waiters.length > 0 && !this.wakeQueued) {
+      this.wakeQueued = true;
+      queueMicrotask(() => {
+        this.wakeQueued = false;
+        this.waiters.shift()?.();
+      });
+    }
   }
 
   /** Out of the parking area: straight to active, or to backoff while the backoff lasts. */
