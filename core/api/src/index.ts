@@ -21,3 +21,4 @@ export * from './string-maps.js';
 export * from './service-endpoints.js';
 export * from './freeze.js';
 export * from './kinds/index.js';
+export * from './node-affinity.js';
