@@ -43,7 +43,11 @@ export interface ClonableStateData {
   clone(): unknown;
 }
 
-export type SchedulingCode = 'Unschedulable' | 'UnschedulableAndUnresolvable' | 'Error';
+/**
+ * `Skip` (from preFilter or preScore only) says the plugin has nothing to decide for this pod: its filter,
+ * or its score and normalizeScore, are not called this cycle (upstream's Skip status).
+ */
+export type SchedulingCode = 'Unschedulable' | 'UnschedulableAndUnresolvable' | 'Error' | 'Skip';
 
 /** `null` means success; otherwise why the pod cannot go here. */
 export type SchedulingStatus = { code: SchedulingCode; reasons: string[]; plugin?: string } | null;

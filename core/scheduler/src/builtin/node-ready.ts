@@ -6,8 +6,17 @@ import { podToleratesTaint, type Taint } from './tolerations.js';
 const NOT_READY: Taint = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
 const UNREACHABLE: Taint = { key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' };
 
-/** The taint Kubernetes' node lifecycle puts on a node in this state, or none for a Ready node. */
+/** Per Node object (a new one arrives with every change): the filter runs nodes × pods times. */
+const taintOf = new WeakMap<Node, Taint | null>();
+
 function readinessTaint(node: Node): Taint | undefined {
+  let taint = taintOf.get(node);
+  if (taint === undefined) taintOf.set(node, (taint = conditionTaint(node) ?? null));
+  return taint ?? undefined;
+}
+
+/** The taint Kubernetes' node lifecycle puts on a node in this state, or none for a Ready node. */
+function conditionTaint(node: Node): Taint | undefined {
   for (const condition of node.status?.conditions ?? []) {
     if (condition.type !== 'Ready') continue;
     if (condition.status === 'True') return undefined;

@@ -1,7 +1,7 @@
-import type { CycleState, NodeInfo, PreFilterResult, SchedulerSnapshot, SchedulingCode, SchedulingStatus } from '@skiff/kernel';
+import type { CycleState, NodeInfo, PreFilterResult, SchedulerPlugin, SchedulerSnapshot, SchedulingCode, SchedulingStatus } from '@skiff/kernel';
 import { NodeListSnapshot } from '../cache/snapshot.js';
 import type { Pod } from '@skiff/api';
-import type { SchedulingProfile } from './profile.js';
+import type { SchedulingProfile, ScorePluginEntry } from './profile.js';
 import { callPluginSync as call, failureMessage, PluginThrew, type ExtensionPoint } from './extension-points.js';
 import { NO_NODES_MESSAGE, fitErrorMessage } from './fit-error.js';
 
@@ -95,9 +95,14 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
 
   let allowed: Set<string> | undefined;
   const narrowing: string[] = [];
+  let skippedFilters: Set<SchedulerPlugin> | undefined;
   for (const plugin of profile.preFilter) {
     const result = call('PreFilter', plugin.name, () => plugin.preFilter!(state, pod, snapshot));
     if (!result) continue;
+    if (!isPreFilterResult(result) && result.code === 'Skip') {
+      (skippedFilters ??= new Set()).add(plugin);
+      continue;
+    }
     if (isPreFilterResult(result)) {
       allowed = allowed ? new Set([...allowed].filter((name) => result.nodeNames.has(name))) : new Set(result.nodeNames);
       narrowing.push(plugin.name);
@@ -131,7 +136,7 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
   // A node preemption nominated is tried first: it is likely the one place the pod fits.
   const nominatedName = pod.status?.nominatedNodeName;
   const nominatedInfo = nominatedName && (!allowed || allowed.has(nominatedName)) ? snapshot.get(nominatedName) : undefined;
-  if (nominatedInfo && filterNodes(profile, state, pod, [nominatedInfo], 0, 1).feasible.length === 1) {
+  if (nominatedInfo && filterNodes(profile, profile.filter, state, pod, [nominatedInfo], 0, 1).feasible.length === 1) {
     return { nodeName: nominatedName!, score: 0, feasibleNodes: 1 };
   }
 
@@ -144,7 +149,8 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
 
   const want = sampled ? feasibleNodesToFind(candidates.length, profile.percentageOfNodesToScore) : candidates.length;
   const start = sampled && candidates.length > 0 ? profile.sampling.next % candidates.length : 0;
-  const filtered = filterNodes(profile, state, pod, candidates, start, want);
+  const filters = skippedFilters ? profile.filter.filter((plugin) => !skippedFilters.has(plugin)) : profile.filter;
+  const filtered = filterNodes(profile, filters, state, pod, candidates, start, want);
   if (sampled) profile.sampling.next = (start + filtered.visited) % Math.max(candidates.length, 1);
   const feasible = filtered.feasible;
   if (feasible.length === 0) {
@@ -165,11 +171,14 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
   }
   if (feasible.length === 1) return { nodeName: feasible[0]!.node.metadata.name!, score: 0, feasibleNodes: 1 };
 
+  let skippedScores: Set<SchedulerPlugin> | undefined;
   for (const plugin of profile.preScore) {
     const status = call('PreScore', plugin.name, () => plugin.preScore!(state, pod, feasible, snapshot));
-    if (status) return errorResult('PreScore', stamp(status, plugin.name), plugin.name, totalNodes);
+    if (status?.code === 'Skip') (skippedScores ??= new Set()).add(plugin);
+    else if (status) return errorResult('PreScore', stamp(status, plugin.name), plugin.name, totalNodes);
   }
-  const totals = scoreNodes(profile, state, pod, feasible);
+  const scores = skippedScores ? profile.score.filter(({ plugin }) => !skippedScores.has(plugin)) : profile.score;
+  const totals = scoreNodes(scores, state, pod, feasible);
   const best = pickBest(totals, random);
   return { nodeName: feasible[best]!.node.metadata.name!, score: totals[best]!, feasibleNodes: feasible.length };
 }
@@ -187,8 +196,15 @@ interface Filtered {
  * gathered into a map (with the plugin's name stamped on) when no node fits, so a cluster with many
  * full nodes costs no allocation per rejected node.
  */
-function filterNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[], start: number, want: number): Filtered {
-  const filters = profile.filter;
+function filterNodes(
+  profile: SchedulingProfile,
+  filters: readonly SchedulerPlugin[],
+  state: CycleState,
+  pod: Pod,
+  nodes: readonly NodeInfo[],
+  start: number,
+  want: number,
+): Filtered {
   const total = nodes.length;
   const feasible: NodeInfo[] = [];
   const rejections: (NonNullable<SchedulingStatus> | undefined)[] = new Array(total);
@@ -244,9 +260,9 @@ function filterNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, no
   return { feasible, failures, visited };
 }
 
-function scoreNodes(profile: SchedulingProfile, state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): Float64Array {
+function scoreNodes(scores: readonly ScorePluginEntry[], state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): Float64Array {
   const totals = new Float64Array(nodes.length);
-  for (const { plugin, weight } of profile.score) {
+  for (const { plugin, weight } of scores) {
     try {
       if (!plugin.normalizeScore) {
         for (let i = 0; i < nodes.length; i++) totals[i]! += plugin.score!(state, pod, nodes[i]!) * weight;

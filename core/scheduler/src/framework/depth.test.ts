@@ -166,3 +166,20 @@ describe('the queue and cluster events', () => {
     queue.close();
   });
 });
+
+describe('Skip', () => {
+  it('leaves out the filter of a plugin whose preFilter skips, and the score of one whose preScore skips', () => {
+    const calls: string[] = [];
+    const skipping: SchedulerPlugin = {
+      name: 'Skipping',
+      preFilter: () => ({ code: 'Skip', reasons: [] }),
+      filter: () => (calls.push('filter'), { code: 'Unschedulable', reasons: ['never'] }),
+      preScore: () => ({ code: 'Skip', reasons: [] }),
+      score: () => (calls.push('score'), 100),
+    };
+    const other: SchedulerPlugin = { name: 'Other', score: (_s, _p, n) => (n.node.metadata.name === 'node-1' ? 100 : 0) };
+    const result = schedulePod(profileOf(skipping, other), new Map(), makePod('p'), many(3));
+    expect(result.nodeName).toBe('node-1');
+    expect(calls).toEqual([]);
+  });
+});
