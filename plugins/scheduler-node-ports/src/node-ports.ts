@@ -31,7 +31,10 @@ export function createNodePorts(): SchedulerPlugin {
       { resource: 'Node', actions: ['Add', 'Update'] },
     ],
     preFilter(state, pod) {
-      state.set(STATE_KEY, podHostPorts(pod));
+      const wanted = podHostPorts(pod);
+      // A pod asking for no host port cannot clash: the filter is left out of its cycle.
+      if (wanted.length === 0) return { code: 'Skip', reasons: [] };
+      state.set(STATE_KEY, wanted);
       return null;
     },
     filter(state, pod, info) {
