@@ -17,7 +17,7 @@ import type {
   SchedulingStatus,
 } from '@skiff/kernel';
 import { SchedulerCache } from './cache/scheduler-cache.js';
-import { schedulePod, type ScheduleFailure } from './framework/cycle.js';
+import { schedulePod, SKIPPED_FILTERS_KEY, type ScheduleFailure } from './framework/cycle.js';
 import { cloneNodeInfo, addPodToNodeInfo } from './framework/node-info.js';
 import { cloneCycleState, podPriority } from './framework/plugin-helpers.js';
 import { Nominator } from './nominator.js';
@@ -242,7 +242,9 @@ export class Scheduler {
   }
 
   private runPlainFilters(profile: SchedulingProfile, state: CycleState, pod: Pod, info: NodeInfo): SchedulingStatus {
+    const skipped = state.get(SKIPPED_FILTERS_KEY) as Set<string> | undefined;
     for (const plugin of profile.filter) {
+      if (skipped?.has(plugin.name)) continue;
       const status = plugin.filter!(state, pod, info);
       if (status) return status.plugin ? status : { ...status, plugin: plugin.name };
     }
@@ -250,7 +252,9 @@ export class Scheduler {
   }
 
   private runAddPod(profile: SchedulingProfile, state: CycleState, pod: Pod, other: Pod, info: NodeInfo): SchedulingStatus {
+    const skipped = state.get(SKIPPED_FILTERS_KEY) as Set<string> | undefined;
     for (const plugin of profile.preFilter) {
+      if (skipped?.has(plugin.name)) continue;
       const status = plugin.addPod?.(state, pod, other, info);
       if (status) return status;
     }
@@ -270,7 +274,9 @@ export class Scheduler {
       nominatedPods: (nodeName) => this.nominator.pods(nodeName),
       addPod: (state, pod, other, info) => this.runAddPod(profile, state, pod, other, info),
       removePod: (state, pod, other, info) => {
+        const skipped = state.get(SKIPPED_FILTERS_KEY) as Set<string> | undefined;
         for (const plugin of profile.preFilter) {
+          if (skipped?.has(plugin.name)) continue;
           const status = plugin.removePod?.(state, pod, other, info);
           if (status) return status;
         }

@@ -66,7 +66,10 @@ export function createImageLocality(): SchedulerPlugin {
       handle = given;
     },
     preScore(state, pod, _nodes, snapshot) {
-      state.set(PRE_SCORE_KEY, podImages(pod, snapshot));
+      const images = podImages(pod, snapshot);
+      // No node holds any of the images: every node would score 0, so the scores need not be asked for.
+      if (images.spreads.every((spread) => spread === 0)) return { code: 'Skip', reasons: [] };
+      state.set(PRE_SCORE_KEY, images);
       return null;
     },
     score(state, pod, info) {

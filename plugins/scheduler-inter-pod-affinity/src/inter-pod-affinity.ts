@@ -120,7 +120,7 @@ export function createInterPodAffinity(args: InterPodAffinityArgs = DEFAULT_ARGS
         return parsingFailure(err);
       }
       const hasPreferredTerms = own.preferredAffinity.length > 0 || own.preferredAntiAffinity.length > 0;
-      if (args.ignorePreferredTermsOfExistingPods && !hasPreferredTerms) return null;
+      if (!hasPreferredTerms && (args.ignorePreferredTermsOfExistingPods || snapshot.nodesWithAffinityPods.length === 0)) return { code: 'Skip', reasons: [] };
       const terms = {
         preferredAffinity: own.preferredAffinity.map((term) => resolveNamespaces(term, namespaces)),
         preferredAntiAffinity: own.preferredAntiAffinity.map((term) => resolveNamespaces(term, namespaces)),

@@ -10,7 +10,10 @@ const webPod = (name: string, ...constraints: ReturnType<typeof zoneSpread>[]) =
 /** preFilter over all `nodes`, then filter on `target`. */
 function filterOn(nodes: NodeInfo[], target: string, pod = webPod('p', zoneSpread(1)), plugin = createPodTopologySpread()) {
   const state = newState();
-  expect(plugin.preFilter!(state, pod, snapshotOf(nodes))).toBeNull();
+  const status = plugin.preFilter!(state, pod, snapshotOf(nodes));
+  // Skip (no hard constraint): the scheduler does not call the filter, which is the same as every node passing.
+  if (status && 'code' in status && status.code === 'Skip') return null;
+  expect(status).toBeNull();
   return plugin.filter!(state, pod, nodes.find((info) => info.node.metadata.name === target)!);
 }
 
@@ -158,8 +161,9 @@ describe('PodTopologySpread filter (DoNotSchedule)', () => {
     });
   });
 
-  it('ignores ScheduleAnyway constraints and pods without constraints', () => {
+  it('ignores ScheduleAnyway constraints and pods without constraints (its preFilter says Skip)', () => {
     const nodes = [withWebPods(zoneNode('a-1', 'a'), 5), createNodeInfo(zoneNode('b-1', 'b'))];
+    expect(createPodTopologySpread().preFilter!(newState(), labelledPod('p', { app: 'web' }), snapshotOf(nodes))).toEqual({ code: 'Skip', reasons: [] });
     expect(filterOn(nodes, 'a-1', webPod('p', zoneSpread(1, { whenUnsatisfiable: 'ScheduleAnyway' })))).toBeNull();
     expect(filterOn(nodes, 'a-1', labelledPod('p', { app: 'web' }))).toBeNull();
   });

@@ -77,6 +77,8 @@ export function createPodTopologySpread(args: Partial<PodTopologySpreadOptions> 
       } catch (err) {
         return errorStatus(new PodTopologySpreadError('SKIFF_ERR_POD_TOPOLOGY_SPREAD_SELECTOR', { which: 'hard', detail: String((err as Error).message) }));
       }
+      // No hard constraint: nothing to filter on (upstream's Skip), and nothing to count.
+      if (constraints.length === 0) return { code: 'Skip', reasons: [] };
       state.set(PRE_FILTER_KEY, computeSpreadState(pod, constraints, snapshot));
       return null;
     },
@@ -108,6 +110,7 @@ export function createPodTopologySpread(args: Partial<PodTopologySpreadOptions> 
       } catch (err) {
         return errorStatus(new PodTopologySpreadError('SKIFF_ERR_POD_TOPOLOGY_SPREAD_SELECTOR', { which: 'soft', detail: String((err as Error).message) }));
       }
+      if (constraints.length === 0) return { code: 'Skip', reasons: [] };
       // Nodes lacking a key are left out unless the constraints are the system defaults (a zoneless node still spreads by host).
       const requireAllTopologies = (pod.spec.topologySpreadConstraints?.length ?? 0) > 0 || !systemDefaulted;
       state.set(PRE_SCORE_KEY, computeScoreState(pod, constraints, nodes, snapshot, requireAllTopologies));

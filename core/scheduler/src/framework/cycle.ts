@@ -67,6 +67,16 @@ export function schedulePod(
   }
 }
 
+/** Where a cycle notes the plugins whose preFilter said Skip: their filter and addPod/removePod are left out (preemption and nominated pods included). */
+export const SKIPPED_FILTERS_KEY = '@skiff/scheduler/skipped-filters';
+
+/** The names of the plugins whose preFilter skipped this cycle (kept in the state, so a cloned state keeps them). */
+export function skippedFilterNames(state: CycleState): Set<string> {
+  let names = state.get(SKIPPED_FILTERS_KEY) as Set<string> | undefined;
+  if (!names) state.set(SKIPPED_FILTERS_KEY, (names = new Set()));
+  return names;
+}
+
 function isPreFilterResult(value: SchedulingStatus | PreFilterResult): value is PreFilterResult {
   return value !== null && 'nodeNames' in value && !('code' in value);
 }
@@ -101,6 +111,7 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
     if (!result) continue;
     if (!isPreFilterResult(result) && result.code === 'Skip') {
       (skippedFilters ??= new Set()).add(plugin);
+      skippedFilterNames(state).add(plugin.name);
       continue;
     }
     if (isPreFilterResult(result)) {
