@@ -2,6 +2,7 @@ import { RESOURCES, type ControllerRevision, type DaemonSet, type Event, type No
 import kubelet from '@skiff/kubelet';
 import criSimulated from '@skiff/plugin-cri-simulated';
 import networkIpam from '@skiff/plugin-network-ipam';
+import nodeAffinity from '@skiff/plugin-scheduler-node-affinity';
 import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
 import scheduler from '@skiff/scheduler';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import daemonSetController from './index.js';
 import { CONTROLLER_REVISION_HASH_LABEL, TEMPLATE_GENERATION_LABEL } from './names.js';
 
-// The controller with a scheduler that binds its pods and three simulated kubelets that run them: every
+// The controller with a scheduler (NodeAffinity sends each pod to the node its affinity names) that binds its pods and three simulated kubelets that run them: every
 // placement, readiness and status count comes from the real parts.
 
 const ns = 'default';
@@ -18,7 +19,7 @@ const WAIT = { timeoutMs: 20_000 };
 let plane: ControlPlane;
 
 beforeAll(async () => {
-  plane = await startControlPlane([daemonSetController, scheduler, resourcesFit, [kubelet, { heartbeatSeconds: 1 }], criSimulated, networkIpam], {
+  plane = await startControlPlane([daemonSetController, scheduler, nodeAffinity, resourcesFit, [kubelet, { heartbeatSeconds: 1 }], criSimulated, networkIpam], {
     config: { nodes: 3, logLevel: 'silent' },
   });
   await waitFor('3 nodes', async () => (await plane.client.list<Node>(RESOURCES.nodes)).items.length === 3, WAIT);

@@ -1,5 +1,4 @@
-import type { DaemonSet, Node } from '@skiff/api';
-import { podFitsNodeAffinity } from './node-affinity.js';
+import { podFitsNodeAffinity, type DaemonSet, type Node } from '@skiff/api';
 import { untoleratedTaints, withDaemonTolerations } from './tolerations.js';
 
 export interface NodeVerdict {

@@ -4,9 +4,6 @@ export const PLUGIN_NAME = '@skiff/plugin-controller-daemonset';
 /** The name `enabled` in the controller manager's options refers to. */
 export const CONTROLLER_NAME = 'daemonset';
 
-/** The scheduler framework plugin this package registers, under upstream's name for it. */
-export const NODE_AFFINITY_FILTER = 'NodeAffinity';
-
 /** On pods and ControllerRevisions: the revision (template hash) a pod was made from. */
 export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
 /** On pods: the DaemonSet's template generation when the pod was made. */

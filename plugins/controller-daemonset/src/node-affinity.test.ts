@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Affinity } from '@skiff/api';
-import { affinityForNode, podFitsNodeAffinity, targetNodeName } from './node-affinity.js';
-import { nodeAffinityFilter, NODE_AFFINITY_MISMATCH } from './node-affinity-filter.js';
+import { podFitsNodeAffinity, type Affinity } from '@skiff/api';
+import { affinityForNode, targetNodeName } from './node-affinity.js';
 import { testNode } from './test-objects.js';
 
 const required = (...terms: object[]): Affinity => ({
@@ -10,38 +9,10 @@ const required = (...terms: object[]): Affinity => ({
 const fits = (affinity: Affinity, labels: Record<string, string> = {}, name = 'n1') =>
   podFitsNodeAffinity({ containers: [], affinity }, testNode(name, { labels }));
 
-describe('node affinity', () => {
-  it('ORs terms and ANDs the requirements within a term', () => {
-    const affinity = required(
-      {
-        matchExpressions: [
-          { key: 'zone', operator: 'In', values: ['a'] },
-          { key: 'gpu', operator: 'Exists' },
-        ],
-      },
-      { matchExpressions: [{ key: 'zone', operator: 'In', values: ['b'] }] },
-    );
-    expect(fits(affinity, { zone: 'a', gpu: '1' })).toBe(true);
-    expect(fits(affinity, { zone: 'a' })).toBe(false);
-    expect(fits(affinity, { zone: 'b' })).toBe(true);
-  });
-
-  it('supports NotIn, DoesNotExist, Gt and Lt', () => {
-    expect(fits(required({ matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }), {})).toBe(true);
-    expect(fits(required({ matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }), { zone: 'a' })).toBe(false);
-    expect(fits(required({ matchExpressions: [{ key: 'spot', operator: 'DoesNotExist' }] }), { spot: '' })).toBe(false);
-    expect(fits(required({ matchExpressions: [{ key: 'cores', operator: 'Gt', values: ['4'] }] }), { cores: '8' })).toBe(true);
-    expect(fits(required({ matchExpressions: [{ key: 'cores', operator: 'Lt', values: ['4'] }] }), { cores: '8' })).toBe(false);
-    expect(fits(required({ matchExpressions: [{ key: 'cores', operator: 'Gt', values: ['4'] }] }), { cores: 'many' })).toBe(false);
-  });
-
-  it('matches metadata.name fields; an empty term or term list matches nothing', () => {
+describe('DaemonSet pod node affinity', () => {
+  it('pins a pod to its node: the node matches the pinned affinity, no other does', () => {
     expect(fits(affinityForNode(undefined, 'n1'), {}, 'n1')).toBe(true);
     expect(fits(affinityForNode(undefined, 'n1'), {}, 'n2')).toBe(false);
-    expect(fits(required({}))).toBe(false);
-    expect(fits(required())).toBe(false);
-    expect(podFitsNodeAffinity({ containers: [] }, testNode('n1'))).toBe(true);
-    expect(podFitsNodeAffinity({ containers: [], nodeSelector: { a: 'b' } }, testNode('n1'))).toBe(false);
   });
 
   it('pins a DaemonSet pod to its node by replacing the required terms and keeping the rest', () => {
@@ -64,17 +35,5 @@ describe('node affinity', () => {
     expect(targetNodeName({ containers: [], nodeName: 'n2', affinity: affinityForNode(undefined, 'n1') })).toBe('n2');
     expect(targetNodeName({ containers: [], affinity: affinityForNode(undefined, 'n1') })).toBe('n1');
     expect(targetNodeName({ containers: [] })).toBeUndefined();
-  });
-
-  it('the scheduler filter rejects a node outside the affinity with kube-scheduler reason', () => {
-    const pod = { metadata: { name: 'p' }, spec: { containers: [], affinity: affinityForNode(undefined, 'n1') } };
-    const info = (name: string) => ({
-      node: testNode(name),
-      pods: [],
-      requested: { milliCPU: 0, memory: 0, pods: 0 },
-      allocatable: { milliCPU: 0, memory: 0, pods: 0 },
-    });
-    expect(nodeAffinityFilter.filter!(new Map(), pod, info('n1'))).toBeNull();
-    expect(nodeAffinityFilter.filter!(new Map(), pod, info('n2'))).toEqual({ code: 'UnschedulableAndUnresolvable', reasons: [NODE_AFFINITY_MISMATCH] });
   });
 });
