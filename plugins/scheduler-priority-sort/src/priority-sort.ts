@@ -22,7 +22,7 @@ export function comparePods(a: Pod, b: Pod): number {
   // The queue compares on every push and pop: skip parsing dates when both are in the API server's form.
   const sa = a.metadata.creationTimestamp;
   const sb = b.metadata.creationTimestamp;
-  if (sa !== undefined && sb !== undefined && sa.length === 20 && sb.length === 20 && CANONICAL.test(sa) && CANONICAL.test(sb))
+  if (typeof sa === 'string' && typeof sb === 'string' && sa.length === 20 && sb.length === 20 && CANONICAL.test(sa) && CANONICAL.test(sb))
     return sa === sb ? 0 : sa < sb ? -1 : 1;
   const ta = createdAt(a);
   const tb = createdAt(b);
