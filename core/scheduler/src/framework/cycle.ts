@@ -154,7 +154,22 @@ function runCycle(profile: SchedulingProfile, state: CycleState, pod: Pod, snaps
   let candidates: readonly NodeInfo[] = allNodes;
   let sampled = true;
   if (allowed) {
-    candidates = [...allowed].map((name) => snapshot.get(name)).filter((info): info is NodeInfo => info !== undefined);
+    const named: NodeInfo[] = [];
+    for (const name of allowed) {
+      const info = snapshot.get(name);
+      // As upstream: a preFilter naming a node the scheduler does not know is an error of the cycle.
+      if (!info)
+        return {
+          code: 'Error',
+          message: `nodeinfo not found for node name "${name}"`,
+          failures: new Map(),
+          totalNodes,
+          plugin: narrowing[0],
+          extensionPoint: 'PreFilter',
+        };
+      named.push(info);
+    }
+    candidates = named;
     sampled = false;
   }
 
