@@ -19,16 +19,6 @@ const WAIT = { timeoutMs: 30_000, intervalMs: 200 };
 let skiff: RunningSkiff;
 const { ok, json, apply } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
 
-beforeAll(async () => {
-  skiff = await startSkiff(['--nodes', '3', '--data-dir', join(project, 'data')], { cwd: project });
-  await waitFor('3 nodes', async () => (await json('get', 'nodes')).items.length === 3, CLUSTER_TIMEOUT);
-});
-afterAll(async () => {
-  await skiff?.stop();
-  rmSync(project, { recursive: true, force: true });
-  rmSync(cacheDir, { recursive: true, force: true });
-});
-
 const container = (extra: Record<string, unknown> = {}) => ({ name: 'app', image: 'nginx', ...extra });
 
 function pod(namespace: string, name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}) {
@@ -133,6 +123,16 @@ const NOT_HELPFUL = (n: number) => ` preemption: 0/3 nodes are available: ${n} P
 const NO_VICTIMS = (n: number) => ` preemption: 0/3 nodes are available: ${n} No preemption victims found for incoming pod..`;
 
 describe('the scheduler through kubectl 1.36 on skiff up --nodes 3', () => {
+  beforeAll(async () => {
+    skiff = await startSkiff(['--nodes', '3', '--data-dir', join(project, 'data')], { cwd: project });
+    await waitFor('3 nodes', async () => (await json('get', 'nodes')).items.length === 3, CLUSTER_TIMEOUT);
+  });
+  afterAll(async () => {
+    await skiff?.stop();
+    rmSync(project, { recursive: true, force: true });
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
   it('keeps pods off a NoSchedule-tainted node unless they tolerate it, and avoids a PreferNoSchedule one', async () => {
     const ns = await namespace('taints');
     await ok('taint', 'node', 'node-1', 'dedicated=x:NoSchedule');
