@@ -7,7 +7,7 @@ import { definePreset } from '@skiff/kernel';
  * authorization for authenticated users, namespace lifecycle, ServiceAccount, Priority (pods get spec.priority; the system
  * PriorityClasses exist) and DefaultTolerationSeconds admission, the deployment / replicaset / daemonset / statefulset / job / cronjob /
  * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
- * service-lb controllers, host-path volumes (a default StorageClass, provisioning and binding), the default scheduler with resources-fit and least-allocated, and kubelets on a
+ * service-lb controllers, host-path volumes (a default StorageClass, provisioning and binding), the node lifecycle controller, the scheduler with upstream's default plugins (one package each), and kubelets on a
  * simulated runtime with a simple IPAM network and the built-in volume types.
  */
 export default definePreset({
@@ -41,9 +41,22 @@ export default definePreset({
     '@skiff/plugin-controller-endpointslice',
     '@skiff/plugin-controller-endpoints',
     '@skiff/plugin-controller-service-lb',
+    '@skiff/plugin-controller-node-lifecycle',
     '@skiff/scheduler',
+    '@skiff/plugin-scheduler-priority-sort',
+    '@skiff/plugin-scheduler-scheduling-gates',
+    '@skiff/plugin-scheduler-node-unschedulable',
+    '@skiff/plugin-scheduler-node-name',
+    '@skiff/plugin-scheduler-taint-toleration',
+    '@skiff/plugin-scheduler-node-affinity',
+    '@skiff/plugin-scheduler-node-ports',
     '@skiff/plugin-scheduler-resources-fit',
-    '@skiff/plugin-scheduler-least-allocated',
+    '@skiff/plugin-scheduler-volume-binding',
+    '@skiff/plugin-scheduler-pod-topology-spread',
+    '@skiff/plugin-scheduler-inter-pod-affinity',
+    '@skiff/plugin-scheduler-balanced-allocation',
+    '@skiff/plugin-scheduler-image-locality',
+    '@skiff/plugin-scheduler-default-binder',
     '@skiff/kubelet',
     '@skiff/plugin-cri-simulated',
     '@skiff/plugin-network-ipam',
