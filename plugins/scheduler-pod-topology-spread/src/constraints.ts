@@ -1,5 +1,6 @@
 import {
   labelSelectorFromObject,
+  podFitsNodeAffinity,
   toleratesTaint,
   type LabelSelector,
   type LabelSelectorMatcher,
@@ -9,7 +10,6 @@ import {
   type TopologySpreadConstraint,
 } from '@skiff/api';
 import type { NodeInfo } from '@skiff/kernel';
-import { podFitsNodeAffinity } from './node-affinity.js';
 
 export type WhenUnsatisfiable = 'DoNotSchedule' | 'ScheduleAnyway';
 
