@@ -140,13 +140,10 @@ class DefaultPreemption implements SchedulerPlugin {
   private pods: Informer<Pod> | undefined;
   private pdbs: Informer<PodDisruptionBudget> | undefined;
 
-  constructor(
-    private readonly args: DefaultPreemptionOptions,
-    private readonly random: () => number = Math.random,
-  ) {}
+  constructor(private readonly args: DefaultPreemptionOptions) {}
 
   withArgs(given: Record<string, unknown>): SchedulerPlugin {
-    return new DefaultPreemption(checkArgs({ ...this.args, ...given }), this.random);
+    return new DefaultPreemption(checkArgs({ ...this.args, ...given }));
   }
 
   init(handle: SchedulerHandle): void {
@@ -209,7 +206,7 @@ class DefaultPreemption implements SchedulerPlugin {
     }
     if (potential.length === 0) return { candidates: [], statuses, errors };
     const pdbs = this.pdbs?.list() ?? [];
-    const offset = Math.floor(this.random() * potential.length);
+    const offset = Math.floor(Math.random() * potential.length);
     const wanted = this.candidatesWanted(potential.length);
     const nonViolating: Candidate[] = [];
     const violating: Candidate[] = [];
@@ -343,7 +340,7 @@ function asError(status: Status): Status {
   return { ...status, code: 'Error' };
 }
 
-/** Upstream's DefaultPreemption PostFilter; `random` picks where the dry run starts among the nodes. */
-export function createDefaultPreemption(options: Partial<DefaultPreemptionOptions> = {}, random?: () => number): SchedulerPlugin {
-  return new DefaultPreemption(checkArgs(options), random);
+/** Upstream's DefaultPreemption PostFilter, configured with DefaultPreemptionArgs. */
+export function createDefaultPreemption(options: Partial<DefaultPreemptionOptions> = {}): SchedulerPlugin {
+  return new DefaultPreemption(checkArgs(options));
 }
