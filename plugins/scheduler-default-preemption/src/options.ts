@@ -18,6 +18,7 @@ export const optionsSchema = {
   },
 } as const satisfies OptionsSchema;
 
+/** DefaultPreemptionArgs, defaulted. */
 export type DefaultPreemptionOptions = OptionsOf<typeof optionsSchema>;
 
 /** The checks upstream's ValidateDefaultPreemptionArgs makes, in its words; empty when valid. */

@@ -16,7 +16,9 @@ import { checkArgs, type DefaultPreemptionOptions } from './options.js';
 /** A node where evicting `victims` (most important first) lets the pod fit. */
 export interface Candidate {
   nodeName: string;
+  /** The pods to evict: those a PodDisruptionBudget protects first, each group most important first. */
   victims: Pod[];
+  /** How many victims' eviction breaks a PodDisruptionBudget. */
   pdbViolations: number;
 }
 
