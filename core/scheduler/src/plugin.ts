@@ -79,6 +79,7 @@ export const schedulerPlugin = definePlugin({
           client,
           informers,
           recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
+          recorderFor: (component) => new EventRecorderImpl(client, { component, logger }),
           logger,
         });
         kernel.provide('scheduler', scheduler);

@@ -36,6 +36,11 @@ export interface SchedulerOptions {
   /** Informers for nodes and pods are taken from here; the scheduler starts the factory. */
   informers: InformerFactory;
   recorder: EventRecorder;
+  /**
+   * A recorder per profile, named after its schedulerName as upstream's are (events then read "From
+   * <schedulerName>"); without it, `recorder` records for every profile.
+   */
+  recorderFor?: (schedulerName: string) => EventRecorder;
   logger: Logger;
   /** With a single `profile`: pods whose spec.schedulerName is this (an empty one means the default) are ours. */
   schedulerName?: string;
@@ -141,6 +146,7 @@ export class Scheduler {
   private loop: Promise<void> | undefined;
   private readonly bindings = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
+  private readonly recorders = new Map<string, EventRecorder>();
   /** Each plugin's registered events (undefined: every event), by plugin name. */
   private readonly pluginEvents = new Map<string, readonly ClusterEvent[] | undefined>();
 
@@ -164,6 +170,14 @@ export class Scheduler {
       gate: (pod) => this.gateOf(pod),
     });
     for (const profile of profiles) profile.nominatedFilter = (state, pod, info) => this.filterWithNominated(profile, state, pod, info);
+  }
+
+  private recorderOf(profile: SchedulingProfile): EventRecorder {
+    const { recorder, recorderFor } = this.options;
+    if (!recorderFor) return recorder;
+    let named = this.recorders.get(profile.schedulerName);
+    if (!named) this.recorders.set(profile.schedulerName, (named = recorderFor(profile.schedulerName)));
+    return named;
   }
 
   private profileFor(pod: Pod): SchedulingProfile | undefined {
@@ -262,11 +276,11 @@ export class Scheduler {
   }
 
   private handle(profile: SchedulingProfile): SchedulerHandle {
-    const { client, informers, recorder } = this.options;
+    const { client, informers } = this.options;
     return {
       client,
       informers,
-      recorder,
+      recorder: this.recorderOf(profile),
       logger: this.logger,
       profileName: profile.schedulerName,
       signal: this.stopping.signal,
@@ -440,6 +454,10 @@ export class Scheduler {
         if (err instanceof PluginThrew) return thrownFailure(err);
         throw err;
       }
+      if (status && 'code' in status && status.code === 'Error') {
+        const reasons = status.reasons.join(', ') || 'no reason given';
+        return { message: failureMessage('PostFilter', plugin.name, reasons), reason: 'SchedulerError', plugin: plugin.name, extensionPoint: 'PostFilter' };
+      }
       if (status?.reasons?.length) notes.push(...status.reasons);
       if (status && 'nominatedNodeName' in status) {
         nominatedNodeName = status.nominatedNodeName;
@@ -469,7 +487,7 @@ export class Scheduler {
     this.queue.done(key);
     this.nominator.delete(key);
     this.logger.debug({ pod: key, node: nodeName }, 'pod bound');
-    this.options.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
+    this.recorderOf(profile).event(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
     for (const plugin of profile.postBind) {
       await callPlugin('PostBind', plugin.name, () => plugin.postBind!(state, pod, nodeName)).catch((err: PluginThrew) =>
         this.logger.warn({ err: err.cause, pod: key, ...this.pluginFields(profile, plugin.name), extensionPoint: 'PostBind' }, err.message),
@@ -545,7 +563,7 @@ export class Scheduler {
     if (nominatedNodeName) this.nominator.set(info.key, latest, nominatedNodeName);
     if (reason === 'SchedulerError') this.queue.requeueAfterError(info.key);
     else this.queue.requeueUnschedulable(info.key, cycle, failure.unschedulablePlugins);
-    this.options.recorder.event(latest, 'Warning', 'FailedScheduling', message);
+    this.recorderOf(profile).event(latest, 'Warning', 'FailedScheduling', message);
     await markNotScheduled(this.options.client, latest, message, reason, nominatedNodeName).catch((err: unknown) =>
       this.logger.warn({ err, pod: info.key }, 'could not set the PodScheduled condition'),
     );

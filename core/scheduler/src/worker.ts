@@ -38,6 +38,7 @@ async function main(): Promise<void> {
         client,
         informers,
         recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
+        recorderFor: (component) => new EventRecorderImpl(client, { component, logger }),
         logger,
       });
       scheduler

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod } from '@skiff/api';
-import { buildProfile, createNodeInfo, PluginRegistry, schedulePod } from '@skiff/scheduler';
+import { buildProfile, createNodeInfo, NodeListSnapshot, PluginRegistry, schedulePod } from '@skiff/scheduler';
 import { createLeastAllocated, leastAllocatedScore, DEFAULT_RESOURCES } from './least-allocated.js';
 
 const Gi = 1024 ** 3;
@@ -55,7 +55,7 @@ describe('NodeResourcesLeastAllocated', () => {
     const crowded = createNodeInfo(node('node-1'), [pod('a', undefined, 'node-1'), pod('b', undefined, 'node-1')]);
     const quiet = createNodeInfo(node('node-2'));
     const state = new Map<string, unknown>();
-    plugin.preScore!(state, pod('p'), [crowded, quiet]);
+    plugin.preScore!(state, pod('p'), [crowded, quiet], new NodeListSnapshot([crowded, quiet]));
     expect(plugin.score!(state, pod('p'), crowded)).toBeLessThan(plugin.score!(state, pod('p'), quiet));
     // quiet: cpu (4000 - 100) / 4000 → 97, memory (8Gi - 200Mi) / 8Gi → 97
     expect(plugin.score!(state, pod('p'), quiet)).toBe(97);

@@ -64,6 +64,7 @@ export default definePreset({
     '@skiff/plugin-scheduler-volume-binding',
     '@skiff/plugin-scheduler-pod-topology-spread',
     '@skiff/plugin-scheduler-inter-pod-affinity',
+    '@skiff/plugin-scheduler-default-preemption',
     '@skiff/plugin-scheduler-balanced-allocation',
     '@skiff/plugin-scheduler-image-locality',
     '@skiff/plugin-scheduler-default-binder',

@@ -97,7 +97,7 @@ describe('pods', () => {
 
   it('accepts `kubectl run` and starts the pod Pending with its QoS class', () => {
     const pod = create('pods', runBody) as Pod;
-    expect(pod.status).toEqual({ phase: 'Pending', conditions: [], qosClass: 'BestEffort' });
+    expect(pod.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
     expect(pod.metadata.creationTimestamp).toBe(CREATED);
     expect(cells('pods', pod)).toEqual(['nginx', '0/1', 'Pending', '0', '3h5m', '<none>', '<none>', '<none>', '<none>']);
   });

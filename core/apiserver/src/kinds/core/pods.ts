@@ -23,7 +23,8 @@ export const pods = defineKind<Pod>({
       return causes;
     },
     prepareForCreate(pod) {
-      pod.status = { phase: 'Pending', conditions: [], qosClass: podQOSClass(pod) };
+      // As upstream: a new pod's status is its phase and QoS class; conditions come from the scheduler and the kubelet.
+      pod.status = { phase: 'Pending', qosClass: podQOSClass(pod) };
     },
     prepareForUpdate: keepPodSpecPart,
     fieldSelectors: {
