@@ -1,50 +1,17 @@
-import type { NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume, TopologySelectorTerm } from '@skiff/api';
+import { nodeSelectorMatches as apiNodeSelectorMatches, type Node, type NodeSelector, type PersistentVolume, type TopologySelectorTerm } from '@skiff/api';
 import { HOSTNAME_LABEL } from './names.js';
 
 type Labels = Readonly<Record<string, string>> | undefined;
 
-const INTEGER = /^[+-]?\d+$/;
-
-function requirementMatches(requirement: NodeSelectorRequirement, value: string | undefined): boolean {
-  const values = requirement.values ?? [];
-  switch (requirement.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      // One integer on each side, or the requirement is invalid and matches nothing.
-      if (value === undefined || values.length !== 1 || !INTEGER.test(value) || !INTEGER.test(values[0]!)) return false;
-      const [have, bound] = [BigInt(value), BigInt(values[0]!)];
-      return requirement.operator === 'Gt' ? have > bound : have < bound;
-    }
-    default:
-      return false;
-  }
-}
-
-/** A term matches when all its requirements do; a term with none matches nothing. `metadata.name` is the only field. */
-function termMatches(term: NodeSelectorTerm, labels: Labels, nodeName: string): boolean {
-  const expressions = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (expressions.length === 0 && fields.length === 0) return false;
-  if (!expressions.every((requirement) => requirementMatches(requirement, labels?.[requirement.key]))) return false;
-  return fields.every((requirement) => requirement.key === 'metadata.name' && requirementMatches(requirement, nodeName));
-}
-
-/** Whether a node selector's terms (ORed) match a node with these labels (and name, for matchFields). */
+/** Whether a node selector's terms (ORed) match a node with these labels (and name, for matchFields): @skiff/api's matcher. */
 export function nodeSelectorMatches(selector: NodeSelector, labels: Labels, nodeName = ''): boolean {
-  return selector.nodeSelectorTerms.some((term) => termMatches(term, labels, nodeName));
+  const node: Node = { apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName, ...(labels ? { labels: { ...labels } } : {}) } };
+  return apiNodeSelectorMatches(selector, node);
 }
 
 /**
  * Whether a volume may be used from a node with these labels: no required node affinity, or one that
- * matches. Only labels count, as upstream checks a volume's affinity (a `metadata.name` field never matches).
+ * matches. Only labels count, as upstream checks a volume's affinity (a node of labels alone: field requirements go unchecked).
  */
 export function volumeFitsNode(volume: PersistentVolume, labels: Labels): boolean {
   const required = volume.spec.nodeAffinity?.required;
