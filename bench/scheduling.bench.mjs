@@ -16,23 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SCHEDULER_PACKAGES = [
-  '@skiff/plugin-scheduler-priority-sort',
-  '@skiff/plugin-scheduler-scheduling-gates',
-  '@skiff/plugin-scheduler-node-unschedulable',
-  '@skiff/plugin-scheduler-node-name',
-  '@skiff/plugin-scheduler-taint-toleration',
-  '@skiff/plugin-scheduler-node-affinity',
-  '@skiff/plugin-scheduler-node-ports',
-  '@skiff/plugin-scheduler-resources-fit',
-  '@skiff/plugin-scheduler-volume-binding',
-  '@skiff/plugin-scheduler-pod-topology-spread',
-  '@skiff/plugin-scheduler-inter-pod-affinity',
-  '@skiff/plugin-scheduler-default-preemption',
-  '@skiff/plugin-scheduler-balanced-allocation',
-  '@skiff/plugin-scheduler-image-locality',
-  '@skiff/plugin-scheduler-default-binder',
-];
+// The scheduler plugins the dev preset loads (upstream's default set, one package each).
+const { default: devPreset } = await import('@skiff/preset-dev');
+const SCHEDULER_PACKAGES = devPreset.plugins.filter((name) => typeof name === 'string' && name.startsWith('@skiff/plugin-scheduler-'));
 
 const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -69,8 +55,8 @@ async function child(nodes, pods, mode, scenario) {
     try {
       plugins.push((await import(name)).default);
       loaded.push(name.replace('@skiff/plugin-scheduler-', ''));
-    } catch {
-      // not built (or not there): the bench says which it ran with
+    } catch (err) {
+      throw new Error(`${name} is not built (npm run build): ${err.message}`);
     }
   }
   // NodeResourcesFit scores now; the older least-allocated score only when NodeResourcesFit has no score.

@@ -1,11 +1,11 @@
-import { assertCanI, createLoopbackClient, EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
+import { assertCanI, createLoopbackClient, type SharedInformerFactory } from '@skiff/client';
 import { definePlugin, LIFECYCLE_STAGE, packageInfo, type Kernel } from '@skiff/kernel';
 import { nodeReady } from './builtin/node-ready.js';
 import { buildProfiles, type ProfileConfig } from './framework/profile.js';
 import { PluginRegistry } from './framework/registry.js';
-import { PLUGIN_NAME, SCHEDULER_COMPONENT, SCHEDULER_USER } from './names.js';
+import { PLUGIN_NAME, SCHEDULER_USER } from './names.js';
 import { schedulerOptionsSchema } from './options.js';
-import { Scheduler } from './scheduler.js';
+import { createScheduler, type Scheduler } from './scheduler.js';
 import { SchedulerThread, workerPlan } from './thread.js';
 import { SchedulerError } from './errors.js';
 
@@ -73,15 +73,7 @@ export const schedulerPlugin = definePlugin({
           return;
         }
         logger.debug({ reason: mainReason }, 'scheduling on the main thread');
-        informers = new SharedInformerFactory(client, { logger });
-        scheduler = new Scheduler({
-          profiles,
-          client,
-          informers,
-          recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
-          recorderFor: (component) => new EventRecorderImpl(client, { component, logger }),
-          logger,
-        });
+        ({ scheduler, informers } = createScheduler(client, profiles, logger));
         kernel.provide('scheduler', scheduler);
         await scheduler.start(abort.signal);
       },

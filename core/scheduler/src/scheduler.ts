@@ -1,5 +1,5 @@
 import { errorMessage, RESOURCES, isApiError, isPodTerminal, type KubeObject, type Node, type Pod } from '@skiff/api';
-import { objectKey } from '@skiff/client';
+import { EventRecorderImpl, objectKey, SharedInformerFactory } from '@skiff/client';
 import type {
   ApiClient,
   ClusterEvent,
@@ -23,7 +23,7 @@ import { cloneCycleState, podPriority } from './framework/plugin-helpers.js';
 import { Nominator } from './nominator.js';
 import { callPlugin, failureMessage, PluginThrew, type ExtensionPoint } from './framework/extension-points.js';
 import type { SchedulingProfile } from './framework/profile.js';
-import { DEFAULT_SCHEDULER_NAME } from './names.js';
+import { DEFAULT_SCHEDULER_NAME, SCHEDULER_COMPONENT } from './names.js';
 import { markNotScheduled, type NotScheduledReason } from './pod-condition.js';
 import { SchedulingQueue, type QueueEvent, type QueuedPod, type SchedulingQueueOptions } from './queue/scheduling-queue.js';
 
@@ -568,4 +568,18 @@ export class Scheduler {
       this.logger.warn({ err, pod: info.key }, 'could not set the PodScheduled condition'),
     );
   }
+}
+
+/** A Scheduler over `client` with informers of its own and a recorder per profile (as the plugin and its worker thread make it). */
+export function createScheduler(client: ApiClient, profiles: SchedulingProfile[], logger: Logger): { scheduler: Scheduler; informers: SharedInformerFactory } {
+  const informers = new SharedInformerFactory(client, { logger });
+  const scheduler = new Scheduler({
+    profiles,
+    client,
+    informers,
+    recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
+    recorderFor: (component) => new EventRecorderImpl(client, { component, logger }),
+    logger,
+  });
+  return { scheduler, informers };
 }

@@ -4,12 +4,11 @@
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { errorMessage } from '@skiff/api';
-import { createClient, EventRecorderImpl, PortTransport, SharedInformerFactory } from '@skiff/client';
+import { createClient, PortTransport, type SharedInformerFactory } from '@skiff/client';
 import { Kernel, type ResolvedConfig } from '@skiff/kernel';
 import { buildProfiles, type ProfileConfig } from './framework/profile.js';
-import { SCHEDULER_COMPONENT } from './names.js';
 import { collectSchedulerPlugins } from './plugin.js';
-import { Scheduler } from './scheduler.js';
+import { createScheduler, type Scheduler } from './scheduler.js';
 import type { SchedulerWorkerData } from './thread.js';
 
 const data = workerData as SchedulerWorkerData;
@@ -32,15 +31,7 @@ async function main(): Promise<void> {
   port.on('message', (message: { type: string; port?: MessagePort }) => {
     if (message.type === 'connect' && message.port) {
       const client = createClient(new PortTransport(message.port));
-      informers = new SharedInformerFactory(client, { logger });
-      scheduler = new Scheduler({
-        profiles,
-        client,
-        informers,
-        recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
-        recorderFor: (component) => new EventRecorderImpl(client, { component, logger }),
-        logger,
-      });
+      ({ scheduler, informers } = createScheduler(client, profiles, logger));
       scheduler
         .start(abort.signal)
         .then(() => port.postMessage({ type: 'ready' }))
