@@ -171,8 +171,12 @@ describe('RBAC through kubectl 1.36', () => {
     await admin.ok('-n', 'apps', 'delete', 'deployment', 'web');
     await waitFor('the deployment’s pods collected', async () => (await json('pods', '-l', 'app=web')).items.length === 0, CLUSTER_TIMEOUT);
     const warnings = await admin.json('get', 'events', '-A', '--field-selector', 'type=Warning');
-    // The kubelet retries a mount while the claim is being bound (as upstream's does): that warning is no refusal.
-    const transient = (event: any) => event.reason === 'MissingClusterDNS' || (event.reason === 'FailedMount' && /non-bound phase/.test(event.message));
+    // The kubelet retries a mount while the claim is being bound, and the scheduler waits for an Immediate claim's
+    // volume before placing its pod (both as upstream's do): those warnings are no refusal.
+    const transient = (event: any) =>
+      event.reason === 'MissingClusterDNS' ||
+      (event.reason === 'FailedMount' && /non-bound phase/.test(event.message)) ||
+      (event.reason === 'FailedScheduling' && /^0\/\d+ nodes are available: pod has unbound immediate PersistentVolumeClaims\./.test(event.message));
     expect((warnings.items as any[]).filter((event) => !transient(event)).map((event) => `${event.reason}: ${event.message}`)).toEqual([]);
     expect(skiff.stderr()).not.toMatch(AUTHORIZATION_REFUSAL);
     expect(skiff.stdout()).not.toMatch(AUTHORIZATION_REFUSAL);
