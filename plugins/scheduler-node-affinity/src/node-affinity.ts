@@ -70,8 +70,11 @@ export function createNodeAffinity(args: NodeAffinityArgs = { addedAffinity: {} 
       return podFitsNodeAffinity(pod.spec, info.node) ? null : unresolvable(NODE_AFFINITY_REASON.POD);
     },
     preScore(_state, pod) {
+      const preferred = pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? [];
+      // Nothing preferred, by the pod or the profile: upstream's Skip.
+      if (preferred.length === 0 && !addedPreferred?.length) return { code: 'Skip', reasons: [] };
       // Kubernetes cannot score a pod whose preferred terms it cannot parse (the API server refuses such pods).
-      const problems = preferredSchedulingTermsErrors(pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []);
+      const problems = preferredSchedulingTermsErrors(preferred);
       return problems.length > 0 ? { code: 'Error', reasons: problems } : null;
     },
     score(_state, pod, info) {

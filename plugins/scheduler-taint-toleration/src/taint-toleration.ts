@@ -44,7 +44,10 @@ export function createTaintToleration(): SchedulerPlugin {
       const taint = firstUntoleratedTaint(info.node.spec?.taints, pod.spec.tolerations);
       return taint ? unresolvable(untoleratedTaintReason(taint)) : null;
     },
-    preScore(state, pod) {
+    preScore(state, pod, nodes) {
+      // No feasible node has a PreferNoSchedule taint: every node would score the same (100 after the reversed
+      // normalizing), which changes no choice, so the scores need not be asked for.
+      if (!nodes.some((info) => info.node.spec?.taints?.some((taint) => taint.effect === 'PreferNoSchedule'))) return { code: 'Skip', reasons: [] };
       state.set(PRE_SCORE_KEY, preferNoScheduleTolerations(pod));
       return null;
     },
