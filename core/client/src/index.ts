@@ -19,3 +19,4 @@ export { WorkQueue, runWorkers, objectKey, splitObjectKey, type WorkQueueOptions
 export { EventRecorderImpl, type EventRecorderOptions } from './recorder.js';
 export { ClientError, CLIENT_ERRORS, type ClientErrorCode } from './errors.js';
 export { canI, assertCanI, type AccessQuestion } from './access.js';
+export { sleep } from './abortable.js';

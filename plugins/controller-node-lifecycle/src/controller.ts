@@ -1,5 +1,5 @@
 import { errorMessage, isApiError, RESOURCES, type Lease, type Node, type NodeCondition, type Pod, type Taint } from '@skiff/api';
-import { WorkQueue } from '@skiff/client';
+import { sleep, WorkQueue } from '@skiff/client';
 import { kubeTime, runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { NodeHealthTracker, type HealthVerdict } from './health.js';
@@ -96,7 +96,7 @@ export class NodeLifecycleController {
     const { signal, logger } = this.ctx;
     while (!signal.aborted) {
       await pass().catch((err: unknown) => logger.warn({ err }, 'node lifecycle pass failed'));
-      await pause(periodMs, signal);
+      await sleep(periodMs, signal);
     }
   }
 
@@ -327,18 +327,4 @@ export class NodeLifecycleController {
       }
     }
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
