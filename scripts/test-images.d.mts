@@ -21,7 +21,7 @@ export interface TestImages {
   /** True when an earlier build with the same busybox and recipe was reused. */
   reused: boolean;
   seconds: number;
-  images: { busybox: TestImage; pause: TestImage };
+  images: { busybox: TestImage; pause: TestImage; curl: TestImage };
 }
 export interface TestRegistry {
   /** http://HOST:PORT */
@@ -36,7 +36,7 @@ export interface TestRegistry {
 }
 export const DEFAULT_OUT: string;
 export const INDEX_HTML: string;
-export const IMAGES: { readonly busybox: TestImageName; readonly pause: TestImageName };
+export const IMAGES: { readonly busybox: TestImageName; readonly pause: TestImageName; readonly curl: TestImageName };
 export function ociArchitecture(nodeArch?: string): string;
 /** One line per missing tool, naming its Debian package; empty when all are there. */
 export function missingPrerequisites(options?: { registry?: boolean }): string[];
@@ -47,7 +47,7 @@ export interface RegistryAuth {
 }
 export function startRegistry(options?: { out?: string; port?: number; host?: string; auth?: RegistryAuth }): Promise<TestRegistry>;
 export function stopRegistry(options?: { out?: string }): Promise<boolean>;
-/** Pushes both images to the registry at `address` (HOST:PORT), logging in with `auth` when given; returns their references and manifest digests. */
+/** Pushes every image to the registry at `address` (HOST:PORT), logging in with `auth` when given; returns their references and manifest digests. */
 export function pushTestImages(
   build: TestImages,
   address: string,

@@ -4,10 +4,13 @@
 //   skiff.local/busybox:1    one layer: /bin/busybox and a symlink per applet, /www/index.html, /etc/passwd,
 //                            /etc/group, /root, /tmp (1777); Cmd ["sh"]
 //   skiff.local/pause:3.10   the same layer plus /pause (waits for TERM or INT, then exits 0); Entrypoint ["/pause"]
-// Each is written as an OCI image layout (<out>/busybox, <out>/pause) and as an OCI archive of that layout
-// (<out>/busybox.oci.tar, <out>/pause.oci.tar) that `ctr images import` names from its index annotations.
-// With --registry it also serves them from Debian's docker-registry on 127.0.0.1, as <HOST:PORT>/skiff/busybox:1
-// and <HOST:PORT>/skiff/pause:3.10.
+//   skiff.local/curl:1       the busybox layer plus Debian's curl with the shared libraries it loads and
+//                            /etc/nsswitch.conf: a client that resolves names with glibc's resolver (search
+//                            list, ndots), which busybox-static's wget cannot do once /etc/resolv.conf exists
+// Each is written as an OCI image layout (<out>/busybox, <out>/pause, <out>/curl) and as an OCI archive of that
+// layout (<out>/<name>.oci.tar) that `ctr images import` names from its index annotations.
+// With --registry it also serves them from Debian's docker-registry on 127.0.0.1, as <HOST:PORT>/skiff/busybox:1,
+// <HOST:PORT>/skiff/pause:3.10 and <HOST:PORT>/skiff/curl:1.
 //
 // usage: node scripts/test-images.mjs [--out DIR] [--registry HOST:PORT] [--stop]
 //   --out DIR             where layouts, archives and registry storage go (default: .skiff/images in the repository)
@@ -32,7 +35,10 @@ const REGISTRY_BIN = 'docker-registry';
 export const IMAGES = Object.freeze({
   busybox: Object.freeze({ name: 'skiff.local/busybox:1', repository: 'skiff/busybox', tag: '1' }),
   pause: Object.freeze({ name: 'skiff.local/pause:3.10', repository: 'skiff/pause', tag: '3.10' }),
+  curl: Object.freeze({ name: 'skiff.local/curl:1', repository: 'skiff/curl', tag: '1' }),
 });
+const CURL = '/usr/bin/curl';
+const NSSWITCH = 'passwd: files\ngroup: files\nhosts: files dns\n';
 
 export const INDEX_HTML = 'skiff busybox\n';
 const PATH_ENV = 'PATH=/usr/sbin:/usr/bin:/sbin:/bin';
@@ -119,6 +125,8 @@ export function missingPrerequisites({ registry = false } = {}) {
   if (process.platform !== 'linux') return [`container images are built on Linux only (this is ${process.platform})`];
   if (!findBusybox()) missing.push(`busybox (${BUSYBOX_PATHS.join(' or ')}; Debian package busybox-static)`);
   if (!onPath('tar')) missing.push('tar (Debian package tar)');
+  if (!existsSync(CURL)) missing.push(`curl (${CURL}; Debian package curl)`);
+  if (!onPath('ldd')) missing.push('ldd (Debian package libc-bin)');
   if (registry) {
     if (!onPath(REGISTRY_BIN)) missing.push(`${REGISTRY_BIN} (Debian package docker-registry)`);
     if (!onPath('skopeo')) missing.push('skopeo (Debian package skopeo)');
@@ -158,6 +166,24 @@ function busyboxTree(root, busyboxBytes, applets) {
   makeDir(join(root, 'tmp'), 0o1777);
   makeDir(join(root, 'www'));
   writeFileMode(join(root, 'www/index.html'), INDEX_HTML);
+}
+
+/** The files of curl's layer: the binary and every shared library `ldd` says it loads, the dynamic loader included. */
+async function curlFiles() {
+  const listing = await runOrThrow('ldd', [CURL]);
+  const libraries = [...listing.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((match) => match[1]);
+  if (!libraries.some((path) => path.includes('ld-linux') || path.includes('/ld-'))) throw new Error(`ldd ${CURL} names no dynamic loader:\n${listing}`);
+  return [CURL, ...new Set(libraries)].map((path) => ({ path, bytes: readFileSync(path) }));
+}
+
+function curlTree(root, files) {
+  makeDir(root);
+  for (const { path, bytes } of files) {
+    makeDir(join(root, path, '..'));
+    writeFileMode(join(root, path), bytes, 0o755);
+  }
+  makeDir(join(root, 'etc'));
+  writeFileMode(join(root, 'etc/nsswitch.conf'), NSSWITCH);
 }
 
 function pauseTree(root) {
@@ -238,8 +264,10 @@ async function writeImage({ layoutDir, archive, image, architecture, layers, ent
 }
 
 /** What the images are made from: busybox, this script (the recipe) and the target architecture. */
-function fingerprint(busyboxBytes, architecture) {
-  return sha256(Buffer.concat([busyboxBytes, readFileSync(fileURLToPath(import.meta.url)), Buffer.from(architecture)]));
+function fingerprint(busyboxBytes, architecture, extraFiles = []) {
+  return sha256(
+    Buffer.concat([busyboxBytes, readFileSync(fileURLToPath(import.meta.url)), Buffer.from(architecture), ...extraFiles.flatMap((file) => [Buffer.from(file.path), file.bytes])]),
+  );
 }
 
 function readStamp(stampFile) {
@@ -263,7 +291,8 @@ export async function buildTestImages({ out = DEFAULT_OUT, busybox = findBusybox
   if (isDynamicElf(busyboxBytes)) throw new Error(`${busybox} is dynamically linked (Debian's busybox); the images need busybox-static`);
   const architecture = ociArchitecture();
   const stampFile = join(outDir, 'images.json');
-  const print = fingerprint(busyboxBytes, architecture);
+  const curl = await curlFiles();
+  const print = fingerprint(busyboxBytes, architecture, curl);
   const stamp = readStamp(stampFile);
   if (stamp?.fingerprint === print && Object.values(stamp.images).every((image) => existsSync(join(image.layout, 'index.json')) && existsSync(image.archive))) {
     return { out: outDir, architecture, reused: true, seconds: (performance.now() - started) / 1000, images: stamp.images };
@@ -279,6 +308,7 @@ export async function buildTestImages({ out = DEFAULT_OUT, busybox = findBusybox
     .filter((applet) => applet && applet !== 'busybox' && !applet.includes('/'));
   const base = await buildLayer(workDir, 'busybox-rootfs', (root) => busyboxTree(root, busyboxBytes, applets));
   const pauseLayer = await buildLayer(workDir, 'pause-rootfs', pauseTree);
+  const curlLayer = await buildLayer(workDir, 'curl-rootfs', (root) => curlTree(root, curl));
   const version = /BusyBox v\S+/.exec(await runOrThrow(busybox, ['--help']).catch(() => ''))?.[0] ?? 'BusyBox';
   const baseHistory = `${version}: /bin/busybox and ${applets.length} applet links, /www/index.html, /etc/passwd, /etc/group`;
   const images = {
@@ -299,6 +329,15 @@ export async function buildTestImages({ out = DEFAULT_OUT, busybox = findBusybox
       layers: [base, pauseLayer],
       entrypoint: ['/pause'],
       createdBy: [baseHistory, '/pause: sleeps until TERM or INT, then exits 0'],
+    }),
+    curl: await writeImage({
+      layoutDir: join(outDir, 'curl'),
+      archive: join(outDir, 'curl.oci.tar'),
+      image: IMAGES.curl,
+      architecture,
+      layers: [base, curlLayer],
+      cmd: ['sh'],
+      createdBy: [baseHistory, `${CURL} and the ${curl.length - 1} shared libraries it loads, /etc/nsswitch.conf`],
     }),
   };
   rmSync(workDir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { SkiffConfig } from '@skiff/kernel';
 
@@ -12,6 +13,12 @@ function wholeNumber(flag: string, value: string | undefined): number | undefine
   return Number(value);
 }
 
+function ipAddress(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isIP(value)) throw new Error(`${flag} must be an IP address (got "${value}")`);
+  return value;
+}
+
 /** Parses `skiff up` flags; throws an Error whose message is the one line to show the user. */
 export function parseUpArgs(argv: string[]): UpArgs {
   const { values, positionals } = parseArgs({
@@ -22,6 +29,7 @@ export function parseUpArgs(argv: string[]): UpArgs {
       'data-dir': { type: 'string' },
       port: { type: 'string', short: 'p' },
       nodes: { type: 'string' },
+      'advertise-address': { type: 'string' },
       'log-level': { type: 'string' },
     },
     allowPositionals: true,
@@ -37,6 +45,7 @@ export function parseUpArgs(argv: string[]): UpArgs {
       dataDir: values['data-dir'],
       port,
       nodes: wholeNumber('--nodes', values.nodes),
+      advertiseAddress: ipAddress('--advertise-address', values['advertise-address']),
       logLevel: values['log-level'],
     },
   };

@@ -4,7 +4,7 @@ import { PLUGIN_KINDS } from './new/kinds.js';
 export const COMMANDS = Object.freeze({
   up: {
     summary: 'start a whole cluster in this process',
-    usage: `usage: skiff up [--preset NAME] [--config FILE] [--data-dir DIR] [--port N] [--nodes N] [--log-level LEVEL]
+    usage: `usage: skiff up [--preset NAME] [--config FILE] [--data-dir DIR] [--port N] [--nodes N] [--advertise-address IP] [--log-level LEVEL]
 
 Starts a whole cluster in this process and writes <data-dir>/admin.kubeconfig.
 The data dir and everything in it are readable by the owner only (0700 / 0600).
@@ -13,6 +13,8 @@ The data dir and everything in it are readable by the owner only (0700 / 0600).
   --data-dir   where state lives (default: ./.skiff)
   --port       API server port (default: 6443; 0 picks a free one)
   --nodes      number of simulated nodes (default: 1)
+  --advertise-address  this machine's address for pods and other machines: the nodes' InternalIP
+               (default: the address of the interface the default route leaves by)
   --log-level  trace|debug|info|warn|error|silent (default: info; logs go to stderr)
   -h, --help   print this help`,
   },

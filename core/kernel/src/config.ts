@@ -1,6 +1,7 @@
 import { cosmiconfig } from 'cosmiconfig';
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { errorMessage, isJsonObject } from '@skiff/api';
 import { KernelError } from './errors.js';
 import type { PluginSpec } from './plugin.js';
@@ -19,6 +20,11 @@ export interface SkiffConfig {
   port?: number;
   /** How many kubelets (nodes) to run in this process. Default: 1. */
   nodes?: number;
+  /**
+   * The address pods and other machines reach this machine at: the nodes' InternalIP, the cluster DNS server's.
+   * Default: the IPv4 address of the interface the default route leaves by (`hostAddress()`).
+   */
+  advertiseAddress?: string;
   /** pino level: trace, debug, info, warn, error, silent. Default: info. */
   logLevel?: string;
 }
@@ -60,6 +66,7 @@ const KNOWN_TYPES: Record<string, string> = {
   host: 'string',
   port: 'number',
   nodes: 'number',
+  advertiseAddress: 'string',
   logLevel: 'string',
 };
 
@@ -84,6 +91,11 @@ export function checkConfig(config: unknown, file: string): asserts config is Sk
     throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: `"port" must be an integer from 0 to 65535 (got ${config.port})` });
   if (config.nodes !== undefined && (!Number.isInteger(config.nodes) || (config.nodes as number) < 0))
     throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: `"nodes" must be a whole number >= 0 (got ${config.nodes})` });
+  if (config.advertiseAddress !== undefined && !isIP(config.advertiseAddress as string))
+    throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
+      file,
+      detail: `"advertiseAddress" must be an IP address (got ${JSON.stringify(config.advertiseAddress)})`,
+    });
   if (config.plugins !== undefined && !Array.isArray(config.plugins))
     throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: '"plugins" must be a list' });
   if (config.logLevel !== undefined && !LOG_LEVELS.includes(config.logLevel as string))

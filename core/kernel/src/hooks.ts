@@ -17,7 +17,7 @@ import type {
 } from './types/apiserver.js';
 import type { ControllerRegistry } from './types/controllers.js';
 import type { SchedulerPluginRegistry } from './types/scheduler.js';
-import type { NamedRegistry, NetworkFactory, PodAdmitResult, PodSyncContext, RuntimeFactory, VolumePlugin } from './types/kubelet.js';
+import type { NamedRegistry, NetworkFactory, PodAdmitResult, PodSyncContext, RuntimeFactory, ServiceProxyFactory, VolumePlugin } from './types/kubelet.js';
 
 /**
  * The hook catalogue: every extension point of a Skiff cluster, in one frozen object.
@@ -74,6 +74,8 @@ export function createHooks() {
     runtimes: new SyncHook<[NamedRegistry<RuntimeFactory>]>(['registry']),
     /** Register pod networks (CNI) by name. */
     networks: new SyncHook<[NamedRegistry<NetworkFactory>]>(['registry']),
+    /** Register service proxies (kube-proxy's place) by name. */
+    serviceProxies: new SyncHook<[NamedRegistry<ServiceProxyFactory>]>(['registry']),
     /** Register volume plugins by name. */
     volumes: new SyncHook<[NamedRegistry<VolumePlugin>]>(['registry']),
     /** Node-level admission before a pod starts: the first rejection wins. */

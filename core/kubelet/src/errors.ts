@@ -5,10 +5,12 @@ import { codedError } from '@skiff/kernel';
 export const KUBELET_ERRORS = Object.freeze({
   SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN: 'container runtime "{name}" is not registered (known: {known})',
   SKIFF_ERR_KUBELET_NETWORK_UNKNOWN: 'pod network "{name}" is not registered (known: {known})',
+  SKIFF_ERR_KUBELET_SERVICE_PROXY_UNKNOWN: 'service proxy "{name}" is not registered (known: {known})',
   SKIFF_ERR_KUBELET_DUPLICATE: '{kind} "{name}" is registered twice',
   SKIFF_ERR_KUBELET_NETWORK_NO_IP: 'pod network "{name}" returned no IP address for {pod}',
   SKIFF_ERR_KUBELET_RUNTIME_FAILED: 'container runtime "{name}"{from} failed in {method}: {detail}',
   SKIFF_ERR_KUBELET_NETWORK_FAILED: 'pod network "{name}"{from} failed in {method}: {detail}',
+  SKIFF_ERR_KUBELET_SERVICE_PROXY_FAILED: 'service proxy "{name}"{from} failed in {method}: {detail}',
   SKIFF_ERR_KUBELET_POD_NOT_FOUND: 'pod "{pod}" (uid {uid}) is not on node "{node}"',
   SKIFF_ERR_KUBELET_CONTAINER_WAITING: 'container "{container}" in pod "{pod}" is waiting to start: {reason}',
   SKIFF_ERR_KUBELET_CONTAINER_TERMINATED: 'container "{container}" in pod "{pod}" is terminated',

@@ -12,6 +12,8 @@ import type {
   NodeContext,
   PodNetwork,
   RuntimeFactory,
+  ServiceProxy,
+  ServiceProxyFactory,
   VolumePlugin,
 } from '@skiff/kernel';
 import { ApiEnvSources } from './env/env-sources.js';
@@ -47,6 +49,10 @@ export interface KubeletConfig {
   podsOnShutdown?: 'keep' | 'stop';
   runtimeFactory: RuntimeFactory;
   networkFactory: NetworkFactory;
+  /** The service proxy this node runs (kube-proxy's place), if any. */
+  serviceProxyFactory?: ServiceProxyFactory;
+  /** The node's InternalIP, its pods' status.hostIP. */
+  nodeIP: string;
   /** The volume types this node can set up (registered through the volumes hook). */
   volumePlugins: VolumePlugin[];
   /** The cluster's DNS domain. */
@@ -61,6 +67,7 @@ export interface KubeletConfig {
   /** The plugins that registered the runtime and the network: their failures name them. */
   runtimePlugin?: string;
   networkPlugin?: string;
+  serviceProxyPlugin?: string;
   apiHandler: ApiHandler;
   hooks: Pick<Hooks, 'podAdmit' | 'podSync'>;
   logger: Logger;
@@ -68,8 +75,8 @@ export interface KubeletConfig {
   connections?: NodeConnections;
 }
 
-/** In-process nodes share the host's loopback address. */
-const IN_PROCESS_NODE_IP = '127.0.0.1';
+/** The identity a node's service proxy acts as: upstream's kube-proxy user, bound to system:node-proxier. */
+const SERVICE_PROXY_USER = 'system:kube-proxy';
 
 /**
  * One node's kubelet: registers the Node, keeps its Lease and status heartbeat, and runs pods bound to
@@ -79,6 +86,7 @@ export class Kubelet {
   private readonly abort = new AbortController();
   private runtime: ContainerRuntime | undefined;
   private network: PodNetwork | undefined;
+  private serviceProxy: ServiceProxy | undefined;
   private informers: SharedInformerFactory | undefined;
   private workers: PodWorkers | undefined;
   private manager: PodRuntimeManager | undefined;
@@ -112,10 +120,11 @@ export class Kubelet {
       capacity,
       containerRuntimeVersion: `${version.runtimeName}://${version.runtimeVersion}`,
       podCIDR: network.podCIDR?.(),
-      internalIP: IN_PROCESS_NODE_IP,
+      internalIP: this.config.nodeIP,
     });
     const lease = new NodeLease(client, nodeName, this.config.leaseDurationSeconds, this.logger);
     await lease.renew(await registration.register());
+    await this.startServiceProxy(context, network.podCIDR?.());
     this.heartbeat = setInterval(() => void this.beat(registration, lease), this.config.heartbeatSeconds * 1000);
     this.heartbeat.unref();
 
@@ -139,7 +148,7 @@ export class Kubelet {
     const manager = (this.manager = new PodRuntimeManager({
       runtime,
       network,
-      hostIP: IN_PROCESS_NODE_IP,
+      hostIP: this.config.nodeIP,
       logger: this.logger,
       files,
       volumes,
@@ -170,7 +179,7 @@ export class Kubelet {
       recorder,
       hooks: this.config.hooks,
       node: () => registration.node,
-      hostIP: IN_PROCESS_NODE_IP,
+      hostIP: this.config.nodeIP,
       logger: this.logger,
       resyncMs: this.config.podResyncSeconds * 1000,
     });
@@ -202,8 +211,22 @@ export class Kubelet {
       // Nothing uses the volumes once the sandboxes are gone: unmount them (tmpfs emptyDirs) rather than leave them under the data dir.
       await this.volumes?.tearDownAll().catch((err: unknown) => this.logger.warn({ err }, 'tearing down volumes at shutdown failed'));
     }
+    await this.serviceProxy?.close().catch((err: unknown) => this.logger.warn({ err }, 'stopping the service proxy failed'));
     await this.runtime?.close?.();
     await this.network?.close?.();
+  }
+
+  /** Starts the node's service proxy (if it runs one) with its own identity, and waits for its first sync. */
+  private async startServiceProxy(context: NodeContext, podCIDR: string | undefined): Promise<void> {
+    const factory = this.config.serviceProxyFactory;
+    if (!factory) return;
+    const identity: NodePluginIdentity = { kind: 'service proxy', name: factory.name, plugin: this.config.serviceProxyPlugin };
+    const client = createLoopbackClient(this.config.apiHandler, { username: SERVICE_PROXY_USER, groups: ['system:authenticated'] });
+    const proxy = await callNamed(identity, 'create', this.logger, () =>
+      factory.create({ ...context, nodeIPs: [this.config.nodeIP], podCIDR, client }),
+    );
+    this.serviceProxy = proxy;
+    await callNamed(identity, 'synced', this.logger, async () => proxy.synced?.());
   }
 
   private async beat(registration: NodeRegistration, lease: NodeLease): Promise<void> {

@@ -26,6 +26,17 @@ export const kubeletOptionsSchema = {
     heartbeatSeconds: { type: 'number', minimum: 1, default: 10, description: 'lease renewal and node status period' },
     leaseDurationSeconds: { type: 'integer', minimum: 1, default: 40, description: 'the node lease duration' },
     podResyncSeconds: { type: 'number', minimum: 1, default: 30, description: 'every pod is synced again this often' },
+    nodeIP: {
+      type: 'string',
+      default: '127.0.0.1',
+      description:
+        "the node's InternalIP (status.hostIP of its pods): an address, or 'host' for this machine's (the config's advertiseAddress, else the default route's interface)",
+    },
+    serviceProxy: {
+      type: 'string',
+      default: '',
+      description: "the service proxy each node runs (registered through the serviceProxies hook); '' for none",
+    },
     clusterDomain: { type: 'string', default: 'cluster.local', description: "the cluster's DNS domain (pod FQDNs in /etc/hosts, DNS search paths)" },
     clusterDNS: {
       type: 'array',

@@ -3,7 +3,7 @@ import type { Logger } from '@skiff/kernel';
 import { KubeletError } from './errors.js';
 
 export interface NodePluginIdentity {
-  kind: 'container runtime' | 'pod network';
+  kind: 'container runtime' | 'pod network' | 'service proxy';
   /** The runtime's or network's registered name ("simulated", "ipam"). */
   name: string;
   /** The plugin package that registered it, when known. */
@@ -24,13 +24,20 @@ function isDeliberate(err: unknown): boolean {
   );
 }
 
+const FAILURE_CODES = {
+  'container runtime': 'SKIFF_ERR_KUBELET_RUNTIME_FAILED',
+  'pod network': 'SKIFF_ERR_KUBELET_NETWORK_FAILED',
+  'service proxy': 'SKIFF_ERR_KUBELET_SERVICE_PROXY_FAILED',
+} as const;
+const LOG_KEYS = { 'container runtime': 'runtime', 'pod network': 'network', 'service proxy': 'serviceProxy' } as const;
+
 function named(identity: NodePluginIdentity, method: string, err: unknown, logger: Logger): unknown {
   if (isDeliberate(err)) return err;
   const from = identity.plugin ? ` (plugin "${identity.plugin}")` : '';
   const detail = errorMessage(err);
-  const code = identity.kind === 'container runtime' ? 'SKIFF_ERR_KUBELET_RUNTIME_FAILED' : 'SKIFF_ERR_KUBELET_NETWORK_FAILED';
+  const code = FAILURE_CODES[identity.kind];
   const failure = new KubeletError(code, { name: identity.name, from, method, detail }, { cause: err });
-  logger.error({ err, [identity.kind === 'container runtime' ? 'runtime' : 'network']: identity.name, plugin: identity.plugin, method }, failure.message);
+  logger.error({ err, [LOG_KEYS[identity.kind]]: identity.name, plugin: identity.plugin, method }, failure.message);
   return failure;
 }
 

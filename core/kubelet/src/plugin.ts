@@ -1,5 +1,17 @@
 import { resolve } from 'node:path';
-import { definePlugin, LIFECYCLE_STAGE, packageInfo, type Kernel, type NetworkFactory, type RuntimeFactory, type VolumePlugin } from '@skiff/kernel';
+import { isIP } from 'node:net';
+import {
+  definePlugin,
+  hostAddress,
+  KernelError,
+  LIFECYCLE_STAGE,
+  packageInfo,
+  type Kernel,
+  type NetworkFactory,
+  type RuntimeFactory,
+  type ServiceProxyFactory,
+  type VolumePlugin,
+} from '@skiff/kernel';
 import { KubeletError } from './errors.js';
 import { Kubelet } from './kubelet.js';
 import { PLUGIN_NAME } from './names.js';
@@ -12,10 +24,12 @@ export function collectNodePlugins(kernel: Kernel) {
   const runtimes = new NameRegistry<RuntimeFactory>('container runtime');
   const networks = new NameRegistry<NetworkFactory>('pod network');
   const volumes = new NameRegistry<VolumePlugin>('volume plugin');
+  const serviceProxies = new NameRegistry<ServiceProxyFactory>('service proxy');
   kernel.hooks.runtimes.call(runtimes);
   kernel.hooks.networks.call(networks);
   kernel.hooks.volumes.call(volumes);
-  return { runtimes, networks, volumes };
+  kernel.hooks.serviceProxies.call(serviceProxies);
+  return { runtimes, networks, volumes, serviceProxies };
 }
 
 /**
@@ -30,6 +44,8 @@ export const kubeletPlugin = definePlugin({
   provides: ['nodeConnections'],
   options: kubeletOptionsSchema,
   apply(kernel, options) {
+    if (options.nodeIP !== 'host' && !isIP(options.nodeIP))
+      throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: `option "nodeIP" must be an IP address or 'host' (got "${options.nodeIP}")` });
     const kubelets: Kubelet[] = [];
     // Provided at once, so the API server can look nodes up whenever a request comes, whatever the start order.
     const connections = new NodeConnectionRegistry();
@@ -38,11 +54,15 @@ export const kubeletPlugin = definePlugin({
       async start() {
         const count = options.nodes ?? kernel.config.nodes;
         if (count === 0) return;
-        const { runtimes, networks, volumes } = collectNodePlugins(kernel);
+        const { runtimes, networks, volumes, serviceProxies } = collectNodePlugins(kernel);
         const runtimeFactory = runtimes.get(options.runtime);
         if (!runtimeFactory) throw new KubeletError('SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN', { name: options.runtime, known: runtimes.known() });
         const networkFactory = networks.get(options.network);
         if (!networkFactory) throw new KubeletError('SKIFF_ERR_KUBELET_NETWORK_UNKNOWN', { name: options.network, known: networks.known() });
+        const serviceProxyFactory = options.serviceProxy ? serviceProxies.get(options.serviceProxy) : undefined;
+        if (options.serviceProxy && !serviceProxyFactory)
+          throw new KubeletError('SKIFF_ERR_KUBELET_SERVICE_PROXY_UNKNOWN', { name: options.serviceProxy, known: serviceProxies.known() });
+        const nodeIP = options.nodeIP === 'host' ? hostAddress(kernel.config.advertiseAddress) : options.nodeIP;
         const apiHandler = kernel.resolve('apiHandler');
         const logger = kernel.logger.child({ component: 'kubelet' });
         for (let index = 0; index < count; index++) {
@@ -59,6 +79,8 @@ export const kubeletPlugin = definePlugin({
             podsOnShutdown: options.podsOnShutdown,
             runtimeFactory,
             networkFactory,
+            serviceProxyFactory,
+            nodeIP,
             volumePlugins: volumes.list(),
             clusterDomain: options.clusterDomain,
             clusterDNS: options.clusterDNS,
@@ -67,6 +89,7 @@ export const kubeletPlugin = definePlugin({
             crashLoopBackoffMaxSeconds: options.crashLoopBackoffMaxSeconds,
             runtimePlugin: runtimes.pluginOf(options.runtime),
             networkPlugin: networks.pluginOf(options.network),
+            serviceProxyPlugin: options.serviceProxy ? serviceProxies.pluginOf(options.serviceProxy) : undefined,
             apiHandler,
             hooks: kernel.hooks,
             logger,

@@ -265,6 +265,36 @@ export interface NetworkFactory {
   create(node: NodeContext): PodNetwork | Promise<PodNetwork>;
 }
 
+// ---- service proxies (kube-proxy's place) --------------------------------------------------------
+
+/** What a service proxy learns about the node it carries Service traffic for. */
+export interface ServiceProxyContext extends NodeContext {
+  /** The node's own addresses (its InternalIP first): NodePorts answer on them. */
+  nodeIPs: string[];
+  /** The node's pod range (Node.spec.podCIDR), when its network has one. */
+  podCIDR?: string;
+  /** An API client with the proxy's own identity (`system:kube-proxy`, bound to `system:node-proxier`). */
+  client: ApiClient;
+}
+
+/**
+ * A running service proxy: it follows Services and EndpointSlices and carries traffic for ClusterIPs, NodePorts,
+ * external and load-balancer IPs to ready endpoints. Nodes that share a host (several in one process) each get
+ * their own `create` call; an implementation that writes host-wide rules shares them between those nodes.
+ */
+export interface ServiceProxy {
+  readonly name: string;
+  /** Resolves once the first full sync has been applied (the kubelet waits for it before reporting Ready). */
+  synced?(): Promise<void>;
+  /** Stops following the API and removes everything this proxy added to the host (the last node of a host). */
+  close(): Promise<void>;
+}
+
+export interface ServiceProxyFactory {
+  name: string;
+  create(context: ServiceProxyContext): ServiceProxy | Promise<ServiceProxy>;
+}
+
 /** What the kubelet hands a volume plugin with every call: who it runs as and where. */
 export interface VolumeContext {
   nodeName: string;
