@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { nodeContainerdSocket } from '@skiff/plugin-cri-containerd/images';
 import { kubectlOn, kubectlVersions, podRunning, waitForPod } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { unreachableRoutes } from './routes.js';
 import { buildTestImages, missingPrerequisites } from '../scripts/test-images.mjs';
 
 // However `skiff up --preset local` is stopped — Ctrl-C to its process group, SIGTERM to it alone, SIGTERM to it
@@ -151,8 +152,12 @@ async function startWithPod(dataDir: string, pod: string, configFile = 'skiff.co
   return { nodeDir, seen };
 }
 
+let removeRoutes: (() => void) | undefined;
+
 beforeAll(async () => {
   if (notRoot) return;
+  // Addresses of the service and pod ranges that nothing here serves fail at once instead of leaving the machine.
+  removeRoutes = unreachableRoutes();
   const missing = missingPrerequisites();
   if (missing.length) throw new Error(`real containers need: ${missing.join('; ')} (bash scripts/install-system-deps.sh)`);
   await buildTestImages({ out: join(project, 'images') });
@@ -183,6 +188,7 @@ async function stopLeftRunning(): Promise<void> {
 afterEach(stopLeftRunning, 60_000);
 
 afterAll(async () => {
+  removeRoutes?.();
   await stopLeftRunning();
   // A case that failed midway may have left a node running (containerd outlives a second signal's exit): the
   // next start and stop of its data dir remove it, as they would for a user.

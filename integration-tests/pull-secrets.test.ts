@@ -4,6 +4,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlOn, kubectlVersions, podRunning, waitForPod } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { unreachableRoutes } from './routes.js';
 import { buildTestImages, missingPrerequisites, pushTestImages, startRegistry, type TestRegistry } from '../scripts/test-images.mjs';
 
 // Image pull secrets on a real one-machine cluster (`skiff up --preset local`): Debian's docker-registry on a
@@ -66,8 +67,12 @@ async function eventsMatching(name: string, ...patterns: RegExp[]): Promise<stri
 
 const UNAUTHORIZED = /Failed to pull image ".*skiff\/busybox:1": .*401 Unauthorized/;
 
+let removeRoutes: (() => void) | undefined;
+
 beforeAll(async () => {
   if (notRoot) return;
+  // Addresses of the service and pod ranges that nothing here serves fail at once instead of leaving the machine.
+  removeRoutes = unreachableRoutes();
   const missing = missingPrerequisites({ registry: true });
   if (!existsSync(PYTHON)) missing.push(`${PYTHON} (Debian package python3), for the registry's bcrypt htpasswd`);
   if (missing.length) throw new Error(`pull secrets on real containers need: ${missing.join('; ')} (bash scripts/install-system-deps.sh)`);
@@ -83,6 +88,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  removeRoutes?.();
   await skiff?.stop();
   await registry?.stop();
   rmSync(project, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { nodeContainerdSocket } from '@skiff/plugin-cri-containerd/images';
 import { kubectlOn, kubectlVersions, podRunning, runProgram, waitForPod } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { unreachableRoutes } from './routes.js';
 import { buildTestImages, INDEX_HTML, missingPrerequisites, pushTestImages, startRegistry, type TestRegistry } from '../scripts/test-images.mjs';
 
 // A real one-machine cluster (`skiff up --preset local`): containerd started by Skiff, runc, the CNI bridge,
@@ -56,8 +57,12 @@ function ourProcesses(): string[] {
     .filter((line) => line.includes(socket) || line.includes(join(nodeDir(), 'containerd')));
 }
 
+let removeRoutes: (() => void) | undefined;
+
 beforeAll(async () => {
   if (notRoot) return;
+  // Addresses of the service and pod ranges that nothing here serves fail at once instead of leaving the machine.
+  removeRoutes = unreachableRoutes();
   const missing = missingPrerequisites({ registry: true });
   if (missing.length) throw new Error(`real containers need: ${missing.join('; ')} (bash scripts/install-system-deps.sh)`);
   const images = await buildTestImages({ out: join(project, 'images') });
@@ -69,6 +74,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  removeRoutes?.();
   await skiff?.stop();
   await registry?.stop();
   rmSync(project, { recursive: true, force: true });

@@ -135,13 +135,14 @@ describe.skipIf(skipReason)('test images and a local registry', () => {
     expect(tarRead(pauseLayer, 'pause')).toContain("trap 'exit 0' TERM INT");
   });
 
-  it('writes the curl image as the busybox layer plus curl, every library it loads and nsswitch.conf; curl runs in that tree', async () => {
+  it('writes the curl image as the busybox layer plus curl, getent, every library they load and nsswitch.conf; both run in that tree', async () => {
     const { entry, manifest, config } = readLayout(build.images.curl);
     expect(entry.annotations?.['io.containerd.image.name']).toBe('skiff.local/curl:1');
     expect(manifest.layers.map((layer) => layer.digest)).toEqual([...build.images.busybox.layerDigests, build.images.curl.layerDigests[1]]);
     expect(config.config.Cmd).toEqual(['sh']);
     const curlLayer = blobPath(build.images.curl.layout, manifest.layers[1].digest);
     expect(tarList(curlLayer)).toMatch(/^-rwxr-xr-x 0\/0 .* usr\/bin\/curl$/m);
+    expect(tarList(curlLayer)).toMatch(/^-rwxr-xr-x 0\/0 .* usr\/bin\/getent$/m);
     expect(tarRead(curlLayer, 'etc/nsswitch.conf')).toContain('hosts: files dns');
     if (process.getuid?.() !== 0) return console.log('curl in the image tree not run: chroot needs root');
     const root = join(out, 'curl-root');
@@ -149,6 +150,7 @@ describe.skipIf(skipReason)('test images and a local registry', () => {
     mkdirSync(root);
     for (const layer of manifest.layers) execFileSync('tar', ['-xf', blobPath(build.images.curl.layout, layer.digest), '-C', root]);
     expect(execFileSync('chroot', [root, '/usr/bin/curl', '--version'], { encoding: 'utf8' })).toMatch(/^curl \d+\.\d+/);
+    expect(execFileSync('chroot', [root, '/usr/bin/getent', 'passwd', 'nobody'], { encoding: 'utf8' })).toMatch(/^nobody:x:65534:/);
     rmSync(root, { recursive: true, force: true });
   });
 

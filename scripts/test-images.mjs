@@ -4,8 +4,8 @@
 //   skiff.local/busybox:1    one layer: /bin/busybox and a symlink per applet, /www/index.html, /etc/passwd,
 //                            /etc/group, /root, /tmp (1777); Cmd ["sh"]
 //   skiff.local/pause:3.10   the same layer plus /pause (waits for TERM or INT, then exits 0); Entrypoint ["/pause"]
-//   skiff.local/curl:1       the busybox layer plus Debian's curl with the shared libraries it loads and
-//                            /etc/nsswitch.conf: a client that resolves names with glibc's resolver (search
+//   skiff.local/curl:1       the busybox layer plus Debian's curl and getent with the shared libraries they load
+//                            and /etc/nsswitch.conf: clients that resolve names with glibc's resolver (search
 //                            list, ndots), which busybox-static's wget cannot do once /etc/resolv.conf exists
 // Each is written as an OCI image layout (<out>/busybox, <out>/pause, <out>/curl) and as an OCI archive of that
 // layout (<out>/<name>.oci.tar) that `ctr images import` names from its index annotations.
@@ -38,6 +38,7 @@ export const IMAGES = Object.freeze({
   curl: Object.freeze({ name: 'skiff.local/curl:1', repository: 'skiff/curl', tag: '1' }),
 });
 const CURL = '/usr/bin/curl';
+const GETENT = '/usr/bin/getent';
 const NSSWITCH = 'passwd: files\ngroup: files\nhosts: files dns\n';
 
 export const INDEX_HTML = 'skiff busybox\n';
@@ -126,7 +127,7 @@ export function missingPrerequisites({ registry = false } = {}) {
   if (!findBusybox()) missing.push(`busybox (${BUSYBOX_PATHS.join(' or ')}; Debian package busybox-static)`);
   if (!onPath('tar')) missing.push('tar (Debian package tar)');
   if (!existsSync(CURL)) missing.push(`curl (${CURL}; Debian package curl)`);
-  if (!onPath('ldd')) missing.push('ldd (Debian package libc-bin)');
+  if (!onPath('ldd') || !existsSync(GETENT)) missing.push(`ldd and ${GETENT} (Debian package libc-bin)`);
   if (registry) {
     if (!onPath(REGISTRY_BIN)) missing.push(`${REGISTRY_BIN} (Debian package docker-registry)`);
     if (!onPath('skopeo')) missing.push('skopeo (Debian package skopeo)');
@@ -168,12 +169,16 @@ function busyboxTree(root, busyboxBytes, applets) {
   writeFileMode(join(root, 'www/index.html'), INDEX_HTML);
 }
 
-/** The files of curl's layer: the binary and every shared library `ldd` says it loads, the dynamic loader included. */
+/** The files of curl's layer: curl, getent and every shared library `ldd` says they load, the dynamic loader included. */
 async function curlFiles() {
-  const listing = await runOrThrow('ldd', [CURL]);
-  const libraries = [...listing.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((match) => match[1]);
-  if (!libraries.some((path) => path.includes('ld-linux') || path.includes('/ld-'))) throw new Error(`ldd ${CURL} names no dynamic loader:\n${listing}`);
-  return [CURL, ...new Set(libraries)].map((path) => ({ path, bytes: readFileSync(path) }));
+  const libraries = new Set();
+  for (const program of [CURL, GETENT]) {
+    const listing = await runOrThrow('ldd', [program]);
+    const found = [...listing.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((match) => match[1]);
+    if (!found.some((path) => path.includes('/ld-'))) throw new Error(`ldd ${program} names no dynamic loader:\n${listing}`);
+    for (const path of found) libraries.add(path);
+  }
+  return [CURL, GETENT, ...[...libraries].sort()].map((path) => ({ path, bytes: readFileSync(path) }));
 }
 
 function curlTree(root, files) {
@@ -337,7 +342,7 @@ export async function buildTestImages({ out = DEFAULT_OUT, busybox = findBusybox
       architecture,
       layers: [base, curlLayer],
       cmd: ['sh'],
-      createdBy: [baseHistory, `${CURL} and the ${curl.length - 1} shared libraries it loads, /etc/nsswitch.conf`],
+      createdBy: [baseHistory, `${CURL}, ${GETENT} and the ${curl.length - 2} shared libraries they load, /etc/nsswitch.conf`],
     }),
   };
   rmSync(workDir, { recursive: true, force: true });

@@ -24,6 +24,10 @@ describe('the kubelet plugin', () => {
     await expect(kernelWith({ network: 'flannel' }).start()).rejects.toThrow('pod network "flannel" is not registered (known: ipam)');
   });
 
+  it('does the same for an unknown service proxy', async () => {
+    await expect(kernelWith({ serviceProxy: 'ipvs' }).start()).rejects.toThrow('service proxy "ipvs" is not registered (known: none)');
+  });
+
   it('says plainly when there is no API server to talk to', async () => {
     await expect(kernelWith({}, false).start()).rejects.toThrow('plugin "@skiff/kubelet" needs component "apiHandler", which no loaded plugin provides');
   });
@@ -31,5 +35,6 @@ describe('the kubelet plugin', () => {
   it('checks its options when loaded', () => {
     expect(() => kernelWith({ capacity: { pods: 0 } })).toThrow('option "capacity.pods" must be >= 1');
     expect(() => kernelWith({ namePrefix: 'Node_' })).toThrow('option "namePrefix" must be a string matching');
+    expect(() => kernelWith({ nodeIP: 'my-host' })).toThrow(`option "nodeIP" must be an IP address or 'host' (got "my-host")`);
   });
 });
