@@ -12,8 +12,8 @@ function toolPath(): string[] {
   );
 }
 
-async function findTool(tool: string): Promise<string | undefined> {
-  for (const dir of toolPath()) {
+async function findTool(tool: string, dirs: readonly string[]): Promise<string | undefined> {
+  for (const dir of dirs) {
     const file = join(dir, tool);
     if (
       await access(file, constants.X_OK).then(
@@ -58,17 +58,20 @@ export class HostCommands {
   ) {}
 
   /** Checks root and the tools: nft is required, conntrack only for the UDP cleanup (`undefined` then). */
-  static async create(netns: string | undefined, uid = process.getuid?.()): Promise<HostCommands> {
+  static async create(
+    netns: string | undefined,
+    { uid = process.getuid?.(), dirs = toolPath() }: { uid?: number; dirs?: readonly string[] } = {},
+  ): Promise<HostCommands> {
     if (uid !== 0) throw new ProxyError('SKIFF_ERR_PROXY_NOT_ROOT', { uid: String(uid ?? 'unknown') });
-    const nft = await findTool('nft');
+    const nft = await findTool('nft', dirs);
     if (!nft) throw new ProxyError('SKIFF_ERR_PROXY_TOOL_MISSING', { tool: 'nft', package: 'nftables' });
     let prefix: string[] = [];
     if (netns) {
-      const nsenter = await findTool('nsenter');
+      const nsenter = await findTool('nsenter', dirs);
       if (!nsenter) throw new ProxyError('SKIFF_ERR_PROXY_TOOL_MISSING', { tool: 'nsenter', package: 'util-linux' });
       prefix = [nsenter, `--net=${netns.includes('/') ? netns : `/run/netns/${netns}`}`, '--'];
     }
-    return new HostCommands(nft, await findTool('conntrack'), prefix);
+    return new HostCommands(nft, await findTool('conntrack', dirs), prefix);
   }
 
   get hasConntrack(): boolean {
