@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { EndpointSlice, Service } from '@skiff/api';
 import { createLoopbackClient, SharedInformerFactory } from '@skiff/client';
-import { definePlugin, hostAddress, packageInfo } from '@skiff/kernel';
+import { definePlugin, hostAddress, packageInfo, type Kernel } from '@skiff/kernel';
 import { Forwarder } from './forwarder.js';
 import { DNS_STAGE, DNS_USER, ENDPOINT_SLICES, PLUGIN_NAME, SERVICES } from './names.js';
 import { checkDnsOptions, nameserversOf, optionsSchema, type Upstream } from './options.js';
@@ -18,11 +18,11 @@ export interface RunningDns {
   forwarder: Forwarder;
 }
 
-const running = new WeakMap<object, RunningDns>();
+const running = new WeakMap<Kernel, RunningDns>();
 
 /** The DNS server a kernel runs, once started. */
-export function dnsServerOf(kernel: object): RunningDns | undefined {
-  return running.get(kernel);
+export function dnsServerOf(kernel: Kernel): RunningDns | undefined {
+  return running.get(kernel.resolve('kernel'));
 }
 
 /**
@@ -81,12 +81,12 @@ const plugin = definePlugin({
 
         server = new DnsServer(new Responder(zone, forwarder, options.cacheSize), logger);
         await server.listen(address, options.port);
-        running.set(kernel, { address, port: server.port, zone, forwarder });
+        running.set(kernel.resolve('kernel'), { address, port: server.port, zone, forwarder });
         await publishKubeDns(client, options.serviceIP, address, server.port, logger);
         logger.info({ address, port: server.port, upstream: upstream.map((u) => `${u.address}:${u.port}`) }, 'cluster DNS serving');
       },
       async stop() {
-        running.delete(kernel);
+        running.delete(kernel.resolve('kernel'));
         await server?.close();
         forwarder?.close();
         abort?.abort();
