@@ -59,6 +59,7 @@ export class Proxier {
   private lastSyncEnd = 0;
   private retryMs = RETRY_INITIAL_MS;
   private notBefore = 0;
+  private lastNftMs = 0;
   private firstSync: { promise: Promise<void>; resolve(): void; reject(err: Error): void; settled: boolean };
 
   constructor(
@@ -329,6 +330,7 @@ export class Proxier {
           kind,
           services,
           syncMs: round(nftDone - started),
+          nftMs: round(this.lastNftMs),
           sinceChangeMs: since === undefined ? undefined : round(nftDone - since),
           conntrackDeletes: conntrack.length,
         },
@@ -337,7 +339,9 @@ export class Proxier {
   }
 
   private async apply(kind: string, script: string): Promise<void> {
+    const started = performance.now();
     const problem = await this.commands.nft(script);
+    this.lastNftMs = performance.now() - started;
     if (problem) throw new ProxyError('SKIFF_ERR_PROXY_NFT_FAILED', { kind, table: this.settings.table, detail: firstLines(problem) });
   }
 }
