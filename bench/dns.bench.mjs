@@ -245,24 +245,42 @@ async function probeApi(until) {
 }
 
 const RATE = Number(process.env.BENCH_RATE ?? 20_000);
-console.log(`${queries.length} queries in the mix; dnsperf: 4 sockets, 500 outstanding, ${SECONDS} s per run, 2 cores shared with dnsperf`);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+console.log(
+  `${queries.length} queries in the mix; dnsperf: 4 sockets, 500 outstanding, ${SECONDS} s per run, 2 cores shared with dnsperf; ` +
+    `${ROUNDS} rounds taking turns, the best of each shown last`,
+);
+const unbound1 = await startUnbound(1);
+const unbound2 = await startUnbound(2);
 try {
+  const best = { plugin: undefined, one: undefined, two: undefined, pluginAtRate: undefined, oneAtRate: undefined, api: undefined };
+  const better = (key, result, by = (r) => r.qps) => (best[key] = !best[key] || by(result) > by(best[key]) ? result : best[key]);
   const idle = await probeApi(new Promise((resolve) => setTimeout(resolve, 1000)));
-  const loaded = perf('@skiff/plugin-dns', dns.port);
-  const api = await probeApi(loaded);
-  const plugin = await loaded;
-  const unbound1 = await startUnbound(1);
-  const one = await perf('unbound num-threads 1', unbound1.port);
-  const oneAtRate = await perf('unbound num-threads 1', unbound1.port, RATE);
-  await unbound1.stop();
-  const pluginAtRate = await perf('@skiff/plugin-dns', dns.port, RATE);
-  const unbound2 = await startUnbound(2);
-  const two = await perf('unbound num-threads 2', unbound2.port);
-  await unbound2.stop();
+  for (let round = 0; round < ROUNDS; round++) {
+    const loaded = perf('@skiff/plugin-dns', dns.port);
+    const api = await probeApi(loaded);
+    better('plugin', await loaded);
+    better('api', api, (r) => -r.p99);
+    better('one', await perf('unbound num-threads 1', unbound1.port));
+    better('two', await perf('unbound num-threads 2', unbound2.port));
+    better('pluginAtRate', await perf('@skiff/plugin-dns', dns.port, RATE), (r) => -r.p99);
+    better('oneAtRate', await perf('unbound num-threads 1', unbound1.port, RATE), (r) => -r.p99);
+  }
   const ms = (x) => x.toFixed(2);
-  console.log(`API GET while idle: p50 ${ms(idle.p50)} ms, p99 ${ms(idle.p99)} ms; while the plugin answered at full load: p50 ${ms(api.p50)} ms, p99 ${ms(api.p99)} ms, max ${ms(api.max)} ms (${api.count} GETs)`);
-  console.log(`plugin / unbound (1 thread): ${(plugin.qps / one.qps).toFixed(2)} of the queries/s (goal >= 0.50); p99 at ${RATE}/s: ${(pluginAtRate.p99 * 1000).toFixed(3)} ms vs ${(oneAtRate.p99 * 1000).toFixed(3)} ms`);
-  console.log(`plugin / unbound (2 threads): ${(plugin.qps / two.qps).toFixed(2)} of the queries/s`);
+  const { plugin, one, two, pluginAtRate, oneAtRate, api } = best;
+  console.log('\nbest of the rounds:');
+  for (const [label, result] of [
+    ['@skiff/plugin-dns', plugin],
+    ['unbound num-threads 1', one],
+    ['unbound num-threads 2', two],
+  ])
+    console.log(`  ${label.padEnd(24)} ${result.qps.toFixed(0).padStart(7)} queries/s, p99 ${ms(result.p99 * 1000)} ms (at saturation: queueing)`);
+  console.log(`  at ${RATE} queries/s: p50/p99 plugin ${ms(pluginAtRate.p50 * 1000)}/${ms(pluginAtRate.p99 * 1000)} ms, unbound ${ms(oneAtRate.p50 * 1000)}/${ms(oneAtRate.p99 * 1000)} ms`);
+  console.log(`  API GET (loopback) idle p50/p99 ${ms(idle.p50)}/${ms(idle.p99)} ms; while the plugin answered at full load ${ms(api.p50)}/${ms(api.p99)} ms, max ${ms(api.max)} ms`);
+  console.log(`  plugin / unbound (1 thread): ${(plugin.qps / one.qps).toFixed(2)} of the queries/s (goal >= 0.50); plugin / unbound (2 threads): ${(plugin.qps / two.qps).toFixed(2)}`);
 } finally {
+  await unbound1.stop();
+  await unbound2.stop();
+
   await plane.stop();
 }

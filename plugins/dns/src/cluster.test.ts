@@ -1,10 +1,9 @@
 import { Resolver } from 'node:dns/promises';
-import dnsPacket from 'dns-packet';
 import { isApiError, RESOURCES, type Endpoint, type EndpointSlice, type Pod, type Service } from '@skiff/api';
 import { startTestCluster, waitFor, type TestCluster } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import plugin, { dnsServerOf } from './index.js';
-import { framed, queryPacket, tcpExchange, TestUpstream, udpExchange, udpQuery } from './test-support.js';
+import { decode, framed, queryPacket, tcpExchange, TestUpstream, udpExchange, udpQuery } from './test-support.js';
 
 const NS = 'default';
 const fqdn = (service: string, namespace = NS) => `${service}.${namespace}.svc.cluster.local`;
@@ -210,7 +209,7 @@ describe('cluster DNS in a whole cluster (dev preset), asked over real UDP and T
       2,
     );
     expect(closed).toBe(false);
-    const [first, second] = answers.map((answer) => dnsPacket.decode(answer));
+    const [first, second] = answers.map((answer) => decode(answer));
     expect(first).toMatchObject({ id: 1, flag_tc: false });
     expect(first!.answers).toHaveLength(60);
     expect(second).toMatchObject({ id: 2, answers: [{ data: webIP }] });
@@ -224,7 +223,7 @@ describe('cluster DNS in a whole cluster (dev preset), asked over real UDP and T
     bad[12] = 0xc0; // a compression pointer where the question name starts
     expect(await udpExchange(port, bad, 300)).toBeUndefined();
     const { answers, closed } = await tcpExchange(port, Buffer.concat([framed(queryPacket(fqdn('web'), 'A', { id: 5 })), framed(Buffer.from('garbage!'))]), 2);
-    expect(answers.map((answer) => dnsPacket.decode(answer).id)).toEqual([5]);
+    expect(answers.map((answer) => decode(answer).id)).toEqual([5]);
     expect(closed).toBe(true);
     expect((await udpQuery(port, 'version.bind', 'TXT', { klass: 'CH' })).rcode).toBe('REFUSED');
     expect(await resolver.resolve4(fqdn('web'))).toEqual([webIP]);

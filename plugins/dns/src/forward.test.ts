@@ -1,13 +1,13 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
-import dnsPacket, { type Answer } from 'dns-packet';
+import type { Answer } from 'dns-packet';
 import { Kernel } from '@skiff/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Forwarder } from './forwarder.js';
 import { parseUpstream } from './options.js';
 import { Responder } from './responder.js';
 import { DnsServer } from './server.js';
-import { framed, queryPacket, tcpExchange, TestUpstream, udpExchange, udpQuery } from './test-support.js';
+import { decode, framed, queryPacket, tcpExchange, TestUpstream, udpExchange, udpQuery } from './test-support.js';
 import { ZoneIndex } from './zone.js';
 
 const logger = new Kernel({ config: { logLevel: 'silent' } }).logger;
@@ -131,7 +131,7 @@ describe('forwarding names outside the cluster to a test upstream on loopback', 
       Buffer.concat([framed(queryPacket('www.example.test', 'A', { id: 1 })), framed(queryPacket('10.2.0.192.in-addr.arpa', 'PTR', { id: 2 }))]),
       2,
     );
-    const decoded = answers.map((answer) => dnsPacket.decode(answer)).sort((x, y) => x.id! - y.id!);
+    const decoded = answers.map((answer) => decode(answer)).sort((x, y) => x.id! - y.id!);
     expect(decoded.map((answer) => answer.id)).toEqual([1, 2]);
     expect(decoded[1]!.answers).toMatchObject([{ type: 'PTR', data: 'www.example.test' }]);
     expect(upstream.count('10.2.0.192.in-addr.arpa', 'tcp')).toBe(1);

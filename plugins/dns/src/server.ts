@@ -12,6 +12,14 @@ const TCP_IDLE_MS = 10_000;
 const PORT_TRIES = 20;
 const MAX_TCP_MESSAGE = 65535;
 
+/**
+ * Answers go back to the address a query came from, always an IP literal: handing it straight back keeps
+ * dgram from a dns.lookup and a deferred tick per datagram.
+ */
+function literalAddress(address: string, _options: unknown, callback: (err: Error | null, address: string, family: number) => void): void {
+  callback(null, address, isIPv6(address) ? 6 : 4);
+}
+
 /** The listening sockets: UDP and TCP on one address and one port. */
 export class DnsServer {
   private udp: UdpSocket | undefined;
@@ -28,7 +36,7 @@ export class DnsServer {
   async listen(address: string, port: number): Promise<void> {
     let lastError: unknown;
     for (let attempt = 0; attempt < (port === 0 ? PORT_TRIES : 1); attempt++) {
-      const udp = createSocket({ type: isIPv6(address) ? 'udp6' : 'udp4', recvBufferSize: 4 << 20, sendBufferSize: 4 << 20 });
+      const udp = createSocket({ type: isIPv6(address) ? 'udp6' : 'udp4', recvBufferSize: 4 << 20, sendBufferSize: 4 << 20, lookup: literalAddress });
       try {
         await new Promise<void>((resolve, reject) => {
           udp.once('error', reject);

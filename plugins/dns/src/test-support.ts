@@ -29,10 +29,30 @@ export function udpExchange(port: number, message: Buffer, timeoutMs = 2000): Pr
   });
 }
 
-export async function udpQuery(port: number, name: string, type: string, options: { id?: number; udpSize?: number; klass?: string } = {}): Promise<DecodedPacket> {
+/** A record as dns-packet decodes it, loosely typed for assertions. */
+export interface DecodedRecord {
+  name: string;
+  type: string;
+  ttl?: number;
+  data?: unknown;
+}
+
+/** A decoded answer with its rcode (dns-packet's types leave it out). */
+export type DecodedAnswer = Omit<DecodedPacket, 'answers' | 'authorities' | 'additionals'> & {
+  rcode: string;
+  answers: DecodedRecord[];
+  authorities: DecodedRecord[];
+  additionals: DecodedRecord[];
+};
+
+export function decode(message: Buffer): DecodedAnswer {
+  return dnsPacket.decode(message) as unknown as DecodedAnswer;
+}
+
+export async function udpQuery(port: number, name: string, type: string, options: { id?: number; udpSize?: number; klass?: string } = {}): Promise<DecodedAnswer> {
   const answer = await udpExchange(port, queryPacket(name, type, options));
   if (!answer) throw new Error(`no UDP answer for ${name} ${type}`);
-  return dnsPacket.decode(answer);
+  return decode(answer);
 }
 
 /**
