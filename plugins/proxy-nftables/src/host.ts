@@ -47,10 +47,91 @@ function run(command: string, args: readonly string[], input?: string): Promise<
 }
 
 /**
+ * A long-lived `nft -i` for the small transactions of incremental syncs. nft applies each input line as one
+ * transaction; a process that exits after a transaction which deleted rules or elements waits in the kernel for
+ * their release (an RCU grace period, often 10–20 ms), which a process that stays avoids. After each transaction
+ * a marker line follows that nft refuses as a syntax error: its complaint on stderr closes what the transaction
+ * said there, in order. HOME points nowhere, so nft's line editor keeps no history file.
+ */
+class NftSession {
+  private readonly child;
+  private stderr = '';
+  private waiting: { marker: string; resolve(problem: string | undefined): void } | undefined;
+  private sequence = 0;
+  private exited = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  transactions = 0;
+
+  constructor(command: string, args: readonly string[]) {
+    this.child = spawn(command, [...args], { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, HOME: '/nonexistent' } });
+    this.child.stdin.on('error', () => undefined);
+    this.child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+      this.settle();
+    });
+    this.child.on('error', () => this.exit());
+    this.child.on('close', () => this.exit());
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  run(script: string): Promise<string | undefined> {
+    const next = this.queue.then(() => this.send(script));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  close(): void {
+    this.child.stdin.end();
+  }
+
+  private send(script: string): Promise<string | undefined> {
+    if (this.exited) return Promise.resolve('nft exited');
+    const marker = `skiff-sync-done-${++this.sequence}`;
+    this.transactions++;
+    return new Promise((resolve) => {
+      this.waiting = { marker, resolve };
+      this.child.stdin.write(`${script.trim().split('\n').join('; ')}\n${marker}\n`);
+    });
+  }
+
+  private settle(): void {
+    if (!this.waiting) return;
+    const lines = this.stderr.split('\n');
+    const at = lines.indexOf(this.waiting.marker);
+    // Wait for the whole complaint: the marker's caret line too, up to its newline.
+    if (at < 0 || lines.length < at + 3) return;
+    // Before the marker: its own "Error: syntax error" line, and before that whatever the transaction said.
+    const said = lines
+      .slice(0, Math.max(0, at - 1))
+      .join('\n')
+      .trim();
+    this.stderr = lines.slice(at + 2).join('\n');
+    const { resolve } = this.waiting;
+    this.waiting = undefined;
+    resolve(said || undefined);
+  }
+
+  private exit(): void {
+    this.exited = true;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.resolve(`nft exited: ${this.stderr.trim()}`);
+  }
+}
+
+/** A session is replaced after this many transactions: nft's line editor keeps every line in memory. */
+const SESSION_TRANSACTIONS = 500;
+
+/**
  * The host commands of the proxy: nft, conntrack and sysctls, run on this host or, for tests and benchmarks,
  * inside a named network namespace (`nsenter --net=/run/netns/<name>`).
  */
 export class HostCommands {
+  private session: NftSession | undefined;
+
   private constructor(
     private readonly nftPath: string,
     private readonly conntrackPath: string | undefined,
@@ -87,6 +168,22 @@ export class HostCommands {
   async nft(script: string): Promise<string | undefined> {
     const result = await this.exec(this.nftPath, ['-f', '-'], script);
     return result.code === 0 ? undefined : result.stderr.trim() || `nft exited with ${result.code}`;
+  }
+
+  /** Like `nft`, through the long-lived session: for the small, frequent transactions. */
+  async nftQuick(script: string): Promise<string | undefined> {
+    if (!this.session?.alive || this.session.transactions >= SESSION_TRANSACTIONS) {
+      this.session?.close();
+      const [first, ...rest] = this.prefix;
+      this.session = first ? new NftSession(first, [...rest, this.nftPath, '-i']) : new NftSession(this.nftPath, ['-i']);
+    }
+    return this.session.run(script);
+  }
+
+  /** Ends the session (the proxy stops). */
+  close(): void {
+    this.session?.close();
+    this.session = undefined;
   }
 
   /** Deletes conntrack entries; matching none is fine. */

@@ -159,6 +159,7 @@ export class Proxier {
     clearInterval(this.periodic);
     await this.running;
     await this.informers.stopped();
+    this.commands.close();
     const problem = await this.commands.nft(`add table ip ${this.settings.table}\ndelete table ip ${this.settings.table}\n`);
     if (problem) throw new ProxyError('SKIFF_ERR_PROXY_NFT_FAILED', { kind: 'removal', table: this.settings.table, detail: firstLines(problem) });
     if (!this.firstSync.settled) this.firstSync.reject(new Error('the service proxy stopped before its first sync'));
@@ -294,7 +295,7 @@ export class Proxier {
           if (ranges.join() === this.appliedRanges.join()) ranges = undefined;
         }
         const script = incrementalScript(this.settings, changes, elementChanges, ranges);
-        if (script) await this.apply('partial', script);
+        if (script) await this.apply('partial', script, true);
         if (ranges) this.appliedRanges = ranges;
         for (const [key, ports] of nextPorts) {
           conntrack.push(...staleFlows(this.ports.get(key), ports, local));
@@ -338,9 +339,9 @@ export class Proxier {
       );
   }
 
-  private async apply(kind: string, script: string): Promise<void> {
+  private async apply(kind: string, script: string, quick = false): Promise<void> {
     const started = performance.now();
-    const problem = await this.commands.nft(script);
+    const problem = quick ? await this.commands.nftQuick(script) : await this.commands.nft(script);
     this.lastNftMs = performance.now() - started;
     if (problem) throw new ProxyError('SKIFF_ERR_PROXY_NFT_FAILED', { kind, table: this.settings.table, detail: firstLines(problem) });
   }

@@ -147,6 +147,23 @@ describe.skipIf(!isRoot)('nftables service proxy: real traffic', () => {
     expect((await lab.request(fixed))[0]!.answer).toMatch(/^e2 /);
   });
 
+  it('a transaction nft refuses is logged with its code, and a fresh full sync repairs the table', async () => {
+    // Drift: someone removes the hairpin Service's chain, so the next incremental sync (which flushes it) fails.
+    const chain = 'svc-default/hairpin/tcp/http';
+    const fresh = () => records.filter((r) => r.fields.kind === 'fresh' && r.message === 'service rules synced').length;
+    const freshBefore = fresh();
+    lab.in(
+      lab.node,
+      ['nft', '-f', '-'],
+      `delete element ip ${TABLE} service-ips { 10.96.0.16 . tcp . 80 }\nflush chain ip ${TABLE} ${chain}\ndelete chain ip ${TABLE} ${chain}\n`,
+    );
+    await replaceSlice(plane.client, sliceObject('hairpin', WEB, [{ ip: endpoints.e3! }]));
+    await waitFor('the failure', () => records.find((r) => r.level === 'error' && (r.fields.err as { code?: string })?.code === 'SKIFF_ERR_PROXY_NFT_FAILED'));
+    await waitFor('the repairing sync', () => fresh() > freshBefore, { timeoutMs: 15_000 });
+    expect(lab.in(lab.node, ['nft', 'list', 'chain', 'ip', TABLE, chain])).toContain(`dnat to ${endpoints.e3}:${TCP_PORT}`);
+    expect((await lab.request({ host: '10.96.0.16', port: 80 }))[0]).toMatchObject({ answer: expect.stringMatching(/^e3 /) });
+  });
+
   it('close() removes the table; a table left by a killed process is replaced at the next create()', async () => {
     await proxy!.close();
     proxy = undefined;
