@@ -57,9 +57,15 @@ function freePort() {
 }
 
 // ---- the cluster and its records -------------------------------------------------------------------------
-const plane = await startControlPlane([[serviceAllocator, { repairIntervalMs: 600_000 }], [dnsPlugin, { upstream: ['127.0.0.1:9'], cacheSize: 10_000 }]], {
-  config: { logLevel: 'silent' },
-});
+const plane = await startControlPlane(
+  [
+    [serviceAllocator, { repairIntervalMs: 600_000 }],
+    [dnsPlugin, { upstream: ['127.0.0.1:9'], cacheSize: 10_000 }],
+  ],
+  {
+    config: { logLevel: 'silent' },
+  },
+);
 const dns = dnsServerOf(plane.kernel);
 const client = plane.client;
 const records = []; // [name, type, value] for unbound's local-data
@@ -84,7 +90,11 @@ await inBatches(HEADLESS, async (i) => {
     { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: NS }, spec: { clusterIP: 'None', ports: [{ name: 'peer', port: 7000 }] } },
     NS,
   );
-  const endpoints = [0, 1, 2].map((k) => ({ addresses: [`10.244.${(i >> 6) & 0xff}.${((i & 63) << 2) + k + 1}`], hostname: `${name}-${k}`, conditions: { ready: true } }));
+  const endpoints = [0, 1, 2].map((k) => ({
+    addresses: [`10.244.${(i >> 6) & 0xff}.${((i & 63) << 2) + k + 1}`],
+    hostname: `${name}-${k}`,
+    conditions: { ready: true },
+  }));
   await client.create(
     RESOURCES.endpointslices,
     {
@@ -275,9 +285,15 @@ try {
     ['unbound num-threads 2', two],
   ])
     console.log(`  ${label.padEnd(24)} ${result.qps.toFixed(0).padStart(7)} queries/s, p99 ${ms(result.p99 * 1000)} ms (at saturation: queueing)`);
-  console.log(`  at ${RATE} queries/s: p50/p99 plugin ${ms(pluginAtRate.p50 * 1000)}/${ms(pluginAtRate.p99 * 1000)} ms, unbound ${ms(oneAtRate.p50 * 1000)}/${ms(oneAtRate.p99 * 1000)} ms`);
-  console.log(`  API GET (loopback) idle p50/p99 ${ms(idle.p50)}/${ms(idle.p99)} ms; while the plugin answered at full load ${ms(api.p50)}/${ms(api.p99)} ms, max ${ms(api.max)} ms`);
-  console.log(`  plugin / unbound (1 thread): ${(plugin.qps / one.qps).toFixed(2)} of the queries/s (goal >= 0.50); plugin / unbound (2 threads): ${(plugin.qps / two.qps).toFixed(2)}`);
+  console.log(
+    `  at ${RATE} queries/s: p50/p99 plugin ${ms(pluginAtRate.p50 * 1000)}/${ms(pluginAtRate.p99 * 1000)} ms, unbound ${ms(oneAtRate.p50 * 1000)}/${ms(oneAtRate.p99 * 1000)} ms`,
+  );
+  console.log(
+    `  API GET (loopback) idle p50/p99 ${ms(idle.p50)}/${ms(idle.p99)} ms; while the plugin answered at full load ${ms(api.p50)}/${ms(api.p99)} ms, max ${ms(api.max)} ms`,
+  );
+  console.log(
+    `  plugin / unbound (1 thread): ${(plugin.qps / one.qps).toFixed(2)} of the queries/s (goal >= 0.50); plugin / unbound (2 threads): ${(plugin.qps / two.qps).toFixed(2)}`,
+  );
 } finally {
   await unbound1.stop();
   await unbound2.stop();

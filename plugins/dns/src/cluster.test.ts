@@ -12,7 +12,13 @@ function service(name: string, spec: Service['spec']): Service {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: NS }, spec };
 }
 
-function slice(name: string, serviceName: string, addressType: 'IPv4' | 'IPv6', endpoints: Endpoint[], ports = [{ name: 'peer', port: 7000, protocol: 'TCP' }]): EndpointSlice {
+function slice(
+  name: string,
+  serviceName: string,
+  addressType: 'IPv4' | 'IPv6',
+  endpoints: Endpoint[],
+  ports = [{ name: 'peer', port: 7000, protocol: 'TCP' }],
+): EndpointSlice {
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
@@ -253,17 +259,30 @@ describe('cluster DNS in a whole cluster (dev preset), asked over real UDP and T
     const pod = await waitFor(
       'pod sts-0 running with an IP',
       async () => {
-        const found = await cluster.client.get<Pod>(RESOURCES.pods, 'sts-0', NS).catch((err) => (isApiError(err, 'NotFound') ? undefined : Promise.reject(err)));
+        const found = await cluster.client
+          .get<Pod>(RESOURCES.pods, 'sts-0', NS)
+          .catch((err) => (isApiError(err, 'NotFound') ? undefined : Promise.reject(err)));
         return found?.status?.podIP && found.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? found : undefined;
       },
       { timeoutMs: 30_000 },
     );
     const name = `sts-0.${fqdn('sts')}`;
     expect(await waitFor(name, async () => resolver.resolve4(name).catch(() => undefined), { timeoutMs: 10_000 })).toEqual([pod.status!.podIP]);
-    const srv = await waitFor('both pods in SRV', async () => {
-      const found = await resolver.resolveSrv(`_web._tcp.${fqdn('sts')}`).catch(() => []);
-      return found.length === 2 ? found : undefined;
-    }, { timeoutMs: 30_000 });
+    const srv = await waitFor(
+      'both pods in SRV',
+      async () => {
+        const found = await resolver.resolveSrv(`_web._tcp.${fqdn('sts')}`).catch(() => []);
+        return found.length === 2 ? found : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(srv.map((record) => record.name).sort()).toEqual([`sts-0.${fqdn('sts')}`, `sts-1.${fqdn('sts')}`]);
   }, 60_000);
+
+  it('the EndpointSlice controller leaves the selector-less kube-dns Service and its slice (another manager) alone', async () => {
+    const slices = await cluster.client.list<EndpointSlice>(RESOURCES.endpointslices, 'kube-system', { labelSelector: 'kubernetes.io/service-name=kube-dns' });
+    expect(
+      slices.items.map((item) => [item.metadata.name, item.metadata.labels?.['endpointslice.kubernetes.io/managed-by'], item.metadata.generation]),
+    ).toEqual([['kube-dns-skiff', 'skiff-dns', 1]]);
+  });
 });

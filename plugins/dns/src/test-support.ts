@@ -49,7 +49,12 @@ export function decode(message: Buffer): DecodedAnswer {
   return dnsPacket.decode(message) as unknown as DecodedAnswer;
 }
 
-export async function udpQuery(port: number, name: string, type: string, options: { id?: number; udpSize?: number; klass?: string } = {}): Promise<DecodedAnswer> {
+export async function udpQuery(
+  port: number,
+  name: string,
+  type: string,
+  options: { id?: number; udpSize?: number; klass?: string } = {},
+): Promise<DecodedAnswer> {
   const answer = await udpExchange(port, queryPacket(name, type, options));
   if (!answer) throw new Error(`no UDP answer for ${name} ${type}`);
   return decode(answer);

@@ -157,8 +157,7 @@ export class ZoneIndex {
   private ancestorsOf(name: string): string[] {
     if (!name.endsWith(this.suffix)) return [];
     const result: string[] = [];
-    for (let dot = name.indexOf('.'); dot >= 0 && dot < name.length - this.suffix.length; dot = name.indexOf('.', dot + 1))
-      result.push(name.slice(dot + 1));
+    for (let dot = name.indexOf('.'); dot >= 0 && dot < name.length - this.suffix.length; dot = name.indexOf('.', dot + 1)) result.push(name.slice(dot + 1));
     return result;
   }
 
@@ -293,8 +292,7 @@ export class ZoneIndex {
     }
     const ttl = this.settings.ttl;
     if (address.family === 4 && (qtype === QTYPE.A || qtype === QTYPE.ANY)) answer.answers.push({ name, type: 'A', ttl, class: 'IN', data: address.ip });
-    if (address.family === 6 && (qtype === QTYPE.AAAA || qtype === QTYPE.ANY))
-      answer.answers.push({ name, type: 'AAAA', ttl, class: 'IN', data: address.ip });
+    if (address.family === 6 && (qtype === QTYPE.AAAA || qtype === QTYPE.ANY)) answer.answers.push({ name, type: 'AAAA', ttl, class: 'IN', data: address.ip });
   }
 
   private collect(name: string, owners: Map<string, RecordSet>, qtype: number, answer: ZoneAnswer): void {
