@@ -87,7 +87,17 @@ export class Proxier {
 
   /** A node of this host joins: its name makes endpoints local, its addresses answer NodePorts. */
   addNode(name: string, ips: readonly string[]): void {
-    this.nodes.set(name, ips.filter(isIPv4));
+    // As in upstream's nftables mode, NodePorts do not answer on 127.0.0.0/8: DNAT from a loopback source cannot leave the host.
+    const loopback = ips.filter((ip) => ip.startsWith('127.'));
+    if (loopback.length)
+      this.logger.warn(
+        { node: name, addresses: loopback },
+        "NodePorts do not answer on loopback addresses; give the node a routable nodeIP (kubelet option nodeIP: 'host')",
+      );
+    this.nodes.set(
+      name,
+      ips.filter((ip) => isIPv4(ip) && !ip.startsWith('127.')),
+    );
     if (this.started) this.requestFull('repair');
   }
 
