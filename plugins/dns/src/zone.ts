@@ -298,22 +298,29 @@ export class ZoneIndex {
   private collect(name: string, owners: Map<string, RecordSet>, qtype: number, answer: ZoneAnswer): void {
     const ttl = this.settings.ttl;
     const any = qtype === QTYPE.ANY;
+    // One record per value: the same address can sit in two slices while endpoints move between them.
+    const seen = new Set<string>();
+    const add = (section: Answer[], record: Answer, key: string) => {
+      if (seen.has(key)) return;
+      seen.add(key);
+      section.push(record);
+    };
+    const targets = new Set<string>();
     for (const set of owners.values()) {
-      if (qtype === QTYPE.A || any) for (const ip of set.a) answer.answers.push({ name, type: 'A', ttl, class: 'IN', data: ip });
-      if (qtype === QTYPE.AAAA || any) for (const ip of set.aaaa) answer.answers.push({ name, type: 'AAAA', ttl, class: 'IN', data: ip });
-      if (qtype === QTYPE.PTR || any) for (const target of set.ptr) answer.answers.push({ name, type: 'PTR', ttl, class: 'IN', data: target });
+      if (qtype === QTYPE.A || any) for (const ip of set.a) add(answer.answers, { name, type: 'A', ttl, class: 'IN', data: ip }, `A ${ip}`);
+      if (qtype === QTYPE.AAAA || any) for (const ip of set.aaaa) add(answer.answers, { name, type: 'AAAA', ttl, class: 'IN', data: ip }, `AAAA ${ip}`);
+      if (qtype === QTYPE.PTR || any) for (const target of set.ptr) add(answer.answers, { name, type: 'PTR', ttl, class: 'IN', data: target }, `PTR ${target}`);
       if (qtype === QTYPE.SRV || any) {
-        const targets = new Set<string>();
         for (const { port, target } of set.srv) {
-          answer.answers.push({ name, type: 'SRV', ttl, class: 'IN', data: { priority: 0, weight: 100, port, target } });
+          add(answer.answers, { name, type: 'SRV', ttl, class: 'IN', data: { priority: 0, weight: 100, port, target } }, `SRV ${port} ${target}`);
           targets.add(target);
         }
-        for (const target of targets) {
-          for (const targetSet of this.names.get(target)?.values() ?? []) {
-            for (const ip of targetSet.a) answer.additionals.push({ name: target, type: 'A', ttl, class: 'IN', data: ip });
-            for (const ip of targetSet.aaaa) answer.additionals.push({ name: target, type: 'AAAA', ttl, class: 'IN', data: ip });
-          }
-        }
+      }
+    }
+    for (const target of targets) {
+      for (const targetSet of this.names.get(target)?.values() ?? []) {
+        for (const ip of targetSet.a) add(answer.additionals, { name: target, type: 'A', ttl, class: 'IN', data: ip }, `${target} A ${ip}`);
+        for (const ip of targetSet.aaaa) add(answer.additionals, { name: target, type: 'AAAA', ttl, class: 'IN', data: ip }, `${target} AAAA ${ip}`);
       }
     }
   }
