@@ -5,12 +5,13 @@
 // the API; the proxy's rules go into a "node" namespace. Measured, in one run:
 //   - the full sync: create() to synced(), and the sync itself (script built and `nft -f` applied);
 //   - one changed EndpointSlice (an endpoint replaced), BENCH_CHANGES (default 50) times: from the informer event
-//     to nft done (as the proxy logs it), and from the API write to nft done;
+//     to nft done (as the proxy logs it), and from the API write to nft done; as a baseline, the same kind of
+//     transaction applied by a new `nft -f` process each time (what the proxy's long-lived `nft -i` saves);
 //   - the added latency of the ClusterIP: BENCH_REQUESTS (default 3,000) small TCP requests (connect, read a
 //     line, close) from a client namespace to a server namespace, alternating between the pod IP directly (the
 //     baseline) and a ClusterIP in front of it, p50/p99 of both.
 // Needs root (namespaces, nftables) and `npm run build` first (or of core/testing and plugins/proxy-nftables).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { RESOURCES } from '@skiff/api';
@@ -214,6 +215,28 @@ try {
     `one changed EndpointSlice (${CHANGES} times): informer event → nft done p50 ${ms(quantile(sinceEvent, 0.5))} p99 ${ms(quantile(sinceEvent, 0.99))} max ${ms(Math.max(...sinceEvent))};` +
       ` API write → nft done p50 ${ms(quantile(sinceWrite, 0.5))} p99 ${ms(quantile(sinceWrite, 0.99))};` +
       ` of it in nft p50 ${ms(quantile(nftOnly, 0.5))} p99 ${ms(quantile(nftOnly, 0.99))}   goal ≤ 50 ms`,
+  );
+
+  // Baseline: the same kind of transaction (one Service's chain flushed and refilled) through a new nft process each time.
+  const oneShot = [];
+  for (let round = 0; round < CHANGES; round++) {
+    const index = round % SERVICES;
+    const chain = `svc-default/s${index}/tcp/http`;
+    const ips = Array.from({ length: ENDPOINTS }, (_, e) => endpointIP(index, e));
+    ips[0] = `10.251.${Math.floor(round / 250)}.${(round % 250) + 1}`;
+    const spread = ips.map((ip, i) => `${i} : ${ip} . ${PORT}`).join(', ');
+    const script = [
+      `flush chain ip ${TABLE} ${chain}`,
+      `add rule ip ${TABLE} ${chain} ip daddr ${serviceIP(index)} ip saddr != 10.244.0.0/16 jump mark-for-masquerade`,
+      `add rule ip ${TABLE} ${chain} meta l4proto tcp dnat ip addr . port to numgen random mod ${ips.length} map { ${spread} }`,
+    ].join('\n');
+    const begun = performance.now();
+    const result = spawnSync('nsenter', [`--net=/run/netns/${ns.node}`, 'nft', '-f', '-'], { input: `${script}\n` });
+    if (result.status !== 0) throw new Error(`nft -f failed: ${result.stderr}`);
+    oneShot.push(performance.now() - begun);
+  }
+  console.log(
+    `  baseline, the same kind of transaction through a new \`nft -f\` each time: p50 ${ms(quantile(oneShot, 0.5))} p99 ${ms(quantile(oneShot, 0.99))}`,
   );
 
   const latencies = await runClient([`${SERVER_IP}:${PORT}`, `${PROBE_IP}:80`], REQUESTS);
