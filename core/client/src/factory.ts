@@ -52,7 +52,20 @@ export class SharedInformerFactory implements InformerFactory {
 
   /** Resolves when every informer made so far has synced; rejects if `signal` aborts first. */
   async waitForSync(signal?: AbortSignal): Promise<void> {
-    await Promise.all([...this.informers.values()].map((informer) => informer.waitForSync(signal)));
+    const synced = Promise.all([...this.informers.values()].map((informer) => informer.waitForSync()));
+    if (!signal) return void (await synced);
+    // One abort listener for the lot: a factory may hold more informers than an AbortSignal's listener warning allows.
+    if (signal.aborted) throw signal.reason;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([synced, aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort!);
+    }
   }
 
   /** Resolves once the informers have stopped after the start signal aborted (for orderly shutdown). */
