@@ -311,7 +311,16 @@ describe.skipIf(notRoot)('Services carry traffic and pods resolve names (local p
     expect(await answers('http://db-1.db.default.svc.cluster.local:8080', 1)).toEqual(['db-1']);
     const headless = await inClient('getent ahostsv4 db.default.svc.cluster.local');
     const dbIPs = (await json('get', 'pods', '-l', 'app=db')).items.map((pod: any) => pod.status.podIP).sort();
-    expect([...new Set(headless.out.split('\n').filter(Boolean).map((line) => line.split(/\s+/)[0]))].sort()).toEqual(dbIPs);
+    expect(
+      [
+        ...new Set(
+          headless.out
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => line.split(/\s+/)[0]),
+        ),
+      ].sort(),
+    ).toEqual(dbIPs);
 
     const srv = await inClient('nslookup -type=srv _http._tcp.web.default.svc.cluster.local');
     expect(srv.out).toMatch(/0 100 80 web\.default\.svc\.cluster\.local/);

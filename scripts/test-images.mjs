@@ -271,7 +271,12 @@ async function writeImage({ layoutDir, archive, image, architecture, layers, ent
 /** What the images are made from: busybox, this script (the recipe) and the target architecture. */
 function fingerprint(busyboxBytes, architecture, extraFiles = []) {
   return sha256(
-    Buffer.concat([busyboxBytes, readFileSync(fileURLToPath(import.meta.url)), Buffer.from(architecture), ...extraFiles.flatMap((file) => [Buffer.from(file.path), file.bytes])]),
+    Buffer.concat([
+      busyboxBytes,
+      readFileSync(fileURLToPath(import.meta.url)),
+      Buffer.from(architecture),
+      ...extraFiles.flatMap((file) => [Buffer.from(file.path), file.bytes]),
+    ]),
   );
 }
 

@@ -222,9 +222,7 @@ export class Kubelet {
     if (!factory) return;
     const identity: NodePluginIdentity = { kind: 'service proxy', name: factory.name, plugin: this.config.serviceProxyPlugin };
     const client = createLoopbackClient(this.config.apiHandler, { username: SERVICE_PROXY_USER, groups: ['system:authenticated'] });
-    const proxy = await callNamed(identity, 'create', this.logger, () =>
-      factory.create({ ...context, nodeIPs: [this.config.nodeIP], podCIDR, client }),
-    );
+    const proxy = await callNamed(identity, 'create', this.logger, () => factory.create({ ...context, nodeIPs: [this.config.nodeIP], podCIDR, client }));
     this.serviceProxy = proxy;
     await callNamed(identity, 'synced', this.logger, async () => proxy.synced?.());
   }

@@ -45,7 +45,10 @@ export const kubeletPlugin = definePlugin({
   options: kubeletOptionsSchema,
   apply(kernel, options) {
     if (options.nodeIP !== 'host' && !isIP(options.nodeIP))
-      throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: `option "nodeIP" must be an IP address or 'host' (got "${options.nodeIP}")` });
+      throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', {
+        name: PLUGIN_NAME,
+        detail: `option "nodeIP" must be an IP address or 'host' (got "${options.nodeIP}")`,
+      });
     const kubelets: Kubelet[] = [];
     // Provided at once, so the API server can look nodes up whenever a request comes, whatever the start order.
     const connections = new NodeConnectionRegistry();
