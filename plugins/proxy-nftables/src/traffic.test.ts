@@ -72,11 +72,14 @@ describe.skipIf(!isRoot)('nftables service proxy: real traffic', () => {
     expect(new Set(names(answers)).size).toBe(1);
   });
 
-  it('refuses at once: a Service without endpoints, a port its ClusterIP does not serve, an address no Service holds', async () => {
-    await publish(plane.client, serviceObject('empty', '10.96.0.12', WEB), sliceObject('empty', WEB, []));
+  it('refuses at once: a Service without endpoints (ClusterIP and NodePort), a port its ClusterIP does not serve, an address no Service holds', async () => {
+    const ports = [{ ...WEB[0]!, nodePort: 30083 }];
+    await publish(plane.client, serviceObject('empty', '10.96.0.12', ports, { type: 'NodePort' }), sliceObject('empty', ports, []));
     await untilRule('the empty Service', '10.96.0.12 . tcp . 80 : goto reject-chain');
     const [empty] = await lab.request({ host: '10.96.0.12', port: 80 });
     expect(empty!.error).toBe('ECONNREFUSED');
+    const [nodePort] = await lab.request({ host: NODE_IP, port: 30083 });
+    expect(nodePort!.error).toBe('ECONNREFUSED');
     const [port] = await lab.request({ host: '10.96.0.10', port: 81 });
     expect(port!.error).toBe('ECONNREFUSED');
     // Without the rule this address would leave by the node's default route and the connect would time out.
