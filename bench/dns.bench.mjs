@@ -113,7 +113,7 @@ await inBatches(HEADLESS, async (i) => {
     records.push([`_peer._tcp.${fqdn}`, 'SRV', `0 100 7000 ${endpoint.hostname}.${fqdn}.`]);
   }
 });
-while (dns.zone.serviceCount < SERVICES + HEADLESS) await new Promise((resolve) => setTimeout(resolve, 50));
+while (dns.services < SERVICES + HEADLESS) await new Promise((resolve) => setTimeout(resolve, 50));
 console.log(`loaded ${SERVICES} ClusterIP + ${HEADLESS} headless Services through the API in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
 // ---- the query mix -----------------------------------------------------------------------------------------

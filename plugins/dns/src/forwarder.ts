@@ -93,7 +93,13 @@ export class Forwarder {
       })
       .then((answer) => {
         this.inFlight.delete(key);
-        for (const done of waiters) done(answer);
+        for (const done of waiters) {
+          try {
+            done(answer);
+          } catch (err) {
+            this.settings.logger.warn({ err, name: question.name }, 'answering a forwarded query failed');
+          }
+        }
       });
   }
 
@@ -155,7 +161,7 @@ export class Forwarder {
       if (left <= 0) break;
       const upstream = servers[attempt % servers.length]!;
       const wait = attempt === attempts - 1 ? left : Math.min(left, perAttempt);
-      let message = tcp ? await this.exchangeTcp(upstream, question, left) : await this.exchangeUdp(upstream, question, wait);
+      let message = tcp ? await this.exchangeTcp(upstream, question, wait) : await this.exchangeUdp(upstream, question, wait);
       if (message && !tcp && message.readUInt16BE(2) & FLAG_TC) message = await this.exchangeTcp(upstream, question, Math.max(1, deadline - Date.now()));
       if (!message) continue;
       const rcode = message[3]! & 0xf;

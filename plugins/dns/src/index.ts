@@ -10,12 +10,13 @@ import { Responder } from './responder.js';
 import { DnsServer } from './server.js';
 import { ZoneIndex } from './zone.js';
 
-/** What a running server exposes to tests and benchmarks (`dnsServerOf(kernel)`). */
+/** What a running server shows tests and benchmarks (`dnsServerOf(kernel)`). */
 export interface RunningDns {
-  address: string;
-  port: number;
-  zone: ZoneIndex;
-  forwarder: Forwarder;
+  /** The listen address and the port (the same for UDP and TCP). */
+  readonly address: string;
+  readonly port: number;
+  /** How many Services the index holds (it fills from informer events). */
+  readonly services: number;
 }
 
 const running = new WeakMap<Kernel, RunningDns>();
@@ -81,7 +82,14 @@ const plugin = definePlugin({
 
         server = new DnsServer(new Responder(zone, forwarder, options.cacheSize), logger);
         await server.listen(address, options.port);
-        running.set(kernel.resolve('kernel'), { address, port: server.port, zone, forwarder });
+        const port = server.port;
+        running.set(kernel.resolve('kernel'), {
+          address,
+          port,
+          get services() {
+            return zone.serviceCount;
+          },
+        });
         await publishKubeDns(client, options.serviceIP, address, server.port, logger);
         logger.info({ address, port: server.port, upstream: upstream.map((u) => `${u.address}:${u.port}`) }, 'cluster DNS serving');
       },

@@ -78,7 +78,8 @@ export class DnsServer {
   private datagram(udp: UdpSocket, packet: Buffer, address: string, port: number): void {
     try {
       this.responder.handle(packet, true, (answer) => {
-        if (this.udp === udp) udp.send(answer, port, address);
+        // A forged source port 0 would make send throw, possibly outside this try (a forwarded answer).
+        if (this.udp === udp && port !== 0) udp.send(answer, port, address);
       });
     } catch (err) {
       this.logger.warn({ err }, 'DNS query failed');
