@@ -160,7 +160,8 @@ describe('sync scripts', () => {
     expect(script.split('\n').slice(0, 3)).toEqual(['add table ip skiff-proxy', 'delete table ip skiff-proxy', 'add table ip skiff-proxy']);
     expect(script).toContain('add chain ip skiff-proxy nat-prerouting { type nat hook prerouting priority -100; policy accept; }');
     expect(script).toContain('add rule ip skiff-proxy services ip daddr . meta l4proto . th dport vmap @service-ips');
-    expect(script).toContain('add rule ip skiff-proxy unserved-check ip daddr @service-cidrs reject');
+    expect(script).toContain('add rule ip skiff-proxy unserved-check ip daddr @service-cidrs goto reject-chain');
+    expect(script).toContain('add rule ip skiff-proxy reject-chain meta l4proto tcp reject with tcp reset');
     expect(script).toContain('add rule ip skiff-proxy masquerading masquerade fully-random');
     expect(script).toContain('add element ip skiff-proxy nodeport-ips { 192.168.1.10 }');
     expect(script).toContain('add element ip skiff-proxy service-ips { 10.96.0.10 . tcp . 80 : goto svc-default/web/tcp/http }');
