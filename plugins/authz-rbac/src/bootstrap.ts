@@ -22,6 +22,11 @@ export function defaultPolicy(): { clusterRoles: RoleObject[]; clusterRoleBindin
       .flatMap((role) => role.rules ?? []),
     { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'] },
   ];
+  // Upstream's policy of v1.28 predates ServiceCIDRs; since they are GA (v1.33) kube-proxy reads them to refuse unheld
+  // addresses of the service ranges, and so does Skiff's service proxy.
+  clusterRoles
+    .find((role) => role.metadata.name === 'system:node-proxier')
+    ?.rules?.push({ apiGroups: ['networking.k8s.io'], resources: ['servicecidrs'], verbs: ['list', 'watch'] });
   const metadata = (name: string) => ({ name, labels: { ...BOOTSTRAPPING }, annotations: { [AUTOUPDATE]: 'true' } });
   clusterRoles.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: metadata(CONTROLLER_MANAGER_ROLE), rules: controllerRules });
   const clusterRoleBindings = structuredClone(BOOTSTRAP.clusterRoleBindings) as unknown as BindingObject[];

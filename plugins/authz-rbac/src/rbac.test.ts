@@ -129,6 +129,14 @@ describe('RBAC in a real control plane', () => {
     await admin.get(RESOURCES.clusterrolebindings, 'system:kube-scheduler');
   });
 
+  it("lets kube-proxy's identity read what a service proxy follows, ServiceCIDRs included", async () => {
+    const proxy = as('system:kube-proxy');
+    for (const resource of [RESOURCES.services, RESOURCES.endpointslices, RESOURCES.servicecidrs]) {
+      expect({ resource: resource.resource, answer: await refusal(proxy.list(resource)) }).toEqual({ resource: resource.resource, answer: 'allowed' });
+    }
+    expect(await refusal(proxy.list(RESOURCES.secrets))).toMatch(/forbidden/);
+  });
+
   it('lets a namespaced editor work in its namespace only', async () => {
     const erin = as('erin');
     await erin.list(RESOURCES.pods, 'team-a');
