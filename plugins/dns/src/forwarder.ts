@@ -39,6 +39,9 @@ interface PendingUdp {
   done: (message: Buffer | undefined) => void;
 }
 
+/** Distinct questions asked upstream at once, at most. */
+const MAX_IN_FLIGHT = 10_000;
+
 /** Upper bound on a TCP answer read from an upstream (a length prefix allows 65535 bytes). */
 const MAX_TCP_MESSAGE = 65535;
 
@@ -81,6 +84,11 @@ export class Forwarder {
     const waiting = this.inFlight.get(key);
     if (waiting) {
       waiting.push(waiter);
+      return;
+    }
+    // A flood of distinct names must not grow without bound: beyond this, the client gets SERVFAIL at once.
+    if (this.inFlight.size >= MAX_IN_FLIGHT) {
+      waiter(undefined);
       return;
     }
     const waiters = [waiter];

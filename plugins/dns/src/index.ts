@@ -12,8 +12,9 @@ import { ZoneIndex } from './zone.js';
 
 /** What a running server shows tests and benchmarks (`dnsServerOf(kernel)`). */
 export interface RunningDns {
-  /** The listen address and the port (the same for UDP and TCP). */
+  /** The listen address. */
   readonly address: string;
+  /** The port (UDP and TCP). */
   readonly port: number;
   /** How many Services the index holds (it fills from informer events). */
   readonly services: number;

@@ -40,6 +40,7 @@ export const optionsSchema = {
   },
 } as const satisfies OptionsSchema;
 
+/** The plugin's options, as `apply` receives them (defaults filled in). */
 export type DnsOptions = OptionsOf<typeof optionsSchema>;
 
 /** An upstream resolver. */

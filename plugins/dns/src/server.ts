@@ -11,6 +11,8 @@ const TCP_IDLE_MS = 10_000;
 /** Tries at finding a port free for both UDP and TCP when any port will do. */
 const PORT_TRIES = 20;
 const MAX_TCP_MESSAGE = 65535;
+/** Open TCP connections at most; more are closed at once (each holds a file descriptor). */
+const MAX_TCP_CONNECTIONS = 1000;
 
 /**
  * Answers go back to the address a query came from, always an IP literal: handing it straight back keeps
@@ -87,6 +89,10 @@ export class DnsServer {
   }
 
   private accept(socket: Socket): void {
+    if (this.connections.size >= MAX_TCP_CONNECTIONS) {
+      socket.destroy();
+      return;
+    }
     this.connections.add(socket);
     socket.setTimeout(TCP_IDLE_MS, () => socket.destroy());
     socket.on('close', () => this.connections.delete(socket));
