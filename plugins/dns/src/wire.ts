@@ -17,8 +17,8 @@ export const FLAG_RD = 0x0100;
 export const FLAG_RA = 0x0080;
 
 /** The UDP answer size without EDNS0 (RFC 1035 4.2.1), and the most this server sends over UDP with it. */
-export const CLASSIC_UDP_SIZE = 512;
-export const MAX_UDP_SIZE = 4096;
+const CLASSIC_UDP_SIZE = 512;
+const MAX_UDP_SIZE = 4096;
 const MAX_NAME_BYTES = 255;
 const OPT_RECORD_BYTES = 11;
 const DOT = 0x2e;
@@ -95,7 +95,7 @@ export function parseQuery(buf: Buffer, query: Query): boolean {
 }
 
 /** The offset after the (possibly compressed) name at `offset`, or -1 when it runs past the message. */
-export function skipName(buf: Buffer, offset: number): number {
+function skipName(buf: Buffer, offset: number): number {
   const length = buf.length;
   for (;;) {
     if (offset >= length) return -1;

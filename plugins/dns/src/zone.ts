@@ -342,6 +342,6 @@ function isHostName(name: string): boolean {
 }
 
 /** A name as the index keeps it: lowercase, no final dot. */
-export function canonicalName(name: string): string {
+function canonicalName(name: string): string {
   return name.toLowerCase().replace(/\.$/, '');
 }
