@@ -1,30 +1,9 @@
 import { spawn } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, readFile, writeFile } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { errorMessage } from '@skiff/api';
+import { findTool, toolPath } from '@skiff/node-host';
 import { ProxyError } from './errors.js';
-
-/** PATH plus the sbin folders a non-login root shell may lack (nft and conntrack live there). */
-function toolPath(): string[] {
-  return [...new Set([...(process.env.PATH ?? '').split(delimiter), '/usr/local/sbin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/bin', '/bin'])].filter(
-    Boolean,
-  );
-}
-
-async function findTool(tool: string, dirs: readonly string[]): Promise<string | undefined> {
-  for (const dir of dirs) {
-    const file = join(dir, tool);
-    if (
-      await access(file, constants.X_OK).then(
-        () => true,
-        () => false,
-      )
-    )
-      return file;
-  }
-  return undefined;
-}
 
 export interface RunResult {
   code: number;
@@ -139,20 +118,17 @@ export class HostCommands {
   ) {}
 
   /** Checks root and the tools: nft is required, conntrack only for the UDP cleanup (`undefined` then). */
-  static async create(
-    netns: string | undefined,
-    { uid = process.getuid?.(), dirs = toolPath() }: { uid?: number; dirs?: readonly string[] } = {},
-  ): Promise<HostCommands> {
+  static async create(netns: string | undefined, { uid = process.getuid?.(), path = toolPath() }: { uid?: number; path?: string } = {}): Promise<HostCommands> {
     if (uid !== 0) throw new ProxyError('SKIFF_ERR_PROXY_NOT_ROOT', { uid: String(uid ?? 'unknown') });
-    const nft = await findTool('nft', dirs);
+    const nft = await findTool('nft', path);
     if (!nft) throw new ProxyError('SKIFF_ERR_PROXY_TOOL_MISSING', { tool: 'nft', package: 'nftables' });
     let prefix: string[] = [];
     if (netns) {
-      const nsenter = await findTool('nsenter', dirs);
+      const nsenter = await findTool('nsenter', path);
       if (!nsenter) throw new ProxyError('SKIFF_ERR_PROXY_TOOL_MISSING', { tool: 'nsenter', package: 'util-linux' });
       prefix = [nsenter, `--net=${netns.includes('/') ? netns : `/run/netns/${netns}`}`, '--'];
     }
-    return new HostCommands(nft, await findTool('conntrack', dirs), prefix);
+    return new HostCommands(nft, await findTool('conntrack', path), prefix);
   }
 
   get hasConntrack(): boolean {

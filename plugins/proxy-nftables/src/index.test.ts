@@ -27,7 +27,7 @@ describe(PLUGIN_NAME, () => {
   it('without nft, or without root, create fails with one readable line', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'skiff-proxy-path-'));
     try {
-      await expect(HostCommands.create(undefined, { uid: 0, dirs: [empty] })).rejects.toThrow(
+      await expect(HostCommands.create(undefined, { uid: 0, path: empty })).rejects.toThrow(
         expect.objectContaining({
           code: 'SKIFF_ERR_PROXY_TOOL_MISSING',
           message: 'nft not found on PATH: the nftables service proxy needs it (Debian package nftables)',

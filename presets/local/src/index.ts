@@ -2,8 +2,10 @@ import { definePreset } from '@skiff/kernel';
 
 /**
  * The local preset: a real one-machine cluster. The dev preset's control plane, with kubelets that run real
- * containers through containerd (started by Skiff, one per node, under the data dir) and attach pods to a
- * CNI bridge. Needs root, containerd, runc and the CNI plugins (scripts/install-system-deps.sh).
+ * containers through containerd (started by Skiff, one per node, under the data dir), attach pods to a CNI
+ * bridge, and carry Service traffic with the nftables service proxy; the cluster DNS server listens on this
+ * machine's address and answers at the kube-dns Service. Nodes report this machine's address as their InternalIP.
+ * Needs root, containerd, runc, the CNI plugins and nftables (scripts/install-system-deps.sh).
  */
 export default definePreset({
   name: '@skiff/preset-local',
@@ -13,7 +15,20 @@ export default definePreset({
     ['@skiff/plugin-network-ipam', false],
     '@skiff/plugin-cri-containerd',
     '@skiff/plugin-cni-bridge',
-    ['@skiff/kubelet', { runtime: 'containerd', network: 'bridge', podsOnShutdown: 'stop', capacity: { source: 'host' } }],
+    '@skiff/plugin-proxy-nftables',
+    ['@skiff/plugin-dns', { address: 'host' }],
+    [
+      '@skiff/kubelet',
+      {
+        runtime: 'containerd',
+        network: 'bridge',
+        serviceProxy: 'nftables',
+        nodeIP: 'host',
+        clusterDNS: ['10.96.0.10'],
+        podsOnShutdown: 'stop',
+        capacity: { source: 'host' },
+      },
+    ],
   ],
   config: {
     nodes: 1,
