@@ -175,7 +175,10 @@ const BASE_CHAINS: [string, string | undefined][] = [
   [CHAINS.natOutput, 'type nat hook output priority -100'],
   [CHAINS.natPostrouting, 'type nat hook postrouting priority 100'],
   [CHAINS.filterInput, 'type filter hook input priority -110'],
-  [CHAINS.filterForward, 'type filter hook forward priority -110'],
+  // Forwarded traffic is checked in prerouting, before the routing decision: a node whose route for the service
+  // range is `unreachable` (or missing) would otherwise answer with ICMP errors, which the kernel rate-limits.
+  [CHAINS.filterPrerouting, 'type filter hook prerouting priority -110'],
+  [CHAINS.filterPreroutingPostDnat, 'type filter hook prerouting priority -90'],
   [CHAINS.filterOutput, 'type filter hook output priority -110'],
   // After nat-output's DNAT: what is still addressed to a service address was not served.
   [CHAINS.filterOutputPostDnat, 'type filter hook output priority -90'],
@@ -210,8 +213,8 @@ function baseRules(config: RulesConfig): [string, string][] {
     [CHAINS.natPostrouting, `jump ${CHAINS.masquerading}`],
     [CHAINS.filterInput, `${newConnection} jump ${CHAINS.nodePortEndpointsCheck}`],
     [CHAINS.filterInput, `${newConnection} jump ${CHAINS.endpointsCheck}`],
-    [CHAINS.filterForward, `${newConnection} jump ${CHAINS.endpointsCheck}`],
-    [CHAINS.filterForward, `${newConnection} jump ${CHAINS.unservedCheck}`],
+    [CHAINS.filterPrerouting, `${newConnection} jump ${CHAINS.endpointsCheck}`],
+    [CHAINS.filterPreroutingPostDnat, `${newConnection} jump ${CHAINS.unservedCheck}`],
     [CHAINS.filterOutput, `${newConnection} jump ${CHAINS.endpointsCheck}`],
     [CHAINS.filterOutputPostDnat, `${newConnection} jump ${CHAINS.unservedCheck}`],
     [CHAINS.services, `ip daddr . meta l4proto . th dport vmap @${MAPS.serviceIPs}`],
