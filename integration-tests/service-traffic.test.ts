@@ -99,7 +99,7 @@ const config = (upstreamPort: number) => `export default {
 `;
 
 /** Runs a shell script in the client pod; returns its output (stdout and stderr) and exit code. */
-async function inClient(script: string, pod = 'client'): Promise<{ code: number; out: string }> {
+async function inClient(script: string, pod = 'client'): Promise<{ code: number | null; out: string }> {
   const result = await kubectl(['exec', pod, '--', 'sh', '-c', `${script} 2>&1`]);
   return { code: result.code, out: result.stdout };
 }
