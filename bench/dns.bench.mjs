@@ -14,7 +14,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createSocket } from 'node:dgram';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -23,6 +22,7 @@ import { RESOURCES } from '@skiff/api';
 import { startControlPlane } from '@skiff/testing';
 import serviceAllocator from '@skiff/plugin-service-allocator';
 import dnsPlugin, { dnsServerOf } from '@skiff/plugin-dns';
+import { freePort } from '../scripts/free-port.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 1000);
@@ -44,17 +44,6 @@ process.on('exit', () => {
   rmSync(work, { recursive: true, force: true });
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 // ---- the cluster and its records -------------------------------------------------------------------------
 const plane = await startControlPlane(

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { nodeContainerdSocket } from '@skiff/plugin-cri-containerd/images';
 import { kubectlOn, kubectlVersions, podRunning, runProgram, waitForPod } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 import { unreachableRoutes } from './routes.js';
 import { buildTestImages, INDEX_HTML, missingPrerequisites, pushTestImages, startRegistry, type TestRegistry } from '../scripts/test-images.mjs';
+import { freePort } from '../scripts/free-port.mjs';
 
 // A real one-machine cluster (`skiff up --preset local`): containerd started by Skiff, runc, the CNI bridge,
 // images from a local registry (Debian's docker-registry on a loopback port, filled from busybox-static), driven
@@ -37,17 +37,6 @@ const CONFIG = `export default {
 `;
 
 const nodeDir = () => join(dataDir, 'nodes', 'node-1');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 /** The shims and processes of this cluster's containerd (other containerds on the machine are not ours). */
 function ourProcesses(): string[] {

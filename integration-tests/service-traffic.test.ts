@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { hostAddress } from '@skiff/kernel';
 import { kubectlOn, kubectlVersions, podRunning, waitForPod } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 import { unreachableRoutes } from './routes.js';
 import { buildTestImages, missingPrerequisites, pushTestImages, startRegistry, type TestRegistry } from '../scripts/test-images.mjs';
+import { freePort } from '../scripts/free-port.mjs';
 
 // Pods talk to Services on the local preset: the nftables service proxy carries ClusterIPs and NodePorts to real
 // containers, and the cluster DNS server answers the pods' names, driven by kubectl 1.36. The only traffic is on
@@ -31,17 +31,6 @@ let removeRoutes: (() => void) | undefined;
 let busybox = '';
 let curl = '';
 const { kubectl, ok, json, apply } = kubectlOn(kubectl136.path, () => skiff!.kubeconfig, cacheDir);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 /** Debian's unbound on a loopback port, answering one outside name from local data: the cluster's "host resolver". */
 async function startUnbound(): Promise<number> {

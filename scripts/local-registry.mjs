@@ -12,29 +12,18 @@
 // It prints the registry URL and an npmrc to use it with, then serves until Ctrl-C.
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { publishablePackages, REPO_ROOT } from './workspace-packages.mjs';
+import { freePort } from './free-port.mjs';
 
 const VERDACCIO_BIN = join(REPO_ROOT, 'node_modules/verdaccio/bin/verdaccio');
 const USER = { name: 'skiff-local', password: 'skiff-local-password' };
 
 /** Names only ever served from this registry, never fetched from the public one. */
 const LOCAL_ONLY = ['@skiff/*', 'skiff-plugin-*', '@*/skiff-plugin-*', 'skiff-preset-*'];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function run(command, args, options = {}) {
   return new Promise((resolve) => {

@@ -20,10 +20,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { freePort } from './free-port.mjs';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DEFAULT_OUT = join(REPO_ROOT, '.skiff/images');
@@ -353,17 +353,6 @@ export async function buildTestImages({ out = DEFAULT_OUT, busybox = findBusybox
   rmSync(workDir, { recursive: true, force: true });
   writeFileSync(stampFile, `${JSON.stringify({ fingerprint: print, images }, null, 2)}\n`);
   return { out: outDir, architecture, reused: false, seconds: (performance.now() - started) / 1000, images };
-}
-
-function freePort() {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePromise(port));
-    });
-  });
 }
 
 /** True when a Docker registry (API v2) answers at http://address/v2/. */
