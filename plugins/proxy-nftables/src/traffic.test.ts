@@ -87,6 +87,23 @@ describe.skipIf(!isRoot)('nftables service proxy: real traffic', () => {
     expect(unheld!.error).toBe('ECONNREFUSED');
   });
 
+  it('refuses every time, before routing: with an unreachable route for the service range, repeated connects are all refused', async () => {
+    const ports = [{ ...WEB[0]! }];
+    await publish(plane.client, serviceObject('gone', '10.96.0.13', ports), sliceObject('gone', ports, []));
+    await untilRule('the endpoint-less Service', '10.96.0.13 . tcp . 80 : goto reject-chain');
+    // The routing decision would answer first with ICMP errors, which the kernel rate-limits: after a burst the SYNs
+    // would be dropped and retried a second later. Refused in prerouting, with a reset, none of them waits.
+    lab.in(lab.node, ['ip', 'route', 'add', 'unreachable', '10.96.0.0/16']);
+    try {
+      for (const host of ['10.96.0.13', '10.96.0.251']) {
+        const answers = await lab.request({ host, port: 80, count: 20, timeoutMs: 900 });
+        expect({ host, errors: [...new Set(answers.map((a) => a.error))] }).toEqual({ host, errors: ['ECONNREFUSED'] });
+      }
+    } finally {
+      lab.in(lab.node, ['ip', 'route', 'del', 'unreachable', '10.96.0.0/16']);
+    }
+  });
+
   it('a NodePort answers on the node IP, from outside and from the node itself', async () => {
     const ports = [{ ...WEB[0]!, nodePort: 30080 }];
     await publish(plane.client, serviceObject('nodeport', '10.96.0.13', ports, { type: 'NodePort' }), sliceObject('nodeport', ports, [{ ip: endpoints.e2! }]));
