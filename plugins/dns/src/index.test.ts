@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESOURCES, type EndpointSlice, type Service } from '@skiff/api';
@@ -6,7 +7,7 @@ import { Kernel, KernelError } from '@skiff/kernel';
 import { startTestCluster } from '@skiff/testing';
 import { describe, expect, it } from 'vitest';
 import plugin, { dnsServerOf, PLUGIN_NAME } from './index.js';
-import { udpQuery } from './test-support.js';
+import { framed, queryPacket, udpExchange, udpQuery } from './test-support.js';
 
 const load = (options: Record<string, unknown>) => new Kernel({ config: { logLevel: 'silent' } }).use(plugin, options);
 
@@ -25,6 +26,7 @@ describe(PLUGIN_NAME, () => {
       [{ clusterDomain: 'Cluster.Local.' }, /clusterDomain/],
       [{ port: 70000 }, /port/],
       [{ ttl: -1 }, /ttl/],
+      [{ clients: ['10.0.0.0/8', '10.0.0.0/33'] }, /option "clients\[1\]": want an address or a CIDR such as 10.0.0.0\/8 \(got "10.0.0.0\/33"\)/],
     ];
     for (const [options, message] of cases) {
       let error: unknown;
@@ -39,6 +41,26 @@ describe(PLUGIN_NAME, () => {
       expect((error as Error).message).not.toContain('\n');
     }
     expect(() => load({ upstream: ['127.0.0.1:5353', '[::1]:53', '::1'], address: 'host' })).not.toThrow();
+  });
+
+  it('answers only its clients (and its own address): others get nothing, so a public address is no open resolver', async () => {
+    const cluster = await startTestCluster({ plugins: [[plugin, { upstream: ['127.0.0.1:9'], clients: ['10.0.0.0/8'] }]] });
+    try {
+      const port = dnsServerOf(cluster.kernel)!.port;
+      const query = queryPacket('kube-dns.kube-system.svc.cluster.local', 'A');
+      expect(await udpExchange(port, query, 2000, '127.0.0.1')).toBeInstanceOf(Buffer);
+      expect(await udpExchange(port, query, 500, '127.0.0.2')).toBeUndefined();
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port, localAddress: '127.0.0.2' });
+        socket.on('close', () => resolve(true));
+        socket.on('data', () => resolve(false));
+        socket.on('error', () => undefined);
+        socket.on('connect', () => socket.write(framed(query)));
+      });
+      expect(closed).toBe(true);
+    } finally {
+      await cluster.stop();
+    }
   });
 
   it('after a restart (a new port) it serves again and corrects the kube-dns Service and EndpointSlice', async () => {

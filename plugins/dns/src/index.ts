@@ -81,7 +81,8 @@ const plugin = definePlugin({
         informers.start(abort.signal);
         await informers.waitForSync(abort.signal);
 
-        server = new DnsServer(new Responder(zone, forwarder, options.cacheSize), logger);
+        checked.clients.addAddress(address, address.includes(':') ? 'ipv6' : 'ipv4');
+        server = new DnsServer(new Responder(zone, forwarder, options.cacheSize), logger, checked.clients);
         await server.listen(address, options.port);
         const port = server.port;
         running.set(kernel.resolve('kernel'), {

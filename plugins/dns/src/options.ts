@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { KernelError, type OptionsOf, type OptionsSchema } from '@skiff/kernel';
 import { PLUGIN_NAME } from './names.js';
 
@@ -31,6 +31,13 @@ export const optionsSchema = {
     ttl: { type: 'integer', minimum: 0, maximum: 3600, default: 5, description: 'the TTL of cluster records, in seconds' },
     cacheSize: { type: 'integer', minimum: 0, default: 10_000, description: 'answers kept per cache (forwarded answers, encoded cluster answers)' },
     maxCacheSeconds: { type: 'integer', minimum: 0, default: 30, description: 'the longest a forwarded answer (positive or negative) is cached' },
+    clients: {
+      type: 'array',
+      items: { type: 'string' },
+      default: ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '::1/128', 'fc00::/7', 'fe80::/10'],
+      description:
+        'the client addresses (CIDRs) the server answers; the listen address is always one. Others are ignored, so a server on a public address is no open resolver',
+    },
     upstreamTimeoutMs: {
       type: 'integer',
       minimum: 10,
@@ -74,7 +81,21 @@ export function parseUpstream(text: string, defaultPort = 53): Upstream | undefi
 }
 
 /** The checks the schema cannot make; each failure names its option. */
-export function checkDnsOptions(options: DnsOptions): { upstream: Upstream[] | undefined } {
+/** The `clients` option as a BlockList (its `check` answers "may ask"); throws naming the entry that is no CIDR. */
+export function clientList(cidrs: readonly string[]): BlockList {
+  const list = new BlockList();
+  cidrs.forEach((cidr, index) => {
+    const [address = '', prefix] = cidr.split('/');
+    const family = isIP(address);
+    const bits = prefix === undefined ? (family === 6 ? 128 : 32) : Number(prefix);
+    if (family === 0 || !Number.isInteger(bits) || bits < 0 || bits > (family === 6 ? 128 : 32))
+      throw optionError(`clients[${index}]`, `want an address or a CIDR such as 10.0.0.0/8 (got "${cidr}")`);
+    list.addSubnet(address, bits, family === 6 ? 'ipv6' : 'ipv4');
+  });
+  return list;
+}
+
+export function checkDnsOptions(options: DnsOptions): { upstream: Upstream[] | undefined; clients: BlockList } {
   if (isIP(options.serviceIP) === 0) throw optionError('serviceIP', `want an IP address (got "${options.serviceIP}")`);
   if (options.address !== 'host' && isIP(options.address) === 0) throw optionError('address', `want an IP address or 'host' (got "${options.address}")`);
   if (options.clusterDomain.length > 200) throw optionError('clusterDomain', 'longer than 200 characters');
@@ -86,7 +107,7 @@ export function checkDnsOptions(options: DnsOptions): { upstream: Upstream[] | u
       return parsed;
     });
   }
-  return { upstream };
+  return { upstream, clients: clientList(options.clients) };
 }
 
 /** The nameserver lines of a resolv.conf (resolv.conf(5)); port 53 each. */

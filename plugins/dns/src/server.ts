@@ -1,6 +1,5 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { isIPv6 } from 'node:net';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, isIPv6, type BlockList, type Server, type Socket } from 'node:net';
 import type { Logger } from '@skiff/kernel';
 import { DnsError } from './errors.js';
 import type { Responder } from './responder.js';
@@ -32,7 +31,16 @@ export class DnsServer {
   constructor(
     private readonly responder: Responder,
     private readonly logger: Logger,
+    /** Who may ask (the `clients` option): anyone else is ignored. */
+    private readonly clients?: BlockList,
   ) {}
+
+  /** Whether `address` may ask; IPv4-mapped IPv6 addresses (a dual-stack socket) count as IPv4. */
+  private allowed(address: string | undefined): boolean {
+    if (!this.clients || address === undefined) return this.clients === undefined;
+    const v4 = address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : undefined;
+    return v4 ? this.clients.check(v4, 'ipv4') : this.clients.check(address, isIPv6(address) ? 'ipv6' : 'ipv4');
+  }
 
   /** Binds UDP, then TCP on the same port; with port 0, tries again when TCP finds the UDP port taken. */
   async listen(address: string, port: number): Promise<void> {
@@ -78,6 +86,8 @@ export class DnsServer {
   }
 
   private datagram(udp: UdpSocket, packet: Buffer, address: string, port: number): void {
+    // Ignored rather than refused: an answer to a forged source would reflect traffic at it.
+    if (!this.allowed(address)) return;
     try {
       this.responder.handle(packet, true, (answer) => {
         // A forged source port 0 would make send throw, possibly outside this try (a forwarded answer).
@@ -89,7 +99,7 @@ export class DnsServer {
   }
 
   private accept(socket: Socket): void {
-    if (this.connections.size >= MAX_TCP_CONNECTIONS) {
+    if (this.connections.size >= MAX_TCP_CONNECTIONS || !this.allowed(socket.remoteAddress)) {
       socket.destroy();
       return;
     }

@@ -14,8 +14,8 @@ export function queryPacket(name: string, type: string, options: { id?: number; 
   return dnsPacket.encode(packet);
 }
 
-/** Sends one datagram to 127.0.0.1:port; the first answer, or undefined after `timeoutMs`. */
-export function udpExchange(port: number, message: Buffer, timeoutMs = 2000): Promise<Buffer | undefined> {
+/** Sends one datagram to 127.0.0.1:port (from the loopback address `from`); the first answer, or undefined after `timeoutMs`. */
+export function udpExchange(port: number, message: Buffer, timeoutMs = 2000, from = '127.0.0.1'): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const socket = createSocket('udp4');
     const timer = setTimeout(() => finish(undefined), timeoutMs);
@@ -25,7 +25,7 @@ export function udpExchange(port: number, message: Buffer, timeoutMs = 2000): Pr
       resolve(answer);
     };
     socket.on('message', (answer) => finish(answer));
-    socket.send(message, port, '127.0.0.1');
+    socket.bind({ address: from, port: 0 }, () => socket.send(message, port, '127.0.0.1'));
   });
 }
 
