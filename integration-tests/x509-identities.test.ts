@@ -22,6 +22,18 @@ let skiff: RunningSkiff;
 const kubectl = (kubeconfig: string, ...args: string[]): Promise<ProgramResult> =>
   runProgram(kubectl136.path, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, ...args], { timeoutMs: 60_000 });
 
+/**
+ * kubectl as a refused identity: a 401 answer, asked again (up to 3 times) when the connection itself failed. kubectl
+ * retries a 401 on the same keep-alive connection, and now and then that connection is gone under it ("server closed
+ * idle connection", EOF, reset): a transport hiccup, not the answer under test. Still open: see issue 20's closing note.
+ */
+async function refused(kubeconfig: string, ...args: string[]): Promise<ProgramResult> {
+  let result = await kubectl(kubeconfig, ...args);
+  for (let attempt = 1; attempt < 3 && /server closed idle connection|: EOF|connection reset by peer/.test(result.stderr); attempt++)
+    result = await kubectl(kubeconfig, ...args);
+  return result;
+}
+
 async function whoami(kubeconfig: string, ...args: string[]): Promise<{ username: string; groups: string[]; extra?: Record<string, string[]> }> {
   const result = await kubectl(kubeconfig, 'auth', 'whoami', '-o', 'json', ...args);
   if (result.code !== 0) throw new Error(`kubectl auth whoami ${args.join(' ')}: ${result.stderr}`);
@@ -121,7 +133,7 @@ describe('x509 client certificates', () => {
   });
 
   it('answers 401 to a certificate of another CA, even one claiming system:masters, and to an expired one', async () => {
-    const mallory = await kubectl(foreignKubeconfig(skiff.kubeconfig), 'get', 'namespaces');
+    const mallory = await refused(foreignKubeconfig(skiff.kubeconfig), 'get', 'namespaces');
     expect(mallory.code).toBe(1);
     expect(mallory.stderr).toContain(
       'error: You must be logged in to the server (Unauthorized: x509: certificate signed by unknown authority (issuer "CN=skiff-ca"))',
@@ -130,7 +142,7 @@ describe('x509 client certificates', () => {
     const shortLived = await userKubeconfig('short-lived', '--expiration-seconds', '2');
     expect((await whoami(shortLived)).username).toBe('short-lived');
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const expired = await kubectl(shortLived, 'get', 'pods');
+    const expired = await refused(shortLived, 'get', 'pods');
     expect(expired.code).toBe(1);
     expect(expired.stderr).toMatch(
       /error: You must be logged in to the server \(Unauthorized: x509: certificate has expired or is not yet valid: current time \S+ is after \S+\)/,

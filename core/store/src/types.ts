@@ -94,7 +94,21 @@ export interface StoreEvent {
  */
 export type StoreErrorKind = 'NotFound' | 'Exists' | 'Conflict' | 'Compacted' | 'InvalidContinue' | 'Closed' | 'NoSpace' | 'CommitFailed';
 
+/** Marks StoreErrors so that `instanceof StoreError` holds across copies of this package. */
+const STORE_ERROR = Symbol.for('@skiff/store.StoreError');
+
 export class StoreError extends Error {
+  /**
+   * `err instanceof StoreError` is also true for a StoreError of another copy of @skiff/store: a plugin that bundles
+   * its own, or a process that loads one component from sources and another from its build.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    return this === StoreError && typeof value === 'object' && value !== null && (value as { [STORE_ERROR]?: unknown })[STORE_ERROR] === true;
+  }
+
+  readonly [STORE_ERROR] = true;
+
   constructor(
     readonly kind: StoreErrorKind,
     message: string,
