@@ -6,13 +6,17 @@ import type { KubeObject, Status, UserInfo } from '@skiff/api';
  * the in-process loopback client builds it directly. Both go through the same pipeline.
  */
 export interface ApiRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** HEAD and OPTIONS reach resource handlers only through the proxy subresources; elsewhere HEAD is a GET without a body. */
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
   /** Path without the query string: /api/v1/namespaces/default/pods */
   path: string;
   query: Record<string, string | undefined>;
   /** Lower-case header names. */
   headers: Record<string, string | undefined>;
-  /** The raw body (HTTP) or an already-built object (loopback). */
+  /**
+   * The raw body (HTTP) or an already-built object (loopback). Requests to the proxy subresources and to
+   * aggregated APIs carry it unread, as a Readable, so it streams through to the backend.
+   */
   body?: Buffer | string | unknown;
   /** Authentication inputs besides headers. */
   remoteAddress?: string;
