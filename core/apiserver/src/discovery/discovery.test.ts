@@ -129,17 +129,41 @@ describe('aggregated discovery', () => {
 });
 
 describe('OpenAPI', () => {
-  it('answers /openapi/v2 in protobuf (a gnostic Document) by default and in JSON when asked', async () => {
-    const response = await server.request('GET', '/openapi/v2?timeout=32s', {
-      headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' },
-    });
-    expect(response.status).toBe(200);
-    expect(response.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
-    const reader = new WireReader(response.raw);
-    expect(reader.tag()).toEqual({ field: 1, wireType: 2 });
-    expect(reader.string()).toBe('2.0');
-    const json = await server.request('GET', '/openapi/v2', { headers: { accept: 'application/json' } });
-    expect(json.json).toMatchObject({ swagger: '2.0', info: { title: 'Kubernetes' } });
+  it('answers /openapi/v2 in JSON unless protobuf is asked for, as kube-apiserver negotiates it', async () => {
+    for (const accept of ['', 'application/json', '*/*', 'application/json, */*', 'application/*']) {
+      const response = await server.request('GET', '/openapi/v2', { headers: { accept } });
+      expect(response.status, accept).toBe(200);
+      expect(response.headers['content-type'], accept).toBe('application/json');
+      expect(response.json, accept).toMatchObject({ swagger: '2.0', info: { title: 'Kubernetes' } });
+    }
+    for (const accept of [
+      'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+      'application/json;q=0.5, application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    ]) {
+      const response = await server.request('GET', '/openapi/v2?timeout=32s', { headers: { accept } });
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+      const reader = new WireReader(response.raw);
+      expect(reader.tag()).toEqual({ field: 1, wireType: 2 });
+      expect(reader.string()).toBe('2.0');
+    }
+    expect((await server.request('GET', '/openapi/v2', { headers: { accept: 'text/html' } })).status).toBe(406);
+  });
+
+  it('tags both forms of /openapi/v2 with the JSON text’s ETag and answers a matching If-None-Match with 304', async () => {
+    const first = await server.request('GET', '/openapi/v2');
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[0-9A-F]{128}"$/);
+    expect(first.headers.vary).toBe('Accept');
+    const protobuf = await server.request('GET', '/openapi/v2', { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    expect(protobuf.headers.etag).toBe(etag);
+    for (const ifNoneMatch of [etag, `"other", W/${etag}`, '*']) {
+      const again = await server.request('GET', '/openapi/v2', { headers: { 'if-none-match': ifNoneMatch } });
+      expect(again.status, ifNoneMatch).toBe(304);
+      expect(again.text).toBe('');
+      expect(again.headers.etag).toBe(etag);
+    }
+    expect((await server.request('GET', '/openapi/v2', { headers: { 'if-none-match': '"stale"' } })).status).toBe(200);
   });
 
   it('serves v3 documents with a patch operation per kind that takes fieldValidation, under a stable hash', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { errors } from '@skiff/api';
 import type { ApiRequest, ApiResponse } from '@skiff/kernel';
 import type { ResourceRegistryImpl } from '../registry/resource-registry.js';
@@ -6,20 +7,21 @@ import { aggregatedContentType, aggregatedDiscovery, aggregatedVersionOf } from 
 import { servedGroups, type GroupVersions } from './groups.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './legacy.js';
 import { OPENAPI_V2_CONTENT_TYPE, OpenApiV3 } from './openapi.js';
-import { openApiV2Json, openApiV2Protobuf } from './openapi-v2.js';
+import { openApiV2Format, openApiV2Json, openApiV2Protobuf } from './openapi-v2.js';
 import { versionInfo } from './version.js';
+
+/** An If-None-Match header's verdict for an entity tag: `*` or any listed tag, compared weakly. */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
 
 const HEALTH_PATHS = new Set(['healthz', 'livez', 'readyz']);
 const TEXT = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
 const JSON_TYPE = Object.freeze({ 'content-type': 'application/json' });
-
-/** Whether an Accept header lists JSON before any protobuf type. */
-function wantsJson(accept: string | undefined): boolean {
-  const types = (accept ?? '').split(',').map((part) => part.split(';')[0]!.trim());
-  const json = types.findIndex((type) => type === 'application/json');
-  const protobuf = types.findIndex((type) => type.includes('protobuf'));
-  return json >= 0 && (protobuf < 0 || json < protobuf);
-}
 
 /**
  * The non-resource paths: /version, health checks, discovery (legacy and aggregated) and OpenAPI. The
@@ -29,7 +31,7 @@ export class Discovery {
   private built = -1;
   private groups: GroupVersions[] = [];
   private openapi = new OpenApiV3([]);
-  private openapiV2?: string;
+  private openapiV2?: { json: string; etag: string };
   private openapiV2Protobuf?: Buffer;
 
   constructor(
@@ -83,16 +85,7 @@ export class Discovery {
   }
 
   private serveOpenApi(parts: string[], request: ApiRequest): ApiResponse {
-    if (parts[0] === 'v2' && parts.length === 1) {
-      // JSON for clients that ask for it first; otherwise the protobuf form kubectl asks for.
-      this.refresh();
-      if (!wantsJson(request.headers.accept)) {
-        this.openapiV2Protobuf ??= openApiV2Protobuf(this.groups);
-        return { status: 200, headers: { 'content-type': OPENAPI_V2_CONTENT_TYPE }, body: this.openapiV2Protobuf };
-      }
-      this.openapiV2 ??= openApiV2Json(this.groups);
-      return { status: 200, headers: JSON_TYPE, body: this.openapiV2 };
-    }
+    if (parts[0] === 'v2' && parts.length === 1) return this.serveOpenApiV2(request);
     if (parts[0] === 'v3') {
       this.refresh();
       if (parts.length === 1) return json(this.openapi.root());
@@ -100,6 +93,26 @@ export class Discovery {
       if (document) return { status: 200, headers: JSON_TYPE, body: document };
     }
     throw errors.pathNotFound(request.path);
+  }
+
+  /**
+   * GET /openapi/v2 as kube-apiserver answers it: JSON unless the Accept header's preferred type is the
+   * protobuf one (no header counts as any type), 406 when nothing offered matches; both forms carry the
+   * JSON text's ETag, and a matching If-None-Match answers 304.
+   */
+  private serveOpenApiV2(request: ApiRequest): ApiResponse {
+    const format = openApiV2Format(request.headers.accept);
+    if (!format) return { status: 406, headers: { vary: 'Accept' } };
+    this.refresh();
+    if (!this.openapiV2) {
+      const text = openApiV2Json(this.groups);
+      this.openapiV2 = { json: text, etag: `"${createHash('sha512').update(text).digest('hex').toUpperCase()}"` };
+    }
+    const { json: text, etag } = this.openapiV2;
+    if (etagMatches(request.headers['if-none-match'], etag)) return { status: 304, headers: { etag, vary: 'Accept' } };
+    if (format === 'json') return { status: 200, headers: { ...JSON_TYPE, etag, vary: 'Accept' }, body: text };
+    this.openapiV2Protobuf ??= openApiV2Protobuf(this.groups);
+    return { status: 200, headers: { 'content-type': OPENAPI_V2_CONTENT_TYPE, etag, vary: 'Accept' }, body: this.openapiV2Protobuf };
   }
 
   private paths(): string[] {

@@ -1,5 +1,5 @@
 // OpenAPI v2 (Swagger 2.0) from the same schemas as the v3 documents: JSON, and the protobuf form kubectl
-// asks for first (gnostic's openapi_v2.Document). kubectl reads its `definitions` for `explain
+// asks for (gnostic's openapi_v2.Document). kubectl reads its `definitions` for `explain
 // --output plaintext-openapiv2`, and 1.27/1.28 fetch it before every apply. Field numbers are gnostic's
 // OpenAPIv2.proto: Document (swagger 1, info 2, paths 8, definitions 9), Schema (_ref 1, format 2,
 // description 4, default 5, required 19, enum 20, additional_properties 21, type 22, items 23,
@@ -43,6 +43,52 @@ export function v2Definitions(groups: GroupVersions[]): Record<string, V2Schema>
   const schemas = definitions.flatMap((definition: ResourceDefinition) => (definition.schema ? [definition.schema] : []));
   const components = toOpenApiComponents(schemas);
   return Object.fromEntries(Object.entries(components).map(([name, schema]) => [name, toV2(schema)!]));
+}
+
+export type OpenApiV2Format = 'json' | 'protobuf';
+
+/** The media types /openapi/v2 is served as (`type/subtype`), in the order a wildcard picks them. */
+const V2_MEDIA_TYPES: readonly (readonly [string, string, OpenApiV2Format])[] = [
+  ['application', 'json', 'json'],
+  ['application', 'com.github.proto-openapi.spec.v2@v1.0+protobuf', 'protobuf'],
+  ['application', 'com.github.proto-openapi.spec.v2.v1.0+protobuf', 'protobuf'],
+];
+
+interface AcceptClause {
+  type: string;
+  subtype: string;
+  q: number;
+}
+
+function acceptClauses(accept: string): AcceptClause[] {
+  const clauses: AcceptClause[] = [];
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.split(';');
+    const [type = '', subtype, extra] = range
+      .trim()
+      .split('/')
+      .map((piece) => piece.trim());
+    if (extra !== undefined || (subtype === undefined && type !== '*')) continue;
+    const q = params.map((param) => param.split('=')).find(([name]) => name?.trim() === 'q')?.[1];
+    clauses.push({ type, subtype: subtype ?? '*', q: q === undefined ? 1 : Number.parseFloat(q) || 0 });
+  }
+  // Highest quality first; among equals a concrete type before a wildcard.
+  const specificity = (clause: AcceptClause) => (clause.type === '*' ? 0 : clause.subtype === '*' ? 1 : 2);
+  return clauses.sort((a, b) => b.q - a.q || specificity(b) - specificity(a));
+}
+
+/**
+ * Which form of /openapi/v2 an Accept header asks for, as kube-apiserver negotiates it: the first served
+ * type matching the best clause, JSON for no header or a wildcard; undefined when none matches (406).
+ */
+export function openApiV2Format(accept: string | undefined): OpenApiV2Format | undefined {
+  for (const clause of acceptClauses(accept?.trim() || '*/*')) {
+    const match = V2_MEDIA_TYPES.find(
+      ([type, subtype]) => (clause.type === '*' || clause.type === type) && (clause.subtype === '*' || clause.subtype === subtype),
+    );
+    if (match) return match[2];
+  }
+  return undefined;
 }
 
 /** GET /openapi/v2 as JSON. */
