@@ -11,12 +11,12 @@ import {
   ORPHAN_NAMESPACE_INDEX,
   orphansByNamespace,
   ownedPodEventHandlers,
-  resolveControllerRef,
   runWhenSynced,
   slowStartBatch,
 } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
-import { CONTROLLER_NAME, EVENT_REASON } from './names.js';
+import { type ReplicatedKind, type ReplicatedObject } from './kinds.js';
+import { EVENT_REASON } from './names.js';
 import { podsToDelete } from './pod-ranking.js';
 import { podFromTemplate } from './pod-template.js';
 import { calculateStatus, statusChanged, type ManageFailure } from './status.js';
@@ -31,20 +31,23 @@ interface FailedManage extends ManageFailure {
 /**
  * Keeps the number of pods of every ReplicaSet at `spec.replicas`: creates missing pods from the
  * template, deletes surplus ones (cheapest to lose first), adopts matching orphans, releases pods that
- * stopped matching, and reports what it sees in `status`.
+ * stopped matching, and reports what it sees in `status`. Given another replicated kind, it does the same
+ * for that kind's objects, seen as ReplicaSets (the ReplicationController controller).
  */
-export class ReplicaSetController {
-  private readonly queue = new WorkQueue<string>({ name: CONTROLLER_NAME });
+export class ReplicaSetController<T extends ReplicatedObject = ReplicaSet> {
+  private readonly queue: WorkQueue<string>;
   private readonly expectations: Expectations;
-  private readonly replicaSets: Informer<ReplicaSet>;
+  private readonly replicaSets: Informer<T>;
   private readonly pods: Informer<Pod>;
 
   constructor(
     private readonly ctx: ControllerContext,
+    private readonly kind: ReplicatedKind<T>,
     private readonly now: () => number = Date.now,
   ) {
+    this.queue = new WorkQueue<string>({ name: kind.controllerName });
     this.expectations = new Expectations(now);
-    this.replicaSets = ctx.informers.informer<ReplicaSet>(RESOURCES.replicasets);
+    this.replicaSets = ctx.informers.informer<T>(kind.resource);
     this.pods = ctx.informers.informer<Pod>(RESOURCES.pods);
     this.pods.addIndex(CONTROLLER_UID_INDEX, byControllerUid);
     this.pods.addIndex(ORPHAN_NAMESPACE_INDEX, orphansByNamespace);
@@ -60,7 +63,7 @@ export class ReplicaSetController {
       ownedPodEventHandlers({
         queue: this.queue,
         expectations: this.expectations,
-        resolveControllerRef: (namespace, ref) => resolveControllerRef(this.replicaSets, RESOURCES.replicasets, namespace, ref),
+        resolveControllerRef: (namespace, ref) => this.controllerOf(namespace, ref),
         selecting: (pod) => this.replicaSetsSelecting(pod),
         isPodReady,
       }),
@@ -74,16 +77,17 @@ export class ReplicaSetController {
 
   /** Brings one ReplicaSet to its desired pod count and updates its status. */
   async sync(key: string): Promise<void> {
-    const rs = this.replicaSets.get(key);
-    if (!rs) {
+    const object = this.replicaSets.get(key);
+    if (!object) {
       this.expectations.forget(key);
       return;
     }
+    const rs = this.kind.asReplicaSet(object);
     const trustCache = this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp;
     const pods = await this.claimPods(rs);
     const failure = trustCache ? await this.manageReplicas(rs, pods) : undefined;
     const status = calculateStatus(rs, pods, failure, this.now());
-    await this.writeStatus(rs, status);
+    await this.writeStatus(object, status);
     if (failure) throw failure.cause;
 
     // Pods become available only minReadySeconds after turning ready; nothing else would wake us then.
@@ -99,7 +103,7 @@ export class ReplicaSetController {
     return new ControllerRefManager<Pod>({
       client: this.ctx.client,
       controller: rs,
-      controllerType: RESOURCES.replicasets,
+      controllerType: this.kind.resource,
       type: RESOURCES.pods,
       matches: (pod) => selector.matches(pod.metadata.labels ?? {}),
     }).claim(candidates);
@@ -112,7 +116,7 @@ export class ReplicaSetController {
       const count = Math.min(-diff, BURST_REPLICAS);
       // Expect every creation before the first request: its watch event may arrive before the response.
       this.expectations.expectCreations(key, count);
-      const controllerRef = newControllerRef(rs, RESOURCES.replicasets);
+      const controllerRef = newControllerRef(rs, this.kind.resource);
       const result = await slowStartBatch(count, 1, () => this.createPod(rs, controllerRef));
       for (let skipped = count - result.successes; skipped > 0; skipped -= 1) this.expectations.creationObserved(key);
       if (result.error) return { reason: 'FailedCreate', message: errorMessage(result.error), cause: result.error };
@@ -150,28 +154,42 @@ export class ReplicaSetController {
   }
 
   /**
-   * Writes the status if it changed; on a conflict, retries once against the current object. A
-   * ReplicaSet deleted meanwhile has nobody left to report to.
+   * Writes the status if it changed; on a conflict, retries once against the current object. An
+   * object deleted meanwhile has nobody left to report to.
    */
-  private async writeStatus(rs: ReplicaSet, status: ReplicaSet['status']): Promise<void> {
-    if (!statusChanged(rs, status!)) return;
+  private async writeStatus(object: T, status: ReplicaSet['status']): Promise<void> {
+    if (!statusChanged(object, status!)) return;
     const { client } = this.ctx;
+    const { resource } = this.kind;
     try {
-      await client.updateStatus<ReplicaSet>(RESOURCES.replicasets, { ...structuredClone(rs), status });
+      await client.updateStatus<T>(resource, { ...structuredClone(object), status });
     } catch (err) {
       if (isApiError(err, 'NotFound')) return;
       if (!isApiError(err, 'Conflict')) throw err;
-      const fresh = await client.get<ReplicaSet>(RESOURCES.replicasets, rs.metadata.name!, rs.metadata.namespace);
-      if (fresh.metadata.uid !== rs.metadata.uid) return;
-      await client.updateStatus<ReplicaSet>(RESOURCES.replicasets, { ...fresh, status });
+      const fresh = await client.get<T>(resource, object.metadata.name!, object.metadata.namespace);
+      if (fresh.metadata.uid !== object.metadata.uid) return;
+      await client.updateStatus<T>(resource, { ...fresh, status });
     }
   }
 
-  /** ReplicaSets in the pod's namespace whose selector matches it: candidates to adopt an orphan. */
+  /**
+   * The cached owner a pod's controller reference names, if it is still the same object. Only the kind
+   * is compared, not the group, as kube-controller-manager does.
+   */
+  private controllerOf(namespace: string | undefined, ref: OwnerReference): ReplicaSet | undefined {
+    if (ref.kind !== this.kind.resource.kind) return undefined;
+    const owner = this.replicaSets.get(`${namespace}/${ref.name}`);
+    return owner?.metadata.uid === ref.uid ? this.kind.asReplicaSet(owner) : undefined;
+  }
+
+  /** Owners in the pod's namespace whose selector matches it: candidates to adopt an orphan. */
   private replicaSetsSelecting(pod: Pod): ReplicaSet[] {
-    return this.replicaSets.list(pod.metadata.namespace).filter((rs) => {
-      const selector = labelSelectorFromObject(rs.spec.selector);
-      return !selector.empty && selector.matches(pod.metadata.labels);
-    });
+    return this.replicaSets
+      .list(pod.metadata.namespace)
+      .map((object) => this.kind.asReplicaSet(object))
+      .filter((rs) => {
+        const selector = labelSelectorFromObject(rs.spec.selector);
+        return !selector.empty && selector.matches(pod.metadata.labels);
+      });
   }
 }

@@ -1,18 +1,25 @@
 import { controllerPlugin } from '@skiff/controller-manager';
 import { packageInfo, type PluginOptions } from '@skiff/kernel';
 import { ReplicaSetController } from './controller.js';
-import { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
+import { REPLICA_SETS, REPLICATION_CONTROLLERS } from './kinds.js';
+import { PLUGIN_NAME } from './names.js';
 
-/** The ReplicaSet controller: keeps each ReplicaSet's pods at `spec.replicas`. */
+/**
+ * The ReplicaSet and ReplicationController controllers: keep each object's pods at `spec.replicas`.
+ * One implementation serves both; a ReplicationController is handled as a ReplicaSet.
+ */
 const plugin = controllerPlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  workers: 'ReplicaSets synced in parallel',
-  controllers: () => ({ [CONTROLLER_NAME]: (ctx) => new ReplicaSetController(ctx) }),
+  workers: 'objects synced in parallel, by each of the two controllers',
+  controllers: () => ({
+    [REPLICA_SETS.controllerName]: (ctx) => new ReplicaSetController(ctx, REPLICA_SETS),
+    [REPLICATION_CONTROLLERS.controllerName]: (ctx) => new ReplicaSetController(ctx, REPLICATION_CONTROLLERS),
+  }),
 });
 export default plugin;
 
 export type ReplicaSetControllerOptions = PluginOptions<typeof plugin>;
 
-export { CONTROLLER_NAME, PLUGIN_NAME } from './names.js';
+export { CONTROLLER_NAME, PLUGIN_NAME, REPLICATION_CONTROLLER_NAME } from './names.js';
 export { POD_DELETION_COST_ANNOTATION } from './pod-ranking.js';

@@ -49,9 +49,9 @@ export function conditionsOf(rs: ReplicaSet): ReplicaSetCondition[] {
   return rs.status?.conditions ?? [];
 }
 
-/** Whether writing `status` would change what the ReplicaSet already reports. */
-export function statusChanged(rs: ReplicaSet, status: ReplicaSetStatus): boolean {
-  const current = rs.status ?? { replicas: 0 };
+/** Whether writing `status` would change what the object already reports. */
+export function statusChanged(object: { status?: ReplicaSetStatus }, status: ReplicaSetStatus): boolean {
+  const current = object.status ?? { replicas: 0 };
   return (
     (current.replicas ?? 0) !== status.replicas ||
     (current.fullyLabeledReplicas ?? 0) !== (status.fullyLabeledReplicas ?? 0) ||
