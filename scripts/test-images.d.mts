@@ -49,7 +49,42 @@ export function startRegistry(options?: { out?: string; port?: number; host?: st
 export function stopRegistry(options?: { out?: string }): Promise<boolean>;
 /** Pushes every image to the registry at `address` (HOST:PORT), logging in with `auth` when given; returns their references and manifest digests. */
 export function pushTestImages(
-  build: TestImages,
+  build: { images: Record<string, TestImage> },
   address: string,
   options?: { auth?: { username: string; password: string } },
 ): Promise<{ reference: string; manifestDigest: string }[]>;
+
+/** Runs a program; resolves with its stdout, rejects with its exit code, stderr and stdout. */
+export function runOrThrow(command: string, args: string[], options?: import('node:child_process').ExecFileOptions): Promise<string>;
+export function onPath(command: string): boolean;
+/** Debian's busybox-static binary, if installed. */
+export function findBusybox(): string | undefined;
+/** True when the ELF file asks for a program interpreter (ld.so). */
+export function isDynamicElf(bytes: Buffer): boolean;
+export function busyboxApplets(busybox: string): Promise<string[]>;
+export function makeDir(path: string, mode?: number): void;
+export function writeFileMode(path: string, content: string | Uint8Array, mode?: number): void;
+/** The busybox image's tree under `root`: /bin/busybox and an applet link each, /etc/passwd, /etc/group, /root, /tmp, /www. */
+export function busyboxTree(root: string, busyboxBytes: Buffer, applets: string[]): void;
+/** /pause under `root`. */
+export function pauseTree(root: string): void;
+/** Host programs and every shared library they load (programs first), for a layer that runs them. */
+export function hostProgramFiles(programs: string[]): Promise<{ path: string; bytes: Buffer }[]>;
+export interface ImageLayer {
+  bytes: Buffer;
+  descriptor: { mediaType: string; digest: string; size: number };
+}
+/** Fills `<workDir>/<name>` with `fillTree` and tars it reproducibly into an uncompressed layer. */
+export function buildLayer(workDir: string, name: string, fillTree: (root: string) => void): Promise<ImageLayer>;
+/** Writes one image as an OCI layout and an OCI archive of it; `config` replaces or adds to the config's defaults. */
+export function writeImage(options: {
+  layoutDir: string;
+  archive: string;
+  image: TestImageName;
+  architecture: string;
+  layers: ImageLayer[];
+  entrypoint?: string[];
+  cmd?: string[];
+  createdBy: string[];
+  config?: Record<string, unknown>;
+}): Promise<TestImage>;

@@ -78,13 +78,13 @@ function run(command, args, options = {}) {
   });
 }
 
-async function runOrThrow(command, args, options) {
+export async function runOrThrow(command, args, options) {
   const result = await run(command, args, options);
   if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.code}):\n${result.stderr}${result.stdout}`);
   return result.stdout;
 }
 
-function onPath(command) {
+export function onPath(command) {
   return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, command)));
 }
 
@@ -98,12 +98,12 @@ export function ociArchitecture(nodeArch = process.arch) {
   return arch;
 }
 
-function findBusybox() {
+export function findBusybox() {
   return BUSYBOX_PATHS.find((path) => existsSync(path));
 }
 
 /** True when the ELF file asks for a program interpreter (ld.so), i.e. would not run in an empty image. */
-function isDynamicElf(bytes) {
+export function isDynamicElf(bytes) {
   if (bytes.length < 64 || bytes.readUInt32BE(0) !== 0x7f454c46) throw new Error('not an ELF executable');
   const is64 = bytes[4] === 2;
   const little = bytes[5] === 1;
@@ -135,13 +135,21 @@ export function missingPrerequisites({ registry = false } = {}) {
   return missing;
 }
 
+/** The applets `busybox` names, less busybox itself: one symlink each in busyboxTree(). */
+export async function busyboxApplets(busybox) {
+  return (await runOrThrow(busybox, ['--list']))
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((applet) => applet && applet !== 'busybox' && !applet.includes('/'));
+}
+
 /** Makes a directory tree with exact modes, whatever the umask. */
-function makeDir(path, mode = 0o755) {
+export function makeDir(path, mode = 0o755) {
   mkdirSync(path, { recursive: true });
   chmodSync(path, mode);
 }
 
-function writeFileMode(path, content, mode = 0o644) {
+export function writeFileMode(path, content, mode = 0o644) {
   writeFileSync(path, content);
   chmodSync(path, mode);
 }
@@ -152,7 +160,7 @@ async function reproducibleTar(dir, file) {
   await runOrThrow('tar', ['--create', `--file=${file}`, ...REPRODUCIBLE_TAR, `--directory=${dir}`, '--', ...entries]);
 }
 
-function busyboxTree(root, busyboxBytes, applets) {
+export function busyboxTree(root, busyboxBytes, applets) {
   makeDir(root);
   makeDir(join(root, 'bin'));
   writeFileMode(join(root, 'bin/busybox'), busyboxBytes, 0o755);
@@ -169,16 +177,24 @@ function busyboxTree(root, busyboxBytes, applets) {
   writeFileMode(join(root, 'www/index.html'), INDEX_HTML);
 }
 
-/** The files of curl's layer: curl, getent and every shared library `ldd` says they load, the dynamic loader included. */
-async function curlFiles() {
+/**
+ * Host programs with every shared library `ldd` says they load, the dynamic loader included, as
+ * `{ path, bytes }` (programs first, then the libraries by path), for a layer that runs them.
+ */
+export async function hostProgramFiles(programs) {
   const libraries = new Set();
-  for (const program of [CURL, GETENT]) {
+  for (const program of programs) {
     const listing = await runOrThrow('ldd', [program]);
     const found = [...listing.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((match) => match[1]);
     if (!found.some((path) => path.includes('/ld-'))) throw new Error(`ldd ${program} names no dynamic loader:\n${listing}`);
     for (const path of found) libraries.add(path);
   }
-  return [CURL, GETENT, ...[...libraries].sort()].map((path) => ({ path, bytes: readFileSync(path) }));
+  return [...programs, ...[...libraries].sort()].map((path) => ({ path, bytes: readFileSync(path) }));
+}
+
+/** The files of curl's layer: curl, getent and the shared libraries they load. */
+function curlFiles() {
+  return hostProgramFiles([CURL, GETENT]);
 }
 
 function curlTree(root, files) {
@@ -191,13 +207,13 @@ function curlTree(root, files) {
   writeFileMode(join(root, 'etc/nsswitch.conf'), NSSWITCH);
 }
 
-function pauseTree(root) {
+export function pauseTree(root) {
   makeDir(root);
   writeFileMode(join(root, 'pause'), PAUSE_SCRIPT, 0o755);
 }
 
 /** Builds a layer tar from a directory tree; returns its descriptor and bytes. */
-async function buildLayer(workDir, name, fillTree) {
+export async function buildLayer(workDir, name, fillTree) {
   const root = join(workDir, name);
   fillTree(root);
   const file = join(workDir, `${name}.tar`);
@@ -213,10 +229,11 @@ function writeBlob(layoutDir, bytes) {
   return { digest, size: bytes.length };
 }
 
-function imageConfig({ architecture, layers, entrypoint, cmd, createdBy }) {
+function imageConfig({ architecture, layers, entrypoint, cmd, createdBy, config: extra }) {
   const config = { Env: [PATH_ENV], WorkingDir: '/' };
   if (entrypoint) config.Entrypoint = entrypoint;
   if (cmd) config.Cmd = cmd;
+  Object.assign(config, extra);
   return {
     created: CREATED,
     architecture,
@@ -227,17 +244,20 @@ function imageConfig({ architecture, layers, entrypoint, cmd, createdBy }) {
   };
 }
 
-/** Writes one image as an OCI layout in `layoutDir` and tars that layout to `archive`. */
-async function writeImage({ layoutDir, archive, image, architecture, layers, entrypoint, cmd, createdBy }) {
+/**
+ * Writes one image as an OCI layout in `layoutDir` and tars that layout to `archive`. `config` (Env, User,
+ * WorkingDir, Labels, …) replaces or adds to the image config's defaults.
+ */
+export async function writeImage({ layoutDir, archive, image, architecture, layers, entrypoint, cmd, createdBy, config }) {
   rmSync(layoutDir, { recursive: true, force: true });
   makeDir(join(layoutDir, 'blobs/sha256'));
   writeFileMode(join(layoutDir, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
   for (const layer of layers) writeBlob(layoutDir, layer.bytes);
-  const config = writeBlob(layoutDir, Buffer.from(JSON.stringify(imageConfig({ architecture, layers, entrypoint, cmd, createdBy }))));
+  const configBlob = writeBlob(layoutDir, Buffer.from(JSON.stringify(imageConfig({ architecture, layers, entrypoint, cmd, createdBy, config }))));
   const manifest = {
     schemaVersion: 2,
     mediaType: MEDIA.manifest,
-    config: { mediaType: MEDIA.config, ...config },
+    config: { mediaType: MEDIA.config, ...configBlob },
     layers: layers.map((layer) => layer.descriptor),
   };
   const manifestBlob = writeBlob(layoutDir, Buffer.from(JSON.stringify(manifest)));
@@ -263,7 +283,7 @@ async function writeImage({ layoutDir, archive, image, architecture, layers, ent
     layout: layoutDir,
     archive,
     manifestDigest: manifestBlob.digest,
-    configDigest: config.digest,
+    configDigest: configBlob.digest,
     layerDigests: layers.map((layer) => layer.descriptor.digest),
   };
 }
@@ -312,10 +332,7 @@ export async function buildTestImages({ out = DEFAULT_OUT, busybox = findBusybox
   const workDir = join(outDir, `.work-${process.pid}`);
   rmSync(workDir, { recursive: true, force: true });
   makeDir(workDir);
-  const applets = (await runOrThrow(busybox, ['--list']))
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((applet) => applet && applet !== 'busybox' && !applet.includes('/'));
+  const applets = await busyboxApplets(busybox);
   const base = await buildLayer(workDir, 'busybox-rootfs', (root) => busyboxTree(root, busyboxBytes, applets));
   const pauseLayer = await buildLayer(workDir, 'pause-rootfs', pauseTree);
   const curlLayer = await buildLayer(workDir, 'curl-rootfs', (root) => curlTree(root, curl));
