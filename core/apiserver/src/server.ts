@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { Readable } from 'node:stream';
 import { KindHandlers } from './rest/handlers.js';
 import { errors, isKubeObject, type UserInfo } from '@skiff/api';
 import {
@@ -148,7 +149,8 @@ export class ApiServer implements ApiHandler {
 
     const definition = this.registry.getVersion(info.apiGroup, info.apiVersion, info.resource);
     if (!definition) throw errors.pathNotFound(request.path);
-    const body = request.method === 'GET' ? NO_BODY : decodeBody(request.body, request.headers['content-type']);
+    // A streamed body (the proxy subresources) is the handler's to read.
+    const body = request.method === 'GET' || request.body instanceof Readable ? NO_BODY : decodeBody(request.body, request.headers['content-type']);
     const ctx: RestContext = { core, request, info, user, definition, dryRun: dryRunOf(request.query), warnings: [], finishers: [], auditAnnotations: {} };
     if (audit) audit.annotations = ctx.auditAnnotations;
     if (body.duplicateFields) ctx.duplicateFields = body.duplicateFields;

@@ -47,6 +47,10 @@ export interface HttpServerOptions {
   connections?: Partial<ConnectionLimits>;
 }
 
+/** The URLs of the pods, services and nodes proxy subresources, with and without a path after `proxy`. */
+const PROXY_ROUTES = ['/api/v1/namespaces/:namespace/:resource/:name/proxy', '/api/v1/:resource/:name/proxy'].flatMap((url) => [url, `${url}/*`]);
+const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 /** Anonymous requests authenticate too; they do not make a connection one that is kept under pressure. */
 const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
@@ -125,6 +129,14 @@ export class HttpServer {
     this.app.removeAllContentTypeParsers();
     this.app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     this.app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler: (request, reply) => this.serve(request, reply) });
+    // The proxy subresources forward every method, and their bodies stream to the backend unread and unlimited.
+    void this.app.register(async (proxyScope) => {
+      proxyScope.removeAllContentTypeParsers();
+      proxyScope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      for (const url of PROXY_ROUTES) {
+        proxyScope.route({ method: PROXY_METHODS, url, exposeHeadRoute: false, handler: (request, reply) => this.serve(request, reply, true) });
+      }
+    });
     this.app.setNotFoundHandler((request, reply) => sendStatus(reply, 405, `the server does not allow the method ${request.method}`));
     this.app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
       const code = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
@@ -166,7 +178,7 @@ export class HttpServer {
     });
   }
 
-  private async serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  private async serve(request: FastifyRequest, reply: FastifyReply, exactMethod = false): Promise<void> {
     // The signal is made only for requests that read it (watches, waits): an abort builds a DOMException, and
     // every response's socket closes.
     let controller: AbortController | undefined;
@@ -175,13 +187,17 @@ export class HttpServer {
       closed = true;
       controller?.abort();
     });
-    const apiRequest = toApiRequest(request, () => {
-      if (!controller) {
-        controller = new AbortController();
-        if (closed) controller.abort();
-      }
-      return controller.signal;
-    });
+    const apiRequest = toApiRequest(
+      request,
+      () => {
+        if (!controller) {
+          controller = new AbortController();
+          if (closed) controller.abort();
+        }
+        return controller.signal;
+      },
+      exactMethod,
+    );
     this.trustOnAuthentication(apiRequest, request.socket);
     const response = await this.options.handler.handle(apiRequest);
     // Only an upgrade request can be upgraded, and Node hands those to `upgrade`, never to fastify.

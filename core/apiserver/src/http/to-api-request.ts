@@ -10,12 +10,15 @@ export function apiMethodOf(method: string): ApiRequest['method'] {
   return METHODS.find((known) => known === method) ?? 'GET';
 }
 
-/** Builds the transport-independent request from fastify's; `signal` (made when first read) aborts when the client goes away. */
-export function toApiRequest(request: FastifyRequest, signal: () => AbortSignal): ApiRequest {
+/**
+ * Builds the transport-independent request from fastify's; `signal` (made when first read) aborts when the client
+ * goes away. `exactMethod` keeps HEAD and OPTIONS as they are (the proxy routes forward them); elsewhere HEAD is a GET.
+ */
+export function toApiRequest(request: FastifyRequest, signal: () => AbortSignal, exactMethod = false): ApiRequest {
   const url = request.raw.url ?? '/';
   const question = url.indexOf('?');
   return {
-    method: apiMethodOf(request.method),
+    method: exactMethod && (request.method === 'HEAD' || request.method === 'OPTIONS') ? request.method : apiMethodOf(request.method),
     path: question < 0 ? url : url.slice(0, question),
     query: queryOf(request.query),
     headers: flatten(request.headers),

@@ -31,6 +31,7 @@ import { bindings, CORE_KINDS, pods } from './core/index.js';
 import { COORDINATION_KINDS } from './coordination.js';
 import { registerReviewHandlers, REVIEW_KINDS } from './reviews.js';
 import { registerPodStreamHandlers } from './pod-streams.js';
+import { registerProxyHandlers } from '../proxy/handlers.js';
 import type { NodeConnectionLookup } from '../streaming/pod-target.js';
 
 export { NAMESPACE_FINALIZER, podQOSClass, type QOSClass } from './core/index.js';
@@ -64,6 +65,7 @@ export function builtinResources(): ResourceDefinition[] {
 /** The handlers of the built-in kinds' own verbs and subresources; `nodes` finds a node's kubelet for the pod subresources it serves. */
 export function registerBuiltinHandlers(handlers: KindHandlers, nodes: NodeConnectionLookup): void {
   registerPodStreamHandlers(handlers, nodes);
+  registerProxyHandlers(handlers);
   handlers
     .register({ group: '', resource: pods.resource, subresource: 'binding', verb: 'create' }, (ctx, body) => bindPod(ctx, body.value))
     .register({ group: '', resource: pods.resource, subresource: 'eviction', verb: 'create' }, (ctx, body) => evictPod(ctx, body.value))

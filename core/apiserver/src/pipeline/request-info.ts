@@ -63,14 +63,16 @@ export function parseRequestInfo(method: string, path: string, query: Record<str
   info.resource = rest[0] ?? '';
   info.name = rest[1] ?? '';
   info.subresource = rest[2] ?? '';
-  if (rest.length > 3) throw errors.pathNotFound(path);
+  // Only the proxy subresources take a path of their own (…/pods/<name>/proxy/<path>).
+  if (rest.length > 3 && info.subresource !== 'proxy') throw errors.pathNotFound(path);
   checkPathName('namespace', info.namespace);
   checkPathName('name', info.name);
 
   const watch = watchPrefix || queryBool(query.watch);
-  if (method === 'GET') info.verb = watch ? 'watch' : info.name ? 'get' : 'list';
+  if (method === 'GET' || method === 'HEAD') info.verb = watch ? 'watch' : info.name ? 'get' : 'list';
   else if (method === 'DELETE') info.verb = info.name ? 'delete' : 'deletecollection';
-  else info.verb = METHOD_VERBS[method] ?? info.verb;
+  // As kube-apiserver: any other method (OPTIONS) has no verb on a resource.
+  else info.verb = METHOD_VERBS[method] ?? '';
 
   // Like Kubernetes, a list or watch narrowed to one name is authorized as a request for that name.
   if ((info.verb === 'list' || info.verb === 'watch') && !info.name) info.name = nameFromFieldSelector(query.fieldSelector) ?? '';

@@ -133,7 +133,7 @@ const nodeInfo = (name: string, key: 'osImage' | 'kernelVersion' | 'containerRun
 
 export const nodes = defineKind<Node>({
   ...RESOURCES.nodes,
-  subresources: ['status'],
+  subresources: ['status', 'proxy'],
   columns: [
     computed<Node>('Status', nodeStatus),
     computed<Node>('Roles', (node) => nodeRoles(node).join(',') || '<none>'),

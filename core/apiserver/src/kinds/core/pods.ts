@@ -11,7 +11,7 @@ const podField = selectorField<Pod>;
 
 export const pods = defineKind<Pod>({
   ...RESOURCES.pods,
-  subresources: ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward', 'ephemeralcontainers', 'resize'],
+  subresources: ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward', 'proxy', 'ephemeralcontainers', 'resize'],
   keptOnStatusUpdate: ['deletionTimestamp', 'ownerReferences'],
   table: { columns: POD_COLUMNS, cells: podCells },
   strategy: {

@@ -73,7 +73,7 @@ function serviceExternalIP(service: Service): string {
 
 export const services = defineKind<Service>({
   ...RESOURCES.services,
-  subresources: ['status'],
+  subresources: ['status', 'proxy'],
   names: 'dns-label',
   columns: [
     column('Type', '.spec.type'),
