@@ -84,8 +84,11 @@ export interface KindSpec<T extends KubeObject = KubeObject> {
   names?: NameRule;
   scale?: ScaleDefinition;
   strategy?: KindStrategy<T>;
-  /** Metadata fields a status update may not change (labels for deployments). */
-  keptOnStatusUpdate?: (keyof ObjectMeta)[];
+  /**
+   * Metadata fields a status write may not change (labels for Deployments; STATUS_ONLY_METADATA for kinds whose
+   * status writes change nothing but status). The others come from the request, as upstream's status strategies do.
+   */
+  keptOnStatusUpdate?: readonly (keyof ObjectMeta)[];
   /** This version is served from another version's storage, converted (see VersionConversion). */
   conversion?: VersionConversion;
 }
@@ -117,8 +120,21 @@ export function restoreField<T extends object>(target: T, source: T, field: keyo
 }
 
 /**
+ * The metadata a status write keeps from the stored object where only status may change (custom resources,
+ * VolumeAttachments, the flowcontrol kinds): the fields upstream's ResetObjectMetaForStatus puts back.
+ */
+export const STATUS_ONLY_METADATA: readonly (keyof ObjectMeta)[] = Object.freeze([
+  'deletionTimestamp',
+  'generation',
+  'labels',
+  'annotations',
+  'finalizers',
+  'ownerReferences',
+]);
+
+/**
  * prepareForUpdate for kinds with a status subresource: a main-resource update keeps the stored status;
- * a `status` update keeps everything but status, and the metadata fields listed.
+ * a `status` update keeps everything but status and metadata, and the metadata fields listed.
  */
 export function splitSpecAndStatus(keptOnStatusUpdate: readonly (keyof ObjectMeta)[] = []) {
   return (object: KubeObject, old: KubeObject, subresource: string): void => {

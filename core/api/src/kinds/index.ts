@@ -7,6 +7,7 @@ export {
   restoreField,
   selectorString,
   splitSpecAndStatus,
+  STATUS_ONLY_METADATA,
   type ColumnSpec,
   type KindSpec,
   type KindStrategy,

@@ -18,6 +18,7 @@ import {
   type ValidatingAdmissionPolicySpec,
   type ValidatingWebhook,
   type ValidatingWebhookConfiguration,
+  STATUS_ONLY_METADATA,
 } from '@skiff/api';
 import { fieldErrors, isDNS1123Subdomain, validateLabelSelector } from '@skiff/api/validation';
 import { AGE_COLUMN, computed, selectorCell } from './columns.js';
@@ -294,6 +295,7 @@ export const validatingWebhookConfigurations = defineKind<ValidatingWebhookConfi
 export const validatingAdmissionPolicies = defineKind<ValidatingAdmissionPolicy>({
   ...RESOURCES.validatingadmissionpolicies,
   subresources: ['status'],
+  keptOnStatusUpdate: STATUS_ONLY_METADATA,
   columns: [computed('Validations', (p) => p.spec?.validations?.length ?? 0, { type: 'integer' }), PARAM_KIND_COLUMN, AGE_COLUMN],
   strategy: {
     defaults: (policy) => defaultPolicySpec((policy.spec ??= {})),

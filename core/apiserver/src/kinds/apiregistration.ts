@@ -59,6 +59,7 @@ export const apiServices = defineKind<APIService>({
   // The core group's service is named `v1.`, so names are path segments; validate insists on <version>.<group>.
   names: 'path-segment',
   subresources: ['status'],
+  keptOnStatusUpdate: ['labels', 'annotations', 'finalizers', 'ownerReferences'],
   columns: [
     computed('Service', (a) => (a.spec?.service ? `${a.spec.service.namespace ?? ''}/${a.spec.service.name ?? ''}` : 'Local')),
     computed('Available', availableCell),

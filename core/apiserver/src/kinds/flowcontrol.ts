@@ -11,6 +11,7 @@ import {
   type QueuingConfiguration,
   type ResourceDefinition,
   type StatusCause,
+  STATUS_ONLY_METADATA,
 } from '@skiff/api';
 import { fieldErrors } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
@@ -133,6 +134,7 @@ function limitedCell(level: PriorityLevelConfiguration, read: (limited: LimitedP
 export const flowSchemas = defineKind<FlowSchema>({
   ...RESOURCES.flowschemas,
   subresources: ['status'],
+  keptOnStatusUpdate: STATUS_ONLY_METADATA,
   columns: [
     computed('PriorityLevel', (fs) => fs.spec?.priorityLevelConfiguration?.name ?? ''),
     computed('MatchingPrecedence', (fs) => fs.spec?.matchingPrecedence ?? 0, { type: 'integer' }),
@@ -154,6 +156,7 @@ export const flowSchemas = defineKind<FlowSchema>({
 export const priorityLevelConfigurations = defineKind<PriorityLevelConfiguration>({
   ...RESOURCES.prioritylevelconfigurations,
   subresources: ['status'],
+  keptOnStatusUpdate: STATUS_ONLY_METADATA,
   columns: [
     computed('Type', (level) => level.spec?.type ?? ''),
     computed('NominalConcurrencyShares', (level) => limitedCell(level, (l) => l.nominalConcurrencyShares)),

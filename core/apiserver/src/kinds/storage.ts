@@ -12,6 +12,7 @@ import {
   type StorageClass,
   type VolumeAttachment,
   type VolumeAttributesClass,
+  STATUS_ONLY_METADATA,
 } from '@skiff/api';
 import { fieldErrors, isDNS1123Subdomain, validateImmutable, validateLabelSelector, validateQualifiedName } from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed } from './columns.js';
@@ -205,6 +206,7 @@ export const csiNodes = defineKind<CSINode>({
 export const volumeAttachments = defineKind<VolumeAttachment>({
   ...RESOURCES.volumeattachments,
   subresources: ['status'],
+  keptOnStatusUpdate: STATUS_ONLY_METADATA,
   columns: [
     column('Attacher', '.spec.attacher'),
     computed('PV', (va) => va.spec?.source?.persistentVolumeName ?? ''),

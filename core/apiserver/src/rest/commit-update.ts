@@ -92,16 +92,18 @@ export async function commitUpdate(ctx: RestContext, current: StoredObject, requ
 }
 
 /**
- * Subresource updates change one part and nothing else (the resourceVersion still guards them): `status`
- * the status, a namespace's `finalize` its spec.finalizers, other parts (pods' ephemeralcontainers, resize) the
- * part of the spec the kind's prepareForUpdate keeps. Handlers building the whole object themselves (scale,
- * approval) pass it through. The stored object is copied because defaulting and admission run on the result
- * and must not touch the original.
+ * Subresource updates change one part: `status` the status, a namespace's `finalize` its spec.finalizers —
+ * both with the metadata (labels, annotations, finalizers, owners), which upstream's strategies take from the
+ * request (a kind's prepareForUpdate puts back what it keeps) — and other parts (pods' ephemeralcontainers,
+ * resize) the part of the spec the kind's prepareForUpdate keeps. The resourceVersion still guards them.
+ * Handlers building the whole object themselves (scale, approval) pass it through. The stored object is
+ * copied because defaulting and admission run on the result and must not touch the original.
  */
 function projectSubresource(definition: ResourceDefinition, subresource: string, old: KubeObject, requested: KubeObject): KubeObject {
   if (subresource === '' || !subresourceInfo(definition, subresource).part) return requested;
   const next = structuredClone(old);
   next.metadata.resourceVersion = requested.metadata.resourceVersion;
+  if (subresource === 'status' || subresource === 'finalize') next.metadata = structuredClone(requested.metadata ?? {});
   if (subresource === 'status') {
     if (requested.status === undefined) delete next.status;
     else next.status = requested.status;

@@ -109,14 +109,19 @@ describe('update', () => {
     expect(response.json.message).toBe('the name of the object (zzz) does not match the name on the URL (a1)');
   });
 
-  it('updates only the status through the status subresource', async () => {
+  it('updates the status and metadata, never the spec, through the status subresource', async () => {
     const current = (await server.request('GET', `${PODS}/a1`)).json;
     const response = await server.request('PUT', `${PODS}/a1/status`, {
-      body: { ...current, metadata: { ...current.metadata, labels: { hijacked: 'yes' } }, spec: { containers: [] }, status: { phase: 'Running' } },
+      body: {
+        ...current,
+        metadata: { ...current.metadata, labels: { ...current.metadata.labels, relabelled: 'yes' } },
+        spec: { containers: [] },
+        status: { phase: 'Running' },
+      },
     });
     expect(response.status).toBe(200);
     expect(response.json.status.phase).toBe('Running');
-    expect(response.json.metadata.labels).toEqual(current.metadata.labels);
+    expect(response.json.metadata.labels).toEqual({ ...current.metadata.labels, relabelled: 'yes' });
     expect(response.json.spec).toEqual(current.spec);
     const patched = await server.request('PATCH', `${PODS}/a1/status`, {
       body: { status: { podIP: '10.0.0.9' } },

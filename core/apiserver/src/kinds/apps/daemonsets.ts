@@ -14,7 +14,6 @@ function defaultDaemonSet(ds: { spec?: Partial<DaemonSetSpec> }): void {
 export const daemonSets = defineKind<DaemonSet>({
   ...RESOURCES.daemonsets,
   subresources: ['status'],
-  keptOnStatusUpdate: ['labels'],
   columns: [
     column('Desired', '.status.desiredNumberScheduled', { type: 'integer' }),
     column('Current', '.status.currentNumberScheduled', { type: 'integer' }),

@@ -46,7 +46,6 @@ export function validateReplicaSet(replicaSet: ReplicaSet, old?: ReplicaSet): St
 export const replicaSets = defineKind<ReplicaSet>({
   ...RESOURCES.replicasets,
   subresources: ['status', 'scale'],
-  keptOnStatusUpdate: ['labels'],
   scale: REPLICAS_SCALE,
   columns: [
     column('Desired', '.spec.replicas', { type: 'integer' }),

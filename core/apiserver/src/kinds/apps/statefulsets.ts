@@ -68,7 +68,6 @@ function validateStatefulSet(sts: StatefulSet, old?: StatefulSet): StatusCause[]
 export const statefulSets = defineKind<StatefulSet>({
   ...RESOURCES.statefulsets,
   subresources: ['status', 'scale'],
-  keptOnStatusUpdate: ['labels'],
   scale: REPLICAS_SCALE,
   columns: [computed('Ready', (s) => `${s.status?.readyReplicas ?? 0}/${s.spec?.replicas ?? 0}`), AGE_COLUMN, ...templateColumns('.spec.template')],
   strategy: {

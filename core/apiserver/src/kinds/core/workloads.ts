@@ -26,7 +26,6 @@ export const podTemplates = defineKind<PodTemplate>({
 export const replicationControllers = defineKind<ReplicationController>({
   ...RESOURCES.replicationcontrollers,
   subresources: ['status', 'scale'],
-  keptOnStatusUpdate: ['labels'],
   scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' },
   columns: [
     column('Desired', '.spec.replicas', { type: 'integer' }),
