@@ -16,14 +16,37 @@ const NOT_COPIED = new Set<string>([
   ANNOTATION.ROLLBACK_TO,
 ]);
 
-/** The revision a ReplicaSet carries; 0 when it has none (or an unreadable one). */
-export function revisionOf(rs: ReplicaSet): number {
-  const revision = Number.parseInt(rs.metadata.annotations?.[ANNOTATION.REVISION] ?? '', 10);
-  return Number.isNaN(revision) ? 0 : revision;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * A revision annotation read as kube-controller-manager reads it, a decimal int64; undefined when it is
+ * not one. Revisions are bigints: they may be any int64, beyond what a number holds exactly.
+ */
+export function parseRevision(value: string | undefined): bigint | undefined {
+  if (value === undefined || !/^[+-]?\d+$/.test(value)) return undefined;
+  const revision = BigInt(value);
+  return revision < INT64_MIN || revision > INT64_MAX ? undefined : revision;
 }
 
-export function maxRevision(replicaSets: readonly ReplicaSet[]): number {
-  return replicaSets.reduce((max, rs) => Math.max(max, revisionOf(rs)), 0);
+/** The revision a ReplicaSet carries; 0 when it has none (or an unreadable one). */
+export function revisionOf(rs: ReplicaSet): bigint {
+  return parseRevision(rs.metadata.annotations?.[ANNOTATION.REVISION]) ?? 0n;
+}
+
+export function maxRevision(replicaSets: readonly ReplicaSet[]): bigint {
+  return replicaSets.reduce((max, rs) => {
+    const revision = revisionOf(rs);
+    return revision > max ? revision : max;
+  }, 0n);
+}
+
+/** Orders ReplicaSets by revision, lowest first. */
+export function compareRevisions(a: ReplicaSet, b: ReplicaSet): number {
+  const revisionA = revisionOf(a);
+  const revisionB = revisionOf(b);
+  if (revisionA === revisionB) return 0;
+  return revisionA < revisionB ? -1 : 1;
 }
 
 // The functions below update a ReplicaSet the caller has copied, and say whether anything changed.
@@ -56,12 +79,13 @@ export function setReplicasAnnotationsFor(d: Deployment, rs: ReplicaSet): boolea
  * Annotations of the Deployment's current ReplicaSet: its annotations copied over, the revision raised
  * to `newRevision` if it is lower (a rollback back to this template makes it the newest again, and the
  * revision it had is kept in the revision history), and, for one about to be created, the replica
- * annotations.
+ * annotations. A revision that is there but no number is left as it is.
  */
-export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRevision: number, exists: boolean): boolean {
+export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRevision: bigint, exists: boolean): boolean {
   let changed = copyDeploymentAnnotations(d, rs);
   const previous = rs.metadata.annotations?.[ANNOTATION.REVISION];
-  if (revisionOf(rs) < newRevision) {
+  const current = previous ? parseRevision(previous) : 0n;
+  if (current !== undefined && current < newRevision) {
     const annotations: Record<string, string> = { ...rs.metadata.annotations, [ANNOTATION.REVISION]: String(newRevision) };
     if (previous) {
       const history = annotations[ANNOTATION.REVISION_HISTORY];

@@ -290,6 +290,40 @@ describe('Deployment controller against a real API server', () => {
     expect(replicaSets[0]!.metadata.annotations?.[ANNOTATION.REVISION]).toBe('1');
   });
 
+  it('gives its new ReplicaSet the revision after an adopted one, exactly, beyond what a number holds', async () => {
+    const spec = deployment('big-revision').spec;
+    const adopted: ReplicaSet = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name: 'big-revision-old',
+        namespace: 'default',
+        labels: { app: 'big-revision', pod: 'old' },
+        annotations: { [ANNOTATION.REVISION]: '3546343826724305832' },
+      },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'big-revision', pod: 'old' } },
+        template: { metadata: { labels: { app: 'big-revision', pod: 'old' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.24' }] } },
+      },
+    };
+    await plane.client.create<ReplicaSet>(RESOURCES.replicasets, adopted, 'default');
+    const created = await plane.client.create<Deployment>(
+      RESOURCES.deployments,
+      deployment('big-revision', { replicas: 1, selector: spec.selector }),
+      'default',
+    );
+    const done = await waitFor('revision 3546343826724305833', async () => {
+      const d = await getDeployment('big-revision');
+      return d.metadata.annotations?.[ANNOTATION.REVISION] === '3546343826724305833' && rolledOut(d) && d;
+    });
+    expect(done.metadata.uid).toBe(created.metadata.uid);
+    const replicaSets = await replicaSetsOf(created);
+    const revisions = Object.fromEntries(replicaSets.map((rs) => [rs.metadata.name, rs.metadata.annotations?.[ANNOTATION.REVISION]]));
+    expect(revisions['big-revision-old']).toBe('3546343826724305832');
+    expect(Object.values(revisions).sort()).toEqual(['3546343826724305832', '3546343826724305833']);
+  });
+
   it('rolls back to an earlier template by making its ReplicaSet the newest revision again', async () => {
     const created = await plane.client.create<Deployment>(RESOURCES.deployments, deployment('undo', { replicas: 2 }), 'default');
     await waitRolledOut('undo');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { replicaSetsToCleanUp } from './history.js';
+import { ANNOTATION } from './names.js';
 import { oldPodsRunning } from './recreate.js';
 import { testDeployment, testReplicaSet } from './test-objects.js';
 
@@ -14,6 +15,16 @@ describe('replicaSetsToCleanUp', () => {
     ];
     // Two over the limit: r1 and r2 are the lowest revisions; r2 still runs pods, so only r1 goes.
     expect(replicaSetsToCleanUp(d, old).map((rs) => rs.metadata.name)).toEqual(['web-r1']);
+  });
+
+  it('orders int64 revisions exactly, whatever the creation order', () => {
+    const d = testDeployment({ revisionHistoryLimit: 1 });
+    const revision = (value: string) => ({ [ANNOTATION.REVISION]: value });
+    const old = [
+      testReplicaSet('web-higher', 0, { annotations: revision('9007199254740993'), created: '2024-01-01T00:00:00Z' }),
+      testReplicaSet('web-lower', 0, { annotations: revision('9007199254740992'), created: '2024-01-02T00:00:00Z' }),
+    ];
+    expect(replicaSetsToCleanUp(d, old).map((rs) => rs.metadata.name)).toEqual(['web-lower']);
   });
 
   it('keeps ReplicaSets whose pods are not gone yet', () => {

@@ -1,5 +1,5 @@
 import type { Deployment, ReplicaSet } from '@skiff/api';
-import { revisionOf } from './annotations.js';
+import { compareRevisions } from './annotations.js';
 import { byCreationOldestFirst } from './replicasets.js';
 import { replicasOf, revisionHistoryLimit } from './spec.js';
 
@@ -11,7 +11,7 @@ export function replicaSetsToCleanUp(d: Deployment, oldRSs: readonly ReplicaSet[
   const cleanable = oldRSs.filter((rs) => !rs.metadata.deletionTimestamp);
   const surplus = cleanable.length - revisionHistoryLimit(d);
   if (surplus <= 0) return [];
-  const byRevision = [...cleanable].sort((a, b) => revisionOf(a) - revisionOf(b) || byCreationOldestFirst(a, b));
+  const byRevision = [...cleanable].sort((a, b) => compareRevisions(a, b) || byCreationOldestFirst(a, b));
   return byRevision
     .slice(0, surplus)
     .filter((rs) => replicasOf(rs) === 0 && (rs.status?.replicas ?? 0) === 0 && (rs.metadata.generation ?? 0) <= (rs.status?.observedGeneration ?? 0));

@@ -176,7 +176,7 @@ export class DeploymentSync {
     const all = [...this.replicaSets.values()];
     const existing = findNewReplicaSet(this.deployment, all);
     const oldRSs = all.filter((rs) => rs !== existing);
-    const newRevision = maxRevision(oldRSs) + 1;
+    const newRevision = maxRevision(oldRSs) + 1n;
     let newRS: ReplicaSet | undefined;
     if (existing) newRS = await this.syncNewReplicaSet(existing, newRevision);
     else if (createIfMissing) newRS = await this.createNewReplicaSet(oldRSs, newRevision);
@@ -184,7 +184,7 @@ export class DeploymentSync {
     return this.current();
   }
 
-  private async syncNewReplicaSet(existing: ReplicaSet, newRevision: number): Promise<ReplicaSet> {
+  private async syncNewReplicaSet(existing: ReplicaSet, newRevision: bigint): Promise<ReplicaSet> {
     const d = this.deployment;
     const copy = structuredClone(existing);
     const annotationsChanged = setNewReplicaSetAnnotations(d, copy, newRevision, true);
@@ -202,7 +202,7 @@ export class DeploymentSync {
     return rs;
   }
 
-  private async createNewReplicaSet(oldRSs: ReplicaSet[], newRevision: number): Promise<ReplicaSet> {
+  private async createNewReplicaSet(oldRSs: ReplicaSet[], newRevision: bigint): Promise<ReplicaSet> {
     const d = this.deployment;
     const hash = templateHash(d.spec.template, d.status?.collisionCount);
     const rs = buildNewReplicaSet(d, hash, newControllerRef(d, RESOURCES.deployments));
