@@ -178,7 +178,7 @@ export class HttpServer {
     });
   }
 
-  private async serve(request: FastifyRequest, reply: FastifyReply, exactMethod = false): Promise<void> {
+  private async serve(request: FastifyRequest, reply: FastifyReply, proxied = false): Promise<void> {
     // The signal is made only for requests that read it (watches, waits): an abort builds a DOMException, and
     // every response's socket closes.
     let controller: AbortController | undefined;
@@ -196,7 +196,7 @@ export class HttpServer {
         }
         return controller.signal;
       },
-      exactMethod,
+      proxied,
     );
     this.trustOnAuthentication(apiRequest, request.socket);
     const response = await this.options.handler.handle(apiRequest);

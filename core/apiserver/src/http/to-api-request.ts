@@ -12,13 +12,15 @@ export function apiMethodOf(method: string): ApiRequest['method'] {
 
 /**
  * Builds the transport-independent request from fastify's; `signal` (made when first read) aborts when the client
- * goes away. `exactMethod` keeps HEAD and OPTIONS as they are (the proxy routes forward them); elsewhere HEAD is a GET.
+ * goes away. A request to a proxy route keeps HEAD and OPTIONS as they are (elsewhere HEAD is a GET) and every
+ * value of repeated query parameters: it is forwarded.
  */
-export function toApiRequest(request: FastifyRequest, signal: () => AbortSignal, exactMethod = false): ApiRequest {
+export function toApiRequest(request: FastifyRequest, signal: () => AbortSignal, proxied = false): ApiRequest {
   const url = request.raw.url ?? '/';
   const question = url.indexOf('?');
   return {
-    method: exactMethod && (request.method === 'HEAD' || request.method === 'OPTIONS') ? request.method : apiMethodOf(request.method),
+    ...(proxied ? { queryAll: queryAllOf(question < 0 ? '' : url.slice(question + 1)) } : {}),
+    method: proxied && (request.method === 'HEAD' || request.method === 'OPTIONS') ? request.method : apiMethodOf(request.method),
     path: question < 0 ? url : url.slice(0, question),
     query: queryOf(request.query),
     headers: flatten(request.headers),
@@ -52,4 +54,10 @@ function queryOf(query: unknown): Record<string, string | undefined> {
     out[key] = typeof first === 'string' ? first : undefined;
   }
   return out;
+}
+
+function queryAllOf(search: string): Record<string, string[]> {
+  const all: Record<string, string[]> = {};
+  for (const [name, value] of new URLSearchParams(search)) (all[name] ??= []).push(value);
+  return all;
 }
