@@ -216,7 +216,17 @@ export class PodRuntimeManager {
       current = await this.containerInstances(sandbox.id);
     }
     current = await this.prune(pod, current);
+    const { initContainers, containers } = await this.observeContainers(pod, current, initialized, waiting);
+    return { sandboxReady: true, podIP, initialized, initContainers, containers, incomplete, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+  }
 
+  /** Each container of the pod as the runtime has it: its latest and previous instance, or why it waits. */
+  private async observeContainers(
+    pod: Pod,
+    current: Map<string, ContainerStatusInfo[]>,
+    initialized: boolean,
+    waiting: ReadonlyMap<string, Waiting> = new Map(),
+  ): Promise<Pick<PodObservation, 'initContainers' | 'containers'>> {
     const observe = async (container: Container, pending: Waiting): Promise<ContainerObservation> => {
       const [latest, previous] = current.get(container.name) ?? [];
       const status = await this.withTerminationMessage(pod, container, latest);
@@ -233,7 +243,30 @@ export class PodRuntimeManager {
     for (const container of pod.spec.initContainers ?? []) initContainers.push(await observe(container, { reason: 'PodInitializing' }));
     const containers: ContainerObservation[] = [];
     for (const container of pod.spec.containers) containers.push(await observe(container, { reason: initialized ? 'ContainerCreating' : 'PodInitializing' }));
-    return { sandboxReady: true, podIP, initialized, initContainers, containers, incomplete, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    return { initContainers, containers };
+  }
+
+  /**
+   * Stops what a finished pod still runs (its containers within the grace period, its network and sandbox) and
+   * keeps its exited containers, so their logs and statuses stay until the pod is deleted, as upstream's
+   * kubelet keeps them. Sandboxes of other pods of the same name go entirely. Answers what the pod's newest
+   * sandbox holds afterwards (undefined when the runtime has nothing of it).
+   */
+  async stopPod(pod: Pod, gracePeriodSeconds: number, event: PodEventSink = noEvents): Promise<PodObservation | undefined> {
+    const uid = pod.metadata.uid!;
+    const named = await this.options.runtime.listPodSandbox({
+      labelSelector: { [CRI_LABELS.POD_NAMESPACE]: pod.metadata.namespace!, [CRI_LABELS.POD_NAME]: pod.metadata.name! },
+    });
+    for (const other of named) if (other.metadata.uid !== uid) await this.killSandbox(other, 0, event);
+    const own = named.filter((sandbox) => sandbox.metadata.uid === uid);
+    for (const sandbox of own) await this.stopSandbox(sandbox, gracePeriodSeconds, event, pod);
+    const latest = newest(own);
+    if (!latest) return undefined;
+    const current = await this.containerInstances(latest.id);
+    const initialized = (pod.spec.initContainers ?? []).every(
+      (container) => container.restartPolicy === 'Always' || current.get(container.name)?.[0]?.exitCode === 0,
+    );
+    return { sandboxReady: false, initialized, ...(await this.observeContainers(pod, current, initialized)), incomplete: false };
   }
 
   /** A pod whose volumes are not set up yet: no sandbox, every container waiting in ContainerCreating. */
@@ -513,11 +546,24 @@ export class PodRuntimeManager {
     await this.options.runtime.stopContainer(containerId, grace);
   }
 
-  /** Stop the containers (in parallel), take the sandbox off the network, stop and remove it (the CRI/CNI teardown order). */
+  /** Stops the sandbox and removes it with its containers. */
   private async killSandbox(sandbox: PodSandboxStatus, gracePeriodSeconds: number, event: PodEventSink, pod?: Pod): Promise<void> {
-    const { runtime, network } = this.options;
-    const containers = await runtime.listContainers({ podSandboxId: sandbox.id });
+    const containers = await this.options.runtime.listContainers({ podSandboxId: sandbox.id });
     for (const container of containers) this.terminationMessages.delete(container.id);
+    await this.stopSandbox(sandbox, gracePeriodSeconds, event, pod, containers);
+    await this.options.runtime.removePodSandbox(sandbox.id);
+  }
+
+  /** Stops the containers (in parallel), takes the sandbox off the network and stops it (the CRI/CNI teardown order). */
+  private async stopSandbox(
+    sandbox: PodSandboxStatus,
+    gracePeriodSeconds: number,
+    event: PodEventSink,
+    pod?: Pod,
+    listed?: ContainerStatusInfo[],
+  ): Promise<void> {
+    const { runtime, network } = this.options;
+    const containers = listed ?? (await runtime.listContainers({ podSandboxId: sandbox.id }));
     const owner = pod?.metadata.uid === sandbox.metadata.uid ? pod : undefined;
     await Promise.all(
       containers
@@ -527,6 +573,5 @@ export class PodRuntimeManager {
     await network.del(this.attachment(sandbox));
     this.ips.delete(sandbox.id);
     await runtime.stopPodSandbox(sandbox.id);
-    await runtime.removePodSandbox(sandbox.id);
   }
 }

@@ -113,17 +113,29 @@ function withTransitions(conditions: PodCondition[], previous: PodCondition[] | 
   });
 }
 
-/** The pod status a sync observed, in the shape and words `kubectl get/describe/wait` expect. */
-export function buildPodStatus(pod: Pod, observed: PodObservation, context: StatusContext): PodStatus {
+/** A phase the kubelet decided on whatever the containers say (a pod past its deadline), with its reason and message. */
+export interface PodOutcome {
+  phase: 'Succeeded' | 'Failed';
+  reason?: string;
+  message?: string;
+}
+
+/**
+ * The pod status a sync observed, in the shape and words `kubectl get/describe/wait` expect. A pod the API
+ * already has as finished stays so (its phase, reason and message are kept), as does one given an `outcome`.
+ */
+export function buildPodStatus(pod: Pod, observed: PodObservation, context: StatusContext, outcome?: PodOutcome): PodStatus {
   const initSpecs = pod.spec.initContainers ?? [];
-  const before = (statuses: ContainerStatus[] | undefined, name: string) => statuses?.find((status) => status.name === name);
+  const earlier = (statuses: ContainerStatus[] | undefined, name: string) => statuses?.find((status) => status.name === name);
   const init = initSpecs.map((spec, i) =>
-    containerStatus(spec, observed.initContainers[i]!, context, true, before(pod.status?.initContainerStatuses, spec.name)),
+    containerStatus(spec, observed.initContainers[i]!, context, true, earlier(pod.status?.initContainerStatuses, spec.name)),
   );
   const regular = pod.spec.containers.map((spec, i) =>
-    containerStatus(spec, observed.containers[i]!, context, false, before(pod.status?.containerStatuses, spec.name)),
+    containerStatus(spec, observed.containers[i]!, context, false, earlier(pod.status?.containerStatuses, spec.name)),
   );
-  const phase = phaseOf(pod, observed, init, regular);
+  const before = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' ? (pod.status as PodOutcome) : undefined;
+  const ended = outcome ?? before;
+  const phase = ended?.phase ?? phaseOf(pod, observed, init, regular);
   const completed = phase === 'Succeeded' || phase === 'Failed';
   const unready = regular.filter((s) => !s.ready).map((s) => s.name);
   const incompleteInit = init
@@ -144,6 +156,8 @@ export function buildPodStatus(pod: Pod, observed: PodObservation, context: Stat
   );
   return {
     phase,
+    ...(ended?.reason ? { reason: ended.reason } : {}),
+    ...(ended?.message ? { message: ended.message } : {}),
     conditions,
     hostIP: context.hostIP,
     hostIPs: [{ ip: context.hostIP }],

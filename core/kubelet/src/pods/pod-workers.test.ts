@@ -34,7 +34,7 @@ function podInformer() {
     list: () => [...pods.values()],
     addHandlers: () => undefined,
   } as unknown as Informer<Pod>;
-  return { informer, set: (pod: Pod) => void pods.set(objectKey(pod), pod) };
+  return { informer, set: (pod: Pod) => void pods.set(objectKey(pod), pod), remove: (pod: Pod) => void pods.delete(objectKey(pod)) };
 }
 
 async function setUp() {
@@ -90,7 +90,7 @@ describe('PodWorkers', () => {
     expect((await runtime.listPodSandbox()).map((sandbox) => sandbox.metadata.uid)).toEqual(['new-uid']);
   });
 
-  it('tears the volumes of a pod that finished down once its sandbox is gone, keeping its folder', async () => {
+  it('stops a pod that finished and tears its volumes down, keeping its exited containers and folder until it is deleted', async () => {
     const { runtime, files, pods, sync } = await setUp();
     const pod = withCache('uid-1');
     pods.set(pod);
@@ -98,9 +98,15 @@ describe('PodWorkers', () => {
     const finished: Pod = { ...pod, status: { phase: 'Succeeded' } };
     pods.set(finished);
     await sync(finished);
-    expect(await runtime.listPodSandbox()).toEqual([]);
+    expect((await runtime.listPodSandbox()).map((sandbox) => sandbox.state)).toEqual(['SANDBOX_NOTREADY']);
+    expect((await runtime.listContainers()).map((container) => [container.metadata.name, container.state])).toEqual([['web', 'CONTAINER_EXITED']]);
     expect(await readdir(files.volumesDir('uid-1')).catch(() => [])).toEqual([]);
     expect(await exists(files.podDir('uid-1'))).toBe(true);
+
+    pods.remove(finished);
+    await sync(finished);
+    expect(await runtime.listPodSandbox()).toEqual([]);
+    expect(await runtime.listContainers()).toEqual([]);
   });
 
   it('housekeeping keeps the files of a pod added while it lists the runtime', async () => {

@@ -6,7 +6,8 @@ import type { ProbeManager } from '../probes/probe-manager.js';
 import type { VolumeManager } from '../volumes/volume-manager.js';
 import type { PodEventSink } from './events.js';
 import type { ContainerObservation, PodObservation, PodRuntimeManager } from './pod-runtime.js';
-import { buildPodStatus, rejectedPodStatus, rfc3339, sameStatus, type StatusContext } from './pod-status.js';
+import { activeDeadline, DEADLINE_EXCEEDED, DEADLINE_EXCEEDED_MESSAGE } from './active-deadline.js';
+import { buildPodStatus, rejectedPodStatus, rfc3339, sameStatus, type PodOutcome, type StatusContext } from './pod-status.js';
 
 export interface PodWorkersOptions {
   nodeName: string;
@@ -51,6 +52,8 @@ export class PodWorkers {
   private running: Promise<void> | undefined;
   /** Containers that had exited at the last relist, by id. */
   private exited = new Set<string>();
+  /** Pods whose finish was done (their containers stopped, their final status written): key → uid. */
+  private readonly finished = new Map<string, string>();
 
   constructor(private readonly options: PodWorkersOptions) {
     this.queue = new WorkQueue<string>({ name: `pods@${options.nodeName}`, baseDelayMs: 500, maxDelayMs: 30_000 });
@@ -130,14 +133,13 @@ export class PodWorkers {
       return;
     }
     if (pod.metadata.deletionTimestamp) return this.terminate(pod);
-    if (isPodTerminal(pod)) {
-      this.options.probes.removePod(pod.metadata.uid!);
-      await manager.killPod(pod.metadata.namespace!, pod.metadata.name!, 0);
-      // Its sandbox is gone: nothing uses the volumes any more (memory-backed emptyDirs would hold RAM).
-      await this.options.volumes.tearDown(pod.metadata.uid!, pod, this.eventsFor(pod));
-      return;
-    }
+    if (isPodTerminal(pod)) return this.finish(pod);
     if (!(await this.admit(pod))) return;
+    const deadline = activeDeadline(pod);
+    if (deadline !== undefined && deadline <= Date.now()) {
+      this.options.recorder.event(pod, 'Normal', DEADLINE_EXCEEDED, DEADLINE_EXCEEDED_MESSAGE);
+      return this.finish(pod, { phase: 'Failed', reason: DEADLINE_EXCEEDED, message: DEADLINE_EXCEEDED_MESSAGE });
+    }
 
     const observed = await manager.sync(pod, this.eventsFor(pod));
     this.withProbes(pod, observed);
@@ -152,7 +154,31 @@ export class PodWorkers {
       );
       throw new SyncIncomplete(key, reasons);
     }
-    this.queue.addAfter(key, Math.min(this.options.resyncMs, observed.retryAfterMs ?? Number.POSITIVE_INFINITY));
+    const untilDeadline = deadline === undefined ? Number.POSITIVE_INFINITY : Math.max(0, deadline - Date.now());
+    this.queue.addAfter(key, Math.min(this.options.resyncMs, observed.retryAfterMs ?? Number.POSITIVE_INFINITY, untilDeadline));
+  }
+
+  /**
+   * A pod that has finished (or must, with `outcome`): its running containers are stopped within its grace period,
+   * its sandbox and network with them, its volumes torn down; the exited containers stay with their logs until
+   * the pod is deleted. Its status then shows the containers as they ended. Done once per pod and kubelet run.
+   */
+  private async finish(pod: Pod, outcome?: PodOutcome): Promise<void> {
+    const key = objectKey(pod);
+    const uid = pod.metadata.uid!;
+    if (this.finished.get(key) === uid) return;
+    this.options.probes.removePod(uid);
+    const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
+    const observed = await this.options.manager.stopPod(pod, grace, this.eventsFor(pod));
+    // Nothing uses the volumes any more (memory-backed emptyDirs would hold RAM).
+    await this.options.volumes.tearDown(uid, pod, this.eventsFor(pod));
+    if (observed) {
+      if (pod.status?.podIP) observed.podIP = pod.status.podIP;
+      await this.writeStatus(pod, buildPodStatus(pod, observed, this.statusContext(), outcome));
+    } else if (outcome) {
+      await this.writeStatus(pod, rejectedPodStatus(pod, { reason: outcome.reason ?? '', message: outcome.message ?? '' }, this.statusContext()));
+    }
+    this.finished.set(key, uid);
   }
 
   /** Starts, follows or stops the pod's probes, and puts what they say into the observation. */
@@ -220,6 +246,7 @@ export class PodWorkers {
       this.options.probes.removePod(uid);
     }
     this.admitted.delete(key);
+    this.finished.delete(key);
   }
 
   private async writeStatus(pod: Pod, status: PodStatus): Promise<void> {

@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCES, type Pod } from '@skiff/api';
+import criContainerd from '@skiff/plugin-cri-containerd';
+import networkIpam from '@skiff/plugin-network-ipam';
+import leastAllocated from '@skiff/plugin-scheduler-least-allocated';
+import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
+import volumesBuiltin from '@skiff/plugin-volumes-builtin';
+import scheduler from '@skiff/scheduler';
+import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
+import kubelet from './index.js';
+import { podLog } from './test-support/api-https.js';
+
+// The kubelet over a real containerd (started by the runtime plugin in the node's data dir) and runc: needs root
+// and containerd; without them this file skips and says why. The pause image the plugin builds from the host's
+// static busybox doubles as the containers' image (it has sh, echo and sleep).
+function missingForRealContainers(): string | undefined {
+  if (process.getuid?.() !== 0) return 'not root';
+  if (!existsSync('/usr/bin/busybox')) return 'no /usr/bin/busybox (busybox-static)';
+  for (const dir of (process.env.PATH ?? '').split(':')) if (existsSync(`${dir}/containerd`) && existsSync('/usr/sbin/runc')) return undefined;
+  return 'containerd or runc is not installed (bash scripts/install-system-deps.sh)';
+}
+const missing = missingForRealContainers();
+if (missing) console.warn(`kubelet: real-container tests skipped: ${missing}`);
+
+const IMAGE = 'skiff.local/pause:3.10';
+const WAIT = { timeoutMs: 60_000, intervalMs: 200 };
+
+let cluster: ControlPlane;
+beforeAll(async () => {
+  if (missing) return;
+  cluster = await startControlPlane(
+    [
+      scheduler,
+      resourcesFit,
+      leastAllocated,
+      [kubelet, { heartbeatSeconds: 1, runtime: 'containerd', crashLoopBackoffBaseSeconds: 0.5, crashLoopBackoffMaxSeconds: 1 }],
+      criContainerd,
+      networkIpam,
+      volumesBuiltin,
+    ],
+    { config: { nodes: 1, logLevel: 'silent' } },
+  );
+}, 120_000);
+afterAll(() => cluster?.stop(), 60_000);
+
+const pod = (name: string, script: string, spec: Partial<Pod['spec']> = {}): Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default' },
+  spec: { containers: [{ name: 'main', image: IMAGE, command: ['sh', '-c', script] }], terminationGracePeriodSeconds: 1, ...spec },
+});
+const getPod = (name: string) => cluster.client.get<Pod>(RESOURCES.pods, name, 'default');
+
+describe.skipIf(missing !== undefined)('the kubelet with containerd', () => {
+  it('serves the log of a container that exited, from its CRI log file, until the pod is deleted', async () => {
+    await cluster.client.create(RESOURCES.pods, pod('exited', 'echo hello; echo oops >&2; exit 3', { restartPolicy: 'Never' }), 'default');
+    const failed = await waitFor(
+      'the pod to fail',
+      async () => {
+        const current = await getPod('exited');
+        return current.status?.phase === 'Failed' && current;
+      },
+      WAIT,
+    );
+    expect(failed.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
+    expect(await podLog(cluster, 'default', 'exited')).toEqual({ status: 200, text: 'hello\noops\n' });
+    expect(await podLog(cluster, 'default', 'exited', 'tailLines=1')).toEqual({ status: 200, text: 'oops\n' });
+    await cluster.client.delete(RESOURCES.pods, 'exited', 'default');
+  }, 90_000);
+
+  it('serves the instance a restart replaced with previous=true', async () => {
+    await cluster.client.create(RESOURCES.pods, pod('restarting', 'echo "run $(cat /proc/uptime)"; exit 1'), 'default');
+    await waitFor('a restart', async () => ((await getPod('restarting')).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, WAIT);
+    const previous = await podLog(cluster, 'default', 'restarting', 'previous=true');
+    const latest = await podLog(cluster, 'default', 'restarting');
+    expect(previous).toEqual({ status: 200, text: expect.stringMatching(/^run \d/) });
+    expect(latest).toEqual({ status: 200, text: expect.stringMatching(/^run \d/) });
+    expect(latest.text).not.toBe(previous.text);
+    await cluster.client.delete(RESOURCES.pods, 'restarting', 'default');
+  }, 90_000);
+
+  it('kills the containers of a pod past its activeDeadlineSeconds and keeps their log', async () => {
+    await cluster.client.create(RESOURCES.pods, pod('deadline', 'echo up; exec sleep 300'), 'default');
+    await waitFor('the pod to run', async () => (await getPod('deadline')).status?.phase === 'Running', WAIT);
+    await cluster.client.patch(RESOURCES.pods, 'deadline', { spec: { activeDeadlineSeconds: 2 } }, { namespace: 'default', patchType: 'merge' });
+    const terminated = await waitFor(
+      'the container to be killed',
+      async () => (await getPod('deadline')).status?.containerStatuses?.[0]?.state?.terminated,
+      WAIT,
+    );
+    // sleep as process 1 has no SIGTERM handler: the grace period ends with SIGKILL.
+    expect(terminated.exitCode).toBe(137);
+    expect((await getPod('deadline')).status).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded' });
+    expect(await podLog(cluster, 'default', 'deadline')).toEqual({ status: 200, text: 'up\n' });
+    await cluster.client.delete(RESOURCES.pods, 'deadline', 'default');
+  }, 90_000);
+});
