@@ -7,8 +7,8 @@
 //
 //   image (after the registry)                what it is                                      runs
 //   e2e-test-images/agnhost:2.45              /agnhost (+ /agnhost-2 link), /uploads,          /agnhost pause
-//                                             /localhost.crt and .key; busybox, bash, curl,
-//                                             getent, dig, nslookup, host, nc (OpenBSD)
+//                                             /localhost.crt and .key; busybox, bash (also
+//                                             /bin/sh), curl, getent, dig, nslookup, host, nc
 //   e2e-test-images/jessie-dnsutils:1.7       busybox and the same tools (dig, getent, curl)   sh
 //   e2e-test-images/busybox:1.29-4            busybox-static, an applet link each             sh
 //   e2e-test-images/nonroot:1.4               busybox, user 1234                              sh
@@ -20,7 +20,7 @@
 //   e2e-test-images/kitten:1.7, nautilus:1.7  agnhost plus /data.json ({"image": "kitten.jpg"})  agnhost test-webserver
 //   e2e-test-images/sample-apiserver:1.17.7   busybox, /sample-apiserver (v1.28.7's)           /sample-apiserver
 //   etcd:3.5.10-0                             busybox, Debian's etcd as /usr/local/bin/etcd    etcd
-//   pause:3.9                                 busybox, /pause (sleeps until TERM or INT)       /pause, user 65535
+//   pause:3.9                                 /pause alone (waits for TERM or INT)            /pause, user 65535
 // Registry paths mirror upstream's (e2e-test-images under registry.k8s.io/), so the repo list maps
 // promoterE2eRegistry, gcRegistry and gcEtcdRegistry to <HOST:PORT>/registry.k8s.io/…; the other
 // registries keep upstream's values: nothing here serves them, and the few tests that use them expect a
@@ -50,7 +50,6 @@ import {
   missingPrerequisites,
   ociArchitecture,
   onPath,
-  pauseTree,
   pushTestImages,
   runOrThrow,
   startRegistry,
@@ -102,8 +101,11 @@ const AGNHOST_PASSWD =
 const AGNHOST_GROUP = 'root:x:0:\nnobody:x:65534:\nuser-defined-in-image:x:1000:\ngroup-defined-in-image:x:50000:user-defined-in-image\n';
 const HTTPD_INDEX = '<html><body><h1>It works!</h1></body></html>\n';
 const NGINX_INDEX = '<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></head><body><h1>Welcome to nginx!</h1></body></html>\n';
-// nonewprivs' program, our own: the tests compare its one line of output.
-const NNP_SOURCE = `package main
+// Two small programs of our own, built with upstream's Go. nnp (nonewprivs): the tests compare its one line.
+// pause: a static binary, not a script, since it runs as user 65535 and needs to read nothing; it reaps
+// children (PID 1 of a pod sharing its PID namespace) and exits 0 on TERM or INT.
+const GO_PROGRAMS = Object.freeze({
+  nnp: `package main
 
 import (
 \t"fmt"
@@ -113,7 +115,32 @@ import (
 func main() {
 \tfmt.Printf("Effective uid: %d\\n", os.Geteuid())
 }
-`;
+`,
+  pause: `package main
+
+import (
+\t"os"
+\t"os/signal"
+\t"syscall"
+)
+
+func main() {
+\tsignals := make(chan os.Signal, 8)
+\tsignal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGCHLD)
+\tfor received := range signals {
+\t\tif received != syscall.SIGCHLD {
+\t\t\tos.Exit(0)
+\t\t}
+\t\tfor {
+\t\t\tpid, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
+\t\t\tif pid <= 0 || err != nil {
+\t\t\t\tbreak
+\t\t\t}
+\t\t}
+\t}
+}
+`,
+});
 
 function upstreamDir() {
   return resolve(process.env.UPSTREAM ?? join(homedir(), 'upstream'));
@@ -161,8 +188,8 @@ function goEnv(upstream) {
 
 /**
  * The binaries built here, once, into <out>/bin: sample-apiserver from upstream's tree (the flags and
- * cache build.sh uses, so the packages kube-apiserver shares with it are not compiled again), nnp, and a
- * self-signed certificate for localhost (agnhost's image ships one for its HTTPS servers).
+ * cache build.sh uses, so the packages kube-apiserver shares with it are not compiled again), nnp, pause,
+ * and a self-signed certificate for localhost (agnhost's image ships one for its HTTPS servers).
  */
 async function buildBinaries(outDir, upstream, log) {
   const binDir = join(outDir, 'bin');
@@ -170,6 +197,7 @@ async function buildBinaries(outDir, upstream, log) {
   const files = {
     sampleApiserver: join(binDir, 'sample-apiserver'),
     nnp: join(binDir, 'nnp'),
+    pause: join(binDir, 'pause'),
     crt: join(binDir, 'localhost.crt'),
     key: join(binDir, 'localhost.key'),
   };
@@ -183,12 +211,13 @@ async function buildBinaries(outDir, upstream, log) {
     );
     renameSync(`${files.sampleApiserver}.partial`, files.sampleApiserver);
   }
-  if (!existsSync(files.nnp)) {
-    const work = join(binDir, '.nnp');
+  for (const [name, source] of Object.entries(GO_PROGRAMS)) {
+    if (existsSync(files[name])) continue;
+    const work = join(binDir, `.${name}`);
     rmSync(work, { recursive: true, force: true });
     makeDir(work);
-    writeFileSync(join(work, 'main.go'), NNP_SOURCE);
-    await runOrThrow(GO, ['build', '-trimpath', '-ldflags', '-s -w', '-o', files.nnp, 'main.go'], {
+    writeFileSync(join(work, 'main.go'), source);
+    await runOrThrow(GO, ['build', '-trimpath', '-ldflags', '-s -w', '-o', files[name], 'main.go'], {
       cwd: work,
       env: { ...env, GOFLAGS: '', GO111MODULE: 'on' },
     });
@@ -240,9 +269,11 @@ function toolsTree(root, files) {
   makeDir(root);
   hostFilesTree(root, files);
   symlinkSync('nc.openbsd', join(root, 'usr/bin/nc'));
-  // busybox's tree has /bin as a directory of applets; tests name /bin/bash.
+  // busybox's tree has /bin as a directory of applets; tests name /bin/bash. bash is /bin/sh too: Debian's
+  // busybox-static shell runs its own applet for a command of that name (nc, nslookup) whatever PATH says.
   makeDir(join(root, 'bin'));
   symlinkSync('../usr/bin/bash', join(root, 'bin/bash'));
+  symlinkSync('../usr/bin/bash', join(root, 'bin/sh'));
   makeDir(join(root, 'etc'));
   writeFileMode(join(root, 'etc/nsswitch.conf'), NSSWITCH);
 }
@@ -297,7 +328,7 @@ function recipes(registries) {
     })),
     { id: 'sample-apiserver', name: `${e2e}/sample-apiserver:1.17.7`, layers: ['busybox', 'sample-apiserver'], entrypoint: ['/sample-apiserver'] },
     { id: 'etcd', name: `${registries.gcEtcdRegistry}/etcd:3.5.10-0`, layers: ['busybox', 'etcd'], cmd: ['/usr/local/bin/etcd'] },
-    { id: 'pause', name: `${registries.gcRegistry}/pause:3.9`, layers: ['busybox', 'pause'], entrypoint: ['/pause'], config: { User: '65535:65535' } },
+    { id: 'pause', name: `${registries.gcRegistry}/pause:3.9`, layers: ['pause'], entrypoint: ['/pause'], config: { User: '65535:65535' } },
   ];
 }
 
@@ -373,7 +404,10 @@ export async function buildConformanceImages({ out = DEFAULT_OUT, upstream = ups
         "/sample-apiserver (upstream's v1.28.7 source)",
       ],
       etcd: [(root) => hostFilesTree(makeDirOf(root, ''), etcd), `Debian's etcd as /usr/local/bin/etcd and the ${etcd.length - 1} libraries it loads`],
-      pause: [pauseTree, '/pause: sleeps until TERM or INT, then exits 0'],
+      pause: [
+        (root) => writeFileMode(join(makeDirOf(root, ''), 'pause'), readFileSync(binaries.pause), 0o755),
+        '/pause: waits for TERM or INT, reaping children, then exits 0',
+      ],
     };
     const layers = {};
     for (const [key, [fill, history]] of Object.entries(layerRecipes)) layers[key] = { ...(await buildLayer(workDir, `${key}-rootfs`, fill)), history };
