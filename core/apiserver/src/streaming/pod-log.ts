@@ -3,14 +3,17 @@ import { fieldErrors } from '@skiff/api/validation';
 import type { ApiResponse, ContainerLogOptions, Logger } from '@skiff/kernel';
 import type { RestContext } from '../rest/context.js';
 import { chooseContainer, nodeConnectionOf, nodeFailure, podRef, readPod, type NodeConnectionLookup } from './pod-target.js';
+import { logOverWebSocket, logProtocolOf } from './log-websocket.js';
 import { optionBool, optionInt } from './query-options.js';
+import { isWebSocketRequest } from './websocket.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /**
  * GET pods/<name>/log: the container's output from its node's kubelet, as text/plain, streamed while
- * `follow` keeps it open. Options and their checks are kube-apiserver's PodLogOptions: malformed values
- * are a 400 naming the parameter, values out of range a 422 Invalid PodLogOptions.
+ * `follow` keeps it open; over WebSocket when the request asks to upgrade. Options and their checks are
+ * kube-apiserver's PodLogOptions: malformed values are a 400 naming the parameter, values out of range a 422
+ * Invalid PodLogOptions.
  */
 export async function podLog(ctx: RestContext, nodes: NodeConnectionLookup): Promise<ApiResponse> {
   const { query } = ctx.request;
@@ -18,13 +21,18 @@ export async function podLog(ctx: RestContext, nodes: NodeConnectionLookup): Pro
   const pod = await readPod(ctx);
   const container = chooseContainer(pod, query.container);
   const connection = nodeConnectionOf(pod, nodes);
-  const signal = ctx.request.signal ?? new AbortController().signal;
+  const websocket = isWebSocketRequest(ctx.request.headers);
+  // Over WebSocket the read also ends when the client closes (the socket may stay open a while after that).
+  const stopped = new AbortController();
+  const signal = websocket ? AbortSignal.any([stopped.signal, ...(ctx.request.signal ? [ctx.request.signal] : [])]) : (ctx.request.signal ?? stopped.signal);
+  const protocol = websocket ? logProtocolOf(ctx.request.headers) : undefined;
   let chunks: AsyncIterable<Uint8Array>;
   try {
     chunks = await connection.containerLogs(podRef(pod), container, options, signal);
   } catch (err) {
     throw nodeFailure(err);
   }
+  if (protocol !== undefined) return logOverWebSocket(ctx.request.headers['sec-websocket-key']!, protocol, chunks, () => stopped.abort(), ctx.core.logger);
   return { status: 200, headers: { 'content-type': 'text/plain' }, textStream: endQuietly(chunks, ctx.core.logger, `${pod.metadata.name}/${container}`) };
 }
 

@@ -190,6 +190,61 @@ describe('pods/log', () => {
 
 const execPath = (pod: string, query: string) => `${PODS}/${pod}/exec?${query}`;
 
+describe('pods/log over WebSocket', () => {
+  const open = async (protocols: string[], query = '') => {
+    node.logs = kubeletLogs;
+    const outcome = await upgradeRequest(target(), 'GET', `${PODS}/web/log${query}`, webSocketHeaders(protocols, 'admin-token'));
+    if (!outcome.upgraded) throw new Error(`not upgraded: ${outcome.status} ${outcome.text}`);
+    const ws = webSocketClient(outcome.socket, outcome.head);
+    await ws.ended;
+    return { ws, protocol: outcome.response.headers['sec-websocket-protocol'] };
+  };
+
+  it('sends the log as binary messages after an empty one, then closes normally (binary.k8s.io, as the conformance test asks)', async () => {
+    const { ws, protocol } = await open(['binary.k8s.io'], '?container=app');
+    expect(protocol).toBe('binary.k8s.io');
+    expect(ws.messages.map((message) => message.binary)).toEqual([true, true]);
+    expect(ws.messages[0]!.data.length).toBe(0);
+    expect(Buffer.concat(ws.messages.map((message) => message.data)).toString()).toBe('line 1\nline 2\n');
+    expect(ws.closeCode).toBe(1000);
+    expect(node.logCalls.at(-1)).toMatchObject({ container: 'app', options: { follow: false } });
+  });
+
+  it('sends base64 text for base64.binary.k8s.io, and raw bytes when no subprotocol is offered', async () => {
+    const base64 = await open(['base64.binary.k8s.io']);
+    expect(base64.protocol).toBe('base64.binary.k8s.io');
+    expect(base64.ws.messages.every((message) => !message.binary)).toBe(true);
+    expect(base64.ws.messages.map((message) => Buffer.from(message.data.toString(), 'base64').toString()).join('')).toBe('line 1\nline 2\n');
+    const plain = await open([]);
+    expect(plain.protocol).toBeUndefined();
+    expect(Buffer.concat(plain.ws.messages.map((message) => message.data)).toString()).toBe('line 1\nline 2\n');
+  });
+
+  it('refuses unsupported subprotocols, and checks the pod and container before upgrading', async () => {
+    const refused = await upgradeRequest(target(), 'GET', `${PODS}/web/log`, webSocketHeaders(['v4.channel.k8s.io'], 'admin-token'));
+    expect(refused).toMatchObject({ upgraded: false, status: 403 });
+    const missing = await upgradeRequest(target(), 'GET', `${PODS}/web/log?container=nope`, webSocketHeaders(['binary.k8s.io'], 'admin-token'));
+    expect(missing).toMatchObject({ upgraded: false, status: 400, body: { message: 'container nope is not valid for pod web' } });
+  });
+
+  it('stops following the log when the client closes', async () => {
+    let stopped = false;
+    node.logs = async function* (signal) {
+      yield Buffer.from('first\n');
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      stopped = true;
+    };
+    const outcome = await upgradeRequest(target(), 'GET', `${PODS}/web/log?follow=true`, webSocketHeaders(['binary.k8s.io'], 'admin-token'));
+    if (!outcome.upgraded) throw new Error('not upgraded');
+    const ws = webSocketClient(outcome.socket, outcome.head);
+    await eventually(() => ws.messages.some((message) => message.data.toString() === 'first\n'));
+    ws.close();
+    await eventually(() => stopped);
+    outcome.socket.destroy();
+    node.logs = kubeletLogs;
+  });
+});
+
 describe('upgrade requests', () => {
   it('run authentication first: a bad token gets a 401 Status and no upgrade', async () => {
     const before = runtime.requests.length;
