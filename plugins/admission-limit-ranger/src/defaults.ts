@@ -17,8 +17,9 @@ export function applyDefaults(pod: Pod, ranges: LimitRange[]): boolean {
   }
   if (Object.keys(limits).length === 0 && Object.keys(requests).length === 0) return false;
   const notes: string[] = [];
-  for (const container of pod.spec?.initContainers ?? []) notes.push(...fill(container, 'init container', limits, requests));
+  // Containers first, then init containers, as upstream words the annotation.
   for (const container of pod.spec?.containers ?? []) notes.push(...fill(container, 'container', limits, requests));
+  for (const container of pod.spec?.initContainers ?? []) notes.push(...fill(container, 'init container', limits, requests));
   if (notes.length === 0) return false;
   pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${notes.join('; ')}` };
   return true;

@@ -2,7 +2,7 @@ import { RESOURCES, type LimitRange, type PersistentVolumeClaim, type Pod } from
 import { startTestCluster, type TestCluster } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import plugin, { LIMIT_RANGER_ANNOTATION } from './index.js';
-import { effectiveItem, podTotals } from './index.js';
+import { aggregate, applyDefaults, claimViolations, effectiveItem, podTotals } from './index.js';
 
 const NS = 'default';
 
@@ -31,6 +31,41 @@ describe('LimitRange items', () => {
     } as Pod);
     expect(totals.requests).toEqual({ cpu: '2', memory: '1Gi' });
     expect(totals.limits).toEqual({});
+  });
+});
+
+describe('LimitRanger in upstream’s words', () => {
+  const range = (limits: LimitRange['spec']['limits']): LimitRange => ({
+    apiVersion: 'v1',
+    kind: 'LimitRange',
+    metadata: { name: 'r', namespace: NS },
+    spec: { limits },
+  });
+
+  it('names containers before init containers in the annotation', () => {
+    const target = pod('p', [{ name: 'app', image: 'nginx' }]);
+    target.spec.initContainers = [{ name: 'setup', image: 'busybox' }];
+    expect(applyDefaults(target, [range([{ type: 'Container', default: { cpu: '1' } }])])).toBe(true);
+    expect(target.metadata.annotations?.[LIMIT_RANGER_ANNOTATION]).toBe(
+      'LimitRanger plugin set: cpu request for container app; cpu limit for container app; cpu request for init container setup; cpu limit for init container setup',
+    );
+  });
+
+  it('says each message once, and judges a claim by its requests only', () => {
+    expect(aggregate(['a', 'a'])).toBe('a');
+    expect(aggregate(['a', 'b', 'a'])).toBe('[a, b]');
+    const claim = (resources: NonNullable<PersistentVolumeClaim['spec']>['resources']): PersistentVolumeClaim => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'c', namespace: NS },
+      spec: { accessModes: ['ReadWriteOnce'], resources },
+    });
+    const ranges = [range([{ type: 'PersistentVolumeClaim', min: { storage: '1Gi' }, max: { storage: '5Gi' } }])];
+    expect(claimViolations(claim({ requests: { storage: '2Gi' }, limits: { storage: '500Mi' } }), ranges)).toEqual([]);
+    expect(claimViolations(claim({}), ranges)).toEqual([
+      'minimum storage usage per PersistentVolumeClaim is 1Gi.  No request is specified',
+      'maximum storage usage per PersistentVolumeClaim is 5Gi.  No request is specified',
+    ]);
   });
 });
 

@@ -17,7 +17,7 @@ type ResourceList = Record<string, Quantity>;
 /** What a pod or claim breaks of the namespace's LimitRanges, in kube-apiserver's words; empty when nothing. */
 export function podViolations(pod: Pod, ranges: LimitRange[]): string[] {
   const violations: string[] = [];
-  const containers: Container[] = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+  const containers: Container[] = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
   for (const item of itemsOfType(ranges, 'Container'))
     for (const container of containers) violations.push(...check(item, 'Container', container.resources?.requests ?? {}, container.resources?.limits ?? {}));
   const pods = itemsOfType(ranges, 'Pod');
@@ -30,22 +30,23 @@ export function podViolations(pod: Pod, ranges: LimitRange[]): string[] {
 
 export function claimViolations(claim: PersistentVolumeClaim, ranges: LimitRange[]): string[] {
   const requests = claim.spec?.resources?.requests ?? {};
-  const limits = claim.spec?.resources?.limits ?? {};
   const violations: string[] = [];
+  // Only a claim's requests count: its limits are no user input to a LimitRange.
   for (const item of itemsOfType(ranges, 'PersistentVolumeClaim')) {
-    for (const [name, min] of Object.entries(item.min ?? {})) violations.push(...minimum('PersistentVolumeClaim', name, min, requests, limits));
+    for (const [name, min] of Object.entries(item.min ?? {})) violations.push(...minimum('PersistentVolumeClaim', name, min, requests, {}));
     for (const [name, max] of Object.entries(item.max ?? {})) {
       const request = requests[name];
-      if (request !== undefined && milli(request) > milli(max))
-        violations.push(`maximum ${name} usage per PersistentVolumeClaim is ${show(max)}, but request is ${show(request)}`);
+      if (request === undefined) violations.push(`maximum ${name} usage per PersistentVolumeClaim is ${show(max)}.  No request is specified`);
+      else if (milli(request) > milli(max)) violations.push(`maximum ${name} usage per PersistentVolumeClaim is ${show(max)}, but request is ${show(request)}`);
     }
   }
   return violations;
 }
 
-/** Upstream's aggregate: one message alone, several in brackets. */
+/** Upstream's aggregate: each message once; one alone, several in brackets. */
 export function aggregate(violations: string[]): string {
-  return violations.length === 1 ? violations[0]! : `[${violations.join(', ')}]`;
+  const distinct = [...new Set(violations)];
+  return distinct.length === 1 ? distinct[0]! : `[${distinct.join(', ')}]`;
 }
 
 function check(item: LimitRangeItem, type: string, requests: ResourceList, limits: ResourceList): string[] {
