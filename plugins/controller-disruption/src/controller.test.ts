@@ -1,4 +1,14 @@
-import { RESOURCES, type Deployment, type Event, type OwnerReference, type Pod, type PodDisruptionBudget, type ReplicaSet, type StatefulSet } from '@skiff/api';
+import {
+  isApiError,
+  RESOURCES,
+  type Deployment,
+  type Event,
+  type OwnerReference,
+  type Pod,
+  type PodDisruptionBudget,
+  type ReplicaSet,
+  type StatefulSet,
+} from '@skiff/api';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import disruptionController from './index.js';
@@ -230,5 +240,29 @@ describe('disruption controller against a real API server', () => {
     });
     expect(target(reset)).toEqual({ type: 'DisruptionTarget', status: 'False', lastTransitionTime: expect.any(String) });
     expect(target(await plane.client.get<Pod>(RESOURCES.pods, 'target-kubelet', ns))).toEqual(expect.objectContaining({ status: 'True' }));
+  });
+
+  it('blocks an eviction until the budget allows it, as the conformance test does', async () => {
+    await createBudget('gate', 'gate', { minAvailable: 3 });
+    for (const name of ['gate-1', 'gate-2', 'gate-3']) await createPod(name, 'gate');
+    await statusIs('gate', { currentHealthy: 3, disruptionsAllowed: 0 });
+    const evict = (name: string) =>
+      plane.client.createSubresource(RESOURCES.pods, name, ns, 'eviction', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } });
+    const refused = await evict('gate-1').then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(isApiError(refused, 'TooManyRequests')).toBe(true);
+    expect((refused as { details?: { causes?: { type: string }[] } }).details?.causes).toEqual([expect.objectContaining({ type: 'DisruptionBudget' })]);
+
+    await plane.client.patch<PodDisruptionBudget>(RESOURCES.poddisruptionbudgets, 'gate', { spec: { minAvailable: 2 } }, { namespace: ns });
+    await statusIs('gate', { observedGeneration: 2, currentHealthy: 3, disruptionsAllowed: 1 });
+    await evict('gate-1');
+    // No kubelet finishes the graceful delete: the pod stays terminating, which no longer counts, and its entry goes.
+    await statusIs('gate', { currentHealthy: 2, disruptionsAllowed: 0, disruptedPods: undefined });
+    expect((await plane.client.get<Pod>(RESOURCES.pods, 'gate-1', ns)).metadata.deletionTimestamp).toBeDefined();
+
+    await plane.client.delete(RESOURCES.poddisruptionbudgets, 'gate', ns);
+    await evict('gate-2');
   });
 });
