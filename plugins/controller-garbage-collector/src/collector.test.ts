@@ -1,7 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isApiError, RESOURCES, type Deployment, type KubeObject, type OwnerReference, type Pod, type ReplicaSet, type ResourceType } from '@skiff/api';
+import {
+  isApiError,
+  RESOURCES,
+  type Deployment,
+  type KubeObject,
+  type OwnerReference,
+  type Pod,
+  type ReplicaSet,
+  type ReplicationController,
+  type ResourceType,
+} from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import garbageCollector from './index.js';
@@ -145,6 +155,47 @@ describe('garbage collector against a real API server', () => {
     watching.abort();
     await deletions;
     expect(seen).toEqual(['deployment deleted; rs exists: false; pod exists: false']);
+  });
+
+  it('keeps a ReplicationController deleted in the foreground until its pods are gone', async () => {
+    const { client } = plane;
+    const rc = await client.create<ReplicationController>(
+      RESOURCES.replicationcontrollers,
+      {
+        apiVersion: 'v1',
+        kind: 'ReplicationController',
+        metadata: { name: 'rc-owner', namespace: 'default' },
+        spec: { replicas: 0, selector: { app: 'gc' }, template },
+      },
+      'default',
+    );
+    await createPod(client, 'rc-owned-1', [ownerRef(rc, 'ReplicationController', 'v1')]);
+    await createPod(client, 'rc-owned-2', [ownerRef(rc, 'ReplicationController', 'v1')]);
+    await waitFor('the pods to be visible', async () => (await exists(client, RESOURCES.pods, 'rc-owned-1')) && exists(client, RESOURCES.pods, 'rc-owned-2'));
+    await client.delete(RESOURCES.replicationcontrollers, 'rc-owner', 'default', { propagationPolicy: 'Foreground', preconditions: { uid: rc.metadata.uid } });
+    await waitFor('the ReplicationController to be deleted', async () => !(await exists(client, RESOURCES.replicationcontrollers, 'rc-owner')));
+    expect(await exists(client, RESOURCES.pods, 'rc-owned-1')).toBe(false);
+    expect(await exists(client, RESOURCES.pods, 'rc-owned-2')).toBe(false);
+  });
+
+  it('is not blocked by a cycle of blocking owner references when one of them is deleted in the foreground', async () => {
+    const { client } = plane;
+    const pods = [await createPod(client, 'circle-1', []), await createPod(client, 'circle-2', []), await createPod(client, 'circle-3', [])];
+    // circle-1 is owned by circle-3, circle-2 by circle-1, circle-3 by circle-2: each blocks its owner's deletion.
+    for (const [index, pod] of pods.entries()) {
+      const owner = pods[(index + 2) % 3]!;
+      await client.patch(
+        RESOURCES.pods,
+        pod.metadata.name!,
+        { metadata: { ownerReferences: [ownerRef(owner, 'Pod', 'v1')] } },
+        { namespace: 'default', patchType: 'strategic' },
+      );
+    }
+    await client.delete(RESOURCES.pods, 'circle-1', 'default', { propagationPolicy: 'Foreground', preconditions: { uid: pods[0]!.metadata.uid } });
+    await waitFor('every pod of the cycle to be deleted', async () => {
+      const left = await client.list<Pod>(RESOURCES.pods, 'default');
+      return !left.items.some((pod) => pod.metadata.name!.startsWith('circle-'));
+    });
   });
 });
 

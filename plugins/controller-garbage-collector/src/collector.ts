@@ -2,7 +2,7 @@ import { isApiError, type KubeObject, type OwnerReference, type ResourceType } f
 import { objectKey, runWorkers, WorkQueue } from '@skiff/client';
 import { byOwnerUid, ownerReferencesPatch, OWNER_UID_INDEX } from '@skiff/controller-manager';
 import type { ControllerContext, DeleteOptions, Informer } from '@skiff/kernel';
-import { decideForDependent, type OwnerState } from './decide.js';
+import { decideForDependent, isDeletingDependents, type OwnerState } from './decide.js';
 import { hasFinalizer, removeFinalizerPatch } from './finalizers.js';
 import { CONTROLLER_NAME, FINALIZER } from './names.js';
 import { ownerTypeOf, resourceId } from './resources.js';
@@ -102,16 +102,22 @@ export class GarbageCollector {
     if (!found) return;
     const { type, object } = found;
     if (!object.metadata.ownerReferences?.length) return;
-    // Already on its way out, unless it is itself waiting for its own dependents in the foreground.
-    if (object.metadata.deletionTimestamp && !hasFinalizer(object, FINALIZER.FOREGROUND)) return;
+    // Already on its way out; one deleting in the foreground is the owners queue's to finish.
+    if (object.metadata.deletionTimestamp) return;
 
     const owners = new Map<string, OwnerState>();
     for (const ref of object.metadata.ownerReferences) owners.set(ref.uid, await this.ownerState(object, ref));
-    const decision = decideForDependent(object, owners, this.dependentsOf(object.metadata.uid!).length > 0);
+    const dependents = this.dependentsOf(object.metadata.uid!).map((dependent) => dependent.object);
+    const decision = decideForDependent(object, owners, dependents);
     if (decision.action === 'keep') return;
     if (decision.action === 'removeOwnerReferences') {
       const kept = object.metadata.ownerReferences.filter((ref) => !decision.uids.includes(ref.uid));
       return this.patchIgnoringGone(type, object, ownerReferencesPatch(object, kept));
+    }
+    if (decision.unblockOwnerReferences) {
+      this.ctx.logger.info({ resource: resourceId(type), key: objectKey(object) }, 'owner references made non-blocking to break a dependency cycle');
+      const unblocked = object.metadata.ownerReferences.map((ref) => (ref.blockOwnerDeletion ? { ...ref, blockOwnerDeletion: false } : ref));
+      await this.patchIgnoringGone(type, object, ownerReferencesPatch(object, unblocked));
     }
     this.ctx.logger.info(
       { resource: resourceId(type), key: objectKey(object), propagationPolicy: decision.propagationPolicy },
@@ -170,7 +176,7 @@ export class GarbageCollector {
     const blocking = dependents.filter(({ object }) => object.metadata.ownerReferences?.some((ref) => ref.uid === uid && ref.blockOwnerDeletion));
     if (blocking.length === 0) return this.patchIgnoringGone(type, owner, removeFinalizerPatch(owner, FINALIZER.FOREGROUND));
     for (const { type: dependentType, object } of dependents) {
-      if (!object.metadata.deletionTimestamp || hasFinalizer(object, FINALIZER.FOREGROUND)) this.dependents.add(itemOf(dependentType, object));
+      if (!object.metadata.deletionTimestamp) this.dependents.add(itemOf(dependentType, object));
     }
   }
 
@@ -207,5 +213,5 @@ export class GarbageCollector {
 }
 
 function stateOfOwner(owner: KubeObject): OwnerState {
-  return owner.metadata.deletionTimestamp && hasFinalizer(owner, FINALIZER.FOREGROUND) ? 'waiting' : 'exists';
+  return isDeletingDependents(owner) ? 'waiting' : 'exists';
 }

@@ -11,6 +11,7 @@ export const FINALIZER = Object.freeze({
 /** Resources watched when the `resources` option is not given: the ones built-in controllers own. */
 export const DEFAULT_RESOURCES: readonly string[] = Object.freeze([
   'pods',
+  'replicationcontrollers',
   'replicasets.apps',
   'deployments.apps',
   'daemonsets.apps',
