@@ -5,6 +5,7 @@ import type { RestContext, ServerCore } from './rest/context.js';
 import type { KindHandlers } from './rest/handlers.js';
 import { objectKey } from './rest/keys.js';
 import { json } from './rest/respond.js';
+import { DelegatedApis, type DelegatedApi } from './discovery/delegated.js';
 
 /** A resource request a plugin answers: it has passed authentication and authorization, its body is decoded. */
 export interface ExtensionRequest {
@@ -41,6 +42,11 @@ export interface ApiExtensions {
   route(route: RouteDefinition): void;
   /** A stored object, read as the API server reads it (no request pipeline); undefined when absent or not served. */
   get<T extends KubeObject = KubeObject>(resource: { group: string; resource: string }, namespace: string, name: string): Promise<T | undefined>;
+  /**
+   * Hands a group/version the API server does not serve itself to another server (API aggregation): its requests
+   * go to `api.serve`, discovery lists it. Returns the function that takes it back.
+   */
+  delegate(api: DelegatedApi): () => void;
 }
 
 declare module '@skiff/kernel' {
@@ -67,6 +73,7 @@ async function admitCreate(ctx: RestContext, value: unknown): Promise<unknown> {
 
 export class ApiExtensionsImpl implements ApiExtensions {
   private readonly routes = new Map<string, RouteDefinition>();
+  readonly delegated = new DelegatedApis();
 
   constructor(
     private readonly handlers: KindHandlers,
@@ -91,6 +98,10 @@ export class ApiExtensionsImpl implements ApiExtensions {
       });
       return json(response.body, response.status);
     });
+  }
+
+  delegate(api: DelegatedApi): () => void {
+    return this.delegated.add(api);
   }
 
   route(route: RouteDefinition): void {

@@ -71,7 +71,7 @@ export class ApiServer implements ApiHandler {
   constructor(private readonly options: ApiServerOptions) {
     this.registry = options.registry ?? new ResourceRegistryImpl();
     this.initializers = options.initializers ?? new InitializerRegistryImpl();
-    this.discovery = new Discovery(this.registry, () => this.serverAddress);
+    this.discovery = new Discovery(this.registry, () => this.serverAddress, this.extensions.delegated);
     this.objectCounts = new ObjectCounts(this.registry, () => this.core?.store);
     skipFailingAuthenticators(options.hooks.authenticate);
     skipFailingAuthorizers(options.hooks.authorize);
@@ -145,6 +145,10 @@ export class ApiServer implements ApiHandler {
     }
     await admitFlow(core.hooks, this.objectCounts, request, info, user, flow);
     await authorize(core.hooks, authzAttributes(user, info));
+    const delegated = this.extensions.delegated.forPath(request.path);
+    if (delegated && !this.registry.list().some((definition) => definition.group === delegated.group && definition.version === delegated.version)) {
+      return delegated.serve(request, user);
+    }
     if (!info.isResourceRequest) return (await this.extensions.serve(request)) ?? this.discovery.serve(request);
 
     const definition = this.registry.getVersion(info.apiGroup, info.apiVersion, info.resource);

@@ -4,6 +4,7 @@ import type { ApiRequest, ApiResponse } from '@skiff/kernel';
 import type { ResourceRegistryImpl } from '../registry/resource-registry.js';
 import { json } from '../rest/respond.js';
 import { aggregatedContentType, aggregatedDiscovery, aggregatedVersionOf } from './aggregated.js';
+import { delegatedApiGroup, delegatedDiscoveryItem, type DelegatedApis } from './delegated.js';
 import { servedGroups, type GroupVersions } from './groups.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './legacy.js';
 import { OPENAPI_V2_CONTENT_TYPE, OpenApiV3 } from './openapi.js';
@@ -37,6 +38,8 @@ export class Discovery {
   constructor(
     private readonly registry: ResourceRegistryImpl,
     private readonly serverAddress: () => string,
+    /** Groups other servers answer (API aggregation): listed after the served ones. */
+    private readonly delegated?: DelegatedApis,
   ) {}
 
   serve(request: ApiRequest): ApiResponse {
@@ -54,8 +57,13 @@ export class Discovery {
       if (parts.length === 2) return this.resourceList('', second!, request.path);
     }
     if (first === 'apis') {
-      if (parts.length === 1) return this.discoveryRoot(request, false) ?? json(apiGroupList(this.groups));
+      if (parts.length === 1) {
+        const list = apiGroupList(this.groups);
+        return this.discoveryRoot(request, false) ?? json({ ...list, groups: [...list.groups, ...this.delegatedGroups().map(delegatedApiGroup)] });
+      }
       const entry = this.groups.find((candidate) => candidate.group === second && candidate.group !== '');
+      const delegated = entry ? undefined : this.delegatedGroups().find((group) => group.name === second);
+      if (delegated && parts.length === 2) return json({ kind: 'APIGroup', apiVersion: 'v1', ...delegatedApiGroup(delegated) });
       if (entry && parts.length === 2) return json({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(entry) });
       if (entry && parts.length === 3) return this.resourceList(second!, third!, request.path);
     }
@@ -75,7 +83,9 @@ export class Discovery {
     const version = aggregatedVersionOf(request.headers.accept);
     if (!version) return undefined;
     const groups = this.groups.filter((entry) => (entry.group === '') === core);
-    return { status: 200, headers: { 'content-type': aggregatedContentType(version) }, body: aggregatedDiscovery(version, groups) };
+    const body = aggregatedDiscovery(version, groups);
+    if (!core) body.items.push(...(this.delegatedGroups().map(delegatedDiscoveryItem) as typeof body.items));
+    return { status: 200, headers: { 'content-type': aggregatedContentType(version) }, body };
   }
 
   private resourceList(group: string, version: string, path: string): ApiResponse {
@@ -123,5 +133,10 @@ export class Discovery {
       paths.push(`/apis/${entry.group}`, ...entry.versions.map((version) => `/apis/${entry.group}/${version}`));
     }
     return paths.sort();
+  }
+
+  /** Delegated groups the API server does not serve itself. */
+  private delegatedGroups() {
+    return (this.delegated?.groups() ?? []).filter((group) => !this.groups.some((entry) => entry.group === group.name));
   }
 }
