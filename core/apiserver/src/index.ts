@@ -2,6 +2,7 @@ export { default, type ApiServerPluginOptions, type ApiServerInfo } from './plug
 export { ApiServer, APISERVER_NAME, type ApiServerOptions } from './server.js';
 export type { ApiExtensions, ExtensionHandler, ExtensionRequest, ExtensionResponse } from './extensions.js';
 export type { DelegatedApi, DiscoveredResource } from './discovery/delegated.js';
+export { forward as forwardRequest, type BackendTls, type ForwardOptions } from './proxy/forward.js';
 export { ResourceRegistryImpl } from './registry/resource-registry.js';
 export { InitializerRegistryImpl } from './registry/initializer-registry.js';
 export { HttpServer, type HttpServerOptions, type ConnectionLimits } from './http/server.js';
