@@ -1,4 +1,7 @@
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type Pod } from '@skiff/api';
 import criContainerd from '@skiff/plugin-cri-containerd';
@@ -9,7 +12,7 @@ import volumesBuiltin from '@skiff/plugin-volumes-builtin';
 import scheduler from '@skiff/scheduler';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import kubelet from './index.js';
-import { podLog } from './test-support/api-https.js';
+import { adminKubeconfig, podLog } from './test-support/api-https.js';
 
 // The kubelet over a real containerd (started by the runtime plugin in the node's data dir) and runc: needs root
 // and containerd; without them this file skips and says why. The pause image the plugin builds from the host's
@@ -27,6 +30,7 @@ const IMAGE = 'skiff.local/pause:3.10';
 const WAIT = { timeoutMs: 60_000, intervalMs: 200 };
 
 let cluster: ControlPlane;
+const kubeDir = mkdtempSync(join(tmpdir(), 'skiff-kubelet-kubectl-'));
 beforeAll(async () => {
   if (missing) return;
   cluster = await startControlPlane(
@@ -42,7 +46,25 @@ beforeAll(async () => {
     { config: { nodes: 1, logLevel: 'silent' } },
   );
 }, 120_000);
-afterAll(() => cluster?.stop(), 60_000);
+afterAll(async () => {
+  await cluster?.stop();
+  rmSync(kubeDir, { recursive: true, force: true });
+}, 60_000);
+
+/** kubectl (the one on PATH) against the cluster, with `input` on its stdin. */
+function kubectl(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const kubeconfig = join(kubeDir, 'kubeconfig');
+  writeFileSync(kubeconfig, adminKubeconfig(cluster));
+  return new Promise((resolve) => {
+    const child = execFile(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, '--cache-dir', join(kubeDir, 'cache'), ...args],
+      { timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(input);
+  });
+}
 
 const pod = (name: string, script: string, spec: Partial<Pod['spec']> = {}): Pod => ({
   apiVersion: 'v1',
@@ -95,4 +117,41 @@ describe.skipIf(missing !== undefined)('the kubelet with containerd', () => {
     expect(await podLog(cluster, 'default', 'deadline')).toEqual({ status: 200, text: 'up\n' });
     await cluster.client.delete(RESOURCES.pods, 'deadline', 'default');
   }, 90_000);
+
+  it('runs kubectl debug: an ephemeral container in the running pod, its logs, exec into it, and -i attached to it', async () => {
+    await cluster.client.create(RESOURCES.pods, pod('debuggee', 'exec sleep 300'), 'default');
+    await waitFor('the pod to run', async () => (await getPod('debuggee')).status?.phase === 'Running', WAIT);
+    const debug = await kubectl([
+      'debug',
+      'debuggee',
+      '--profile=general',
+      '-c',
+      'debugger',
+      `--image=${IMAGE}`,
+      '--',
+      'sh',
+      '-c',
+      'while true; do echo polo; sleep 1; done',
+    ]);
+    expect(debug).toMatchObject({ code: 0, stderr: '' });
+    await waitFor('the ephemeral container to run', async () => (await getPod('debuggee')).status?.ephemeralContainerStatuses?.[0]?.state?.running, WAIT);
+    await waitFor('its output', async () => (await kubectl(['logs', 'debuggee', '-c', 'debugger'])).stdout.includes('polo\n'), WAIT);
+    expect(await kubectl(['exec', 'debuggee', '-c', 'debugger', '--', 'sh', '-c', 'echo marco'])).toEqual({ code: 0, stdout: 'marco\n', stderr: '' });
+
+    const attached = await kubectl(
+      ['debug', '-i', 'debuggee', '--profile=general', '-c', 'shell', `--image=${IMAGE}`, '--', 'sh', '-c', 'read -r word; echo "got $word"'],
+      'ping\n',
+    );
+    expect(attached.stdout).toContain('got ping\n');
+    const shell = await waitFor(
+      'the attached container to show its exit',
+      async () => (await getPod('debuggee')).status?.ephemeralContainerStatuses?.find((status) => status.name === 'shell')?.state?.terminated,
+      WAIT,
+    );
+    expect(shell).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    // It is not started again: ephemeral containers run once.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await getPod('debuggee')).status?.ephemeralContainerStatuses?.find((status) => status.name === 'shell')?.restartCount).toBe(0);
+    await cluster.client.delete(RESOURCES.pods, 'debuggee', 'default');
+  }, 120_000);
 });

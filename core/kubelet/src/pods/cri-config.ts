@@ -63,7 +63,15 @@ export function sandboxConfig(pod: Pod, attempt: number, settings: SandboxSettin
   };
 }
 
-export function containerConfig(pod: Pod, container: Container, attempt: number, role: 'init' | 'regular', settings: ContainerSettings): ContainerConfig {
+/** What a container is to its pod: an init container, one of its containers, or an ephemeral container added to it later. */
+export type ContainerRole = 'init' | 'regular' | 'ephemeral';
+
+/** The pod's ephemeral containers in the shape of its containers (they have the same fields, fewer of them allowed). */
+export function ephemeralContainers(pod: Pod): Container[] {
+  return (pod.spec.ephemeralContainers ?? []) as Container[];
+}
+
+export function containerConfig(pod: Pod, container: Container, attempt: number, role: ContainerRole, settings: ContainerSettings): ContainerConfig {
   return {
     metadata: { name: container.name, attempt },
     image: { image: container.image ?? '' },

@@ -11,7 +11,7 @@ import { CRI_LABELS, POD_INTERFACE } from '../names.js';
 import { VolumeSetUpError, type MountedVolume, type VolumeManager } from '../volumes/volume-manager.js';
 import { ContainerConfigError } from './container-config-error.js';
 import { containerMounts } from './container-mounts.js';
-import { containerConfig, hostPortMappings, sandboxConfig } from './cri-config.js';
+import { containerConfig, ephemeralContainers, hostPortMappings, sandboxConfig, type ContainerRole } from './cri-config.js';
 import type { DnsConfig, DnsWarning, PodDns } from './dns.js';
 import { etcHostsContent, nodeHostsFile, writeEtcHosts } from './etc-hosts.js';
 import type { ActionRunner } from '../probes/actions.js';
@@ -44,6 +44,7 @@ export interface PodObservation {
   initialized: boolean;
   initContainers: ContainerObservation[];
   containers: ContainerObservation[];
+  ephemeralContainers: ContainerObservation[];
   /** Something could not be done yet (an image pull, a container start): sync again after a backoff. */
   incomplete: boolean;
   /** A container waits out its crash-loop back-off: sync again this soon to restart it. */
@@ -163,7 +164,7 @@ export class PodRuntimeManager {
       incomplete = true;
     };
     /** Starts a new instance of a container — after its crash-loop back-off, when it is a restart of one that exited. */
-    const start = async (container: Container, role: 'init' | 'regular', attempt: number, exited?: ContainerStatusInfo): Promise<void> => {
+    const start = async (container: Container, role: ContainerRole, attempt: number, exited?: ContainerStatusInfo): Promise<void> => {
       if (exited) {
         const key = `${uid}/${container.name}`;
         const finishedAt = exited.finishedAt ?? exited.createdAt;
@@ -213,11 +214,17 @@ export class PodRuntimeManager {
           await start(container, 'regular', instance.metadata.attempt + 1, instance);
         else if (instance.state === 'CONTAINER_CREATED') await resume(container, instance);
       }
+      // Ephemeral containers (added to the running pod through pods/ephemeralcontainers) start once each, never again.
+      for (const container of ephemeralContainers(pod)) {
+        const instance = current.get(container.name)?.[0];
+        if (!instance) await start(container, 'ephemeral', 0);
+        else if (instance.state === 'CONTAINER_CREATED') await resume(container, instance);
+      }
       current = await this.containerInstances(sandbox.id);
     }
     current = await this.prune(pod, current);
-    const { initContainers, containers } = await this.observeContainers(pod, current, initialized, waiting);
-    return { sandboxReady: true, podIP, initialized, initContainers, containers, incomplete, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    const observed = await this.observeContainers(pod, current, initialized, waiting);
+    return { sandboxReady: true, podIP, initialized, ...observed, incomplete, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   }
 
   /** Each container of the pod as the runtime has it: its latest and previous instance, or why it waits. */
@@ -226,7 +233,7 @@ export class PodRuntimeManager {
     current: Map<string, ContainerStatusInfo[]>,
     initialized: boolean,
     waiting: ReadonlyMap<string, Waiting> = new Map(),
-  ): Promise<Pick<PodObservation, 'initContainers' | 'containers'>> {
+  ): Promise<Pick<PodObservation, 'initContainers' | 'containers' | 'ephemeralContainers'>> {
     const observe = async (container: Container, pending: Waiting): Promise<ContainerObservation> => {
       const [latest, previous] = current.get(container.name) ?? [];
       const status = await this.withTerminationMessage(pod, container, latest);
@@ -243,7 +250,9 @@ export class PodRuntimeManager {
     for (const container of pod.spec.initContainers ?? []) initContainers.push(await observe(container, { reason: 'PodInitializing' }));
     const containers: ContainerObservation[] = [];
     for (const container of pod.spec.containers) containers.push(await observe(container, { reason: initialized ? 'ContainerCreating' : 'PodInitializing' }));
-    return { initContainers, containers };
+    const ephemeral: ContainerObservation[] = [];
+    for (const container of ephemeralContainers(pod)) ephemeral.push(await observe(container, { reason: 'ContainerCreating' }));
+    return { initContainers, containers, ephemeralContainers: ephemeral };
   }
 
   /**
@@ -281,6 +290,7 @@ export class PodRuntimeManager {
       initialized: !pod.spec.initContainers?.length,
       initContainers: (pod.spec.initContainers ?? []).map(waiting),
       containers: pod.spec.containers.map(waiting),
+      ephemeralContainers: ephemeralContainers(pod).map(waiting),
       incomplete: true,
     };
   }
@@ -455,7 +465,7 @@ export class PodRuntimeManager {
     return this.ips.get(sandbox.id) ?? (await this.addNetwork(pod, sandbox));
   }
 
-  private async startContainer(setting: PodSetting, container: Container, role: 'init' | 'regular', attempt: number): Promise<Waiting | undefined> {
+  private async startContainer(setting: PodSetting, container: Container, role: ContainerRole, attempt: number): Promise<Waiting | undefined> {
     const { runtime, files } = this.options;
     const { pod, sandbox, event } = setting;
     const pulling = await this.puller.ensure(pod, container, event);
@@ -504,7 +514,7 @@ export class PodRuntimeManager {
   }
 
   /** The CRI config of a container instance: its environment, expanded command, and mounts (volumes, /etc/hosts, termination log). */
-  private async containerConfig(setting: PodSetting, container: Container, role: 'init' | 'regular', attempt: number) {
+  private async containerConfig(setting: PodSetting, container: Container, role: ContainerRole, attempt: number) {
     const { files, hostIP } = this.options;
     const { pod, podIP, event } = setting;
     const uid = pod.metadata.uid!;

@@ -24,6 +24,7 @@ const running = (): PodObservation => ({
   podIP: '10.244.1.2',
   initialized: true,
   initContainers: [],
+  ephemeralContainers: [],
   containers: [{ name: 'web', status: instance('CONTAINER_RUNNING'), restartCount: 0 }],
   incomplete: false,
 });

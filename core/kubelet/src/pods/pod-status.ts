@@ -135,6 +135,11 @@ export function buildPodStatus(pod: Pod, observed: PodObservation, context: Stat
   );
   const before = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' ? (pod.status as PodOutcome) : undefined;
   const ended = outcome ?? before;
+  // Ephemeral containers count for nothing of the pod's (phase, readiness): they are only shown.
+  const ephemeral = (pod.spec.ephemeralContainers ?? []).map((spec, i) => ({
+    ...containerStatus(spec as Container, observed.ephemeralContainers[i]!, context, false, earlier(pod.status?.ephemeralContainerStatuses, spec.name)),
+    ready: false,
+  }));
   const phase = ended?.phase ?? phaseOf(pod, observed, init, regular);
   const completed = phase === 'Succeeded' || phase === 'Failed';
   const unready = regular.filter((s) => !s.ready).map((s) => s.name);
@@ -165,6 +170,7 @@ export function buildPodStatus(pod: Pod, observed: PodObservation, context: Stat
     startTime: pod.status?.startTime ?? context.now,
     ...(init.length ? { initContainerStatuses: init } : {}),
     containerStatuses: regular,
+    ...(ephemeral.length ? { ephemeralContainerStatuses: ephemeral } : {}),
     qosClass: qosClass(pod),
   };
 }

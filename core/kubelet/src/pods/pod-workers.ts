@@ -149,7 +149,7 @@ export class PodWorkers {
     if (context.reasons.length) status.message = context.reasons.join('; ');
     await this.writeStatus(pod, status);
     if (observed.incomplete) {
-      const reasons = [...observed.initContainers, ...observed.containers].flatMap((c) =>
+      const reasons = [...observed.initContainers, ...observed.containers, ...observed.ephemeralContainers].flatMap((c) =>
         c.waiting && c.waiting.reason !== 'PodInitializing' ? [c.waiting.reason] : [],
       );
       throw new SyncIncomplete(key, reasons);

@@ -133,6 +133,7 @@ describe('restarts', () => {
         podIP: '10.0.0.1',
         initialized: true,
         initContainers: [],
+        ephemeralContainers: [],
         containers: [{ name: 'web', status: instance, restartCount: 0 }],
         incomplete: false,
       },

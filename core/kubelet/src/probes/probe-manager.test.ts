@@ -42,6 +42,7 @@ function observed(status: ContainerStatusInfo | undefined): PodObservation {
     podIP: '10.0.0.1',
     initialized: true,
     initContainers: [],
+    ephemeralContainers: [],
     containers: [{ name: 'app', restartCount: 0, ...(status ? { status } : {}) }],
     incomplete: false,
   };
