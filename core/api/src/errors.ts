@@ -19,6 +19,8 @@ export const API_ERRORS = Object.freeze({
   SKIFF_ERR_API_INVALID: { code: 422, reason: 'Invalid' },
   SKIFF_ERR_API_TOO_MANY_REQUESTS: { code: 429, reason: 'TooManyRequests' },
   SKIFF_ERR_API_INTERNAL: { code: 500, reason: 'InternalError' },
+  /** A failure kube-apiserver reports without a reason (a plain Go error): a 500 carrying only its message. */
+  SKIFF_ERR_API_UNKNOWN: { code: 500, reason: '' },
   SKIFF_ERR_API_SERVICE_UNAVAILABLE: { code: 503, reason: 'ServiceUnavailable' },
   SKIFF_ERR_API_TIMEOUT: { code: 504, reason: 'Timeout' },
 } as const);
@@ -56,7 +58,7 @@ export class ApiError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
+      ...(this.reason ? { reason: this.reason } : {}),
       ...(this.details ? { details: this.details } : {}),
       code: this.status,
     };
@@ -126,5 +128,7 @@ export const errors = {
   timeout: (message: string, details?: Pick<ApiErrorDetails, 'causes' | 'retryAfterSeconds'>) =>
     new ApiError('SKIFF_ERR_API_TIMEOUT', `Timeout: ${message}`, details),
   internal: (message: string) => new ApiError('SKIFF_ERR_API_INTERNAL', `Internal error occurred: ${message}`),
+  /** 500 without a reason, the message as it is: what kube-apiserver answers for errors its handlers did not classify. */
+  unknown: (message: string) => new ApiError('SKIFF_ERR_API_UNKNOWN', message),
   unavailable: (message: string) => new ApiError('SKIFF_ERR_API_SERVICE_UNAVAILABLE', message),
 };

@@ -491,6 +491,7 @@ export function formatFieldPath(path: readonly string[]): string {
         .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
         .join(',')}]`;
     } else if (kind === 'v:') out += `[=${rest}]`;
+    else if (kind === 'i:') out += `[${rest}]`;
     else out += `.${element}`;
   }
   return out;

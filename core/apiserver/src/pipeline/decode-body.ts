@@ -1,8 +1,8 @@
 import { cloneJsonValue, errorMessage, errors } from '@skiff/api';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE, WireError } from '@skiff/api/protobuf';
 import { NumberLiterals } from '@skiff/api/schema';
-import { isMap, isNode, isSeq, parseDocument } from 'yaml';
-import { duplicateJsonFields } from './duplicate-fields.js';
+import { LineCounter, parseDocument } from 'yaml';
+import { duplicateJsonFields, duplicateYamlKeys, type RepeatedField, type RepeatedFields } from './duplicate-fields.js';
 import { assertJsonNesting, assertWellFormedValue, assertYamlNesting, bodyText } from './body-limits.js';
 
 export const MEDIA_TYPE = Object.freeze({
@@ -22,8 +22,11 @@ export interface DecodedBody {
   mediaType: string;
   /** The parsed body; undefined for an empty body. */
   value: unknown;
-  /** Fields a JSON or YAML body repeats within one object (computed when asked: only field validation needs them). */
-  duplicateFields?: () => string[];
+  /**
+   * Fields a JSON or YAML body repeats within one object (computed when asked: only field validation needs
+   * them), and whether Kubernetes reads the body with its YAML decoder (YAML media types, JSON text included).
+   */
+  duplicateFields?: () => RepeatedFields;
   /**
    * How a JSON body wrote the numbers JSON.parse cannot tell apart (`1e3`, `1.0`), by their path in the object
    * the body becomes (computed once, when the type check asks). Only for the media types whose values reach
@@ -61,13 +64,14 @@ export function decodeBody(body: unknown, contentType: string | undefined): Deco
   if (!isJson && !YAML_TYPES.has(mediaType)) throw errors.unsupportedMediaType(contentType ?? '');
   const text = bodyText(body);
   if (text.trim() === '') return { mediaType, value: undefined };
-  const duplicates: string[] = [];
-  const value = isJson ? parseJson(text) : parseYamlOrJson(text, duplicates);
+  const yamlDuplicates: RepeatedField[] = [];
+  const value = isJson ? parseJson(text) : parseYamlOrJson(text, yamlDuplicates);
   assertWellFormedValue(value);
+  const parsedAsJson = isJson || text.trimStart().startsWith('{');
   const decoded: DecodedBody = {
     mediaType,
     value,
-    duplicateFields: () => (isJson || text.trimStart().startsWith('{') ? duplicateJsonFields(text) : duplicates),
+    duplicateFields: once((): RepeatedFields => ({ decoder: isJson ? 'json' : 'yaml', fields: parsedAsJson ? duplicateJsonFields(text) : yamlDuplicates })),
   };
   if (isJson && mediaType !== MEDIA_TYPE.STRATEGIC_MERGE_PATCH) decoded.numberLiterals = once(() => literalsOf(text, mediaType, value));
   return decoded;
@@ -118,7 +122,7 @@ function parseJson(text: string): unknown {
 }
 
 /** kubectl sends apply patches as JSON (which is YAML too); JSON.parse is much faster, so try it first. */
-function parseYamlOrJson(text: string, duplicates: string[]): unknown {
+function parseYamlOrJson(text: string, duplicates: RepeatedField[]): unknown {
   const first = text.trimStart()[0];
   if (first === '{' || first === '[') {
     assertJsonNesting(text);
@@ -130,31 +134,13 @@ function parseYamlOrJson(text: string, duplicates: string[]): unknown {
   }
   assertYamlNesting(text);
   try {
-    // Merge keys (`<<: *defaults`) as Kubernetes' YAML 1.1 decoder has them.
-    const document = parseDocument(text, { uniqueKeys: false, merge: true });
-    for (const warning of duplicateYamlKeys(document.contents)) duplicates.push(warning);
+    // Merge keys (`<<: *defaults`) as Kubernetes' YAML 1.1 decoder has them; repeated keys kept (the last wins, as in JSON) and reported.
+    const lineCounter = new LineCounter();
+    const document = parseDocument(text, { uniqueKeys: false, merge: true, lineCounter });
+    duplicates.push(...duplicateYamlKeys(document.contents, lineCounter));
     if (document.errors.length > 0) throw document.errors[0];
     return document.toJS();
   } catch (err) {
     throw errors.badRequest(`the request body is not valid YAML: ${errorMessage(err)}`);
   }
-}
-
-/** Keys repeated within one YAML mapping (the parser is told to keep the last, as JSON does). */
-function duplicateYamlKeys(root: unknown): string[] {
-  const out: string[] = [];
-  const pending: unknown[] = [root];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (isMap(node)) {
-      const seen = new Set<string>();
-      for (const pair of node.items) {
-        const key = String((isNode(pair.key) ? pair.key.toJSON() : undefined) ?? pair.key);
-        if (seen.has(key)) out.push(key);
-        seen.add(key);
-        pending.push(pair.value);
-      }
-    } else if (isSeq(node)) pending.push(...node.items);
-  }
-  return out;
 }

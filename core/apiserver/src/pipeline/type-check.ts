@@ -2,6 +2,7 @@ import { apiVersionOf, errors, isJsonObject, type KubeObject } from '@skiff/api'
 import { decodeObject, kindSchema } from '@skiff/api/schema';
 import type { ResourceDefinition } from '@skiff/kernel';
 import type { BodyFacts } from './decode-body.js';
+import { duplicateFieldErrors, strictWarnings } from './duplicate-fields.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -94,20 +95,23 @@ export type TypeCheckTarget = Pick<ResourceDefinition, 'kind' | 'version' | 'dec
 export function typeCheck(object: KubeObject, definition: TypeCheckTarget, validation: FieldValidation, body?: BodyFacts): string[] {
   if (!definition.decode) return [];
   const result = definition.decode(object, validation !== 'Ignore', body?.numberLiterals?.());
-  const duplicates = validation === 'Ignore' || !body?.duplicateFields ? [] : body.duplicateFields();
   if (result.errors.length > 0) {
     const detail = result.errors.map((cause) => (cause.field ? `${cause.field}: ${cause.message}` : cause.message)).join(', ');
     throw errors.badRequest(`${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: ${detail}`, result.errors);
   }
-  if (validation === 'Ignore' || (result.unknownFields.length === 0 && duplicates.length === 0)) return [];
-  const messages = [...result.unknownFields.map((field) => `unknown field "${field}"`), ...duplicates.map((field) => `duplicate field "${field}"`)];
-  if (validation === 'Strict')
-    throw errors.badRequest(
-      `${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: strict decoding error: ${messages.join(', ')}`,
-      [
-        ...result.unknownFields.map((field) => ({ type: 'FieldValueInvalid', field, message: 'unknown field' })),
-        ...duplicates.map((field) => ({ type: 'FieldValueDuplicate', field, message: 'duplicate field' })),
-      ],
-    );
-  return messages;
+  if (validation === 'Ignore') return [];
+  const repeated = body?.duplicateFields?.();
+  const unknown = result.unknownFields.map((field) => `unknown field "${field}"`);
+  const duplicates = duplicateFieldErrors(repeated);
+  if (unknown.length === 0 && duplicates.length === 0) return [];
+  // Go's YAML decoder reads the body before its JSON decoder looks for unknown fields.
+  const strictErrors = repeated?.decoder === 'yaml' ? [...duplicates, ...unknown] : [...unknown, ...duplicates];
+  if (validation === 'Warn') return strictWarnings(strictErrors);
+  throw errors.badRequest(
+    `${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: strict decoding error: ${strictErrors.join(', ')}`,
+    [
+      ...result.unknownFields.map((field) => ({ type: 'FieldValueInvalid', field, message: 'unknown field' })),
+      ...(repeated?.fields ?? []).map((field) => ({ type: 'FieldValueDuplicate', field: field.path, message: 'duplicate field' })),
+    ],
+  );
 }

@@ -2,6 +2,7 @@ import type { UserInfo } from '@skiff/api';
 import type { NumberLiterals } from '@skiff/api/schema';
 import type { AdmissionOutcome, ApiRequest, Hooks, Logger, ResourceDefinition } from '@skiff/kernel';
 import type { Store } from '@skiff/store';
+import type { RepeatedFields } from '../pipeline/duplicate-fields.js';
 import type { RequestInfo } from '../pipeline/request-info.js';
 import type { KindHandlers } from './handlers.js';
 import type { InitializerRegistryImpl } from '../registry/initializer-registry.js';
@@ -36,7 +37,7 @@ export interface RestContext {
   /** Warnings for the response's Warning header (unknown fields with fieldValidation=Warn). */
   warnings: string[];
   /** Fields the request body repeats within one object, for field validation. */
-  duplicateFields?: () => string[];
+  duplicateFields?: () => RepeatedFields;
   /** How a JSON body wrote numbers JSON.parse cannot tell apart (`1e3`), for the type check of integer fields. */
   numberLiterals?: () => NumberLiterals | undefined;
   /** A server-side apply already recorded its manager's fields: the write path must not record an update too. */
