@@ -32,7 +32,10 @@
 //   --registry HOST:PORT  the loopback registry to push to, started unless one answers (default 127.0.0.1:5000)
 //   --build-only          build the layouts and the repo list, push nothing
 //   --stop                stop the registry a previous run started from DIR
-// UPSTREAM (default ~/upstream) is where build.sh put upstream's source and binaries.
+// UPSTREAM (default ~/upstream) is where build.sh put upstream's source and binaries. sample-apiserver, nnp,
+// pause and the localhost certificate are built once into <out>/bin (remove it to build them again); the
+// images are built again whenever an input changed, and reused otherwise. Without a registry,
+// `skiff image import <out>/*.oci.tar` loads them into a running cluster under upstream's own names.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
