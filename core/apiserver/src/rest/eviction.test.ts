@@ -107,5 +107,9 @@ describe('eviction and disruption budgets', () => {
     expect((await evict('dry-1', {}, '?dryRun=All')).status).toBe(201);
     expect((await server.request('GET', `${PDBS}/dry`)).json.status.disruptionsAllowed).toBe(1);
     expect((await server.request('GET', `${PODS}/dry-1`)).json.metadata.deletionTimestamp).toBeUndefined();
+    // kubectl drain --dry-run=server says so in the delete options.
+    expect((await evict('dry-1', { dryRun: ['All'] })).status).toBe(201);
+    expect((await server.request('GET', `${PDBS}/dry`)).json.status.disruptionsAllowed).toBe(1);
+    expect((await server.request('GET', `${PODS}/dry-1`)).json.metadata.deletionTimestamp).toBeUndefined();
   });
 });

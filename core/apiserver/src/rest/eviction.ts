@@ -49,7 +49,17 @@ export async function evictPod(ctx: RestContext, body: unknown): Promise<ApiResp
   const request = admissionRequest(ctx, { operation: 'CREATE', object: eviction, kind: EVICTION_KIND });
   request.object = (await mutate(ctx, request)) ?? eviction;
   await validate(ctx, request);
-  const options = deleteOptionsOf((request.object as typeof eviction).deleteOptions, {});
+  const admitted = request.object as typeof eviction;
+  // The type check may normalise the options in place, and the admitted Eviction can be frozen.
+  const options = deleteOptionsOf(admitted.deleteOptions === undefined ? undefined : structuredClone(admitted.deleteOptions), {});
+  // `kubectl drain --dry-run=server` asks in the Eviction's delete options rather than the query.
+  const bodyDryRun = (admitted.deleteOptions as { dryRun?: unknown } | undefined)?.dryRun;
+  const dryRun = ctx.dryRun || (Array.isArray(bodyDryRun) && bodyDryRun.includes('All'));
+  return evict(dryRun === ctx.dryRun ? ctx : { ...ctx, dryRun }, options);
+}
+
+/** The eviction proper, once admission has let the Eviction through. */
+async function evict(ctx: RestContext, options: DeleteOptions): Promise<ApiResponse> {
   const pinned = options.preconditions?.resourceVersion !== undefined;
 
   let pod: Pod;
