@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { RESOURCES, type ControllerRevision, type DaemonSet, type Event, type Node, type Pod } from '@skiff/api';
 import kubelet from '@skiff/kubelet';
 import criSimulated from '@skiff/plugin-cri-simulated';
@@ -221,6 +222,33 @@ describe('DaemonSet controller with a scheduler and three kubelets', () => {
     const after = (await plane.client.list<ControllerRevision>(RESOURCES.controllerrevisions, ns, { labelSelector: 'app=roll' })).items;
     expect(after.find((revision) => revision.metadata.labels![CONTROLLER_REVISION_HASH_LABEL] === firstHash)!.revision).toBe(3);
     expect(after).toHaveLength(2);
+  });
+
+  it('writes revision data that is, byte for byte, what upstream writes for the same template', async () => {
+    // The template of upstream's e2e DaemonSets, and the data kube-controller-manager v1.28.7 writes for it.
+    const fixture = (JSON.parse(readFileSync(new URL('../test-data/revision-data.json', import.meta.url), 'utf8')) as { name: string; data: string }[]).find(
+      (entry) => entry.name === 'e2e',
+    )!;
+    const template = {
+      metadata: { labels: { 'daemonset-name': 'daemon-set' } },
+      spec: { containers: [{ name: 'app', image: 'registry.k8s.io/e2e-test-images/httpd:2.4.38-4', ports: [{ containerPort: 9376 }] }] },
+    };
+    const ds = await plane.client.create<DaemonSet>(
+      RESOURCES.daemonsets,
+      {
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        metadata: { name: 'daemon-set', namespace: ns },
+        spec: { selector: { matchLabels: template.metadata.labels }, template },
+      },
+      ns,
+    );
+    const revision = await waitFor('a ControllerRevision', async () => {
+      const list = await plane.client.list<ControllerRevision>(RESOURCES.controllerrevisions, ns, { labelSelector: 'daemonset-name=daemon-set' });
+      return list.items.find((item) => item.metadata.ownerReferences?.some((ref) => ref.uid === ds.metadata.uid));
+    });
+    expect(JSON.stringify(revision.data)).toBe(fixture.data);
+    await plane.client.delete(RESOURCES.daemonsets, 'daemon-set', ns);
   });
 
   it('with maxSurge starts the new pod beside the old one before removing it', async () => {

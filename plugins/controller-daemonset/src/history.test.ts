@@ -1,4 +1,5 @@
-import type { ControllerRevision } from '@skiff/api';
+import { readFileSync } from 'node:fs';
+import type { ControllerRevision, DaemonSet, PodTemplateSpec } from '@skiff/api';
 import { describe, expect, it } from 'vitest';
 import { templateHash } from '@skiff/controller-manager';
 import { revisionMatches, revisionsToCleanUp, splitRevisions, templatePatch } from './history.js';
@@ -10,10 +11,37 @@ const revision = (name: string, number: number, data: unknown): ControllerRevisi
   data,
 });
 
+/**
+ * Templates as Skiff's API server returns them (plus one written by hand: a time with an offset and
+ * fractions, fields Go does not know, empty values) beside the data upstream's DaemonSet controller
+ * computes for them, produced by Go 1.21 with k8s.io/api of Kubernetes v1.28.7: the DaemonSet read into
+ * its Go type, written as JSON, read into a generic map, its template given `$patch: replace`, written again.
+ */
+const fixtures: { name: string; template: PodTemplateSpec; data: string }[] = JSON.parse(
+  readFileSync(new URL('../test-data/revision-data.json', import.meta.url), 'utf8'),
+);
+
+/** Go escapes these in JSON strings; JSON.stringify does not. The API server writes the stored data out. */
+const goEscaped = (json: string) => json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 describe('ControllerRevision history', () => {
-  it('stores the template as the strategic merge patch kubectl rollout undo sends back', () => {
+  it('stores the template as the strategic merge patch kubectl rollout undo sends back, in Go’s JSON form', () => {
     const ds = testDaemonSet();
-    expect(templatePatch(ds)).toEqual({ spec: { template: { ...ds.spec.template, $patch: 'replace' } } });
+    expect(JSON.stringify(templatePatch(ds))).toBe(
+      '{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"agent"}},' +
+        '"spec":{"containers":[{"image":"agent:1","name":"agent","resources":{}}]}}}}',
+    );
+  });
+
+  it.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('writes the bytes upstream writes for the %s template', (_name, fixture) => {
+    const ds: DaemonSet = testDaemonSet({ template: fixture.template });
+    expect(goEscaped(JSON.stringify(templatePatch(ds)))).toBe(fixture.data);
+  });
+
+  it('matches a revision written before its data followed Go’s form', () => {
+    const ds = testDaemonSet();
+    const earlier = { spec: { template: { ...structuredClone(ds.spec.template), $patch: 'replace' } } };
+    expect(revisionMatches(ds, revision('r', 1, earlier))).toBe(true);
   });
 
   it('matches a revision to the template whatever the key order', () => {

@@ -1,18 +1,39 @@
-import type { ControllerRevision, DaemonSet, Pod } from '@skiff/api';
+import { isJsonObject, type ControllerRevision, type DaemonSet, type Pod } from '@skiff/api';
 import { canonicalJson } from '@skiff/controller-manager';
+import { goJson } from './go-json.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './names.js';
+
+const POD_TEMPLATE_SPEC = 'k8s.io.api.core.v1.PodTemplateSpec';
 
 /**
  * What a DaemonSet's ControllerRevision holds: a strategic merge patch that replaces `spec.template` —
- * the form `kubectl rollout undo` sends back to the DaemonSet as it is.
+ * the form `kubectl rollout undo` sends back to the DaemonSet as it is. Its JSON text is the very text
+ * kube-controller-manager writes (the template as Go writes it, keys sorted), because clients such as
+ * upstream's e2e tests find a DaemonSet's current revision by comparing those bytes.
  */
 export function templatePatch(ds: DaemonSet): { spec: { template: Record<string, unknown> } } {
-  return { spec: { template: { ...structuredClone(ds.spec.template), $patch: 'replace' } } };
+  return { spec: { template: withReplaceDirective(goJson(POD_TEMPLATE_SPEC, ds.spec.template)) } };
 }
 
-/** Whether a revision records the DaemonSet's current template. */
+/**
+ * Whether a revision records the DaemonSet's current template. The revision's template is read as Go
+ * would read it, so revisions written before their text followed Go's (no `creationTimestamp: null`)
+ * still match.
+ */
 export function revisionMatches(ds: DaemonSet, revision: ControllerRevision): boolean {
-  return canonicalJson(revision.data) === canonicalJson(templatePatch(ds));
+  return canonicalJson(normalizedData(revision.data)) === canonicalJson(templatePatch(ds));
+}
+
+function normalizedData(data: unknown): unknown {
+  if (!isJsonObject(data) || !isJsonObject(data.spec) || !isJsonObject(data.spec.template)) return data;
+  const { $patch, ...template } = data.spec.template;
+  if ($patch !== 'replace') return data;
+  return { ...data, spec: { ...data.spec, template: withReplaceDirective(goJson(POD_TEMPLATE_SPEC, template)) } };
+}
+
+/** `$patch` sorts before every field name, so it comes first, as in a Go map. */
+function withReplaceDirective(template: unknown): Record<string, unknown> {
+  return { $patch: 'replace', ...(template as Record<string, unknown>) };
 }
 
 export function maxRevision(revisions: readonly ControllerRevision[]): number {
