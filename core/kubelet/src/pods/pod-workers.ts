@@ -1,11 +1,12 @@
 import { RESOURCES, isApiError, isPodTerminal, type Container, type Node, type Pod, type PodStatus } from '@skiff/api';
 import { WorkQueue, objectKey, runWorkers, splitObjectKey } from '@skiff/client';
-import type { ApiClient, ContainerRuntime, EventRecorder, Hooks, Informer, Logger, PodSyncContext } from '@skiff/kernel';
+import type { ApiClient, ContainerRuntime, EventRecorder, Hooks, Informer, Logger, PodAdmitResult, PodSyncContext } from '@skiff/kernel';
 import { CONTAINER_RELIST_MS, CRI_LABELS, HOUSEKEEPING_MS } from '../names.js';
 import type { ProbeManager } from '../probes/probe-manager.js';
 import type { VolumeManager } from '../volumes/volume-manager.js';
 import type { PodEventSink } from './events.js';
 import type { ContainerObservation, PodObservation, PodRuntimeManager } from './pod-runtime.js';
+import { generalPredicates } from './admission.js';
 import { activeDeadline, DEADLINE_EXCEEDED, DEADLINE_EXCEEDED_MESSAGE } from './active-deadline.js';
 import { buildPodStatus, rejectedPodStatus, rfc3339, sameStatus, type PodOutcome, type StatusContext } from './pod-status.js';
 
@@ -49,6 +50,10 @@ export class PodWorkers {
   private readonly queue: WorkQueue<string>;
   /** Pods that passed node-level admission: key → uid. */
   private readonly admitted = new Map<string, string>();
+  /** Pods node-level admission turned away, and why: key → uid and rejection (until they are gone). */
+  private readonly rejected = new Map<string, { uid: string; rejection: NonNullable<PodAdmitResult> }>();
+  /** The admission in progress: pods are admitted one at a time. */
+  private admitting: Promise<boolean> = Promise.resolve(true);
   private running: Promise<void> | undefined;
   /** Containers that had exited at the last relist, by id. */
   private exited = new Set<string>();
@@ -195,21 +200,51 @@ export class PodWorkers {
     annotate(pod.spec.containers, observed.containers);
   }
 
-  /** Node-level admission, once per pod: a rejected pod is marked Failed and never started. */
+  /**
+   * Node-level admission, once per pod and one pod at a time (each is judged against those admitted before it):
+   * upstream's general checks first, then the podAdmit hook's handlers. A rejected pod is marked Failed and never started.
+   */
   private async admit(pod: Pod): Promise<boolean> {
     const key = objectKey(pod);
     const uid = pod.metadata.uid!;
     const previous = this.admitted.get(key);
     if (previous === uid) return true;
-    if (previous) await this.removeReplaced(key, previous);
-    const rejection = await this.options.hooks.podAdmit.promise(pod, this.options.node());
-    if (rejection) {
-      this.options.recorder.event(pod, 'Warning', rejection.reason, rejection.message);
-      await this.writeStatus(pod, rejectedPodStatus(pod, rejection, this.statusContext()));
+    const earlier = this.rejected.get(key);
+    if (earlier?.uid === uid) {
+      // Its Failed status has not been written yet (the write failed, say).
+      await this.writeStatus(pod, rejectedPodStatus(pod, earlier.rejection, this.statusContext()));
       return false;
     }
-    this.admitted.set(key, uid);
-    return true;
+    const decision = this.admitting.then(async () => {
+      if (previous) await this.removeReplaced(key, previous);
+      const node = this.options.node();
+      const rejection = generalPredicates(pod, node, this.activePodsBefore(pod)) ?? (await this.options.hooks.podAdmit.promise(pod, node));
+      if (rejection) {
+        this.rejected.set(key, { uid, rejection });
+        this.options.recorder.event(pod, 'Warning', rejection.reason, rejection.message);
+        await this.writeStatus(pod, rejectedPodStatus(pod, rejection, this.statusContext()));
+        return false;
+      }
+      this.admitted.set(key, uid);
+      return true;
+    });
+    this.admitting = decision.catch(() => false);
+    return decision;
+  }
+
+  /**
+   * The pods a new one is judged against, as upstream's kubelet has them: those it runs (admitted, or created before
+   * this one: a restarted kubelet admits its pods again in the order they were created), not finished, not rejected.
+   */
+  private activePodsBefore(pod: Pod): Pod[] {
+    const created = (candidate: Pod) => [candidate.metadata.creationTimestamp ?? '', candidate.metadata.name ?? ''].join('/');
+    const uid = pod.metadata.uid;
+    return this.options.pods.list().filter((other) => {
+      const otherUid = other.metadata.uid!;
+      const otherKey = objectKey(other);
+      if (otherUid === uid || this.rejected.get(otherKey)?.uid === otherUid || isPodTerminal(other)) return false;
+      return this.admitted.get(otherKey) === otherUid || created(other) < created(pod);
+    });
   }
 
   /** Stop everything the pod runs, then remove it from the API (grace 0, only this incarnation: uid precondition). */
@@ -247,6 +282,7 @@ export class PodWorkers {
     }
     this.admitted.delete(key);
     this.finished.delete(key);
+    this.rejected.delete(key);
   }
 
   private async writeStatus(pod: Pod, status: PodStatus): Promise<void> {
