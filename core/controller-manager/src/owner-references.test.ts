@@ -55,4 +55,12 @@ describe('owner references', () => {
     expect(resolveControllerRef(cache, RESOURCES.replicasets, 'default', { ...ref, kind: 'Deployment' })).toBeUndefined();
     expect(resolveControllerRef(cache, RESOURCES.replicasets, 'default', { ...ref, apiVersion: 'extensions/v1beta1' })).toBeUndefined();
   });
+
+  it('resolves an owner of the core group, whose apiVersion has no group part', () => {
+    const rc: KubeObject = { metadata: { name: 'web', namespace: 'default', uid: 'rc-uid' } };
+    const ref = newControllerRef(rc, RESOURCES.replicationcontrollers);
+    expect(ref.apiVersion).toBe('v1');
+    expect(resolveControllerRef(new Map([['default/web', rc]]), RESOURCES.replicationcontrollers, 'default', ref)).toBe(rc);
+    expect(resolveControllerRef(new Map([['default/web', rc]]), RESOURCES.replicationcontrollers, 'default', { ...ref, apiVersion: 'apps/v1' })).toBeUndefined();
+  });
 });

@@ -15,9 +15,15 @@ export function resolveControllerRef<T extends KubeObject>(
   namespace: string | undefined,
   ref: OwnerReference | undefined,
 ): T | undefined {
-  if (!ref || ref.kind !== ownerType.kind || !ref.apiVersion.startsWith(`${ownerType.group}/`)) return undefined;
+  // Group only, any version (a core owner's apiVersion is just `v1`); the uid decides.
+  if (!ref || ref.kind !== ownerType.kind || groupOf(ref.apiVersion) !== ownerType.group) return undefined;
   const owner = owners.get(`${namespace}/${ref.name}`);
   return owner?.metadata.uid === ref.uid ? owner : undefined;
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
 /** The reference a controller puts on what it creates or adopts; it also blocks foreground deletion of the owner. */
