@@ -9,6 +9,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** `+required` strings that upstream's validation still lets be empty: a Condition's message is only length-checked. */
+const EMPTY_ALLOWED: ReadonlySet<string> = new Set(['io.k8s.apimachinery.pkg.apis.meta.v1.Condition.message']);
+
 class Walker {
   readonly causes: StatusCause[] = [];
   private readonly path: (string | number)[] = [];
@@ -53,7 +56,9 @@ class Walker {
             // A required struct held by value is always there in Go; its own required fields speak for it.
             if (field?.kind === 'object' && !schema.fieldFacts?.[name]?.pointer) continue;
             const present = value[name];
-            if (present === undefined || present === null || (field?.kind === 'string' && present === '')) this.causes.push(required(this.at(name)));
+            const emptyAllowed = present === '' && EMPTY_ALLOWED.has(`${schema.package}.${schema.name}.${name}`);
+            if (present === undefined || present === null || (field?.kind === 'string' && present === '' && !emptyAllowed))
+              this.causes.push(required(this.at(name)));
           }
         }
         for (const key in value) {
