@@ -153,7 +153,6 @@ function inputs(upstream = upstreamDir()) {
   return {
     upstream,
     agnhost: join(upstream, 'bin/agnhost'),
-    source: join(upstream, 'src'),
     sampleApiserverMain: join(upstream, 'src/staging/src/k8s.io/sample-apiserver/main.go'),
   };
 }
@@ -287,7 +286,8 @@ function agnhostTree(root, binaries, agnhostBytes) {
   symlinkSync('agnhost', join(root, 'agnhost-2'));
   makeDir(join(root, 'uploads'));
   writeFileMode(join(root, 'localhost.crt'), readFileSync(binaries.crt));
-  writeFileMode(join(root, 'localhost.key'), readFileSync(binaries.key), 0o600);
+  // Readable by any user, as in agnhost's image: a throw-away key for test servers on localhost.
+  writeFileMode(join(root, 'localhost.key'), readFileSync(binaries.key));
   makeDir(join(root, 'etc'));
   writeFileMode(join(root, 'etc/passwd'), AGNHOST_PASSWD);
   writeFileMode(join(root, 'etc/group'), AGNHOST_GROUP);
