@@ -40,6 +40,22 @@ describe('NodeResourcesFit', () => {
     expect(result).toMatchObject({ message: '0/2 nodes are available: 1 Insufficient cpu, 2 Insufficient memory.' });
   });
 
+  it('adds spec.overhead (set by RuntimeClass admission) to a pod’s requests, its own and bound pods’', () => {
+    const withOverhead = (name: string, cpu: string, overhead: string, nodeName?: string): Pod => {
+      const p = pod(name, { cpu }, nodeName);
+      p.spec.overhead = { cpu: overhead };
+      return p;
+    };
+    const empty = [createNodeInfo(node('node-1', small))];
+    expect(schedulePod(profile(), new Map(), withOverhead('p', '600m', '500m'), empty)).toMatchObject({
+      message: '0/1 nodes are available: 1 Insufficient cpu.',
+    });
+    expect(schedulePod(profile(), new Map(), withOverhead('p', '600m', '400m'), empty)).toMatchObject({ nodeName: 'node-1' });
+    const busy = [createNodeInfo(node('node-1', small), [withOverhead('a', '300m', '300m', 'node-1')])];
+    expect(schedulePod(profile(), new Map(), pod('p', { cpu: '500m' }), busy)).toMatchObject({ code: 'Unschedulable' });
+    expect(schedulePod(profile(), new Map(), pod('p', { cpu: '400m' }), busy)).toMatchObject({ nodeName: 'node-1' });
+  });
+
   it('counts what bound pods already requested', () => {
     const full = createNodeInfo(node('node-1', small), [pod('a', { memory: '768Mi' }, 'node-1')]);
     expect(insufficientResources({ milliCPU: 0, memory: 512 * 1024 * 1024, pods: 1 }, full)).toEqual(['Insufficient memory']);
