@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -85,6 +86,14 @@ function startBackend(tls: { cert: string; key: string }, frontProxyCa: string):
         }),
       );
     });
+  });
+  // An upgrade (a watch over WebSocket) is switched and echoed, for the front proxy only.
+  backend.on('upgrade', (req: IncomingMessage, socket: TLSSocket) => {
+    const subject = socket.authorized ? socket.getPeerCertificate().subject?.CN : undefined;
+    if (subject !== 'front-proxy-client' || req.headers['x-remote-user'] !== 'alice')
+      return socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n');
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+    socket.pipe(socket);
   });
   return new Promise((resolve) => backend.listen(0, '127.0.0.1', () => resolve((backend.address() as AddressInfo).port)));
 }
@@ -193,6 +202,23 @@ describe('an APIService backed by a Service', () => {
     });
     expect(answer.json.headers.authorization).toBeUndefined();
     expect(answer.json.headers['x-remote-extra-evil']).toBeUndefined();
+  });
+
+  it('relays an upgrade to the backend with the front-proxy certificate and headers', async () => {
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const req = httpsRequest(`${info.url}/apis/${GROUP}/v1alpha1/namespaces/default/flunders?watch=true`, {
+        ca: info.caPem,
+        headers: { authorization: 'Bearer alice-token', connection: 'Upgrade', upgrade: 'echo' },
+      });
+      req.on('upgrade', (_response, upgraded) => resolve(upgraded));
+      req.on('response', (response) => reject(new Error(`not upgraded: ${response.statusCode}`)));
+      req.on('error', reject);
+      req.end();
+    });
+    const echoed = new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    socket.write('through the aggregator');
+    expect(await echoed).toBe('through the aggregator');
+    socket.destroy();
   });
 
   it('is listed in discovery: /apis, /apis/<group> and aggregated discovery with the backend resources', async () => {

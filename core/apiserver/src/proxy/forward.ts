@@ -223,7 +223,7 @@ function relayUpgrade(options: ForwardOptions, path: string, headers: OutgoingHt
     void (async () => {
       let answer;
       try {
-        answer = await dialUpgrade(url, { method, upgrade, headers: lines }, closed.signal);
+        answer = await dialUpgrade(url, { method, upgrade, headers: lines, tls: tlsOptions(options.tls) }, closed.signal);
       } catch (err) {
         writeRawStatus(client, backendError(err));
         return;

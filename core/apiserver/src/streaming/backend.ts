@@ -1,5 +1,5 @@
 import { connect as connectTcp, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { hasToken } from './headers.js';
 
 export const SPDY_UPGRADE = 'SPDY/3.1';
@@ -16,6 +16,8 @@ export interface UpgradeAttempt {
   upgrade: string;
   /** Further request headers, one line each (X-Stream-Protocol-Version repeats). */
   headers: [string, string][];
+  /** For https URLs: how to verify the server and what to present (default: verify against the system roots). */
+  tls?: Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
 }
 
 export interface Upgraded {
@@ -46,7 +48,7 @@ export async function dialUpgrade(streamUrl: string, attempt: UpgradeAttempt, si
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const socket: Socket =
-    url.protocol === 'https:' ? connectTls({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host }) : connectTcp({ host, port });
+    url.protocol === 'https:' ? connectTls({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host, ...attempt.tls }) : connectTcp({ host, port });
   // Whoever takes the connection over watches 'close'; an error in between must not go unhandled.
   socket.on('error', () => socket.destroy());
   const lines = [
