@@ -92,14 +92,40 @@ describe.skipIf(missing !== undefined)('the kubelet with containerd', () => {
   }, 90_000);
 
   it('serves the instance a restart replaced with previous=true', async () => {
-    await cluster.client.create(RESOURCES.pods, pod('restarting', 'echo "run $(cat /proc/uptime)"; exit 1'), 'default');
-    await waitFor('a restart', async () => ((await getPod('restarting')).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, WAIT);
-    const previous = await podLog(cluster, 'default', 'restarting', 'previous=true');
-    const latest = await podLog(cluster, 'default', 'restarting');
-    expect(previous).toEqual({ status: 200, text: expect.stringMatching(/^run \d/) });
-    expect(latest).toEqual({ status: 200, text: expect.stringMatching(/^run \d/) });
-    expect(latest.text).not.toBe(previous.text);
+    // The first run leaves a mark in an emptyDir and fails; the second finds it and keeps running.
+    const script = 'if [ -e /mark/first ]; then echo second run; exec sleep 300; fi; : > /mark/first; echo first run; exit 1';
+    const spec = pod('restarting', script, { volumes: [{ name: 'mark', emptyDir: {} }] });
+    spec.spec.containers[0]!.volumeMounts = [{ name: 'mark', mountPath: '/mark' }];
+    await cluster.client.create(RESOURCES.pods, spec, 'default');
+    await waitFor(
+      'the second run',
+      async () => {
+        const status = (await getPod('restarting')).status?.containerStatuses?.[0];
+        return status?.restartCount === 1 && status.state?.running;
+      },
+      WAIT,
+    );
+    expect(await podLog(cluster, 'default', 'restarting', 'previous=true')).toEqual({ status: 200, text: 'first run\n' });
+    expect(await podLog(cluster, 'default', 'restarting')).toEqual({ status: 200, text: 'second run\n' });
     await cluster.client.delete(RESOURCES.pods, 'restarting', 'default');
+  }, 90_000);
+
+  it('serves the last run of a container waiting out its crash-loop back-off, also as previous', async () => {
+    await cluster.client.create(RESOURCES.pods, pod('crashing', 'echo "run $(cat /proc/uptime)"; exit 1'), 'default');
+    const lastId = await waitFor(
+      'a back-off after a restart',
+      async () => {
+        const status = (await getPod('crashing')).status?.containerStatuses?.[0];
+        return status && status.restartCount >= 1 && status.state?.waiting?.reason === 'CrashLoopBackOff' && status.lastState?.terminated?.containerID;
+      },
+      WAIT,
+    );
+    const previous = await podLog(cluster, 'default', 'crashing', 'previous=true');
+    const latest = await podLog(cluster, 'default', 'crashing');
+    expect(previous).toEqual({ status: 200, text: expect.stringMatching(/^run \d/) });
+    // Unless it restarted in between, both are the run the status shows as the last termination.
+    if ((await getPod('crashing')).status?.containerStatuses?.[0]?.lastState?.terminated?.containerID === lastId) expect(latest).toEqual(previous);
+    await cluster.client.delete(RESOURCES.pods, 'crashing', 'default');
   }, 90_000);
 
   it('kills the containers of a pod past its activeDeadlineSeconds and keeps their log', async () => {

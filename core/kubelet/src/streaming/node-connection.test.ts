@@ -124,6 +124,33 @@ describe('the kubelet node connection: logs', () => {
     expect(await logs(conn, { previous: true })).toBe('simulated container web started (image nginx:1.27)\n');
   });
 
+  it("with previous, reads the instance the pod's status names as the last termination (a crash loop's newest)", async () => {
+    const box = await sandbox();
+    const first = await container(box, 0);
+    await runtime.stopContainer(first, 0);
+    const second = await container(box, 1);
+    await runtime.stopContainer(second, 0);
+    await appendFile((await runtime.containerStatus(second))!.logPath!, '2026-03-01T10:00:00.5Z stdout F second run\n');
+    const pod = boundPod('web-1', {}, ref.uid);
+    pod.status = {
+      containerStatuses: [
+        {
+          name: 'web',
+          image: 'nginx:1.27',
+          imageID: '',
+          ready: false,
+          restartCount: 1,
+          state: { waiting: { reason: 'CrashLoopBackOff' } },
+          lastState: { terminated: { exitCode: 0, containerID: `simulated://${second}` } },
+        },
+      ],
+    };
+    const started = 'simulated container web started (image nginx:1.27)\n';
+    expect(await logs(connection({ pod: () => pod }), { previous: true })).toBe(`${started}second run\n`);
+    // Without the pod's status: the instance before the newest.
+    expect(await logs(connection(), { previous: true })).toBe(started);
+  });
+
   it('says when there is no previous container, as upstream does', async () => {
     await container(await sandbox());
     const err = await failure(connection().containerLogs(ref, 'web', { previous: true }, new AbortController().signal));

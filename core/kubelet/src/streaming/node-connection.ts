@@ -1,5 +1,5 @@
 import { access, constants } from 'node:fs/promises';
-import { errorMessage, type Pod } from '@skiff/api';
+import { errorMessage, type ContainerStatus, type Pod } from '@skiff/api';
 import type { ContainerLogOptions, ContainerRuntime, ContainerStatusInfo, NodeConnection, PodRef, PodSandboxStatus, StreamRequest } from '@skiff/kernel';
 import { hasErrnoCode, KubeletError } from '../errors.js';
 import { CRI_LABELS } from '../names.js';
@@ -79,12 +79,16 @@ export class KubeletNodeConnection implements NodeConnection {
   }
 
   /**
-   * The container instance whose log is asked for: the newest that has started, or with `previous` the
-   * newest that exited before the newest instance (the one a restart replaced).
+   * The container instance whose log is asked for: the newest that has started, or with `previous` the one the
+   * pod's status shows as the container's last termination (while it waits out a crash-loop back-off, that is its
+   * newest instance, as upstream has it); without such a status, the newest that exited before the newest instance.
    */
   private async logTarget(pod: PodRef, container: string, previous: boolean): Promise<ContainerStatusInfo> {
     const { sandboxes, containers } = await this.instances(pod, container);
     if (previous) {
+      const lastId = this.knownStatus(pod, container)?.lastState?.terminated?.containerID?.replace(/^[^:]*:\/\//, '');
+      const named = lastId ? containers.find((instance) => instance.id === lastId) : undefined;
+      if (named) return named;
       const before = containers.slice(0, -1).filter((instance) => instance.state === 'CONTAINER_EXITED');
       const last = before.at(-1);
       if (!last) throw new KubeletError('SKIFF_ERR_KUBELET_PREVIOUS_NOT_FOUND', { container, pod: pod.name });
@@ -95,13 +99,19 @@ export class KubeletNodeConnection implements NodeConnection {
     throw this.notStarted(pod, container, sandboxes.length > 0);
   }
 
+  /** The container's status in the pod as this kubelet last saw it (this uid only). */
+  private knownStatus(ref: PodRef, container: string): ContainerStatus | undefined {
+    const pod = this.options.pod?.(ref.namespace, ref.name);
+    if (pod?.metadata.uid !== ref.uid) return undefined;
+    const { initContainerStatuses = [], containerStatuses = [], ephemeralContainerStatuses = [] } = pod.status ?? {};
+    return [...initContainerStatuses, ...containerStatuses, ...ephemeralContainerStatuses].find((status) => status.name === container);
+  }
+
   /** Why a container has nothing to show yet, from the pod's status when the kubelet knows the pod. */
   private notStarted(ref: PodRef, container: string, hasSandbox: boolean): KubeletError {
-    const pod = this.options.pod?.(ref.namespace, ref.name);
-    const known = pod?.metadata.uid === ref.uid;
+    const known = this.options.pod?.(ref.namespace, ref.name)?.metadata.uid === ref.uid;
     if (!known && !hasSandbox) return this.podNotFound(ref);
-    const statuses = [...(pod?.status?.initContainerStatuses ?? []), ...(pod?.status?.containerStatuses ?? [])];
-    const state = known ? statuses.find((status) => status.name === container)?.state : undefined;
+    const state = this.knownStatus(ref, container)?.state;
     if (state?.terminated) return new KubeletError('SKIFF_ERR_KUBELET_CONTAINER_TERMINATED', { container, pod: ref.name });
     const reason = state?.waiting?.reason ?? 'ContainerCreating';
     return new KubeletError('SKIFF_ERR_KUBELET_CONTAINER_WAITING', { container, pod: ref.name, reason: WAITING_WORDS[reason] ?? reason });
