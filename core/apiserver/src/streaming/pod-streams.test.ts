@@ -392,6 +392,28 @@ describe('exec and attach over WebSocket (kubectl 1.30+)', () => {
     expect(runtime.requests.at(-1)!.headers['x-stream-protocol-version']).toBe('v4.channel.k8s.io');
   });
 
+  it('serves channel.k8s.io as the conformance test reads it: output on channel 1, nothing but empty messages elsewhere', async () => {
+    nextToken = 'ws-v1';
+    runtime.expect('exec', 'ws-v1', ['error', 'stdout', 'stderr'], async (streams) => {
+      streams.get('stdout')!.write(Buffer.from('remote execution test\n'));
+      return 0;
+    });
+    const outcome = await upgradeRequest(
+      target(),
+      'GET',
+      execPath('web', 'stderr=1&stdout=1&container=app&command=echo&command=remote%20execution%20test'),
+      webSocketHeaders(['channel.k8s.io'], 'admin-token'),
+    );
+    if (!outcome.upgraded) throw new Error(`not upgraded: ${outcome.status} ${outcome.text}`);
+    expect(outcome.response.headers['sec-websocket-protocol']).toBe('channel.k8s.io');
+    const ws = webSocketClient(outcome.socket, outcome.head);
+    await ws.ended;
+    const stdout = ws.messages.filter((m) => m.data[0] === 1);
+    expect(Buffer.concat(stdout.map((m) => m.data.subarray(1))).toString()).toBe('remote execution test\n');
+    expect(ws.messages.filter((m) => m.data.length > 0 && m.data[0] !== 1).every((m) => m.data.length === 1)).toBe(true);
+    expect(node.streamCalls.at(-1)!.request).toMatchObject({ cmd: ['echo', 'remote execution test'], stdout: true, stderr: true, stdin: false });
+  });
+
   it('relays resize messages with a terminal and opens no stderr stream', async () => {
     nextToken = 'ws-tty';
     let resized = '';
