@@ -6,7 +6,7 @@ export { Kubelet, type KubeletConfig } from './kubelet.js';
 export { kubeletOptionsSchema, type KubeletPluginOptions } from './options.js';
 export { PodRuntimeManager, type PodObservation, type ContainerObservation, type PodRuntimeOptions } from './pods/pod-runtime.js';
 export { PodWorkers, type PodWorkersOptions } from './pods/pod-workers.js';
-export { buildPodStatus, rejectedPodStatus, sameStatus, type StatusContext } from './pods/pod-status.js';
+export { buildPodStatus, rejectedPodStatus, sameStatus, type PodOutcome, type StatusContext } from './pods/pod-status.js';
 export { qosClass } from './pods/qos.js';
 export { NodeRegistration } from './node/node-registration.js';
 export { NodeLease } from './node/node-lease.js';
