@@ -48,7 +48,7 @@ describe('builtinResources', () => {
     expect(rows).toEqual(
       expect.arrayContaining([
         ['', 'v1', 'namespaces', 'Namespace', 'NamespaceList', 'namespace', false, ['ns'], undefined, ['status', 'finalize']],
-        ['', 'v1', 'nodes', 'Node', 'NodeList', 'node', false, ['no'], undefined, ['status']],
+        ['', 'v1', 'nodes', 'Node', 'NodeList', 'node', false, ['no'], undefined, ['status', 'proxy']],
         [
           '',
           'v1',
@@ -59,7 +59,7 @@ describe('builtinResources', () => {
           true,
           ['po'],
           ['all'],
-          ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward', 'ephemeralcontainers', 'resize'],
+          ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward', 'proxy', 'ephemeralcontainers', 'resize'],
         ],
         ['', 'v1', 'events', 'Event', 'EventList', 'event', true, ['ev'], undefined, undefined],
         ['apps', 'v1', 'deployments', 'Deployment', 'DeploymentList', 'deployment', true, ['deploy'], ['all'], ['status', 'scale']],
