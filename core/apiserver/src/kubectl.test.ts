@@ -167,6 +167,25 @@ describe('the real kubectl', () => {
     }
   });
 
+  it('lists events written through events.k8s.io/v1 (kube-scheduler’s recorder) with kubectl get events', async () => {
+    const created = await server.request('POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+      body: {
+        metadata: { name: 'web-1.sched', namespace: 'default' },
+        eventTime: new Date().toISOString().replace('Z', '000Z'),
+        reportingController: 'default-scheduler',
+        reportingInstance: 'default-scheduler-node-1',
+        action: 'Binding',
+        reason: 'Scheduled',
+        regarding: { kind: 'Pod', namespace: 'default', name: 'web-1', apiVersion: 'v1' },
+        note: 'Successfully assigned default/web-1 to node-1',
+        type: 'Normal',
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const row = (await ok(['get', 'events', '-n', 'default', '--no-headers'])).split('\n').find((line) => line.includes('Scheduled'));
+    expect(row).toMatch(/Normal\s+Scheduled\s+pod\/web-1\s+Successfully assigned default\/web-1 to node-1/);
+  });
+
   it('answers auth can-i through the authorization chain', async () => {
     expect((await ok(['auth', 'can-i', 'create', 'pods'])).trim()).toBe('yes');
   });

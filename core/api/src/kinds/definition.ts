@@ -30,6 +30,18 @@ export interface VersionConversion {
   toStorage(object: KubeObject): KubeObject;
   /** A stored object as this version (apiVersion included). */
   fromStorage(object: KubeObject): KubeObject;
+  /**
+   * The stored resource when it belongs to another group (events.k8s.io/v1 Events are core Events); by default
+   * this definition's group and resource.
+   */
+  storage?: { group: string; resource: string };
+  /** The field selector labels this version offers, each with the stored version's label it stands for; others are refused. */
+  fieldLabels?: Readonly<Record<string, string>>;
+  /**
+   * Validation of writes made through this version, on their stored form, in place of the stored definition's
+   * (upstream validates an Event by the API version it was written through).
+   */
+  validate?(object: KubeObject, old: KubeObject | undefined, subresource: string): StatusCause[];
 }
 
 export interface ResourceDefinition {
@@ -59,6 +71,12 @@ export interface ResourceDefinition {
   validate?(object: KubeObject, old?: KubeObject, subresource?: string): StatusCause[];
   /** Which fields count as spec for `metadata.generation` and as status for the status subresource. */
   hasStatus?: boolean;
+  /**
+   * Whether the server keeps `metadata.generation` (1 on create, +1 when anything but metadata and status
+   * changes), as upstream does for workloads, policies and custom resources. `false`: the generation stays
+   * what the object was created with (upstream's Events, ConfigMaps, Pods…). Absent counts as true.
+   */
+  generation?: boolean;
   /** Table columns for `kubectl get`, and a function building one row's cells. */
   table?: { columns: TableColumn[]; cells(object: KubeObject, now: number): unknown[] };
   /** Field selectors beyond metadata.name and metadata.namespace: "spec.nodeName" → value. */

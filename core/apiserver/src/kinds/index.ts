@@ -36,6 +36,40 @@ import type { NodeConnectionLookup } from '../streaming/pod-target.js';
 
 export { NAMESPACE_FINALIZER, podQOSClass, type QOSClass } from './core/index.js';
 
+/**
+ * The built-in resources whose metadata.generation the server keeps, as upstream's strategies do in v1.28
+ * (`<resource>.<group>`); every other built-in kind has the generation it was created with, unchanged.
+ */
+const GENERATION_KEPT = new Set([
+  'cronjobs.batch',
+  'csidrivers.storage.k8s.io',
+  'customresourcedefinitions.apiextensions.k8s.io',
+  'daemonsets.apps',
+  'deployments.apps',
+  'endpointslices.discovery.k8s.io',
+  'flowschemas.flowcontrol.apiserver.k8s.io',
+  'ingressclasses.networking.k8s.io',
+  'ingresses.networking.k8s.io',
+  'jobs.batch',
+  'mutatingwebhookconfigurations.admissionregistration.k8s.io',
+  'networkpolicies.networking.k8s.io',
+  'poddisruptionbudgets.policy',
+  'podtemplates',
+  'priorityclasses.scheduling.k8s.io',
+  'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io',
+  'replicasets.apps',
+  'replicationcontrollers',
+  'statefulsets.apps',
+  'validatingadmissionpolicies.admissionregistration.k8s.io',
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io',
+  'validatingwebhookconfigurations.admissionregistration.k8s.io',
+]);
+
+function withGenerationRule(definition: ResourceDefinition): ResourceDefinition {
+  const key = definition.group ? `${definition.resource}.${definition.group}` : definition.resource;
+  return GENERATION_KEPT.has(key) ? definition : { ...definition, generation: false };
+}
+
 /** Every built-in kind, grouped by API group. */
 export function builtinResources(): ResourceDefinition[] {
   return [
@@ -59,7 +93,7 @@ export function builtinResources(): ResourceDefinition[] {
     ...RESOURCE_KINDS,
     ...APIEXTENSIONS_KINDS,
     ...APIREGISTRATION_KINDS,
-  ];
+  ].map(withGenerationRule);
 }
 
 /** The handlers of the built-in kinds' own verbs and subresources; `nodes` finds a node's kubelet for the pod subresources it serves. */

@@ -73,7 +73,9 @@ export async function admitWrite(ctx: RestContext, operation: 'CREATE' | 'UPDATE
   definition.defaults?.(object);
   const request = admissionRequest(ctx, { operation, object, oldObject });
   const admitted = (await mutate(ctx, request)) ?? object;
-  const causes = definition.validate?.(admitted, oldObject, ctx.info.subresource) ?? [];
+  // A write through a converted version is held to that version's rules where it has its own.
+  const validateWrite = ctx.servedAs?.conversion?.validate ?? definition.validate;
+  const causes = validateWrite?.(admitted, oldObject, ctx.info.subresource) ?? [];
   if (causes.length > 0) throw errors.invalid(definition.kind, definition.group, admitted.metadata.name ?? '', causes);
   request.object = admitted;
   await validate(ctx, request);

@@ -48,11 +48,18 @@ export class ResourceRegistryImpl implements ResourceRegistry {
     return this.byResource.get(`${group}/${resource}`);
   }
 
-  /** The definition serving one version of a resource: the stored one, or a converted one. */
+  /** The definition serving one version of a resource: the stored one, or a converted one while its storage is served. */
   getVersion(group: string, version: string, resource: string): ResourceDefinition | undefined {
     const stored = this.byResource.get(`${group}/${resource}`);
     if (stored?.version === version) return stored;
-    return stored && this.converted.get(`${group}/${version}/${resource}`);
+    const converted = this.converted.get(`${group}/${version}/${resource}`);
+    return converted && this.storageOf(converted) ? converted : undefined;
+  }
+
+  /** The stored definition a converted one is served from: its own group's, or the one its conversion names. */
+  storageOf(converted: ResourceDefinition): ResourceDefinition | undefined {
+    const storage = converted.conversion?.storage ?? converted;
+    return this.byResource.get(`${storage.group}/${storage.resource}`);
   }
 
   byKind(group: string, kind: string): ResourceDefinition | undefined {

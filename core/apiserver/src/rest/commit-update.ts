@@ -38,7 +38,7 @@ export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Pro
 /**
  * The update rules, then the write: resourceVersion precondition (400 unparsable, 409 stale), server-owned
  * metadata kept, status kept on main-resource updates and only status taken on status updates, generation
- * bumped when anything but metadata and status changed, admission, initializers; an object being deleted
+ * bumped when anything but metadata and status changed (kinds keeping one; others keep the stored one), admission, initializers; an object being deleted
  * whose finalizers are now empty is removed; the object must fit the size limit; an update that changes nothing
  * writes nothing.
  */
@@ -71,7 +71,8 @@ export async function commitUpdate(ctx: RestContext, current: StoredObject, requ
     else next.status = old.status;
   }
   definition.prepareForUpdate?.(next, old, info.subresource);
-  metadata.generation = (old.metadata.generation ?? 1) + (specChanged(next, old) ? 1 : 0);
+  if (definition.generation === false) copyOrDelete(metadata, old.metadata, 'generation');
+  else metadata.generation = (old.metadata.generation ?? 1) + (specChanged(next, old) ? 1 : 0);
 
   const admitted = await admitWrite(ctx, 'UPDATE', next, old);
   const object = await runInitializers(withWritableMetadata(admitted), definition, ctx.core.initializers, 'UPDATE');

@@ -32,6 +32,8 @@ export interface RestContext {
   info: RequestInfo;
   user: UserInfo;
   definition: ResourceDefinition;
+  /** The version the request was made through when `definition` is the stored one it converts to. */
+  servedAs?: ResourceDefinition;
   /** `dryRun=All`: run everything but the store write. */
   dryRun: boolean;
   /** Warnings for the response's Warning header (unknown fields with fieldValidation=Warn). */

@@ -1,7 +1,21 @@
 // Requests to a version served from another version's storage (autoscaling/v1 HorizontalPodAutoscaler beside the
-// stored v2). Bodies are type-checked against the requested version, converted to the stored one and handled by
-// the stored version's definition; objects in responses, lists and watch events are converted back.
-import { apiVersionOf, errors, isJsonObject, isKubeObject, type KubeObject, type ResourceDefinition, type VersionConversion } from '@skiff/api';
+// stored v2; events.k8s.io/v1 Events, which are core Events). Bodies are type-checked against the requested
+// version, converted to the stored one and handled by the stored version's definition, validated by the requested
+// version's rules where it has its own; field selectors are translated; objects in responses, lists and watch
+// events are converted back.
+import {
+  ApiError,
+  apiVersionOf,
+  errorMessage,
+  errors,
+  escapeFieldSelectorValue,
+  isJsonObject,
+  isKubeObject,
+  parseFieldSelector,
+  type KubeObject,
+  type ResourceDefinition,
+  type VersionConversion,
+} from '@skiff/api';
 import type { ApiResponse, WatchEvent } from '@skiff/kernel';
 import type { DecodedBody } from '../pipeline/decode-body.js';
 import { prefersProtobuf } from '../pipeline/negotiate.js';
@@ -17,11 +31,13 @@ type Route = (ctx: RestContext, body: DecodedBody) => Promise<ApiResponse>;
 export async function routeConverted(ctx: RestContext, body: DecodedBody, route: Route): Promise<ApiResponse> {
   const served = ctx.definition;
   const conversion = served.conversion!;
-  const stored = ctx.core.registry.get(served.group, served.resource);
+  const stored = ctx.core.registry.storageOf(served);
   if (!stored) throw errors.pathNotFound(ctx.info.path);
   // Watches and reads come back as JSON to be converted (protobuf frames could not be).
   const accept = prefersProtobuf(ctx.request.headers.accept) ? 'application/json' : ctx.request.headers.accept;
-  const inner: RestContext = { ...ctx, definition: stored, request: { ...ctx.request, headers: { ...ctx.request.headers, ...(accept ? { accept } : {}) } } };
+  const query = storedQuery(ctx.request.query, conversion);
+  const headers = { ...ctx.request.headers, ...(accept ? { accept } : {}) };
+  const inner: RestContext = { ...ctx, definition: stored, servedAs: served, request: { ...ctx.request, headers, query } };
   const out = (response: ApiResponse) => convertResponse(response, served, stored, conversion);
   switch (ctx.info.verb) {
     case 'create':
@@ -63,6 +79,25 @@ export async function routeConverted(ctx: RestContext, body: DecodedBody, route:
   }
 }
 
+/** The query with its field selector in the stored version's labels; a label this version does not offer is a 400. */
+function storedQuery(query: Record<string, string | undefined>, conversion: VersionConversion): Record<string, string | undefined> {
+  const labels = conversion.fieldLabels;
+  if (!labels || !query.fieldSelector) return query;
+  let selector;
+  try {
+    selector = parseFieldSelector(query.fieldSelector);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw errors.badRequest(`unable to parse requirement in fieldSelector: ${errorMessage(err)}`);
+  }
+  const terms = selector.terms.map(({ field, operator, value }) => {
+    const label = Object.hasOwn(labels, field) ? labels[field] : undefined;
+    if (label === undefined) throw errors.badRequest(`field label not supported: ${field}`);
+    return `${label}${operator}${escapeFieldSelectorValue(value)}`;
+  });
+  return { ...query, fieldSelector: terms.join(',') };
+}
+
 function withWarnings(headers: Record<string, string> | undefined, warnings: string[]): Record<string, string> | undefined {
   if (warnings.length === 0 || headers?.warning) return headers;
   return { ...headers, warning: warningHeaders(warnings) };
@@ -72,14 +107,11 @@ function withWarnings(headers: Record<string, string> | undefined, warnings: str
 type Converter = <T>(object: T) => T | KubeObject;
 
 function convertResponse(response: ApiResponse, served: ResourceDefinition, stored: ResourceDefinition, conversion: VersionConversion): ApiResponse {
-  const convert: Converter = (object) => {
-    if (!isKubeObject(object) || object.kind !== stored.kind) return object;
-    if (object.apiVersion !== apiVersionOf(stored)) return object;
-    // A bookmark carries only metadata: it changes version, nothing else.
-    if (!('spec' in object) && !('status' in object)) return { ...object, apiVersion: apiVersionOf(served) };
-    return conversion.fromStorage(object);
-  };
-  if (response.stream) return { ...response, stream: convertEvents(response.stream, convert) };
+  const ours = (object: unknown): object is KubeObject => isKubeObject(object) && object.kind === stored.kind && object.apiVersion === apiVersionOf(stored);
+  const convert: Converter = (object) => (ours(object) ? conversion.fromStorage(object) : object);
+  // A bookmark carries only metadata: it changes version, nothing else.
+  const bookmark: Converter = (object) => (ours(object) ? { ...object, apiVersion: apiVersionOf(served) } : object);
+  if (response.stream) return { ...response, stream: convertEvents(response.stream, convert, bookmark) };
   let body = typeof response.body === 'string' ? parseJson(response.body) : response.body;
   if (isJsonObject(body) && body.kind === (stored.listKind ?? `${stored.kind}List`) && Array.isArray(body.items)) {
     body = { ...body, kind: served.listKind ?? `${served.kind}List`, apiVersion: apiVersionOf(served), items: body.items.map(convert) };
@@ -95,6 +127,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-async function* convertEvents(stream: AsyncIterable<WatchEvent>, convert: Converter): AsyncIterable<WatchEvent> {
-  for await (const event of stream) yield { ...event, object: convert(event.object) };
+async function* convertEvents(stream: AsyncIterable<WatchEvent>, convert: Converter, bookmark: Converter): AsyncIterable<WatchEvent> {
+  for await (const event of stream) yield { ...event, object: event.type === 'BOOKMARK' ? bookmark(event.object) : convert(event.object) };
 }

@@ -35,7 +35,8 @@ export function pathSegmentNameCauses(name: string, field: string): StatusCause[
 }
 
 /**
- * Fills in what the server owns on create: namespace (from the path), uid, creationTimestamp and generation;
+ * Fills in what the server owns on create: namespace (from the path), uid, creationTimestamp and, for kinds
+ * that keep one, generation;
  * drops what a client may not set. A name from generateName is picked before (see generate-name.ts).
  */
 export function prepareCreateMetadata(object: KubeObject, definition: ResourceDefinition, pathNamespace: string): void {
@@ -55,7 +56,7 @@ export function prepareCreateMetadata(object: KubeObject, definition: ResourceDe
   if (causes.length > 0) throw errors.invalid(definition.kind, definition.group, metadata.name, causes);
   metadata.uid = randomUUID();
   metadata.creationTimestamp = timestamp();
-  metadata.generation = 1;
+  if (definition.generation !== false) metadata.generation = 1;
   delete metadata.resourceVersion;
   delete metadata.deletionTimestamp;
   delete metadata.deletionGracePeriodSeconds;

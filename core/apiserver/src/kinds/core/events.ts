@@ -1,11 +1,13 @@
-// Core v1 events: their rules and their `kubectl get events` row. events.k8s.io's events (../events.ts)
-// hold their text to the same limits.
+// Core v1 events: their rules and their `kubectl get events` row. events.k8s.io/v1 Events (../events.ts) are
+// these same stored objects seen through another API, and written under its stricter rules.
 import { defineKind, humanAge, RESOURCES, type Event, type StatusCause } from '@skiff/api';
 import {
   fieldErrors,
   isDNS1123Subdomain,
   nameIsDNSSubdomain,
+  semanticEqual,
   validateObjectMeta,
+  validateImmutable,
   validateObjectMetaUpdate,
   validateQualifiedName,
 } from '@skiff/api/validation';
@@ -20,21 +22,25 @@ export function atMost(value: string | undefined, max: number, field: string): S
   return (value ?? '').length > max ? [fieldErrors.invalid(field, '', `can have at most ${max} characters`)] : [];
 }
 
+/** The API an Event was written through: upstream holds events.k8s.io writes to more rules (named as core's fields). */
+export type EventWriteApi = 'core' | 'events.k8s.io';
+
 /**
  * Old-style events (no eventTime) must name the involved object's namespace as their own; new-style
  * events (eventTime set) must also say who reported them and why.
  */
-export function validateEvent(event: Event, old?: Event): StatusCause[] {
-  const causes = validateObjectMeta(event.metadata, { namespaced: true, name: nameIsDNSSubdomain });
+function legacyEventRules(event: Event, through: EventWriteApi): StatusCause[] {
+  const causes: StatusCause[] = [];
   const namespace = event.metadata?.namespace ?? '';
   const involvedNamespace = event.involvedObject?.namespace ?? '';
   const mismatch = () => fieldErrors.invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace');
+  const controllerField = through === 'core' ? 'reportingComponent' : 'reportingController';
   if (!event.eventTime) {
     if (involvedNamespace ? namespace !== involvedNamespace : namespace !== '' && namespace !== 'default') causes.push(mismatch());
   } else {
     if (!involvedNamespace && namespace !== 'default' && namespace !== 'kube-system') causes.push(mismatch());
-    if (!event.reportingComponent) causes.push(fieldErrors.required('reportingComponent'));
-    causes.push(...validateQualifiedName(event.reportingComponent ?? '', 'reportingComponent'));
+    if (!event.reportingComponent) causes.push(fieldErrors.required(controllerField));
+    causes.push(...validateQualifiedName(event.reportingComponent ?? '', controllerField));
     if (!event.reportingInstance) causes.push(fieldErrors.required('reportingInstance'));
     causes.push(...atMost(event.reportingInstance, EVENT_TEXT_LIMITS.reportingInstance, 'reportingInstance'));
     if (!event.action) causes.push(fieldErrors.required('action'));
@@ -44,7 +50,55 @@ export function validateEvent(event: Event, old?: Event): StatusCause[] {
     causes.push(...atMost(event.message, EVENT_TEXT_LIMITS.note, 'message'));
   }
   causes.push(...isDNS1123Subdomain(namespace).map((message) => fieldErrors.invalid('namespace', namespace, message)));
-  if (old) causes.push(...validateObjectMetaUpdate(event.metadata, old.metadata));
+  return causes;
+}
+
+function seriesRules(event: Event): StatusCause[] {
+  if (!event.series) return [];
+  const causes: StatusCause[] = [];
+  if ((event.series.count ?? 0) < 2) causes.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
+  if (!event.series.lastObservedTime) causes.push(fieldErrors.required('series.lastObservedTime'));
+  return causes;
+}
+
+/** The fields an events.k8s.io client may never change once the event is recorded (eventTime to the microsecond). */
+const IMMUTABLE_THROUGH_EVENTS_API = ['involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type'] as const;
+const IMMUTABLE_NEW_FIELDS = ['action', 'related', 'reportingComponent', 'reportingInstance'] as const;
+
+function sameMicroTime(a: string | null | undefined, b: string | null | undefined): boolean {
+  if ((a ?? '') === (b ?? '')) return true;
+  const micros = (time: string) => Date.parse(time) * 1000 + Number((/\.\d{3}(\d{0,3})/.exec(time)?.[1] ?? '').padEnd(3, '0'));
+  return !!a && !!b && micros(a) === micros(b);
+}
+
+/**
+ * An Event's rules by the API it is written through, as upstream validates it: core writes get the old-style
+ * rules; events.k8s.io writes must also carry an eventTime and a known type, leave the deprecated fields unset,
+ * and may later change only their series and metadata. Fields are named as the core Event names them.
+ */
+export function validateEvent(event: Event, old?: Event, through: EventWriteApi = 'core'): StatusCause[] {
+  const causes = validateObjectMeta(event.metadata, { namespaced: true, name: nameIsDNSSubdomain });
+  causes.push(...legacyEventRules(event, through));
+  if (through === 'core') {
+    if (old) causes.push(...validateObjectMetaUpdate(event.metadata, old.metadata));
+    return causes;
+  }
+  if (!old) {
+    causes.push(...seriesRules(event));
+    if (!event.eventTime) causes.push(fieldErrors.required('eventTime'));
+    if (event.type !== 'Normal' && event.type !== 'Warning') causes.push(fieldErrors.invalid('type', '', `has invalid value: ${event.type ?? ''}`));
+    if (event.firstTimestamp) causes.push(fieldErrors.invalid('firstTimestamp', '', 'needs to be unset'));
+    if (event.lastTimestamp) causes.push(fieldErrors.invalid('lastTimestamp', '', 'needs to be unset'));
+    if (event.count) causes.push(fieldErrors.invalid('count', '', 'needs to be unset'));
+    if (event.source?.component || event.source?.host) causes.push(fieldErrors.invalid('source', '', 'needs to be unset'));
+    return causes;
+  }
+  causes.push(...validateObjectMetaUpdate(event.metadata, old.metadata));
+  if (!semanticEqual(event.series, old.series)) causes.push(...seriesRules(event));
+  for (const field of IMMUTABLE_THROUGH_EVENTS_API) causes.push(...validateImmutable(event[field], old[field], field));
+  if (!sameMicroTime(event.eventTime, old.eventTime)) causes.push(...validateImmutable(event.eventTime, old.eventTime, 'eventTime'));
+  for (const field of IMMUTABLE_NEW_FIELDS)
+    causes.push(...validateImmutable(event[field], old[field], field === 'reportingComponent' ? 'reportingController' : field));
   return causes;
 }
 
@@ -82,7 +136,7 @@ export const events = defineKind<Event>({
     { ...NAME_COLUMN, priority: 1 },
   ],
   strategy: {
-    validateAll: validateEvent,
+    validateAll: (event, old) => validateEvent(event, old),
     fieldSelectors: {
       'involvedObject.kind': involved('kind'),
       'involvedObject.namespace': involved('namespace'),
