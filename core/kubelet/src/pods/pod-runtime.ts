@@ -186,6 +186,15 @@ export class PodRuntimeManager {
       noteProblem(container, await this.runCreated(setting, container, instance.id));
 
     let current = await this.containerInstances(sandbox.id);
+    // Ephemeral containers (added through pods/ephemeralcontainers) start whatever the init containers do, each
+    // once: one that ran before (in an earlier sandbox too, as the pod's status shows) is not started again.
+    for (const container of ephemeralContainers(pod)) {
+      const instance = current.get(container.name)?.[0];
+      const ranBefore = pod.status?.ephemeralContainerStatuses?.some((status) => status.name === container.name && status.containerID);
+      if (!instance && !ranBefore) await start(container, 'ephemeral', 0);
+      else if (instance?.state === 'CONTAINER_CREATED') await resume(container, instance);
+    }
+    if (pod.spec.ephemeralContainers?.length) current = await this.containerInstances(sandbox.id);
     let initialized = true;
     for (const container of pod.spec.initContainers ?? []) {
       // A sidecar (restartPolicy Always) keeps running beside the containers and is restarted whenever it exits.
@@ -212,12 +221,6 @@ export class PodRuntimeManager {
         if (!instance) await start(container, 'regular', this.previousRestarts(pod, container.name, false));
         else if (instance.state === 'CONTAINER_EXITED' && shouldRestart(pod, instance.exitCode))
           await start(container, 'regular', instance.metadata.attempt + 1, instance);
-        else if (instance.state === 'CONTAINER_CREATED') await resume(container, instance);
-      }
-      // Ephemeral containers (added to the running pod through pods/ephemeralcontainers) start once each, never again.
-      for (const container of ephemeralContainers(pod)) {
-        const instance = current.get(container.name)?.[0];
-        if (!instance) await start(container, 'ephemeral', 0);
         else if (instance.state === 'CONTAINER_CREATED') await resume(container, instance);
       }
       current = await this.containerInstances(sandbox.id);

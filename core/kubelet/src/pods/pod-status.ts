@@ -136,10 +136,13 @@ export function buildPodStatus(pod: Pod, observed: PodObservation, context: Stat
   const before = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' ? (pod.status as PodOutcome) : undefined;
   const ended = outcome ?? before;
   // Ephemeral containers count for nothing of the pod's (phase, readiness): they are only shown.
-  const ephemeral = (pod.spec.ephemeralContainers ?? []).map((spec, i) => ({
-    ...containerStatus(spec as Container, observed.ephemeralContainers[i]!, context, false, earlier(pod.status?.ephemeralContainerStatuses, spec.name)),
-    ready: false,
-  }));
+  const ephemeral = (pod.spec.ephemeralContainers ?? []).map((spec, i) => {
+    const observation = observed.ephemeralContainers[i]!;
+    const before = earlier(pod.status?.ephemeralContainerStatuses, spec.name);
+    // One that ran in an earlier sandbox is not started again: it keeps the status it had.
+    if (!observation.status && before?.containerID) return before;
+    return { ...containerStatus(spec as Container, observation, context, false, before), ready: false };
+  });
   const phase = ended?.phase ?? phaseOf(pod, observed, init, regular);
   const completed = phase === 'Succeeded' || phase === 'Failed';
   const unready = regular.filter((s) => !s.ready).map((s) => s.name);
