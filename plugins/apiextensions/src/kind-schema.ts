@@ -5,6 +5,25 @@ import { messageSchema, t, type ApiFieldFacts, type ObjectSchema, type Schema } 
 import type { JSONSchemaProps } from './schema/index.js';
 
 const OBJECT_META = 'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+/**
+ * What every custom kind publishes for the fields the API server adds to its schema, as `kubectl explain` shows
+ * them (the conformance tests look for "APIVersion defines" and "Standard object's metadata").
+ */
+const TYPE_META_DESCRIPTIONS = {
+  apiVersion: 'APIVersion defines the group and version of the schema the object is written in; the server converts it to the versions it serves.',
+  kind: 'Kind names the type of the object, in CamelCase; it follows from the endpoint the object is sent to.',
+  metadata: "Standard object's metadata: its name, namespace, labels, annotations, and what the server records about it.",
+} as const;
+
+/** The root fields of every kind: apiVersion, kind and metadata, described. */
+function typeMetaFields(): Record<string, Schema> {
+  return {
+    apiVersion: t.string(TYPE_META_DESCRIPTIONS.apiVersion),
+    kind: t.string(TYPE_META_DESCRIPTIONS.kind),
+    metadata: { ...messageSchema(OBJECT_META), description: TYPE_META_DESCRIPTIONS.metadata },
+  };
+}
 const LIST_TYPES = ['atomic', 'set', 'map'] as const;
 const MAP_TYPES = ['atomic', 'granular'] as const;
 
@@ -33,7 +52,7 @@ export function customKindSchema(names: KindNames, props: JSONSchemaProps | unde
   return {
     ...t.object(
       names.kind,
-      { apiVersion: t.string(), kind: t.string(), metadata: messageSchema(OBJECT_META), ...fields },
+      { ...typeMetaFields(), ...fields },
       {
         package: pkg,
         gvk: { group: names.group, version: names.version, kind: names.kind },
