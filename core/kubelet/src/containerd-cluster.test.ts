@@ -1,10 +1,11 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type Pod } from '@skiff/api';
 import criContainerd from '@skiff/plugin-cri-containerd';
+import { nodeContainerdSocket } from '@skiff/plugin-cri-containerd/images';
 import networkIpam from '@skiff/plugin-network-ipam';
 import leastAllocated from '@skiff/plugin-scheduler-least-allocated';
 import resourcesFit from '@skiff/plugin-scheduler-resources-fit';
@@ -76,7 +77,7 @@ const getPod = (name: string) => cluster.client.get<Pod>(RESOURCES.pods, name, '
 
 describe.skipIf(missing !== undefined)('the kubelet with containerd', () => {
   it('serves the log of a container that exited, from its CRI log file, until the pod is deleted', async () => {
-    await cluster.client.create(RESOURCES.pods, pod('exited', 'echo hello; echo oops >&2; exit 3', { restartPolicy: 'Never' }), 'default');
+    await cluster.client.create(RESOURCES.pods, pod('exited', 'echo hello; sleep 0.2; echo oops >&2; exit 3', { restartPolicy: 'Never' }), 'default');
     const failed = await waitFor(
       'the pod to fail',
       async () => {
@@ -180,4 +181,25 @@ describe.skipIf(missing !== undefined)('the kubelet with containerd', () => {
     expect((await getPod('debuggee')).status?.ephemeralContainerStatuses?.find((status) => status.name === 'shell')?.restartCount).toBe(0);
     await cluster.client.delete(RESOURCES.pods, 'debuggee', 'default');
   }, 120_000);
+
+  it('leaves no sandbox process, network namespace or mount behind once its pods, finished ones too, are deleted', async () => {
+    await cluster.client.create(RESOURCES.pods, pod('finishes', 'echo done', { restartPolicy: 'Never' }), 'default');
+    await waitFor('the pod to succeed', async () => (await getPod('finishes')).status?.phase === 'Succeeded', WAIT);
+    for (const left of (await cluster.client.list<Pod>(RESOURCES.pods, 'default')).items)
+      await cluster.client.delete(RESOURCES.pods, left.metadata.name!, 'default', { gracePeriodSeconds: 1 });
+    await waitFor('every pod to be gone', async () => (await cluster.client.list<Pod>(RESOURCES.pods, 'default')).items.length === 0, WAIT);
+    const socket = nodeContainerdSocket(join(cluster.dataDir, 'nodes', 'node-1'));
+    const stateDir = join(socket, '..');
+    const shims = () =>
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes('containerd-shim') && line.includes(socket));
+    await waitFor('the shims to end', () => shims().length === 0, WAIT);
+    const netns = join(stateDir, 'io.containerd.grpc.v1.cri', 'netns');
+    await waitFor('the network namespaces to go', () => !existsSync(netns) || readdirSync(netns).length === 0, { timeoutMs: 20_000, intervalMs: 200 });
+    const mounts = readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(stateDir) || line.includes(join(cluster.dataDir, 'nodes', 'node-1', 'containerd')));
+    expect(mounts).toEqual([]);
+  }, 90_000);
 });
