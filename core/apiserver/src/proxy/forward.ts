@@ -2,12 +2,14 @@ import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders 
 import { request as httpsRequest } from 'node:https';
 import { posix } from 'node:path';
 import { Readable, type Duplex } from 'node:stream';
+import { deflateRawSync, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { errorMessage, errors, type UserInfo } from '@skiff/api';
 import type { ApiRequest, ApiResponse } from '@skiff/kernel';
 import { dialUpgrade } from '../streaming/backend.js';
 import { backendError, refusalError, writeRawStatus } from '../streaming/raw-response.js';
 import { splice } from '../streaming/splice.js';
 import { headerList, isUpgradeRequest } from '../streaming/headers.js';
+import { rewriteHtml } from './html.js';
 
 /** Headers that belong to one hop (RFC 9110 §7.6.1), never forwarded either way. */
 const HOP_BY_HOP = new Set([
@@ -72,8 +74,8 @@ export function rawQuery(request: ApiRequest): string {
 /**
  * Forwards one HTTP request to a backend and streams its answer back, as kube-apiserver's proxy handler does:
  * hop-by-hop headers and the client's credentials (Authorization, Impersonate-*) stay behind, X-Forwarded-For
- * and X-Forwarded-Uri are added, the body streams both ways, a redirect's Location is rewritten to stay under
- * the proxy path, the backend's CORS headers are dropped. A backend that cannot be reached is a 503.
+ * and X-Forwarded-Uri are added, the body streams both ways, a redirect's Location and the links of an HTML page
+ * are rewritten to stay under the proxy path, the backend's CORS headers are dropped. A backend that cannot be reached is a 503.
  * An upgrade request (WebSocket, SPDY) is relayed as an upgrade.
  */
 export async function forward(options: ForwardOptions): Promise<ApiResponse> {
@@ -106,11 +108,50 @@ export async function forward(options: ForwardOptions): Promise<ApiResponse> {
   // A body stream that fails later (the backend went away mid-answer) just ends the response.
   backend.on('error', () => undefined);
   const out = responseHeaders(response, options, request);
+  const status = response.statusCode ?? 502;
   if (request.method === 'HEAD') {
     response.resume();
-    return { status: response.statusCode ?? 502, headers: out, body: '' };
+    return { status, headers: out, body: '' };
   }
-  return { status: response.statusCode ?? 502, headers: out, textStream: bodyOf(response) };
+  const encoding = (out['content-encoding'] ?? '').trim().toLowerCase();
+  const html = (out['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'text/html';
+  // As kube-apiserver: the links of an HTML page (one it can decode) are kept under the proxy path too.
+  if (options.pathPrepend !== undefined && html && !out.location && (encoding === '' || encoding === 'gzip' || encoding === 'deflate')) {
+    const pathPrepend = options.pathPrepend;
+    let page: string;
+    try {
+      page = decoded(await readAll(response), encoding).toString('latin1');
+    } catch (err) {
+      throw errors.unavailable(`error trying to reach service: ${errorMessage(err)}`);
+    }
+    const rewritten = rewriteHtml(page, (url) => rewriteLocation(url, pathPrepend, backendHostOf(options), request.headers.host ?? ''));
+    delete out['content-length'];
+    return { status, headers: out, body: encoded(Buffer.from(rewritten, 'latin1'), encoding) };
+  }
+  return { status, headers: out, textStream: bodyOf(response) };
+}
+
+function backendHostOf(options: ForwardOptions): string {
+  return `${options.host.includes(':') ? `[${options.host}]` : options.host}${options.port ? `:${options.port}` : ''}`;
+}
+
+async function readAll(response: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Go's "deflate" is raw DEFLATE (compress/flate), not zlib. */
+function decoded(body: Buffer, encoding: string): Buffer {
+  if (encoding === 'gzip') return gunzipSync(body);
+  if (encoding === 'deflate') return inflateRawSync(body);
+  return body;
+}
+
+function encoded(body: Buffer, encoding: string): Buffer {
+  if (encoding === 'gzip') return gzipSync(body);
+  if (encoding === 'deflate') return deflateRawSync(body);
+  return body;
 }
 
 function outgoingHeaders(options: ForwardOptions): OutgoingHttpHeaders {
@@ -167,8 +208,7 @@ function responseHeaders(response: IncomingMessage, options: ForwardOptions, req
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   if (out.location && options.pathPrepend !== undefined) {
-    const backendHost = `${options.host.includes(':') ? `[${options.host}]` : options.host}${options.port ? `:${options.port}` : ''}`;
-    out.location = rewriteLocation(out.location, options.pathPrepend, backendHost, request.headers.host ?? '');
+    out.location = rewriteLocation(out.location, options.pathPrepend, backendHostOf(options), request.headers.host ?? '');
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
@@ -195,6 +196,25 @@ describe.skipIf(!ROOT)('the proxy subresources, to a server in a network namespa
     expect(relative.headers['access-control-allow-origin']).toBeUndefined();
     const absolute = await call('GET', `${NS}/pods/web/proxy/redirect-absolute`);
     expect(absolute.headers.location).toBe(`${NS}/pods/web/proxy/abs/`);
+  });
+
+  it('rewrites the links of HTML pages under the proxy path, compressed or not', async () => {
+    const prefix = `${NS}/pods/web:8080/proxy`;
+    const expected = `<!DOCTYPE html><a href="${prefix}/rewriteme">test</a><script>var s = '<a href="/no">';</script><img src="pic.png" alt="x"><link href="${prefix}/x?a=1&amp;b=2"/>`;
+    const plain = await call('GET', `${prefix}/html`);
+    expect(plain.status).toBe(200);
+    expect(plain.text).toBe(expected);
+    const compressed = await new Promise<string>((resolve, reject) => {
+      const req = httpsRequest(`${server.info.url}${prefix}/html-gzip`, { ca: server.info.caPem, headers: { authorization: 'Bearer admin-token' } });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(gunzipSync(Buffer.concat(chunks)).toString()));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(compressed).toBe(expected);
   });
 
   it('takes the port and scheme from the name, else the first declared container port, else 80', async () => {

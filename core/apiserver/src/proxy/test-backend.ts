@@ -12,9 +12,12 @@ export interface TestBackend {
   close(): void;
 }
 
+/** The page `/html` serves: links to rewrite, and markup inside a script that must stay as it is. */
+export const HTML_PAGE = `<!DOCTYPE html><a href="/rewriteme">test</a><script>var s = '<a href="/no">';</script><IMG SRC="pic.png" alt=x><link href='/x?a=1&amp;b=2'/>`;
+
 /**
  * The echo server: answers every request with JSON {method, url, headers, bodyBytes, body} (body only when
- * short). `/redirect` and `/redirect-absolute` answer 302, `/stream` sends "first" and holds the response open
+ * short). `/redirect` and `/redirect-absolute` answer 302, `/html` and `/html-gzip` an HTML page with links, `/stream` sends "first" and holds the response open
  * until a request for `/release` comes, an upgrade request with `Upgrade: echo` is switched and echoed.
  */
 const SERVER = `
@@ -23,6 +26,12 @@ let held = [];
 const handler = (req, res) => {
   if (req.url === '/release') { for (const r of held) r.end('second'); held = []; return res.end('released'); }
   if (req.url === '/stream') { res.writeHead(200, { 'content-type': 'text/plain' }); res.write('first'); held.push(res); return; }
+  if (req.url === '/html' || req.url === '/html-gzip') {
+    const page = HTML_PAGE;
+    const gzip = req.url === '/html-gzip';
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+    return res.end(gzip ? require('node:zlib').gzipSync(page) : page);
+  }
   if (req.url === '/redirect') { res.writeHead(302, { location: '/elsewhere/x', 'access-control-allow-origin': '*' }); return res.end(); }
   if (req.url === '/redirect-absolute') { res.writeHead(302, { location: 'http://' + req.socket.localAddress + ':' + req.socket.localPort + '/abs/' }); return res.end(); }
   let bytes = 0; const chunks = [];
@@ -74,7 +83,8 @@ export async function startTestBackend(ports: number[]): Promise<TestBackend> {
     run('netns', 'exec', netns, 'ip', 'addr', 'add', `${ip}/30`, 'dev', podSide);
     run('netns', 'exec', netns, 'ip', 'link', 'set', podSide, 'up');
     run('netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up');
-    server = spawn('ip', ['netns', 'exec', netns, process.execPath, '-e', `const PORTS = ${JSON.stringify(ports)};${SERVER}`], { stdio: 'ignore' });
+    const script = `const PORTS = ${JSON.stringify(ports)}; const HTML_PAGE = ${JSON.stringify(HTML_PAGE)};${SERVER}`;
+    server = spawn('ip', ['netns', 'exec', netns, process.execPath, '-e', script], { stdio: 'ignore' });
     for (const port of ports) await untilListening(ip, port);
   } catch (err) {
     close();
