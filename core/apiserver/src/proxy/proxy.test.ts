@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { definePlugin } from '@skiff/kernel';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
 import { upgradeRequest } from '../test-support/test-clients.js';
 import { startTestBackend, type TestBackend } from './test-backend.js';
@@ -9,6 +12,26 @@ import { rewriteLocation } from './forward.js';
 import { splitSchemeNamePort } from './target.js';
 
 const ROOT = process.getuid?.() === 0;
+
+/** Provides the admin token as an authentication plugin would, so admin.kubeconfig carries it for kubectl. */
+const adminCredential = definePlugin({
+  name: 'test-admin-credential',
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  apply(kernel) {
+    kernel.lifecycle('test-admin-credential', -250, { start: () => kernel.provide('adminCredential', { token: 'admin-token' }) });
+  },
+});
+
+/** The real kubectl against the test server; resolves with its exit code and output. */
+function kubectl(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile('kubectl', ['--kubeconfig', join(server.dataDir, 'admin.kubeconfig'), ...args], (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
 const NS = '/api/v1/namespaces/default';
 const MERGE = 'application/merge-patch+json';
 
@@ -77,7 +100,7 @@ describe('proxy names and redirects', () => {
 describe.skipIf(!ROOT)('the proxy subresources, to a server in a network namespace', () => {
   beforeAll(async () => {
     backend = await startTestBackend([80, 8080]);
-    server = await startTestServer({ testDefinitions: false });
+    server = await startTestServer({ testDefinitions: false, plugins: [adminCredential] });
     await podAt('web', backend.ip, [8080]);
     await podAt('bare', backend.ip);
     await podAt('local', '127.0.0.1', [8080]);
@@ -290,6 +313,15 @@ describe.skipIf(!ROOT)('the proxy subresources, to a server in a network namespa
     } finally {
       await limited.stop();
     }
+  });
+
+  it('answers kubectl get --raw and create --raw through a Service', async () => {
+    const got = await kubectl(['get', '--raw', `${NS}/services/web:http/proxy/from-kubectl?x=1`]);
+    expect(got.code, got.stderr).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ method: 'GET', url: '/from-kubectl?x=1', port: 8080 });
+    const created = await kubectl(['create', '--raw', `${NS}/pods/web/proxy/posted`, '-f', '-'], '{"hello":"pod"}');
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ method: 'POST', url: '/posted', body: '{"hello":"pod"}' });
   });
 
   it('relays an upgrade to the pod and splices the connections', async () => {
