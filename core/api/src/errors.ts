@@ -96,6 +96,7 @@ export const errors = {
     }),
   pathNotFound: (path: string) => new ApiError('SKIFF_ERR_API_NOT_FOUND', `the server could not find the requested resource (${path})`),
   methodNotAllowed: (message: string) => new ApiError('SKIFF_ERR_API_METHOD_NOT_ALLOWED', message),
+  notAcceptable: (message: string) => new ApiError('SKIFF_ERR_API_NOT_ACCEPTABLE', message),
   alreadyExists: (resource: string, group: string, name: string) =>
     new ApiError('SKIFF_ERR_API_ALREADY_EXISTS', `${qualifiedResource(resource, group)} "${name}" already exists`, {
       name,

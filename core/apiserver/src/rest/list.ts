@@ -11,6 +11,7 @@ import { json } from './respond.js';
 import { prefersProtobuf } from '../pipeline/negotiate.js';
 import { listFilter } from './selectors.js';
 import { translateStoreError } from './store-errors.js';
+import { metadataFormatOf, metadataResponse, partialObjectMetadataList, requireMetadataKind } from './partial-metadata.js';
 import { tableFormatOf, toTable } from './table.js';
 import { waitForRevision } from './wait-for-revision.js';
 
@@ -58,12 +59,17 @@ function exactRevisionGone(ctx: RestContext, requested: number) {
   );
 }
 
-/** GET of a collection: a `<Kind>List`, or a Table when kubectl asks for one. */
+/** GET of a collection: a `<Kind>List`, a Table when kubectl asks for one, or a PartialObjectMetadataList. */
 export async function listCollection(ctx: RestContext): Promise<ApiResponse> {
   const { definition } = ctx;
   const { items, metadata, stored } = await listObjects(ctx);
   const table = tableFormatOf(ctx.request.headers.accept, ctx.request.query);
   if (table) return json(toTable(definition, items, table, metadata));
+  const metadataOnly = metadataFormatOf(ctx.request.headers.accept);
+  if (metadataOnly) {
+    requireMetadataKind(metadataOnly, true);
+    return metadataResponse(partialObjectMetadataList(items, metadata, metadataOnly), metadataOnly);
+  }
   const apiVersion = apiVersionOf(definition);
   const kind = definition.listKind ?? `${definition.kind}List`;
   const list: KubeList = { kind, apiVersion, metadata, items };

@@ -12,6 +12,7 @@ import { getObject } from './get.js';
 import { listCollection } from './list.js';
 import { patchObject } from './patch.js';
 import { getScale, patchScale, updateScale } from './scale.js';
+import { refuseTableWithoutConvertor } from './table.js';
 import { updateObject } from './update.js';
 
 /** Dispatches a resource request by verb and subresource to its handler. */
@@ -21,11 +22,19 @@ export async function routeResource(ctx: RestContext, body: DecodedBody): Promis
   if (definition.conversion) return routeConverted(ctx, body, routeResource);
   if (info.namespace && !definition.namespaced && !info.namesNamespace) throw errors.pathNotFound(info.path);
   if (info.subresource && !definition.subresources?.includes(info.subresource)) throw errors.pathNotFound(info.path);
+  if (!servesTables(ctx)) refuseTableWithoutConvertor(ctx.request.headers.accept);
   // Behaviour a kind registered for one of its verbs or subresources (pods/binding, the review kinds' create).
   const special = ctx.core.handlers.find(definition, info.subresource, info.verb);
   if (special) return special(ctx, body);
   if (!info.subresource) return routeMain(ctx, body);
   return routeSubresource(ctx, body);
+}
+
+/** Tables come from stored kinds (their objects, status and scale); create-only kinds and other subresources have none. */
+function servesTables({ definition, info }: RestContext): boolean {
+  if (info.subresource) return info.subresource === 'status' || info.subresource === 'scale';
+  const verbs = verbsOf(definition);
+  return verbs.includes('get') || verbs.includes('list');
 }
 
 function routeMain(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> | ApiResponse {

@@ -74,3 +74,34 @@ describe('Table responses', () => {
     expect(json.kind).toBe('PodList');
   });
 });
+
+describe('kinds without tables', () => {
+  const review = {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: { nonResourceAttributes: { path: '/', verb: 'get' } },
+  };
+  const REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+
+  it('answer 406 to a client that takes only a Table, as upstream’s e2e test asks a SelfSubjectAccessReview', async () => {
+    const refused = await server.request('POST', REVIEWS, { body: review, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(refused.status).toBe(406);
+    expect(refused.json).toMatchObject({
+      reason: 'NotAcceptable',
+      message: 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    });
+    // kubectl's header also takes the object itself.
+    const accepted = await server.request('POST', REVIEWS, { body: review, headers: { accept: TABLE_ACCEPT } });
+    expect(accepted.status).toBe(201);
+    expect(accepted.json.kind).toBe('SelfSubjectAccessReview');
+    const eviction = await server.request('POST', '/api/v1/namespaces/default/pods/t1/eviction', {
+      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 't1' } },
+      headers: { accept: 'application/json;as=Table;v=v1beta1;g=meta.k8s.io' },
+    });
+    expect(eviction.status).toBe(406);
+    const table = await server.request('GET', '/api/v1/namespaces/default/pods/t1/status', {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    });
+    expect(table.json.kind).toBe('Table');
+  });
+});

@@ -46,6 +46,23 @@ export function tableFormatOf(accept: string | undefined, query: Record<string, 
   return undefined;
 }
 
+const PRODUCED_TYPES = new Set(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/*', '*/*']);
+
+/**
+ * Refuses (406) a request whose Accept header leaves only Tables for an endpoint that has none (a review's
+ * create, pods/eviction), as kube-apiserver does for storage without a table convertor; a header that
+ * also takes the object as it is passes.
+ */
+export function refuseTableWithoutConvertor(accept: string | undefined): void {
+  if (!accept?.includes('as=Table')) return;
+  for (const entry of accept.split(',')) {
+    const [type = '', ...params] = entry.split(';').map((part) => part.trim());
+    const as = params.find((param) => param.startsWith('as='));
+    if (PRODUCED_TYPES.has(type) && (as === undefined || as.startsWith('as=PartialObjectMetadata'))) return;
+  }
+  throw errors.notAcceptable('only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+}
+
 function includeObjectOf(query: Record<string, string | undefined>): IncludeObject {
   const value = query.includeObject;
   if (value === undefined || value === '') return 'Metadata';

@@ -6,6 +6,7 @@ import type { RestContext } from '../rest/context.js';
 import { collectionPrefix } from '../rest/keys.js';
 import { watchStartOf } from '../rest/resource-version.js';
 import { listFilter } from '../rest/selectors.js';
+import { metadataFormatOf, partialObjectMetadata, requireMetadataKind } from '../rest/partial-metadata.js';
 import { tableFormatOf, toTable } from '../rest/table.js';
 import { waitForRevision } from '../rest/wait-for-revision.js';
 import { queryBool, queryInt } from '../util/query.js';
@@ -29,6 +30,15 @@ export async function watchCollection(ctx: RestContext): Promise<ApiResponse> {
   const start = watchStartOf(query);
   const timeoutSeconds = queryInt(query, 'timeoutSeconds');
   const table = tableFormatOf(request.headers.accept, query);
+  const metadataOnly = table ? undefined : metadataFormatOf(request.headers.accept);
+  if (metadataOnly) requireMetadataKind(metadataOnly, false);
+  const transform = table
+    ? (object: KubeObject) => toTable(definition, [object], table, { resourceVersion: object.metadata.resourceVersion })
+    : metadataOnly && ((object: KubeObject) => partialObjectMetadata(object, metadataOnly));
+  // Bookmarks are of the kind the events carry.
+  const bookmarkKind = metadataOnly
+    ? { apiVersion: metadataOnly.apiVersion, kind: 'PartialObjectMetadata' }
+    : { apiVersion: apiVersionOf(definition), kind: definition.kind };
   if (start.revision > 0) await waitForRevision(ctx, start.revision);
   const stream = watchStream({
     store: core.store,
@@ -38,14 +48,14 @@ export async function watchCollection(ctx: RestContext): Promise<ApiResponse> {
     initialEvents: start.initialEvents,
     fromRevision: start.revision === 0 ? core.store.revision() : start.revision,
     bookmark: queryBool(query.allowWatchBookmarks)
-      ? { apiVersion: apiVersionOf(definition), kind: definition.kind, intervalMs: core.bookmarkIntervalMs, afterInitialEvents: start.initialEventsRequested }
+      ? { ...bookmarkKind, intervalMs: core.bookmarkIntervalMs, afterInitialEvents: start.initialEventsRequested }
       : undefined,
-    transform: table ? (object) => toTable(definition, [object], table, { resourceVersion: object.metadata.resourceVersion }) : undefined,
+    transform: transform || undefined,
     timeoutMs: timeoutSeconds ? timeoutSeconds * 1000 : undefined,
     signals: [request.signal, core.stopping],
   });
   const groupVersion = apiVersionOf(definition);
-  if (!table && prefersProtobuf(request.headers.accept) && protobufMessageOf(groupVersion, definition.kind)) {
+  if (metadataOnly?.protobuf || (!table && !metadataOnly && prefersProtobuf(request.headers.accept) && protobufMessageOf(groupVersion, definition.kind))) {
     return { status: 200, headers: PROTOBUF_WATCH_HEADERS, textStream: protobufFrames(stream) };
   }
   return { status: 200, headers: WATCH_HEADERS, stream };
