@@ -141,7 +141,10 @@ export function buildPodStatus(pod: Pod, observed: PodObservation, context: Stat
     const before = earlier(pod.status?.ephemeralContainerStatuses, spec.name);
     // One that ran in an earlier sandbox is not started again: it keeps the status it had.
     if (!observation.status && before?.containerID) return before;
-    return { ...containerStatus(spec as Container, observation, context, false, before), ready: false };
+    // Probes never run in them: never ready, and no `started` (as upstream leaves it unset).
+    const status = { ...containerStatus(spec as Container, observation, context, false, before), ready: false };
+    delete status.started;
+    return status;
   });
   const phase = ended?.phase ?? phaseOf(pod, observed, init, regular);
   const completed = phase === 'Succeeded' || phase === 'Failed';
