@@ -38,6 +38,7 @@ describe('ephemeral containers', () => {
       restartCount: 0,
       containerID: expect.stringMatching(/^simulated:\/\//),
     });
+    expect(running.started).toBeUndefined();
     const pod = await getPod('target');
     expect(pod.status?.containerStatuses?.map((status) => [status.name, status.ready])).toEqual([['main', true]]);
     expect(pod.status?.conditions?.find((condition) => condition.type === 'Ready')?.status).toBe('True');
