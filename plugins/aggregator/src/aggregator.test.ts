@@ -62,6 +62,10 @@ function startBackend(tls: { cert: string; key: string }, frontProxyCa: string):
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      if (req.url?.startsWith('/apis/wardle.example.com/v1alpha1/redirect')) {
+        res.writeHead(302, { location: '/somewhere/else' });
+        return res.end();
+      }
       if (req.url === `/apis/${GROUP}/v1alpha1`) {
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(
@@ -202,6 +206,9 @@ describe('an APIService backed by a Service', () => {
     });
     expect(answer.json.headers.authorization).toBeUndefined();
     expect(answer.json.headers['x-remote-extra-evil']).toBeUndefined();
+    expect(answer.json.headers.host).toBe(`127.0.0.1:${backendPort}`);
+    const redirected = await call('GET', `/apis/${GROUP}/v1alpha1/redirect`);
+    expect(redirected).toMatchObject({ status: 502, json: 'the backend attempted to redirect this request, which is not permitted' });
   });
 
   it('relays an upgrade to the backend with the front-proxy certificate and headers', async () => {

@@ -160,6 +160,7 @@ export class Aggregator {
       port: String(backend.port),
       path: request.path,
       tls: backendTls(apiService, this.options.identity),
+      aggregated: true,
       ...(user ? { identity: user } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     });

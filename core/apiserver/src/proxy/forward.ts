@@ -58,6 +58,11 @@ export interface ForwardOptions {
   identity?: UserInfo;
   /** Aborts the backend request when it fires (the client went away). */
   signal?: AbortSignal;
+  /**
+   * Aggregated APIs: the request names the backend in its Host header, and a redirect from the backend is
+   * answered 502 instead of being followed by the client (kube-apiserver's --aggregator-reject-forwarding-redirect).
+   */
+  aggregated?: boolean;
 }
 
 /** The query string of a request as it arrived (repeated parameters kept when the transport knows them). */
@@ -109,6 +114,14 @@ export async function forward(options: ForwardOptions): Promise<ApiResponse> {
   backend.on('error', () => undefined);
   const out = responseHeaders(response, options, request);
   const status = response.statusCode ?? 502;
+  if (options.aggregated && status >= 300 && status <= 399 && out.location) {
+    response.resume();
+    return {
+      status: 502,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      body: 'the backend attempted to redirect this request, which is not permitted',
+    };
+  }
   if (request.method === 'HEAD') {
     response.resume();
     return { status, headers: out, body: '' };
@@ -166,6 +179,7 @@ function outgoingHeaders(options: ForwardOptions): OutgoingHttpHeaders {
     headers[name] = value;
   }
   if (isUpgradeRequest(request.headers)) headers.upgrade = request.headers.upgrade;
+  if (options.aggregated) headers.host = backendHostOf(options);
   const client = request.remoteAddress;
   if (client) headers['x-forwarded-for'] = request.headers['x-forwarded-for'] ? `${request.headers['x-forwarded-for']}, ${client}` : client;
   if (options.pathPrepend !== undefined) {
