@@ -19,5 +19,6 @@ export {
   type IssuedCertificate,
 } from './pki.js';
 export { SYSTEM_NAMESPACES } from './bootstrap.js';
+export { AUTHENTICATION_CONFIGMAP, publishAuthenticationConfig } from './authentication-configmap.js';
 export { GIT_VERSION, KUBERNETES_MAJOR, KUBERNETES_MINOR } from './discovery/version.js';
 export { APISERVER_ERRORS, ApiServerError, type ApiServerErrorCode } from './errors.js';
