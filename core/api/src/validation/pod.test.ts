@@ -23,6 +23,25 @@ describe('validatePod (create)', () => {
     expect(validatePod(pod())).toEqual([]);
   });
 
+  it('refuses malformed and repeated sysctl names with upstream’s message, as its e2e test sends them', () => {
+    const sysctls = [
+      { name: 'foo-', value: 'bar' },
+      { name: 'kernel.shmmax', value: '100000000' },
+      { name: 'safe-and-unsafe', value: '100000000' },
+      { name: 'bar..', value: '42' },
+      { name: 'net/ipv4/ip_forward', value: '1' },
+      { name: 'kernel.shmmax', value: '1' },
+      { name: '', value: '1' },
+    ];
+    const pattern = '^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$';
+    expect(messages(pod((p) => (p.spec.securityContext = { sysctls })))).toEqual([
+      `spec.securityContext.sysctls[0].name: Invalid value: "foo-": must have at most 253 characters and match regex ${pattern}`,
+      `spec.securityContext.sysctls[3].name: Invalid value: "bar..": must have at most 253 characters and match regex ${pattern}`,
+      'spec.securityContext.sysctls[5].name: Duplicate value: "kernel.shmmax"',
+      'spec.securityContext.sysctls[6].name: Required value',
+    ]);
+  });
+
   it('checks the object name as a DNS subdomain with Kubernetes’ message', () => {
     expect(messages(pod((p) => (p.metadata.name = 'Web')))).toEqual([
       `metadata.name: Invalid value: "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,

@@ -1,6 +1,6 @@
 import type { ObjectMeta, Pod, PodSpec, PodTemplateSpec, StatusCause } from '../types.js';
 import { validateContainers, validateInitContainers } from './containers.js';
-import { child, forbidden, inclusiveRange, index, invalid, notSupported, required } from './field.js';
+import { child, duplicate, forbidden, inclusiveRange, index, invalid, notSupported, required } from './field.js';
 import { validateAnnotations, validateLabels, validateObjectMeta } from './meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from './names.js';
 import { validateTolerations } from './tolerations.js';
@@ -57,6 +57,28 @@ function validateNamedList(items: unknown, itemField: string, field: string): St
   return causes;
 }
 
+/** The longest sysctl name, and the form of one: dot- or slash-separated segments (sysctl.d(5)). */
+const SYSCTL_MAX_LENGTH = 253;
+const SYSCTL_NAME = /^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$/;
+/** The pattern as upstream's message prints it. */
+const SYSCTL_NAME_TEXT = '^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$';
+
+/** validateSysctls: each name present, well formed and given once. */
+function validateSysctls(sysctls: { name?: string }[] | undefined, field: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  (sysctls ?? []).forEach((sysctl, i) => {
+    const name = sysctl?.name ?? '';
+    const at = child(index(field, i), 'name');
+    if (!name) causes.push(required(at));
+    else if (name.length > SYSCTL_MAX_LENGTH || !SYSCTL_NAME.test(name))
+      causes.push(invalid(at, name, `must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME_TEXT}`));
+    else if (seen.has(name)) causes.push(duplicate(at, name));
+    seen.add(name);
+  });
+  return causes;
+}
+
 /** ValidatePodSpec: everything a pod spec must satisfy, in a pod or (isPod false) in a template. */
 export function validatePodSpec(spec: PodSpec | undefined, field = 'spec', isPod = true): StatusCause[] {
   const s: PodSpec = spec ?? { containers: [] };
@@ -88,6 +110,7 @@ export function validatePodSpec(spec: PodSpec | undefined, field = 'spec', isPod
   causes.push(...validateSubdomainField(s.runtimeClassName, child(field, 'runtimeClassName')));
   if (typeof s.preemptionPolicy === 'string') causes.push(...validateEnum(s.preemptionPolicy, PREEMPTION_POLICIES, child(field, 'preemptionPolicy')));
   causes.push(...validateNamedList(s.schedulingGates, 'name', child(field, 'schedulingGates')));
+  causes.push(...validateSysctls(s.securityContext?.sysctls, child(field, 'securityContext', 'sysctls')));
   return causes;
 }
 
