@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { issueClientCertificate, readClusterCa } from '@skiff/apiserver';
-import { isApiError, RESOURCES, type ConfigMap } from '@skiff/api';
+import { issueClientCertificate, publishAuthenticationConfig, readClusterCa } from '@skiff/apiserver';
 import type { ApiClient, Kernel } from '@skiff/kernel';
 import { FRONT_PROXY_USER } from './names.js';
 
@@ -11,9 +10,6 @@ export interface FrontProxyIdentity {
   keyPem: string;
 }
 
-/** The ConfigMap in kube-system aggregated API servers read to authenticate the front proxy. */
-export const AUTHENTICATION_CONFIGMAP = 'extension-apiserver-authentication';
-
 /** A client certificate for the front proxy, issued by the cluster CA in the data dir for every start. */
 export function frontProxyIdentity(kernel: Kernel): FrontProxyIdentity {
   const ca = readClusterCa(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir));
@@ -22,7 +18,8 @@ export function frontProxyIdentity(kernel: Kernel): FrontProxyIdentity {
 }
 
 /**
- * The requestheader keys of kube-system/extension-apiserver-authentication, as kube-apiserver publishes them:
+ * The requestheader keys of kube-system/extension-apiserver-authentication, as kube-apiserver publishes them
+ * (`client-ca-file` is the client-certificate authenticator's to publish):
  * which CA signs the front proxy's certificate, which names it may carry, and which headers hold the user.
  */
 export function requestHeaderData(identity: FrontProxyIdentity): Record<string, string> {
@@ -35,27 +32,7 @@ export function requestHeaderData(identity: FrontProxyIdentity): Record<string, 
   };
 }
 
-/** Writes the requestheader keys (and client-ca-file when absent) into the ConfigMap, creating it when missing. */
+/** Publishes the requestheader keys through the API server's one writer of the ConfigMap (other authenticators' keys stay). */
 export async function publishRequestHeaderConfig(client: ApiClient, identity: FrontProxyIdentity): Promise<void> {
-  const type = RESOURCES.configmaps;
-  const data = requestHeaderData(identity);
-  let existing: ConfigMap | undefined;
-  try {
-    existing = await client.get<ConfigMap>(type, AUTHENTICATION_CONFIGMAP, 'kube-system');
-  } catch (err) {
-    if (!isApiError(err, 'NotFound')) throw err;
-  }
-  if (!existing) {
-    const object: ConfigMap = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: AUTHENTICATION_CONFIGMAP, namespace: 'kube-system' },
-      data: { 'client-ca-file': identity.caPem, ...data },
-    };
-    await client.create(type, object, 'kube-system');
-    return;
-  }
-  const current = existing.data ?? {};
-  if (Object.entries(data).every(([key, value]) => current[key] === value) && current['client-ca-file']) return;
-  await client.update(type, { ...existing, data: { 'client-ca-file': identity.caPem, ...current, ...data } });
+  await publishAuthenticationConfig(client, requestHeaderData(identity));
 }

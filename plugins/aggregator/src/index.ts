@@ -55,4 +55,4 @@ export default plugin;
 export type AggregatorOptions = PluginOptions<typeof plugin>;
 
 export { PLUGIN_NAME } from './names.js';
-export { AUTHENTICATION_CONFIGMAP, requestHeaderData, type FrontProxyIdentity } from './front-proxy.js';
+export { requestHeaderData, type FrontProxyIdentity } from './front-proxy.js';
