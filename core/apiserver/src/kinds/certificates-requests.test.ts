@@ -51,4 +51,20 @@ describe('certificate signing requests through the API', () => {
     expect(written.status).toBe(200);
     expect(written.json.status.conditions.map((c: { type: string }) => c.type)).toEqual(['Approved']);
   });
+
+  it('are selected by spec.signerName, as upstream’s e2e test lists them', async () => {
+    const csr = (name: string, signerName: string) => ({
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name },
+      spec: { request: REQUEST, signerName, usages: ['client auth'] },
+    });
+    const made = await server.request('POST', CSRS, { body: csr('by-signer', 'example.com/e2e-signer') });
+    expect(made.status, made.text).toBe(201);
+    const selected = await server.request('GET', `${CSRS}?fieldSelector=${encodeURIComponent('spec.signerName=example.com/e2e-signer')}`);
+    expect(selected.status).toBe(200);
+    expect(selected.json.items.map((item: any) => item.metadata.name)).toEqual(['by-signer']);
+    const others = await server.request('GET', `${CSRS}?fieldSelector=${encodeURIComponent('spec.signerName!=example.com/e2e-signer')}`);
+    expect(others.json.items.map((item: any) => item.metadata.name)).not.toContain('by-signer');
+  });
 });

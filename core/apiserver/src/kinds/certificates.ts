@@ -3,6 +3,7 @@
 import { defineKind, humanDuration, restoreField, RESOURCES, type CertificateSigningRequest, type ResourceDefinition, type StatusCause } from '@skiff/api';
 import { fieldErrors, GoLiteral, isDNS1123Label, isDNS1123Subdomain } from '@skiff/api/validation';
 import { AGE_COLUMN, computed } from './columns.js';
+import { selectorField } from './field-selectors.js';
 
 const MIN_EXPIRATION_SECONDS = 600;
 const LEGACY_UNKNOWN_SIGNER = 'kubernetes.io/legacy-unknown';
@@ -115,6 +116,7 @@ export const certificateSigningRequests = defineKind<CertificateSigningRequest>(
   ],
   strategy: {
     validate: validateCSR,
+    fieldSelectors: { 'spec.signerName': selectorField<CertificateSigningRequest>((csr) => csr.spec?.signerName) },
     prepareForUpdate(csr, was, subresource) {
       // The spec is fixed once requested; a status write may not approve or deny.
       restoreField(csr, was, 'spec');

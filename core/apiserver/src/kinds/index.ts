@@ -118,7 +118,14 @@ export function registerBuiltinHandlers(handlers: KindHandlers, nodes: NodeConne
       const { username, uid, groups, extra } = ctx.user;
       const spec = { ...(object.spec && typeof object.spec === 'object' ? object.spec : {}) };
       for (const field of ['username', 'uid', 'groups', 'extra']) delete spec[field];
-      object.spec = { ...spec, username, ...(uid ? { uid } : {}), ...(groups.length ? { groups } : {}), ...(extra ? { extra } : {}) };
+      // Copies: the request's object is frozen later on, and the user's info outlives the request.
+      object.spec = {
+        ...spec,
+        username,
+        ...(uid ? { uid } : {}),
+        ...(groups.length ? { groups: [...groups] } : {}),
+        ...(extra ? { extra: structuredClone(extra) } : {}),
+      };
     }
     return createObject(ctx, body.value);
   });
