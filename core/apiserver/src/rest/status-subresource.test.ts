@@ -56,6 +56,19 @@ describe('status subresource writes', () => {
     expect(updated.json.spec.parallelism).toBe(job.spec.parallelism);
     expect(updated.json.status.active).toBe(1);
     expect(updated.json.metadata.generation).toBe(job.metadata.generation);
+    // Upstream's e2e test moves status.startTime by a patch, then by an update.
+    const started = await server.request('PATCH', '/apis/batch/v1/namespaces/default/jobs/status-job/status', {
+      body: { metadata: { annotations: { patchedstatus: 'true' } }, status: { startTime: '2024-01-01T00:00:00Z' } },
+      contentType: MERGE,
+    });
+    expect(started.status, started.text).toBe(200);
+    expect(started.json.status.startTime).toBe('2024-01-01T00:00:00Z');
+    expect(started.json.metadata.annotations).toEqual({ note: 'status', patchedstatus: 'true' });
+    const restarted = await server.request('PUT', '/apis/batch/v1/namespaces/default/jobs/status-job/status', {
+      body: { ...started.json, status: { ...started.json.status, startTime: '2024-01-02T00:00:00Z' } },
+    });
+    expect(restarted.status, restarted.text).toBe(200);
+    expect(restarted.json.status.startTime).toBe('2024-01-02T00:00:00Z');
 
     await create('/apis/batch/v1/namespaces/default/cronjobs', {
       metadata: { name: 'status-cron' },
