@@ -84,6 +84,7 @@ export function toCriContainerConfig(config: ContainerConfig): CriMessage {
         run_as_user: int64(security?.runAsUser),
         run_as_group: int64(security?.runAsGroup),
         readonly_rootfs: security?.readonlyRootfs,
+        no_new_privs: security?.noNewPrivs,
         capabilities: security?.capabilities
           ? { add_capabilities: security.capabilities.addCapabilities ?? [], drop_capabilities: security.capabilities.dropCapabilities ?? [] }
           : undefined,

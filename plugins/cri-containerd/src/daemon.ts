@@ -216,7 +216,12 @@ export class ContainerdDaemon {
     await rm(this.socket, { force: true });
     // containerd's own log, as private as the container logs it creates (0640).
     const log = openSync(join(baseDir, 'containerd.log'), 'a', 0o640);
-    const child = spawn(this.binary, ['--config', join(baseDir, 'config.toml')], { stdio: ['ignore', log, log], detached: true });
+    // Through a shell that sets umask 022: containerd inherits skiff's 0077, and the directories it creates for image
+    // layers would then be 0700, so a container's non-root user could not read its own root filesystem.
+    const child = spawn('/bin/sh', ['-c', 'umask 022; exec "$0" "$@"', this.binary, '--config', join(baseDir, 'config.toml')], {
+      stdio: ['ignore', log, log],
+      detached: true,
+    });
     closeSync(log);
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));

@@ -56,7 +56,21 @@ export async function buildPauseImage(name: string, file: string): Promise<void>
     await chmod(join(root, 'pause'), 0o755);
     const image = join(work, 'image');
     await mkdir(image);
-    await run('tar', ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-C', root, '-cf', join(image, 'layer.tar'), '.']);
+    // Modes fixed in the archive: under skiff's umask 0077 the folders above are 0700, and a pod whose user is not
+    // root could not run its pause process.
+    await run('tar', [
+      '--sort=name',
+      '--mtime=@0',
+      '--owner=0',
+      '--group=0',
+      '--numeric-owner',
+      '--mode=u+rwX,go+rX,go-w',
+      '-C',
+      root,
+      '-cf',
+      join(image, 'layer.tar'),
+      '.',
+    ]);
     const layer = digest(readFileSync(join(image, 'layer.tar')));
     const config = JSON.stringify({
       architecture: ARCHITECTURES[process.arch] ?? process.arch,

@@ -95,8 +95,11 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
     labels: { 'io.kubernetes.pod.uid': 'uid-1' },
   };
 
+  let umask = 0o022;
   beforeAll(async () => {
     mkdirSync(join(dataDir, 'logs'), { recursive: true });
+    // As `skiff up` runs: owner-only files by default, which containerd must not pass on to image layers.
+    umask = process.umask(0o077);
     const factory = containerdRuntimeFactory({
       containerd: 'containerd',
       sandboxImage: 'skiff.local/pause:3.10',
@@ -110,6 +113,7 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
   }, 60_000);
 
   afterAll(async () => {
+    process.umask(umask);
     await runtime?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -164,6 +168,33 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
     // Stopping and removing what is gone already is not an error (the kubelet retries teardown).
     await runtime.stopPodSandbox(sandboxId);
     await runtime.removeContainer(id);
+  }, 60_000);
+
+  it('runs a non-root container that can read its image (layers are not 0700) and sets no_new_privs when asked', async () => {
+    const sandboxId = await runtime.runPodSandbox(sandboxConfig);
+    const run = async (name: string, noNewPrivs?: boolean) => {
+      const id = await runtime.createContainer(
+        sandboxId,
+        {
+          metadata: { name, attempt: 0 },
+          image: { image: 'skiff.local/pause:3.10' },
+          command: ['sleep', '300'],
+          logPath: `${name}/0.log`,
+          linux: { securityContext: { runAsUser: 1234, ...(noNewPrivs ? { noNewPrivs } : {}) } },
+        },
+        sandboxConfig,
+      );
+      await runtime.startContainer(id);
+      const status = await runtime.execSync(id, ['sh', '-c', 'id -u; ls /bin/busybox >/dev/null && echo readable; grep NoNewPrivs /proc/self/status'], 5);
+      return status.stdout.toString().split('\n').filter(Boolean);
+    };
+    try {
+      expect(await run('plain')).toEqual(['1234', 'readable', 'NoNewPrivs:\t0']);
+      expect(await run('locked', true)).toEqual(['1234', 'readable', 'NoNewPrivs:\t1']);
+    } finally {
+      await runtime.stopPodSandbox(sandboxId);
+      await runtime.removePodSandbox(sandboxId);
+    }
   }, 60_000);
 
   it("answers a failed pull with the registry's message", async () => {

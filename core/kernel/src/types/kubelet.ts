@@ -92,6 +92,8 @@ export interface ContainerConfig {
       runAsUser?: number;
       runAsGroup?: number;
       readonlyRootfs?: boolean;
+      /** no_new_privs for the container's processes (setuid binaries do not raise privileges). */
+      noNewPrivs?: boolean;
       capabilities?: { addCapabilities?: string[]; dropCapabilities?: string[] };
     };
   };

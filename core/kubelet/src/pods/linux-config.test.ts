@@ -58,6 +58,17 @@ describe('namespaces and security', () => {
     expect(namespaceOptions(boundPod('a', { hostNetwork: true, hostPID: true, hostIPC: true }))).toEqual({ network: 'NODE', pid: 'NODE', ipc: 'NODE' });
   });
 
+  it('sets no_new_privs only where allowPrivilegeEscalation is false', () => {
+    const pod = boundPod('a', {
+      containers: [
+        { name: 'locked', image: 'nginx', securityContext: { allowPrivilegeEscalation: false } },
+        { name: 'allowed', image: 'nginx', securityContext: { allowPrivilegeEscalation: true } },
+        { name: 'unset', image: 'nginx' },
+      ],
+    });
+    expect(pod.spec.containers.map((container) => containerSecurityContext(pod, container).noNewPrivs)).toEqual([true, undefined, undefined]);
+  });
+
   it("takes user and group from the container's securityContext over the pod's, the rest from the container's", () => {
     const pod = boundPod('a', {
       securityContext: {

@@ -94,6 +94,8 @@ export function containerSecurityContext(pod: Pod, container: Container): NonNul
     ...(runAsUser !== undefined ? { runAsUser } : {}),
     ...(runAsGroup !== undefined ? { runAsGroup } : {}),
     ...(own.readOnlyRootFilesystem ? { readonlyRootfs: true } : {}),
+    // Only an explicit `allowPrivilegeEscalation: false` sets no_new_privs, as upstream's kubelet does.
+    ...(own.allowPrivilegeEscalation === false ? { noNewPrivs: true } : {}),
     ...(add.length || drop.length
       ? { capabilities: { ...(add.length ? { addCapabilities: add } : {}), ...(drop.length ? { dropCapabilities: drop } : {}) } }
       : {}),
