@@ -97,6 +97,8 @@ export class MemoryApiHandler implements ApiHandler {
         return ok(this.patch(type, namespace, name, body));
       case 'DELETE':
         return ok(this.delete(type, namespace, name, body as { preconditions?: { resourceVersion?: string } } | undefined));
+      default:
+        throw errors.methodNotAllowed(`${request.method} is not served`);
     }
   }
 
