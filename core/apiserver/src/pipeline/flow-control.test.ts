@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors } from '@skiff/api';
 import { definePlugin, type ApiHandler, type ApiResponse, type FlowControlRequest } from '@skiff/kernel';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
+import { isLongRunning } from './flow-control.js';
 
 /** What the test tap saw, and the grants it handed out, by request path. */
 const seen: FlowControlRequest[] = [];
@@ -119,5 +120,12 @@ describe('the flowControl hook', () => {
       expect(released.get('watch /api/v1/namespaces/big/configmaps'), accept).toBe(before + 1);
       controller.abort();
     }
+  });
+
+  it('counts logs, proxy, exec, attach and port-forward as long-running, as watches', () => {
+    for (const subresource of ['log', 'proxy', 'exec', 'attach', 'portforward']) expect(isLongRunning({ verb: 'get', subresource }), subresource).toBe(true);
+    expect(isLongRunning({ verb: 'watch', subresource: '' })).toBe(true);
+    expect(isLongRunning({ verb: 'get', subresource: 'status' })).toBe(false);
+    expect(isLongRunning({ verb: 'list', subresource: '' })).toBe(false);
   });
 });

@@ -9,14 +9,22 @@ import type { RequestInfo } from './request-info.js';
 export interface FlowAdmission {
   grant?: FlowControlGrant;
   headers: Record<string, string>;
-  /** A watch: long-running, it holds its seats only while it starts, whatever shape its stream has. */
-  watch?: boolean;
+  /** A long-running request (a watch, logs, proxy, exec, attach, port-forward): it holds its seats only while it starts, whatever shape its stream has. */
+  longRunning?: boolean;
 }
 
 /**
  * Runs the `flowControl` chain for one request (only when something taps it). What the taps decided is recorded
  * in `admission` before a refusal is thrown, so the refusal carries their headers too.
  */
+/** Subresources kube-apiserver treats as long-running, as it does watches. */
+const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set(['log', 'proxy', 'exec', 'attach', 'portforward']);
+
+/** Whether a request only holds flow control's seats while it starts. */
+export function isLongRunning(info: Pick<RequestInfo, 'verb' | 'subresource'>): boolean {
+  return info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource);
+}
+
 export async function admitFlow(
   hooks: Hooks,
   counts: ObjectCounts,
@@ -30,7 +38,7 @@ export async function admitFlow(
   const grant = await hooks.flowControl.promise(flowRequest);
   if (!grant) return;
   admission.grant = grant;
-  admission.watch = info.verb === 'watch';
+  admission.longRunning = isLongRunning(info);
 }
 
 /** What a tap sees: one shape for every request (an object literal with a getter is slow to build). */
@@ -85,7 +93,7 @@ export function releaseWhenComplete(response: ApiResponse, admission: FlowAdmiss
   const withHeaders = Object.keys(admission.headers).length ? { ...response, headers: { ...response.headers, ...admission.headers } } : response;
   const grant = admission.grant;
   if (!grant) return withHeaders;
-  if (withHeaders.textStream && !admission.watch) return { ...withHeaders, textStream: releasedAtEnd(withHeaders.textStream, grant) };
+  if (withHeaders.textStream && !admission.longRunning) return { ...withHeaders, textStream: releasedAtEnd(withHeaders.textStream, grant) };
   grant.release();
   return withHeaders;
 }
