@@ -1,14 +1,17 @@
 import { definePreset } from '@skiff/kernel';
 
 /**
- * The dev preset: the whole cluster in one process — LMDB store, HTTPS API server with a generated CA,
- * CustomResourceDefinitions, Service address allocation, API Priority and Fairness, static token and ServiceAccount token authentication
- * with a bootstrapped admin token, anonymous access to the health checks and /version only, allow-all
- * authorization for authenticated users, namespace lifecycle, ServiceAccount, Priority (pods get spec.priority; the system
- * PriorityClasses exist) and DefaultTolerationSeconds admission, the deployment / replicaset / daemonset / statefulset / job / cronjob /
- * garbage-collector / namespace / serviceaccount / root-ca-cert-publisher / endpointslice / endpoints /
- * service-lb controllers, host-path volumes (a default StorageClass, provisioning and binding), the node lifecycle controller, the scheduler with upstream's default plugins (one package each), and kubelets on a
- * simulated runtime with a simple IPAM network and the built-in volume types.
+ * The dev preset: the whole cluster in one process, with kube-apiserver's and kube-controller-manager's default set —
+ * LMDB store, HTTPS API server with a generated CA, CustomResourceDefinitions, API aggregation (APIServices), Service
+ * address allocation, API Priority and Fairness, static token and ServiceAccount token authentication with a
+ * bootstrapped admin token, anonymous access to the health checks and /version only, allow-all authorization for
+ * authenticated users; NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, RuntimeClass,
+ * admission webhooks, ValidatingAdmissionPolicy and ResourceQuota admission; the deployment / replicaset /
+ * replicationcontroller / daemonset / statefulset / job / cronjob / garbage-collector / namespace / serviceaccount /
+ * root-ca-cert-publisher / endpointslice / endpointslice-mirroring / endpoints / disruption / service-lb /
+ * resourcequota controllers, host-path volumes (a default StorageClass, provisioning and binding), the node lifecycle
+ * controller, the scheduler with upstream's default plugins (one package each), and kubelets on a simulated runtime
+ * with a simple IPAM network and the built-in volume types.
  */
 export default definePreset({
   name: '@skiff/preset-dev',
@@ -16,6 +19,7 @@ export default definePreset({
     '@skiff/store',
     '@skiff/apiserver',
     '@skiff/plugin-apiextensions',
+    '@skiff/plugin-aggregator',
     '@skiff/plugin-service-allocator',
     '@skiff/plugin-flowcontrol-apf',
     '@skiff/plugin-authn-token-file',
@@ -24,9 +28,14 @@ export default definePreset({
     '@skiff/plugin-authz-public-info',
     '@skiff/plugin-authz-always-allow',
     '@skiff/plugin-admission-namespace-lifecycle',
+    '@skiff/plugin-admission-limit-ranger',
     '@skiff/plugin-admission-service-account',
     '@skiff/plugin-admission-priority',
     '@skiff/plugin-admission-default-toleration-seconds',
+    '@skiff/plugin-admission-runtime-class',
+    '@skiff/plugin-admission-webhooks',
+    '@skiff/plugin-admission-validating-policy',
+    '@skiff/plugin-admission-resource-quota',
     '@skiff/controller-manager',
     '@skiff/plugin-controller-deployment',
     '@skiff/plugin-controller-replicaset',
@@ -40,7 +49,10 @@ export default definePreset({
     '@skiff/plugin-controller-root-ca-publisher',
     '@skiff/plugin-controller-endpointslice',
     '@skiff/plugin-controller-endpoints',
+    '@skiff/plugin-controller-endpointslice-mirroring',
+    '@skiff/plugin-controller-disruption',
     '@skiff/plugin-controller-service-lb',
+    '@skiff/plugin-controller-resource-quota',
     '@skiff/plugin-controller-node-lifecycle',
     '@skiff/scheduler',
     '@skiff/plugin-scheduler-priority-sort',
