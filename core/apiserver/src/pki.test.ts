@@ -39,6 +39,15 @@ describe('ensurePki', () => {
     expect(second.certPem).not.toBe(first.certPem);
     expect(new X509Certificate(second.certPem).checkHost('api.example.test')).toBe('api.example.test');
   });
+
+  it("names the extra addresses (the kubernetes Service's cluster IP, the advertised address), issuing again when they change", () => {
+    const before = ensurePki(dir, '0.0.0.0');
+    const after = ensurePki(dir, '0.0.0.0', ['10.96.0.1', '192.0.2.7']);
+    expect(after.certPem).not.toBe(before.certPem);
+    const certificate = new X509Certificate(after.certPem);
+    expect([certificate.checkIP('10.96.0.1'), certificate.checkIP('192.0.2.7'), certificate.checkIP('0.0.0.0')]).toEqual(['10.96.0.1', '192.0.2.7', undefined]);
+    expect(ensurePki(dir, '0.0.0.0', ['10.96.0.1', '192.0.2.7']).certPem).toBe(after.certPem);
+  });
 });
 
 describe('issueClientCertificate', () => {

@@ -111,7 +111,7 @@ export function writeCertificateFiles(certFile: string, keyFile: string, issued:
  * or does not cover a host the server is now reached by. Keys are written with mode 0600, and every file
  * atomically (a client reading ca.crt during a start never sees it empty).
  */
-export function ensurePki(dataDir: string, host: string): Pki {
+export function ensurePki(dataDir: string, host: string, extraIps: readonly string[] = []): Pki {
   const dir = join(dataDir, 'pki');
   const files = { ca: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key'), cert: join(dir, 'apiserver.crt'), key: join(dir, 'apiserver.key') };
   try {
@@ -122,7 +122,7 @@ export function ensurePki(dataDir: string, host: string): Pki {
       writeFileAtomically(files.ca, ca.certPem, 0o644);
     }
     const caPem = readFileSync(files.ca, 'utf8');
-    const { dnsNames, ips } = servingNames(host);
+    const { dnsNames, ips } = servingNames(host, extraIps);
     if (!existsSync(files.cert) || !existsSync(files.key) || !covers(readFileSync(files.cert, 'utf8'), dnsNames, ips)) {
       const serving = issueServing(caPem, readFileSync(files.caKey, 'utf8'), dnsNames, ips);
       writeFileAtomically(files.key, serving.keyPem, 0o600);
@@ -136,10 +136,13 @@ export function ensurePki(dataDir: string, host: string): Pki {
   }
 }
 
-/** Every name the server may be reached by: loopback, this machine, the configured host, in-cluster names. */
-export function servingNames(host: string): { dnsNames: string[]; ips: string[] } {
+/**
+ * Every name the server may be reached by: loopback, this machine, the configured host, in-cluster names, and
+ * `extraIps` (the `kubernetes` Service's cluster IPs, the advertised address).
+ */
+export function servingNames(host: string, extraIps: readonly string[] = []): { dnsNames: string[]; ips: string[] } {
   const dnsNames = new Set(['localhost', hostname(), ...CLUSTER_NAMES]);
-  const ips = new Set(['127.0.0.1', '::1']);
+  const ips = new Set(['127.0.0.1', '::1', ...extraIps]);
   if (isIP(host)) {
     if (host !== '0.0.0.0' && host !== '::') ips.add(host);
   } else if (host) dnsNames.add(host);

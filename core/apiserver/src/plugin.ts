@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, KernelError, LIFECYCLE_STAGE, type ApiServerInfo, type Logger, type PluginOptions } from '@skiff/kernel';
+import { definePlugin, hostAddress, KernelError, LIFECYCLE_STAGE, type ApiServerInfo, type Logger, type PluginOptions } from '@skiff/kernel';
 import { bootstrapNamespaces } from './bootstrap.js';
 import { ApiServerError } from './errors.js';
 import { CONNECTION_LIMIT_DEFAULTS, HttpServer } from './http/server.js';
@@ -132,7 +132,12 @@ const plugin = definePlugin({
         api.start(kernel.resolve('store'));
 
         const host = options.host ?? kernel.config.host;
-        const pki = ensurePki(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir), host);
+        // In-cluster clients dial the kubernetes Service's cluster IP; on every interface, pods and other machines the advertised address.
+        const extraIps = [
+          ...(kernel.hasComponent('kubernetesServiceIPs') ? kernel.resolve('kubernetesServiceIPs') : []),
+          ...(host === '0.0.0.0' || host === '::' ? [hostAddress(kernel.config.advertiseAddress)] : []),
+        ];
+        const pki = ensurePki(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir), host, extraIps);
         const { maxConnections, tlsHandshakeTimeoutMs, requestHeadersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxRequestHeaderBytes } = options;
         http = new HttpServer({
           handler: api,

@@ -50,6 +50,8 @@ export interface Components {
   resourceRegistry: ResourceRegistry;
   initializerRegistry: InitializerRegistry;
   adminCredential: AdminCredential;
+  /** The cluster IPs of the `kubernetes` Service (the first address of each service range): the API server's certificate names them. */
+  kubernetesServiceIPs: readonly string[];
   /** How the API server reaches each node's kubelet (pod logs, exec, attach, port-forward); the kubelet provides it. */
   nodeConnections: NodeConnections;
 }

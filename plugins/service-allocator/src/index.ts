@@ -54,6 +54,14 @@ const plugin = definePlugin({
         detail: `want one IP address (got "${options.advertiseAddress}")`,
       });
 
+    // In-cluster clients reach the API server at these addresses; its certificate must name them.
+    kernel.hooks.components.tap(PLUGIN_NAME, () =>
+      kernel.provide(
+        'kubernetesServiceIPs',
+        ranges.map((range) => range.at(0n)),
+      ),
+    );
+
     let allocator: ServiceAllocator | undefined;
     let client: ApiClient | undefined;
     let ready!: () => void;
