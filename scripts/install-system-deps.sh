@@ -6,7 +6,8 @@
 # Run as root on Linux, it also installs what the real-container preset needs: containerd with runc, the
 # standard CNI plugins, iptables and iproute2, nftables and conntrack (the service proxy), busybox-static and
 # curl, skopeo and docker-registry, from which scripts/test-images.mjs builds and serves its images, and
-# dnsperf and unbound (the cluster DNS benchmark).
+# dnsperf and unbound (the cluster DNS benchmark), and the tools scripts/conformance-images.mjs puts into its stand-ins
+# for upstream's test images (bind9-dnsutils, netcat-openbsd, etcd-server, openssl).
 set -euo pipefail
 need_node_major=20
 node_major=$(node -p 'process.versions.node.split(".")[0]')
@@ -26,7 +27,7 @@ command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 # The Python client library, for Debian's own python (not whichever python3 comes first on PATH).
 /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)
-real_container_packages=(containerd runc containernetworking-plugins busybox-static curl skopeo docker-registry iptables iproute2 nftables conntrack dnsperf unbound)
+real_container_packages=(containerd runc containernetworking-plugins busybox-static curl skopeo docker-registry iptables iproute2 nftables conntrack dnsperf unbound bind9-dnsutils netcat-openbsd etcd-server openssl)
 if [ "$(uname -s)" = Linux ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "skipping ${real_container_packages[*]}: the real-container preset needs root" >&2
