@@ -22,7 +22,7 @@ const plugin = definePlugin({
   name: PLUGIN_NAME,
   provides: ['resourceRegistry', 'initializerRegistry', 'apiExtensions', 'apiHandler', 'apiServerInfo'],
   needs: ['store'],
-  wants: ['nodeConnections', 'adminCredential'],
+  wants: ['nodeConnections', 'adminCredential', 'kubernetesServiceIPs'],
   options: {
     type: 'object',
     properties: {

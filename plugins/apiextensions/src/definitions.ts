@@ -1,19 +1,24 @@
 // A CustomResourceDefinition as the ResourceDefinitions the API server serves: the storage version stored, every
-// other served version converted to and from it (the `None` strategy: only apiVersion changes). Validation,
-// defaulting and pruning come from the version's structural schema; columns from additionalPrinterColumns.
+// other served version converted to and from it (the `None` strategy: only apiVersion changes; `Webhook`: the
+// CRD's conversion webhook converts, objects stored in an older version too). Validation, defaulting and pruning
+// come from the version's structural schema; columns from additionalPrinterColumns.
 import {
   apiVersionOf,
   defineKind,
+  errors,
   humanAge,
   readJsonPath,
+  STATUS_ONLY_METADATA,
   type ColumnSpec,
   type CustomResourceColumnDefinition,
   type KubeObject,
   type ResourceDefinition,
   type StatusCause,
+  type VersionConversion,
 } from '@skiff/api';
 import { decodeObject, messageSchema, t, type ObjectSchema } from '@skiff/api/schema';
 import { storageVersion, type CustomResourceDefinition, type CustomResourceVersion } from './crd.js';
+import type { WebhookConverter } from './conversion/webhook.js';
 import { customKindSchema } from './kind-schema.js';
 import { compileSchema, type CompiledSchema } from './schema/index.js';
 
@@ -26,19 +31,47 @@ const ENVELOPE: ObjectSchema = t.object(
   { package: 'skiff.apiextensions' },
 );
 
-/** Definitions for every served version of a CRD, the storage version first; none when no version is stored. */
-export function customResourceDefinitions(crd: CustomResourceDefinition): ResourceDefinition[] {
+/**
+ * Definitions for every served version of a CRD, the storage version first; none when no version is stored.
+ * `webhook` converts between versions for the `Webhook` strategy. Objects read are converted to the version asked
+ * for, then pruned and defaulted by its schema, as kube-apiserver's storage decoding does: an object stored before
+ * the storage version changed, or before the schema gained a default, reads as the schema says today.
+ */
+export function customResourceDefinitions(crd: CustomResourceDefinition, webhook?: WebhookConverter): ResourceDefinition[] {
   const stored = storageVersion(crd);
   if (!stored) return [];
-  const storage = versionDefinition(crd, stored);
-  const others = crd.spec.versions.filter((v) => v.served && v !== stored).map((v) => versionDefinition(crd, v, stored.name));
-  return [storage, ...others];
+  const { group } = crd.spec;
+  const storedAs = apiVersionOf({ group, version: stored.name });
+  const convert = (object: KubeObject, apiVersion: string): KubeObject | Promise<KubeObject> =>
+    object.apiVersion === apiVersion ? object : webhook ? webhookConvert(webhook, object, apiVersion) : { ...object, apiVersion };
+  const definition = (version: CustomResourceVersion, isStored: boolean) => {
+    const apiVersion = apiVersionOf({ group, version: version.name });
+    const compiled = version.schema?.openAPIV3Schema ? compileSchema(version.schema.openAPIV3Schema) : undefined;
+    const read = async (object: KubeObject) => asRead(await convert(object, apiVersion), compiled);
+    if (isStored) return versionDefinition(crd, version, compiled, undefined, read);
+    return versionDefinition(crd, version, compiled, { toStorage: (object) => convert(object, storedAs), fromStorage: read });
+  };
+  return [definition(stored, true), ...crd.spec.versions.filter((v) => v.served && v !== stored).map((v) => definition(v, false))];
 }
 
-function versionDefinition(crd: CustomResourceDefinition, version: CustomResourceVersion, storedAs?: string): ResourceDefinition {
+/** An object read from the store, pruned and defaulted by its version's schema (a copy: stored objects are shared). */
+function asRead(object: KubeObject, compiled: CompiledSchema | undefined): KubeObject {
+  if (!compiled) return object;
+  const copy = structuredClone(object);
+  compiled.prune(copy as Record<string, unknown>);
+  compiled.applyDefaults(copy as Record<string, unknown>);
+  return copy;
+}
+
+function versionDefinition(
+  crd: CustomResourceDefinition,
+  version: CustomResourceVersion,
+  compiled: CompiledSchema | undefined,
+  conversion?: VersionConversion,
+  readConversion?: ResourceDefinition['readConversion'],
+): ResourceDefinition {
   const { group, names, scope } = crd.spec;
   const props = version.schema?.openAPIV3Schema;
-  const compiled = props ? compileSchema(props) : undefined;
   const subresources = [...(version.subresources?.status ? ['status'] : []), ...(version.subresources?.scale ? ['scale'] : [])];
   const definition = defineKind({
     group,
@@ -50,6 +83,8 @@ function versionDefinition(crd: CustomResourceDefinition, version: CustomResourc
     ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
     ...(names.categories?.length ? { categories: names.categories } : {}),
     ...(subresources.length ? { subresources } : {}),
+    // A status write of a custom resource changes its status only, as upstream's status strategy for them.
+    keptOnStatusUpdate: STATUS_ONLY_METADATA,
     columns: printerColumns(version.additionalPrinterColumns),
     schema: customKindSchema({ group, version: version.name, kind: names.kind }, props),
     ...(version.subresources?.scale ? { scale: version.subresources.scale } : {}),
@@ -57,10 +92,11 @@ function versionDefinition(crd: CustomResourceDefinition, version: CustomResourc
       defaults: compiled ? (object) => compiled.applyDefaults(object) : undefined,
       validate: compiled ? (object, old) => compiled.validate(object, old) : undefined,
     },
-    ...(storedAs ? { conversion: noneConversion(group, version.name, storedAs) } : {}),
+    ...(conversion ? { conversion } : {}),
   });
   return {
     ...definition,
+    ...(readConversion ? { readConversion } : {}),
     listKind: names.listKind || `${names.kind}List`,
     strategicMergePatch: false,
     decode: (object, strict) => decodeCustom(object, compiled, strict),
@@ -101,8 +137,11 @@ function printerColumns(columns: CustomResourceColumnDefinition[] | undefined): 
   });
 }
 
-/** The `None` conversion: the object is the same in every version; only its apiVersion says which. */
-function noneConversion(group: string, served: string, stored: string) {
-  const as = (version: string) => (object: KubeObject) => ({ ...object, apiVersion: apiVersionOf({ group, version }) });
-  return { toStorage: as(stored), fromStorage: as(served) };
+/** A failed conversion answers the request with a 500, as kube-apiserver's does. */
+async function webhookConvert(webhook: WebhookConverter, object: KubeObject, apiVersion: string): Promise<KubeObject> {
+  try {
+    return await webhook.convert(object, apiVersion);
+  } catch (err) {
+    throw errors.internal((err as Error).message);
+  }
 }

@@ -4,11 +4,18 @@
 import { errorMessage, isApiError, RESOURCES, type CustomResourceDefinitionCondition, type ResourceDefinition } from '@skiff/api';
 import { SharedInformer } from '@skiff/client';
 import type { ApiClient, Logger, ResourceRegistry } from '@skiff/kernel';
+import { WebhookConverter } from './conversion/webhook.js';
 import { conditionOf, storageVersion, type CustomResourceDefinition } from './crd.js';
 import { customResourceDefinitions } from './definitions.js';
 import { CLEANUP_FINALIZER } from './names.js';
 
 const CLEANUP_POLL_MS = 100;
+/** A replaced webhook client's connections close once conversions still under way have had their 30 s. */
+const RETIRE_WEBHOOK_MS = 35_000;
+
+function retire(webhook: WebhookConverter | undefined): void {
+  if (webhook) setTimeout(() => webhook.close(), RETIRE_WEBHOOK_MS).unref();
+}
 
 interface Served {
   /** uid/generation the definitions were built from: a status write does not rebuild them. */
@@ -16,6 +23,8 @@ interface Served {
   group: string;
   plural: string;
   versions: string[];
+  /** The conversion webhook's client (its connection pool), for the `Webhook` strategy. */
+  webhook?: WebhookConverter;
 }
 
 export class CrdServing {
@@ -98,10 +107,19 @@ export class CrdServing {
     const builtFrom = `${crd.metadata.uid}/${crd.metadata.generation ?? 0}`;
     const previous = this.served.get(name);
     if (previous?.builtFrom === builtFrom) return;
-    const definitions: ResourceDefinition[] = customResourceDefinitions(crd);
+    const conversion = crd.spec.conversion;
+    const webhook = conversion?.strategy === 'Webhook' && conversion.webhook ? new WebhookConverter(conversion.webhook, this.client) : undefined;
+    const definitions: ResourceDefinition[] = customResourceDefinitions(crd, webhook);
     if (previous) this.registry.unregister(previous.group, previous.plural);
+    retire(previous?.webhook);
     for (const definition of definitions) this.registry.register(definition);
-    this.served.set(name, { builtFrom, group: crd.spec.group, plural: crd.spec.names.plural, versions: definitions.map((d) => d.version) });
+    this.served.set(name, {
+      builtFrom,
+      group: crd.spec.group,
+      plural: crd.spec.names.plural,
+      versions: definitions.map((d) => d.version),
+      ...(webhook ? { webhook } : {}),
+    });
     this.logger.info({ crd: name, versions: definitions.map((d) => d.version) }, 'serving custom resources');
   }
 
@@ -110,6 +128,7 @@ export class CrdServing {
     const previous = this.served.get(name);
     if (!previous) return;
     this.registry.unregister(previous.group, previous.plural);
+    retire(previous.webhook);
     this.served.delete(name);
     this.logger.info({ crd: name }, 'stopped serving custom resources');
   }

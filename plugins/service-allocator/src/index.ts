@@ -24,6 +24,7 @@ const STAGE = LIFECYCLE_STAGE.API_SERVER + 50;
 const plugin = definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
+  provides: ['kubernetesServiceIPs'],
   needs: ['apiHandler', 'apiServerInfo'],
   options: {
     type: 'object',

@@ -26,10 +26,13 @@ export interface ScaleDefinition {
  * are served by the stored version's definition, objects converted on the way in and out.
  */
 export interface VersionConversion {
-  /** An object of this version as the stored version (apiVersion included). */
-  toStorage(object: KubeObject): KubeObject;
-  /** A stored object as this version (apiVersion included). */
-  fromStorage(object: KubeObject): KubeObject;
+  /** An object of this version as the stored version (apiVersion included); may be asynchronous (a CRD's webhook). */
+  toStorage(object: KubeObject): KubeObject | Promise<KubeObject>;
+  /**
+   * A stored object (in the stored version, or one stored before it) as this version, apiVersion included; may be
+   * asynchronous. A failure it throws is the request's answer.
+   */
+  fromStorage(object: KubeObject): KubeObject | Promise<KubeObject>;
   /**
    * The stored resource when it belongs to another group (events.k8s.io/v1 Events are core Events); by default
    * this definition's group and resource.
@@ -100,4 +103,10 @@ export interface ResourceDefinition {
   strategicMergePatch?: boolean;
   /** Set on a version served from another version's storage; requests go through the stored version's definition. */
   conversion?: VersionConversion;
+  /**
+   * On a stored version: every object of the kind read from the store, whatever version it was stored in, as this
+   * version shows it (a custom resource stored before its CRD's storage version changed, or before its schema
+   * gained defaults).
+   */
+  readConversion?(object: KubeObject): KubeObject | Promise<KubeObject>;
 }

@@ -2,7 +2,8 @@
 // stored v2; events.k8s.io/v1 Events, which are core Events). Bodies are type-checked against the requested
 // version, converted to the stored one and handled by the stored version's definition, validated by the requested
 // version's rules where it has its own; field selectors are translated; objects in responses, lists and watch
-// events are converted back.
+// events are converted back. A stored version with a readConversion (custom resources) handles its requests
+// itself, and every object of the kind in its answers goes through it.
 import {
   ApiError,
   apiVersionOf,
@@ -30,21 +31,25 @@ type Route = (ctx: RestContext, body: DecodedBody) => Promise<ApiResponse>;
 
 export async function routeConverted(ctx: RestContext, body: DecodedBody, route: Route): Promise<ApiResponse> {
   const served = ctx.definition;
-  const conversion = served.conversion!;
-  const stored = ctx.core.registry.storageOf(served);
-  if (!stored) throw errors.pathNotFound(ctx.info.path);
   // Watches and reads come back as JSON to be converted (protobuf frames could not be).
   const accept = prefersProtobuf(ctx.request.headers.accept) ? 'application/json' : ctx.request.headers.accept;
-  const query = storedQuery(ctx.request.query, conversion);
   const headers = { ...ctx.request.headers, ...(accept ? { accept } : {}) };
+  const conversion = served.conversion;
+  if (!conversion) {
+    const response = await route({ ...ctx, request: { ...ctx.request, headers } }, body);
+    return convertResponse(response, served, served, served.readConversion!);
+  }
+  const stored = ctx.core.registry.storageOf(served);
+  if (!stored) throw errors.pathNotFound(ctx.info.path);
+  const query = storedQuery(ctx.request.query, conversion);
   const inner: RestContext = { ...ctx, definition: stored, servedAs: served, request: { ...ctx.request, headers, query } };
-  const out = (response: ApiResponse) => convertResponse(response, served, stored, conversion);
+  const out = (response: ApiResponse) => convertResponse(response, served, stored, conversion.fromStorage);
   switch (ctx.info.verb) {
     case 'create':
     case 'update': {
       const object = withTypeMeta(requireObject(body.value, served), served);
       ctx.warnings.push(...typeCheck(object, served, fieldValidationOf(ctx.request.query), ctx));
-      const response = await route({ ...inner, duplicateFields: undefined, numberLiterals: undefined }, { ...body, value: conversion.toStorage(object) });
+      const response = await route({ ...inner, duplicateFields: undefined, numberLiterals: undefined }, { ...body, value: await conversion.toStorage(object) });
       return out({ ...response, headers: withWarnings(response.headers, ctx.warnings) });
     }
     case 'patch': {
@@ -52,13 +57,13 @@ export async function routeConverted(ctx: RestContext, body: DecodedBody, route:
       checkPatchShape(kind, body.value);
       if (kind === 'apply') {
         const config = withTypeMeta(requireObject(structuredClone(body.value), served), served);
-        return out(await route(inner, { ...body, value: conversion.toStorage(config) }));
+        return out(await route(inner, { ...body, value: await conversion.toStorage(config) }));
       }
       // The patch applies to the object as this version shows it.
-      const updated = await guardedUpdate(inner, (current) => {
+      const updated = await guardedUpdate(inner, async (current) => {
         const patched = withTypeMeta(
           requireObject(
-            applyPatchDocument(kind, conversion.fromStorage(current.object), body.value, {
+            applyPatchDocument(kind, await conversion.fromStorage(current.object), body.value, {
               kind: served.kind,
               group: served.group,
               name: ctx.info.name,
@@ -70,9 +75,9 @@ export async function routeConverted(ctx: RestContext, body: DecodedBody, route:
         );
         ctx.warnings.splice(0, ctx.warnings.length, ...typeCheck(patched, served, fieldValidationOf(ctx.request.query), ctx));
         checkIdentity(ctx, patched);
-        return { object: conversion.toStorage(patched), conditional: pinsResourceVersion(kind, body.value) };
+        return { object: await conversion.toStorage(patched), conditional: pinsResourceVersion(kind, body.value) };
       });
-      return json(conversion.fromStorage(updated), 200, ctx.warnings);
+      return json(await conversion.fromStorage(updated), 200, ctx.warnings);
     }
     default:
       return out(await route(inner, body));
@@ -103,19 +108,25 @@ function withWarnings(headers: Record<string, string> | undefined, warnings: str
   return { ...headers, warning: warningHeaders(warnings) };
 }
 
-/** An object of the stored version converted to the served one; anything else as it is. */
-type Converter = <T>(object: T) => T | KubeObject;
+/** An object of the kind as the served version shows it; anything else as it is. */
+type Converter = <T>(object: T) => Promise<T | KubeObject>;
 
-function convertResponse(response: ApiResponse, served: ResourceDefinition, stored: ResourceDefinition, conversion: VersionConversion): ApiResponse {
-  const ours = (object: unknown): object is KubeObject => isKubeObject(object) && object.kind === stored.kind && object.apiVersion === apiVersionOf(stored);
-  const convert: Converter = (object) => (ours(object) ? conversion.fromStorage(object) : object);
+async function convertResponse(
+  response: ApiResponse,
+  served: ResourceDefinition,
+  stored: ResourceDefinition,
+  fromStorage: (object: KubeObject) => KubeObject | Promise<KubeObject>,
+): Promise<ApiResponse> {
+  // Any version of the kind: a store may hold objects written before its storage version changed.
+  const ours = (object: unknown): object is KubeObject => isKubeObject(object) && object.kind === stored.kind;
+  const convert: Converter = async (object) => (ours(object) ? fromStorage(object) : object);
   // A bookmark carries only metadata: it changes version, nothing else.
-  const bookmark: Converter = (object) => (ours(object) ? { ...object, apiVersion: apiVersionOf(served) } : object);
+  const bookmark: Converter = async (object) => (ours(object) ? { ...object, apiVersion: apiVersionOf(served) } : object);
   if (response.stream) return { ...response, stream: convertEvents(response.stream, convert, bookmark) };
   let body = typeof response.body === 'string' ? parseJson(response.body) : response.body;
   if (isJsonObject(body) && body.kind === (stored.listKind ?? `${stored.kind}List`) && Array.isArray(body.items)) {
-    body = { ...body, kind: served.listKind ?? `${served.kind}List`, apiVersion: apiVersionOf(served), items: body.items.map(convert) };
-  } else body = convert(body);
+    body = { ...body, kind: served.listKind ?? `${served.kind}List`, apiVersion: apiVersionOf(served), items: await Promise.all(body.items.map(convert)) };
+  } else body = await convert(body);
   return { ...response, body };
 }
 
@@ -128,5 +139,5 @@ function parseJson(text: string): unknown {
 }
 
 async function* convertEvents(stream: AsyncIterable<WatchEvent>, convert: Converter, bookmark: Converter): AsyncIterable<WatchEvent> {
-  for await (const event of stream) yield { ...event, object: event.type === 'BOOKMARK' ? bookmark(event.object) : convert(event.object) };
+  for await (const event of stream) yield { ...event, object: await (event.type === 'BOOKMARK' ? bookmark(event.object) : convert(event.object)) };
 }

@@ -17,9 +17,15 @@ import { updateObject } from './update.js';
 
 /** Dispatches a resource request by verb and subresource to its handler. */
 export async function routeResource(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> {
+  // A version served from another version's storage, or a stored version whose objects are read through a
+  // conversion: converted on the way in and out.
+  if (ctx.definition.conversion || ctx.definition.readConversion) return routeConverted(ctx, body, routeStored);
+  return routeStored(ctx, body);
+}
+
+/** A request to a stored version's definition, objects as they are stored. */
+async function routeStored(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> {
   const { definition, info } = ctx;
-  // A version served from another version's storage: converted on the way in and out.
-  if (definition.conversion) return routeConverted(ctx, body, routeResource);
   if (info.namespace && !definition.namespaced && !info.namesNamespace) throw errors.pathNotFound(info.path);
   if (info.subresource && !definition.subresources?.includes(info.subresource)) throw errors.pathNotFound(info.path);
   if (!servesTables(ctx)) refuseTableWithoutConvertor(ctx.request.headers.accept);
