@@ -69,4 +69,23 @@ describe('service-lb controller against a real API server', () => {
     await waitFor('the plain one to get its ingress', async () => (await ingressOf(client, 'plain'))?.length);
     expect(await ingressOf(client, 'classy')).toBeUndefined();
   });
+
+  it("leaves the load-balancer status someone wrote on a ClusterIP Service (upstream's service status lifecycle test)", async () => {
+    const { client } = plane;
+    const created = await client.create<Service>(
+      RESOURCES.services,
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'written' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } },
+      'default',
+    );
+    await client.updateStatus<Service>(RESOURCES.services, { ...created, status: { loadBalancer: { ingress: [{ ip: '203.0.113.1' }] } } });
+    // Another write to the Service, and a LoadBalancer Service synced after it, show the controller has seen both.
+    await client.patch(RESOURCES.services, 'written', { metadata: { labels: { seen: 'yes' } } }, { namespace: 'default' });
+    await client.create(
+      RESOURCES.services,
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'after' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } },
+      'default',
+    );
+    await waitFor('the later LoadBalancer Service synced', async () => (await ingressOf(client, 'after'))?.length);
+    expect(await ingressOf(client, 'written')).toEqual([{ ip: '203.0.113.1' }]);
+  });
 });

@@ -8,19 +8,27 @@ import { CONTROLLER_NAME } from './names.js';
 /**
  * Gives `type: LoadBalancer` Services the nodes' addresses as `status.loadBalancer.ingress`, as k3s's
  * servicelb does for small clusters without a cloud load balancer, and clears it when a Service stops
- * being one. Node changes re-check every LoadBalancer Service.
+ * being one (seen as a change from one of ours to a Service of another type: the load-balancer status of any
+ * other Service is someone else's, as upstream's e2e writes one on a ClusterIP Service). Node changes re-check
+ * every LoadBalancer Service.
  */
 export class ServiceLBController {
   private readonly queue = new WorkQueue<string>({ name: CONTROLLER_NAME });
   private readonly services: Informer<Service>;
   private readonly nodes: Informer<Node>;
+  /** Services that stopped being our LoadBalancers and still carry the ingress we gave them. */
+  private readonly stopped = new Set<string>();
 
   constructor(private readonly ctx: ControllerContext) {
     this.services = ctx.informers.informer<Service>(RESOURCES.services);
     this.nodes = ctx.informers.informer<Node>(RESOURCES.nodes);
     this.services.addHandlers({
       add: (service) => this.enqueue(service),
-      update: (_old, service) => this.enqueue(service),
+      update: (old, service) => {
+        if (isOurs(old) && !isOurs(service) && service.spec?.type !== 'LoadBalancer') this.stopped.add(objectKey(service));
+        this.enqueue(service);
+      },
+      delete: (service) => this.stopped.delete(objectKey(service)),
     });
     const all = () => {
       for (const service of this.services.list()) if (isOurs(service)) this.enqueue(service);
@@ -39,17 +47,19 @@ export class ServiceLBController {
     const current = cached.status?.loadBalancer?.ingress;
     let wanted: LoadBalancerIngress[];
     if (isOurs(cached)) wanted = nodeIngress(this.nodes.list());
-    else if (cached.spec?.type !== 'LoadBalancer' && current?.length) wanted = [];
-    else return;
-    if (sameIngress(current, wanted)) return;
+    else if (this.stopped.has(key) && cached.spec?.type !== 'LoadBalancer' && current?.length) wanted = [];
+    else return void this.stopped.delete(key);
+    if (sameIngress(current, wanted)) return void this.stopped.delete(key);
     const { namespace, name } = splitObjectKey(key);
     const service = await this.ctx.client.get<Service>(RESOURCES.services, name, namespace);
     const loadBalancer = wanted.length ? { ingress: wanted } : {};
     await this.ctx.client.updateStatus<Service>(RESOURCES.services, { ...service, status: { ...service.status, loadBalancer } });
+    if (!wanted.length) this.stopped.delete(key);
     if (wanted.length) this.ctx.recorder.event(service, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
   }
 
   private enqueue(service: Service): void {
-    if (isOurs(service) || service.status?.loadBalancer?.ingress?.length) this.queue.add(objectKey(service));
+    const key = objectKey(service);
+    if (isOurs(service) || this.stopped.has(key)) this.queue.add(key);
   }
 }
