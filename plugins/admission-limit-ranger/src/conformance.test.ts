@@ -42,7 +42,7 @@ function expectResources(pod: Pod, requests: Record<string, Quantity>, limits: R
   }
 }
 
-describe('LimitRange [Conformance] path', () => {
+describe('LimitRange [Conformance] path', { timeout: 60_000 }, () => {
   it('gives pods the defaults, refuses them outside min and max, and follows updates and deletion at once', async () => {
     const defaultLimit = list('500m', '500Mi', '500Gi');
     const defaultRequest = list('100m', '200Mi', '200Gi');

@@ -47,7 +47,7 @@ const scheduled = (name: string) =>
     WAIT,
   );
 
-describe('RuntimeClass admission in a cluster', () => {
+describe('RuntimeClass admission in a cluster', { timeout: 60_000 }, () => {
   it('refuses a pod naming a class that does not exist, or was deleted, as Forbidden', async () => {
     await expect(plane.client.create(RESOURCES.pods, pod('none', 'nonexistent'), NS)).rejects.toMatchObject({
       status: 403,

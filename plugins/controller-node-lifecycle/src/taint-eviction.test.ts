@@ -92,7 +92,7 @@ async function runPod(pod: Pod): Promise<Pod> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('NoExecuteTaintManager [Conformance] paths on a kubelet’s node', () => {
+describe('NoExecuteTaintManager [Conformance] paths on a kubelet’s node', { timeout: 60_000 }, () => {
   it('evicts pods with minTolerationSeconds: each when its own toleration runs out', async () => {
     const deletions = watchDeletions('taint-eviction-b');
     try {

@@ -141,7 +141,7 @@ async function cleanUp(namespace: string): Promise<void> {
   for (const node of nodes) await advertise(node, FOO, undefined);
 }
 
-describe('SchedulerPreemption [Conformance] paths', () => {
+describe('SchedulerPreemption [Conformance] paths', { timeout: 60_000 }, () => {
   it('validates basic preemption works', async () => {
     const namespace = await createNamespace('basic');
     const pods = await fillNodes(namespace);
@@ -167,14 +167,21 @@ describe('SchedulerPreemption [Conformance] paths', () => {
     const namespace = await createNamespace('path');
     const node = nodes[0]!;
     await advertise(node, FAKE_CPU, '1000');
+    // Pod creations per ReplicaSet, from a watch started first, as upstream's test counts them with an informer.
     const created = new Map<string, Set<string>>();
-    const seen = async () => {
-      for (const pod of (await plane.client.list<Pod>(RESOURCES.pods, namespace)).items) {
-        const group = pod.metadata.name!.match(/^rs-(pod\d)/)?.[1];
-        if (group) created.set(group, (created.get(group) ?? new Set()).add(pod.metadata.name!));
+    const abort = new AbortController();
+    void (async () => {
+      try {
+        for await (const event of plane.client.watch<Pod>(RESOURCES.pods, namespace, { signal: abort.signal })) {
+          const name = (event.object as Pod).metadata.name ?? '';
+          const group = name.match(/^rs-(pod\d)/)?.[1];
+          if (event.type === 'ADDED' && group) created.set(group, (created.get(group) ?? new Set()).add(name));
+        }
+      } catch {
+        // Stopped.
       }
-      return Object.fromEntries([...created].map(([group, names]) => [group, names.size]));
-    };
+    })();
+    const seen = () => Object.fromEntries([...created].map(([group, names]) => [group, names.size]));
     const selector = { nodeSelector: { 'kubernetes.io/hostname': node } };
     for (const [name, amount] of [
       ['pod1', '200'],
@@ -195,23 +202,15 @@ describe('SchedulerPreemption [Conformance] paths', () => {
         WAIT,
       );
     }
-    // Seen often enough to catch a replacement pod that comes and goes.
-    const watcher = setInterval(() => void seen().catch(() => undefined), 100);
     try {
       await plane.client.create(RESOURCES.pods, pausePod('pod4', namespace, 'p4', { [FAKE_CPU]: '500' }, selector), namespace);
       await waitFor('pod4 bound', async () => Boolean((await plane.client.get<Pod>(RESOURCES.pods, 'pod4', namespace)).spec.nodeName), WAIT);
-      await waitFor(
-        'the preempted ReplicaSets to replace their pods',
-        async () => {
-          const counts = await seen();
-          return counts.pod1 === 2 && counts.pod2 === 2;
-        },
-        WAIT,
-      );
+      // Upstream's test waits for at least these counts; more would be over-preemption.
+      await waitFor('the preempted ReplicaSets to replace their pods', async () => (seen().pod1 ?? 0) >= 2 && (seen().pod2 ?? 0) >= 2, WAIT);
       await new Promise((resolve) => setTimeout(resolve, 3000));
-      expect(await seen()).toEqual({ pod1: 2, pod2: 2, pod3: 1 });
+      expect(seen()).toEqual({ pod1: 2, pod2: 2, pod3: 1 });
     } finally {
-      clearInterval(watcher);
+      abort.abort();
     }
     await advertise(node, FAKE_CPU, undefined);
   });
