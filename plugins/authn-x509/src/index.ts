@@ -2,11 +2,15 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { errorMessage } from '@skiff/api';
+import { publishAuthenticationConfig } from '@skiff/apiserver';
+import { createLoopbackClient } from '@skiff/client';
 import { CHAIN_STAGE, definePlugin, KernelError, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { ADMIN_USER, ensureAdminCertificate } from './admin.js';
 import { ClientCertificateVerifier } from './verify.js';
 
 export const PLUGIN_NAME = '@skiff/plugin-authn-x509';
+/** Who writes the client CA into the authentication ConfigMap: the API server itself. */
+const PUBLISHER = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
 export { ClientCertificateVerifier, parseBundle, type Authentication, type Verdict, type VerifierOptions } from './verify.js';
 export { ADMIN_GROUP, ADMIN_USER, ensureAdminCertificate, type AdminCertificate } from './admin.js';
@@ -21,7 +25,7 @@ export { ADMIN_GROUP, ADMIN_USER, ensureAdminCertificate, type AdminCertificate 
 const plugin = definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  wants: ['apiServerInfo'],
+  wants: ['apiServerInfo', 'apiHandler'],
   options: {
     type: 'object',
     properties: {
@@ -48,12 +52,14 @@ const plugin = definePlugin({
       return verifier;
     };
 
+    let clientCaPem: string | undefined;
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.API_SERVER - 10, {
       start() {
         if (!options.clientCaFile) return;
         const file = resolve(kernel.config.rootDir ?? process.cwd(), options.clientCaFile);
         try {
-          verifier = new ClientCertificateVerifier(readFileSync(file, 'utf8'));
+          clientCaPem = readFileSync(file, 'utf8');
+          verifier = new ClientCertificateVerifier(clientCaPem);
         } catch (err) {
           throw invalid(`clientCaFile ${file}: ${errorMessage(err)}`);
         }
@@ -61,7 +67,12 @@ const plugin = definePlugin({
     });
 
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.API_SERVER + 10, {
-      start() {
+      async start() {
+        // As kube-apiserver: the CAs of client certificates in kube-system/extension-apiserver-authentication
+        // (client-ca-file), where aggregated API servers and the controller manager read them.
+        const caPem = clientCaPem ?? (kernel.hasComponent('apiServerInfo') ? kernel.resolve('apiServerInfo').caPem : undefined);
+        if (caPem && kernel.hasComponent('apiHandler'))
+          await publishAuthenticationConfig(createLoopbackClient(kernel.resolve('apiHandler'), PUBLISHER), { 'client-ca-file': caPem });
         if (!kernel.hasComponent('apiServerInfo')) {
           if (options.clientCaFile && !options.adminCertificate) return;
           throw invalid('needs the cluster CA of @skiff/apiserver (load it, or set clientCaFile and leave adminCertificate off)');

@@ -3,6 +3,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RESOURCES, type ConfigMap } from '@skiff/api';
 import { issueClientCertificate, readClusterCa } from '@skiff/apiserver';
 import { readKubeconfig } from '@skiff/client';
 import anonymous from '@skiff/plugin-authn-anonymous';
@@ -59,6 +60,11 @@ describe('with the cluster CA, the admin kubeconfig holding a client certificate
   });
   afterAll(async () => {
     await plane?.stop();
+  });
+
+  it('publishes the cluster CA as client-ca-file in kube-system/extension-apiserver-authentication', async () => {
+    const configMap = await plane.client.get<ConfigMap>(RESOURCES.configmaps, 'extension-apiserver-authentication', 'kube-system');
+    expect(configMap.data?.['client-ca-file']).toBe(readFileSync(join(plane.dataDir, 'pki', 'ca.crt'), 'utf8'));
   });
 
   it('authenticates a certificate the cluster CA issued as CN / O', async () => {
@@ -136,6 +142,11 @@ describe('with clientCaFile', () => {
   afterAll(async () => {
     await plane?.stop();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('publishes that CA as client-ca-file in kube-system/extension-apiserver-authentication', async () => {
+    const configMap = await plane.client.get<ConfigMap>(RESOURCES.configmaps, 'extension-apiserver-authentication', 'kube-system');
+    expect(configMap.data?.['client-ca-file']).toBe(teamCa.certPem);
   });
 
   it("accepts that CA's certificates instead of the cluster CA's", async () => {
