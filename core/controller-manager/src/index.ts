@@ -28,3 +28,4 @@ export { POD_CONTROL_EVENT_REASON } from './event-reasons.js';
 export { enqueueActiveNamespaces, isNamespaceActive, isNamespaceActiveLive } from './active-namespaces.js';
 export { isNamespaceTerminating } from './namespace-terminating.js';
 export { TriggerTimeTracker } from './trigger-time.js';
+export { applyWrites, deleteObjects, WrittenObjects, type ApplyWritesOptions, type WritePlan } from './written-objects.js';

@@ -1,8 +1,7 @@
-import { isApiError, RESOURCES, type Endpoints, type EndpointSlice, type Service } from '@skiff/api';
+import { RESOURCES, type Endpoints, type EndpointSlice, type Service } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
-import { isNamespaceTerminating, runWhenSynced } from '@skiff/controller-manager';
+import { applyWrites, deleteObjects, runWhenSynced, WrittenObjects } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
-import { WrittenSlices } from './expectations.js';
 import { planMirroring } from './mirror.js';
 import { ANNOTATION, CONTROLLER_NAME, EVENT_REASON, LABEL, MANAGED_BY } from './names.js';
 
@@ -41,7 +40,7 @@ export class EndpointSliceMirroringController {
   private readonly endpoints: Informer<Endpoints>;
   private readonly services: Informer<Service>;
   private readonly slices: Informer<EndpointSlice>;
-  private readonly written = new WrittenSlices();
+  private readonly written = new WrittenObjects<EndpointSlice>();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -117,29 +116,15 @@ export class EndpointSliceMirroringController {
         `${plan.skipped} addresses were not mirrored: at most ${maxEndpointsPerSubset} per Endpoints subset go to EndpointSlices`,
       );
 
-    const { client } = this.ctx;
-    if (!endpoints.metadata.deletionTimestamp) {
-      for (const slice of plan.create) {
-        try {
-          this.written.written(key, await client.create<EndpointSlice>(RESOURCES.endpointslices, slice, endpoints.metadata.namespace));
-        } catch (err) {
-          if (isNamespaceTerminating(err)) return;
-          throw err;
-        }
-      }
-    }
-    for (const slice of plan.update) this.written.written(key, await client.update<EndpointSlice>(RESOURCES.endpointslices, slice));
-    await this.deleteSlices(plan.delete, key);
+    await applyWrites(this.ctx.client, RESOURCES.endpointslices, plan, {
+      key,
+      written: this.written,
+      namespace: endpoints.metadata.namespace,
+      create: !endpoints.metadata.deletionTimestamp,
+    });
   }
 
-  private async deleteSlices(slices: readonly EndpointSlice[], key?: string): Promise<void> {
-    for (const slice of slices) {
-      try {
-        await this.ctx.client.delete(RESOURCES.endpointslices, slice.metadata.name!, slice.metadata.namespace, { preconditions: { uid: slice.metadata.uid } });
-      } catch (err) {
-        if (!isApiError(err, 'NotFound')) throw err;
-      }
-      if (key) this.written.deleted(key, slice);
-    }
+  private deleteSlices(slices: readonly EndpointSlice[]): Promise<void> {
+    return deleteObjects(this.ctx.client, RESOURCES.endpointslices, slices);
   }
 }

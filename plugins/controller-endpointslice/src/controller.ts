@@ -1,6 +1,5 @@
 import {
   errorMessage,
-  isApiError,
   isSelectingService,
   RESOURCES,
   selectorMatches,
@@ -11,11 +10,10 @@ import {
   type Service,
 } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
-import { isNamespaceTerminating, runWhenSynced, TriggerTimeTracker } from '@skiff/controller-manager';
+import { applyWrites, deleteObjects, runWhenSynced, TriggerTimeTracker, WrittenObjects } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
 import { EndpointSliceError } from './errors.js';
 import { CONTROLLER_NAME, EVENT_REASON, LABEL, MANAGED_BY } from './names.js';
-import { SliceExpectations } from './expectations.js';
 import { planSlices, type SlicePlan } from './slices.js';
 
 /** Informer index: the controller's own slices filed under `namespace/service`. */
@@ -48,7 +46,7 @@ export class EndpointSliceController {
   private readonly slices: Informer<EndpointSlice>;
   private readonly nodes: Informer<Node>;
   private readonly triggerTimes = new TriggerTimeTracker();
-  private readonly expectations = new SliceExpectations();
+  private readonly expectations = new WrittenObjects<EndpointSlice>();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -132,33 +130,18 @@ export class EndpointSliceController {
       throw new EndpointSliceError('SKIFF_ERR_ENDPOINTSLICE_NODE_NOT_FOUND', { pods: plan.podsOnUnknownNodes.join(', '), service: key });
   }
 
-  private async apply(key: string, service: Service, plan: SlicePlan): Promise<void> {
-    const { client } = this.ctx;
-    const namespace = service.metadata.namespace;
-    // New slices for a Service being deleted would race the garbage collector.
-    if (!service.metadata.deletionTimestamp) {
-      for (const slice of plan.create) {
-        try {
-          this.expectations.written(key, await client.create<EndpointSlice>(RESOURCES.endpointslices, slice, namespace));
-        } catch (err) {
-          if (isNamespaceTerminating(err)) return;
-          throw err;
-        }
-      }
-    }
-    for (const slice of plan.update) this.expectations.written(key, await client.update<EndpointSlice>(RESOURCES.endpointslices, slice));
-    await this.deleteSlices(plan.delete, key);
+  private apply(key: string, service: Service, plan: SlicePlan): Promise<void> {
+    return applyWrites(this.ctx.client, RESOURCES.endpointslices, plan, {
+      key,
+      written: this.expectations,
+      namespace: service.metadata.namespace,
+      // New slices for a Service being deleted would race the garbage collector.
+      create: !service.metadata.deletionTimestamp,
+    });
   }
 
-  private async deleteSlices(slices: readonly EndpointSlice[], key?: string): Promise<void> {
-    for (const slice of slices) {
-      try {
-        await this.ctx.client.delete(RESOURCES.endpointslices, slice.metadata.name!, slice.metadata.namespace, { preconditions: { uid: slice.metadata.uid } });
-      } catch (err) {
-        if (!isApiError(err, 'NotFound')) throw err;
-      }
-      if (key) this.expectations.deleted(key, slice);
-    }
+  private deleteSlices(slices: readonly EndpointSlice[]): Promise<void> {
+    return deleteObjects(this.ctx.client, RESOURCES.endpointslices, slices);
   }
 
   private podChanged(oldPod: Pod | undefined, pod: Pod): void {

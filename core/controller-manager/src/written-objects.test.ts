@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { SliceExpectations } from './expectations.js';
+import { WrittenObjects } from './written-objects.js';
 import type { EndpointSlice } from '@skiff/api';
 
 const slice = (uid: string, generation: number): EndpointSlice => ({ metadata: { name: uid, namespace: 'default', uid, generation }, addressType: 'IPv4' });
 
-describe('SliceExpectations', () => {
+describe('WrittenObjects', () => {
   it('holds a Service stale until the cache shows what was written, or that what was deleted is gone', () => {
-    const expectations = new SliceExpectations();
+    const expectations = new WrittenObjects<EndpointSlice>();
     expectations.written('default/web', slice('a', 2));
     expect(expectations.stale('default/web', [])).toBe(true);
     expect(expectations.stale('default/web', [slice('a', 1)])).toBe(true);
@@ -21,7 +21,7 @@ describe('SliceExpectations', () => {
   });
 
   it('is satisfied by informer events, and forgets a Service that is gone', () => {
-    const expectations = new SliceExpectations();
+    const expectations = new WrittenObjects<EndpointSlice>();
     expectations.written('default/web', slice('a', 3));
     expectations.observed(slice('a', 3));
     expect(expectations.stale('default/web', [])).toBe(false);
