@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { errors } from '@skiff/api';
 import type { ApiResponse, Logger } from '@skiff/kernel';
+import { drained } from './raw-response.js';
 import { CLOSE_CODE, handshakeProblem, handshakeResponse, offeredProtocols, WebSocketConnection } from './websocket.js';
 
 /** The subprotocols of a streamed read over WebSocket, as kube-apiserver offers them: raw bytes, or base64 text. */
@@ -55,16 +56,4 @@ export function logOverWebSocket(key: string, protocol: string, chunks: AsyncIte
       })();
     },
   };
-}
-
-function drained(socket: Duplex): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      socket.off('drain', done);
-      socket.off('close', done);
-      resolve();
-    };
-    socket.once('drain', done);
-    socket.once('close', done);
-  });
 }

@@ -63,7 +63,8 @@ function rawChunks(response: ApiResponse): AsyncIterable<string | Uint8Array> | 
   })();
 }
 
-function drained(socket: Duplex): Promise<void> {
+/** Resolves when `socket` can take more writes, or has closed. */
+export function drained(socket: Duplex): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       socket.off('drain', done);
