@@ -61,6 +61,8 @@ describe('owner references', () => {
     const ref = newControllerRef(rc, RESOURCES.replicationcontrollers);
     expect(ref.apiVersion).toBe('v1');
     expect(resolveControllerRef(new Map([['default/web', rc]]), RESOURCES.replicationcontrollers, 'default', ref)).toBe(rc);
-    expect(resolveControllerRef(new Map([['default/web', rc]]), RESOURCES.replicationcontrollers, 'default', { ...ref, apiVersion: 'apps/v1' })).toBeUndefined();
+    expect(
+      resolveControllerRef(new Map([['default/web', rc]]), RESOURCES.replicationcontrollers, 'default', { ...ref, apiVersion: 'apps/v1' }),
+    ).toBeUndefined();
   });
 });
