@@ -20,3 +20,4 @@ export { EventRecorderImpl, type EventRecorderOptions } from './recorder.js';
 export { ClientError, CLIENT_ERRORS, type ClientErrorCode } from './errors.js';
 export { canI, assertCanI, type AccessQuestion } from './access.js';
 export { sleep } from './abortable.js';
+export { postWebhook, type WebhookPostOptions } from './webhook-post.js';

@@ -1,9 +1,10 @@
 // Posts one ConversionReview to a CRD's conversion webhook over HTTPS: to its URL, or to a ready endpoint of the
 // Service it names (as the admission webhooks do, the apiserver dials the endpoint, not the ClusterIP, and checks
 // the certificate against the service's DNS name). Failures are worded as kube-apiserver's Go client words them.
-import { Agent, request } from 'node:https';
+import { Agent } from 'node:https';
 import { isIP } from 'node:net';
 import { RESOURCES, type ApiextensionsV1WebhookClientConfig, type EndpointSlice, type Service } from '@skiff/api';
+import { postWebhook } from '@skiff/client';
 import type { ApiClient } from '@skiff/kernel';
 
 /** kube-apiserver's client for conversion webhooks gives up after 30 s. */
@@ -42,28 +43,6 @@ function targetOf(config: ApiextensionsV1WebhookClientConfig): Target {
   };
 }
 
-/** A Node network or TLS error as Go's net/http and crypto/x509 say it. */
-function describe(err: NodeJS.ErrnoException, address: string): string {
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return `dial tcp ${address}: connect: connection refused`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `dial tcp: lookup ${address}: no such host`;
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
-      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `tls: failed to verify certificate: x509: ${(err as { reason?: string }).reason ?? err.message}`;
-    case 'ECONNRESET':
-      return 'EOF';
-    default:
-      return err.message;
-  }
-}
-
 /** One CRD's webhook: a kept-alive connection pool trusting its caBundle (base64 PEM). */
 export class ConversionTransport {
   private readonly agent: Agent;
@@ -92,7 +71,17 @@ export class ConversionTransport {
     } catch (err) {
       throw new Error(`${shown}: ${(err as Error).message}`);
     }
-    return this.exchange(address, body, signal, shown);
+    return postWebhook({
+      agent: this.agent,
+      url: this.target.url,
+      address,
+      servername: this.target.servername,
+      body,
+      signal,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      failure: (why) => new Error(`${shown}: ${why}`),
+      statusFailure: (status) => `the server responded with the status code ${status} but did not return more information`,
+    });
   }
 
   private urlAddress(): Address {
@@ -121,57 +110,5 @@ export class ConversionTransport {
     }
     if (candidates.length === 0) throw new Error(`service "${reference.name}" has no ready endpoints for port ${reference.port}`);
     return candidates[Math.floor(Math.random() * candidates.length)]!;
-  }
-
-  private exchange(address: Address, body: string, signal: AbortSignal, shown: string): Promise<unknown> {
-    const url = this.target.url;
-    const hostPort = isIP(address.host) === 6 ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const fail = (why: string) => {
-        if (settled) return;
-        settled = true;
-        reject(new Error(`${shown}: ${why}`));
-      };
-      const req = request(
-        {
-          method: 'POST',
-          host: address.host,
-          port: address.port,
-          path: `${url.pathname}${url.search}`,
-          agent: this.agent,
-          signal,
-          ...(this.target.servername ? { servername: this.target.servername } : {}),
-          headers: { host: url.host, 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size <= MAX_RESPONSE_BYTES) return void chunks.push(chunk);
-            fail(`the answer is larger than ${MAX_RESPONSE_BYTES} bytes`);
-            req.destroy();
-          });
-          res.on('error', (err) => fail(describe(err, hostPort)));
-          res.on('end', () => {
-            const status = res.statusCode ?? 0;
-            const text = Buffer.concat(chunks).toString('utf8');
-            if (status < 200 || status > 299) return fail(`the server responded with the status code ${status} but did not return more information`);
-            try {
-              const parsed: unknown = JSON.parse(text);
-              if (!settled) {
-                settled = true;
-                resolve(parsed);
-              }
-            } catch {
-              fail('the answer is not JSON');
-            }
-          });
-        },
-      );
-      req.on('error', (err: NodeJS.ErrnoException) => fail(err.name === 'AbortError' ? 'context deadline exceeded' : describe(err, hostPort)));
-      req.end(body);
-    });
   }
 }
