@@ -80,6 +80,15 @@ describe('events.k8s.io/v1 and core v1 Events are one stored resource', () => {
     expect(list.json.items.map((item: any) => item.metadata.name)).toEqual(expect.arrayContaining(['old-style', 'web-1.a']));
   });
 
+  it('selects an events.k8s.io event by the core field source, which falls back to its reporting controller', async () => {
+    const event = scheduled('web-2.source');
+    expect((await server.request('POST', EVENTS_V1, { body: { ...event, regarding: { ...event.regarding, name: 'web-2' } } })).status).toBe(201);
+    const selected = await server.request('GET', `${CORE}?fieldSelector=${encodeURIComponent('source=default-scheduler')}`);
+    expect(selected.json.items.map((item: any) => item.metadata.name)).toContain('web-2.source');
+    const other = await server.request('GET', `${CORE}?fieldSelector=${encodeURIComponent('source=kubelet')}`);
+    expect(other.json.items.map((item: any) => item.metadata.name)).not.toContain('web-2.source');
+  });
+
   it('selects by events.k8s.io’s field labels, and refuses others', async () => {
     const byRegarding = await server.request(
       'GET',

@@ -147,7 +147,8 @@ export const events = defineKind<Event>({
       'involvedObject.fieldPath': involved('fieldPath'),
       reason: selectorField<Event>((e) => e.reason),
       reportingComponent: selectorField<Event>((e) => e.reportingComponent),
-      source: selectorField<Event>((e) => e.source?.component),
+      // The reporting controller stands in for an Event written through events.k8s.io, which has no source.
+      source: selectorField<Event>((e) => e.source?.component || e.reportingComponent),
       type: selectorField<Event>((e) => e.type),
     },
   },
