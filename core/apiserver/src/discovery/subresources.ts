@@ -26,6 +26,7 @@ const KNOWN: Record<string, (parent: ResourceDefinition) => SubresourceInfo> = {
   ephemeralcontainers: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['get', 'patch', 'update'], part: true }),
   resize: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['get', 'patch', 'update'], part: true }),
   finalize: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['update'], part: true }),
+  approval: (parent) => ({ group: parent.group, version: parent.version, kind: parent.kind, verbs: ['get', 'patch', 'update'] }),
   token: () => ({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }),
 };
 

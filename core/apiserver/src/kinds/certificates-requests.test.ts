@@ -52,6 +52,26 @@ describe('certificate signing requests through the API', () => {
     expect(written.json.status.conditions.map((c: { type: string }) => c.type)).toEqual(['Approved']);
   });
 
+  it('are approved by a merge patch of the approval subresource, which changes only the conditions', async () => {
+    const created = await server.request('POST', CSRS, {
+      body: {
+        apiVersion: 'certificates.k8s.io/v1',
+        kind: 'CertificateSigningRequest',
+        metadata: { name: 'patched' },
+        spec: { request: REQUEST, signerName: 'example.com/signer', usages: ['client auth'] },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const patch = { status: { certificate: 'ZmFrZQ==', conditions: [{ type: 'Approved', status: 'True', reason: 'E2E', message: 'patched' }] } };
+    const approved = await server.request('PATCH', `${CSRS}/patched/approval`, { body: patch, contentType: 'application/merge-patch+json' });
+    expect(approved.status, approved.text).toBe(200);
+    expect(approved.json.status.conditions.map((c: { type: string; message: string }) => [c.type, c.message])).toEqual([['Approved', 'patched']]);
+    expect(approved.json.status.certificate).toBeUndefined();
+    const discovery = await server.request('GET', '/apis/certificates.k8s.io/v1');
+    const resource = discovery.json.resources.find((r: { name: string }) => r.name === 'certificatesigningrequests/approval');
+    expect(resource.verbs).toEqual(['get', 'patch', 'update']);
+  });
+
   it('are selected by spec.signerName, as upstream’s e2e test lists them', async () => {
     const csr = (name: string, signerName: string) => ({
       apiVersion: 'certificates.k8s.io/v1',

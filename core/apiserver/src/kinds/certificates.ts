@@ -126,6 +126,12 @@ export const certificateSigningRequests = defineKind<CertificateSigningRequest>(
         if (kept.length || others.length) csr.status.conditions = [...kept, ...others];
         else delete csr.status.conditions;
       }
+      // An approval write changes the conditions only (a patch of approval may send a whole status).
+      if (subresource === 'approval') {
+        const conditions = csr.status?.conditions;
+        csr.status = { ...was.status, ...(conditions ? { conditions } : {}) };
+        if (!conditions) delete csr.status.conditions;
+      }
     },
   },
 });

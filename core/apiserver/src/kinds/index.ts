@@ -7,6 +7,7 @@ import { guardedUpdate } from '../rest/commit-update.js';
 import { evictPod } from '../rest/eviction.js';
 import { createObject } from '../rest/create.js';
 import { getObject } from '../rest/get.js';
+import { patchObject } from '../rest/patch.js';
 import { json } from '../rest/respond.js';
 import { checkIdentity } from '../rest/update.js';
 import { requireObject } from '../pipeline/type-check.js';
@@ -133,6 +134,7 @@ export function registerBuiltinHandlers(handlers: KindHandlers, nodes: NodeConne
   const approval = { ...csr, subresource: 'approval' };
   handlers
     .register({ ...approval, verb: 'get' }, (ctx) => getObject(ctx))
+    .register({ ...approval, verb: 'patch' }, (ctx, body) => patchObject(ctx, body))
     .register({ ...approval, verb: 'update' }, async (ctx, body) => {
       const requested = requireObject(body.value, ctx.definition);
       checkIdentity(ctx, requested);
