@@ -12,8 +12,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** `+required` strings that upstream's validation still lets be empty: a Condition's message is only length-checked. */
 const EMPTY_ALLOWED: ReadonlySet<string> = new Set(['io.k8s.apimachinery.pkg.apis.meta.v1.Condition.message']);
 
+/** Kinds whose upstream validation leaves their metav1 Conditions unchecked (a Service's status conditions). */
+const UNCHECKED_CONDITIONS: ReadonlySet<string> = new Set(['Service']);
+const CONDITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.Condition';
+
 class Walker {
   readonly causes: StatusCause[] = [];
+  /** A struct (package.name) whose required fields are not checked in this object. */
+  constructor(private readonly unchecked?: string) {}
   private readonly path: (string | number)[] = [];
 
   private at(last?: string): string {
@@ -50,7 +56,7 @@ class Walker {
         return;
       case 'object': {
         if (!isRecord(value) || !hasChecks(schema)) return;
-        if (schema.required) {
+        if (schema.required && `${schema.package}.${schema.name}` !== this.unchecked) {
           for (const name of schema.required) {
             const field = schema.fields[name];
             // A required struct held by value is always there in Go; its own required fields speak for it.
@@ -107,7 +113,7 @@ function hasChecks(schema: Schema): boolean {
 
 /** Enum and required-field causes for an object, in document order. */
 export function validateAgainstSchema(schema: Schema, object: unknown): StatusCause[] {
-  const walker = new Walker();
+  const walker = new Walker(schema.kind === 'object' && schema.gvk && UNCHECKED_CONDITIONS.has(schema.gvk.kind) ? CONDITION : undefined);
   walker.walk(schema, object);
   return walker.causes;
 }
