@@ -1,4 +1,4 @@
-import { RESOURCES, type ConfigMap, type KubeObject, type Pod, type ResourceQuota } from '@skiff/api';
+import { isApiError, RESOURCES, type ConfigMap, type KubeObject, type Pod, type ResourceQuota } from '@skiff/api';
 import { startTestCluster, type TestCluster } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import plugin from './index.js';
@@ -57,8 +57,16 @@ describe('ResourceQuota admission in a whole cluster (in-process API server over
   it('gives a charge back when the object is not written (its name is taken)', async () => {
     await cluster.client.delete(RESOURCES.configmaps, 'before', NS);
     // Nothing recounts here (no controller): the delete is not given back, so make room by raising the limit.
-    const current = await cluster.client.get<ResourceQuota>(RESOURCES.resourcequotas, 'objects', NS);
-    await cluster.client.update(RESOURCES.resourcequotas, { ...current, spec: { hard: { configmaps: '40', 'count/secrets': '3' } } });
+    // The previous test's releases may still be landing on the quota's status: read again on a conflict.
+    for (let attempt = 1; ; attempt++) {
+      const current = await cluster.client.get<ResourceQuota>(RESOURCES.resourcequotas, 'objects', NS);
+      try {
+        await cluster.client.update(RESOURCES.resourcequotas, { ...current, spec: { hard: { configmaps: '40', 'count/secrets': '3' } } });
+        break;
+      } catch (err) {
+        if (attempt >= 5 || !isApiError(err, 'Conflict')) throw err;
+      }
+    }
     expect((await used('objects'))?.configmaps).toBe('19');
     const taken = (await cluster.client.list(RESOURCES.configmaps, NS)).items.find((item) => item.metadata.name!.startsWith('burst-'))!.metadata.name!;
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => cluster.client.create(RESOURCES.configmaps, configMap(taken), NS)));

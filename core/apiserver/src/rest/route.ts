@@ -16,9 +16,9 @@ import { refuseTableWithoutConvertor } from './table.js';
 import { updateObject } from './update.js';
 
 /** Dispatches a resource request by verb and subresource to its handler. */
-export async function routeResource(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> {
+export function routeResource(ctx: RestContext, body: DecodedBody): Promise<ApiResponse> {
   // A version served from another version's storage, or a stored version whose objects are read through a
-  // conversion: converted on the way in and out.
+  // conversion: converted on the way in and out. (Not async itself: no extra turn before the handler runs.)
   if (ctx.definition.conversion || ctx.definition.readConversion) return routeConverted(ctx, body, routeStored);
   return routeStored(ctx, body);
 }
