@@ -68,7 +68,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
       await ok('create', 'pdb', 'web', '--selector=app=web', '--min-available=1'),
       await ok('create', 'ingress', 'web', '--rule=web.example.com/=web:80'),
       await ok('create', 'priorityclass', `high-${minor}`, '--value=1000'),
-      await ok('create', 'quota', 'small', '--hard=pods=10,requests.cpu=4'),
+      await ok('create', 'quota', 'small', '--hard=pods=50,configmaps=50'),
     ].map((line) => line.trim());
     expect(created).toEqual([
       'deployment.apps/web created',
