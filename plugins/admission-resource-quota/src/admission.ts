@@ -83,7 +83,10 @@ export class QuotaAdmission {
       // A new quota is not stored yet, and counts itself.
       if (request.operation === 'CREATE') addObjectUsage(used, quota, QUOTAS, quota);
       const hard = Object.keys(quota.spec?.hard ?? {});
-      quota.status = { hard: { ...(quota.spec?.hard ?? {}) }, used: toList(used, hard) };
+      // A status write keeps the hard limits it says (upstream's quota controller puts spec.hard back later); the
+      // usage is always this plugin's exact count.
+      const statusHard = request.subresource === 'status' && quota.status?.hard ? quota.status.hard : quota.spec?.hard;
+      quota.status = { hard: { ...(statusHard ?? {}) }, used: toList(used, hard) };
     } finally {
       if (!holdUntilAnswered) {
         turns.delete(namespace);

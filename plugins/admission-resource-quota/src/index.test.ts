@@ -113,6 +113,14 @@ describe('ResourceQuota admission in a whole cluster (in-process API server over
     expect((await cluster.client.get<ResourceQuota>(RESOURCES.resourcequotas, 'meta', 'meta')).status?.used).toEqual({ resourcequotas: '3' });
   });
 
+  it("keeps the hard limits a status write says (upstream's resourcequota status conformance test patches status.hard)", async () => {
+    await cluster.client.create(RESOURCES.resourcequotas, quota('status-written', { cpu: '1' }), NS);
+    const patch = { status: { hard: { cpu: '2' } } };
+    const patched = await cluster.client.patch<ResourceQuota>(RESOURCES.resourcequotas, 'status-written', patch, { namespace: NS, subresource: 'status' });
+    expect(patched.status?.hard).toEqual({ cpu: '2' });
+    expect(patched.spec?.hard).toEqual({ cpu: '1' });
+  });
+
   it('a dry run is checked and not charged', async () => {
     const before = await used('objects');
     const dry = await cluster.client.create<KubeObject>(
