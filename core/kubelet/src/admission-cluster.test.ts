@@ -46,4 +46,19 @@ describe("the kubelet's admission", () => {
     await cluster.client.create(RESOURCES.pods, bound('next', 54322));
     await waitFor('the next pod to run', async () => (await getPod('next')).status?.phase === 'Running');
   });
+
+  it('admits a pod whose node selector matches a label given to the node after the kubelet last wrote it', async () => {
+    await cluster.client.patch(RESOURCES.nodes, 'node-1', { metadata: { labels: { disk: 'fast' } } });
+    await cluster.client.create<Pod>(
+      RESOURCES.pods,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'selective', namespace: 'default' },
+        spec: { nodeName: 'node-1', nodeSelector: { disk: 'fast' }, containers: [{ name: 'c', image: 'nginx:1.27' }] },
+      },
+      'default',
+    );
+    await waitFor('the pod to run', async () => (await getPod('selective')).status?.phase === 'Running');
+  });
 });

@@ -217,8 +217,16 @@ export class PodWorkers {
     }
     const decision = this.admitting.then(async () => {
       if (previous) await this.removeReplaced(key, previous);
-      const node = this.options.node();
-      const rejection = generalPredicates(pod, node, this.activePodsBefore(pod)) ?? (await this.options.hooks.podAdmit.promise(pod, node));
+      let node = this.options.node();
+      const others = this.activePodsBefore(pod);
+      let rejection = generalPredicates(pod, node, others);
+      // The Node this kubelet last wrote may predate a label or taint the scheduler already saw: read it again
+      // before refusing the pod.
+      if (rejection) {
+        node = await this.options.client.get<Node>(RESOURCES.nodes, node.metadata.name!).catch(() => node);
+        rejection = generalPredicates(pod, node, others);
+      }
+      rejection ??= await this.options.hooks.podAdmit.promise(pod, node);
       if (rejection) {
         this.rejected.set(key, { uid, rejection });
         this.options.recorder.event(pod, 'Warning', rejection.reason, rejection.message);
