@@ -124,6 +124,8 @@ export class CriCallError extends Error {
  * Calls that change nothing when made twice. Only these are made again after containerd was found gone: the
  * others (a sandbox or container made twice, a command run twice) are left to the kubelet's next sync.
  */
+/** What containerd's CRI answers between its socket appearing and its service starting. */
+const NOT_INITIALIZED = 'server is not initialized yet';
 const REPEATABLE: ReadonlySet<string> = new Set([
   'Version',
   'StopPodSandbox',
@@ -203,7 +205,16 @@ export class CriClient {
       if (!available || !(err instanceof CriCallError) || err.grpcCode !== 'Unavailable' || !REPEATABLE.has(name)) throw err;
       if (!(await available())) throw err;
       await this.waitForReady(reconnectMs).catch(() => Promise.reject(err));
-      return this.callOnce<Answer>(service, name, request, timeoutMs);
+      const deadline = Date.now() + reconnectMs;
+      for (;;) {
+        try {
+          return await this.callOnce<Answer>(service, name, request, timeoutMs);
+        } catch (again) {
+          // A containerd just started answers on its socket a moment before its CRI service is up.
+          if (!(again instanceof CriCallError) || !again.message.includes(NOT_INITIALIZED) || Date.now() > deadline) throw again;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
     }
   }
 
