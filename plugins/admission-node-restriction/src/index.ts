@@ -38,6 +38,8 @@ export default definePlugin({
   name: PLUGIN_NAME,
   apply(kernel) {
     kernel.hooks.validate.tapPromise({ name: PLUGIN_NAME, stage: NODE_RESTRICTION_STAGE }, async (request: AdmissionRequest) => {
+      // As upstream's NodeRestriction: writes only; exec, attach, port-forward and proxy (CONNECT) pass.
+      if (request.operation === 'CONNECT') return;
       const node = nodeOf(request.user);
       if (node === undefined) return;
       if (!node) throw new NodeRestrictionError(request, 'SKIFF_ERR_NODE_RESTRICTION_UNKNOWN_NODE', { user: request.user.username });

@@ -64,6 +64,19 @@ async function admit(hook: Hooks['mutate' | 'validate'], request: AdmissionReque
 }
 
 /**
+ * CONNECT admission (exec, attach, port-forward, proxy), as kube-apiserver runs it before a connection is
+ * handed on: the request's options (`PodExecOptions`, …) are the object, through the mutating chain and then
+ * the validating one; either may refuse, and nothing they change is used.
+ */
+export async function admitConnect(ctx: RestContext, options: Record<string, unknown> & { kind: string }): Promise<void> {
+  const object = { apiVersion: 'v1', ...options } as KubeObject;
+  const request = admissionRequest(ctx, { operation: 'CONNECT', object, kind: { group: '', version: 'v1', kind: options.kind } });
+  await mutate(ctx, request);
+  request.object = object;
+  await validate(ctx, request);
+}
+
+/**
  * The write stages shared by create, update and patch, after the body was decoded and type-checked:
  * defaults → mutating admission → semantic validation (422) → validating admission. Returns the final
  * object, deeply frozen.

@@ -1,4 +1,5 @@
 import type { ApiResponse } from '@skiff/kernel';
+import { admitConnect } from '../pipeline/admission.js';
 import type { KindHandlers } from '../rest/handlers.js';
 import type { RestContext } from '../rest/context.js';
 import { forward, rawQuery } from './forward.js';
@@ -12,20 +13,21 @@ const PROXY_VERBS = ['get', 'create', 'update', 'patch', 'delete', ''];
 
 /** pods/proxy, services/proxy and nodes/proxy: any method, forwarded to the pod, an endpoint of the Service, or the node's kubelet. */
 export function registerProxyHandlers(handlers: KindHandlers): void {
-  const targets: [string, (ctx: RestContext) => Promise<ProxyTarget>][] = [
-    ['pods', podTarget],
-    ['services', serviceTarget],
-    ['nodes', nodeTarget],
+  const targets: [string, string, (ctx: RestContext) => Promise<ProxyTarget>][] = [
+    ['pods', 'PodProxyOptions', podTarget],
+    ['services', 'ServiceProxyOptions', serviceTarget],
+    ['nodes', 'NodeProxyOptions', nodeTarget],
   ];
-  for (const [resource, target] of targets) {
-    for (const verb of PROXY_VERBS) handlers.register({ group: '', resource, subresource: 'proxy', verb }, (ctx) => proxy(ctx, target));
+  for (const [resource, optionsKind, target] of targets) {
+    for (const verb of PROXY_VERBS) handlers.register({ group: '', resource, subresource: 'proxy', verb }, (ctx) => proxy(ctx, optionsKind, target));
   }
 }
 
-async function proxy(ctx: RestContext, targetOf: (ctx: RestContext) => Promise<ProxyTarget>): Promise<ApiResponse> {
+async function proxy(ctx: RestContext, optionsKind: string, targetOf: (ctx: RestContext) => Promise<ProxyTarget>): Promise<ApiResponse> {
   const { request, info } = ctx;
-  const target = await targetOf(ctx);
   const { path, pathPrepend } = proxyPath(request.path, info.namespace !== '' && !info.namesNamespace);
+  await admitConnect(ctx, { kind: optionsKind, ...(path ? { path } : {}) });
+  const target = await targetOf(ctx);
   // kube-apiserver's answer to a proxy request without a path: browsers get the same page with a slash.
   if (path === '' && (request.method === 'GET' || request.method === 'HEAD') && !request.headers.upgrade) {
     const query = rawQuery(request);

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { definePlugin, type StreamRequest } from '@skiff/kernel';
+import { AdmissionError, definePlugin, type AdmissionRequest, type StreamRequest } from '@skiff/kernel';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
 import { eventually } from '../test-support/test-clients.js';
 import { FakeNode, nodeConnectionsPlugin } from '../test-support/test-node.js';
@@ -19,6 +19,22 @@ const adminCredential = definePlugin({
   kernel: '^0.1.0',
   apply(kernel) {
     kernel.lifecycle('test-admin-credential', -250, { start: () => kernel.provide('adminCredential', { token: 'admin-token' }) });
+  },
+});
+
+/** Admission at CONNECT, as an admission plugin (or a webhook) sees it: records each, refuses exec of `forbidden`. */
+const connects: AdmissionRequest[] = [];
+const connectAdmission = definePlugin({
+  name: 'test-connect-admission',
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  apply(kernel) {
+    kernel.hooks.validate.tapPromise({ name: 'test-connect-admission', stage: 500 }, async (request) => {
+      if (request.operation !== 'CONNECT') return;
+      connects.push(request);
+      const options = request.object as { command?: string[] } | undefined;
+      if (options?.command?.[0] === 'forbidden') throw new AdmissionError(`exec into pod '${request.name}' is not allowed`, 403);
+    });
   },
 });
 
@@ -62,7 +78,7 @@ node.token = (kind, request) => {
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
-  server = await startTestServer({ testDefinitions: false, plugins: [adminCredential, nodeConnectionsPlugin({ 'node-a': node })] });
+  server = await startTestServer({ testDefinitions: false, plugins: [adminCredential, connectAdmission, nodeConnectionsPlugin({ 'node-a': node })] });
   cacheDir = mkdtempSync(join(tmpdir(), 'skiff-kubectl-streams-'));
   const created = await server.request('POST', '/api/v1/namespaces/default/pods', {
     body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { nodeName: 'node-a', containers: [{ name: 'app', image: 'busybox' }] } },
@@ -131,6 +147,28 @@ describe.each(TRANSPORTS)('the real kubectl over $name', ({ env }) => {
     } finally {
       forward.kill('SIGINT');
     }
+  });
+});
+
+describe('admission of CONNECT requests', () => {
+  it('passes exec, attach and port-forward options through admission, which may refuse them before the node is reached', async () => {
+    connects.length = 0;
+    const calls = node.streamCalls.length;
+    const refused = await kubectl(['exec', 'web', '-c', 'app', '--', 'forbidden', 'x']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("exec into pod 'web' is not allowed");
+    expect(node.streamCalls.length).toBe(calls);
+    expect(connects[0]).toMatchObject({
+      operation: 'CONNECT',
+      kind: { group: '', version: 'v1', kind: 'PodExecOptions' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      subresource: 'exec',
+      namespace: 'default',
+      name: 'web',
+      object: { kind: 'PodExecOptions', apiVersion: 'v1', stdout: true, stderr: true, container: 'app', command: ['forbidden', 'x'] },
+    });
+    expect(await kubectl(['exec', '-i', 'web', '--', 'upper'], { input: 'ok\n' })).toMatchObject({ code: 0, stdout: 'OK\n' });
+    expect(connects.at(-1)!.object).toMatchObject({ kind: 'PodExecOptions', stdin: true, command: ['upper'] });
   });
 });
 

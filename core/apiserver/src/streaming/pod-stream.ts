@@ -1,5 +1,6 @@
 import { errors } from '@skiff/api';
 import type { ApiResponse } from '@skiff/kernel';
+import { admitConnect } from '../pipeline/admission.js';
 import { authorize, authzAttributes } from '../pipeline/authorize.js';
 import type { RestContext } from '../rest/context.js';
 import { isUpgradeRequest } from './headers.js';
@@ -49,6 +50,12 @@ async function remoteCommand(ctx: RestContext, kind: 'exec' | 'attach', nodes: N
       offeredProtocols(headers),
       REMOTECOMMAND_PROTOCOLS.map((p) => p.name),
     );
+  await admitConnect(ctx, {
+    kind: kind === 'exec' ? 'PodExecOptions' : 'PodAttachOptions',
+    ...Object.fromEntries(Object.entries(streams).filter(([, on]) => on)),
+    ...(query.container ? { container: query.container } : {}),
+    ...(kind === 'exec' ? { command } : {}),
+  });
   const pod = await readPod(ctx);
   const container = chooseContainer(pod, query.container);
   if (!streams.stdin && !streams.stdout && !streams.stderr) throw errors.badRequest('you must specify at least 1 of stdin, stdout, stderr');
@@ -71,6 +78,7 @@ async function portForward(ctx: RestContext, nodes: NodeConnectionLookup, websoc
   const ports = parsePorts(optionList(queryAll, query, 'ports'));
   const protocols = websocket ? tunneledProtocols(offeredProtocols(headers)) : [];
   if (websocket && protocols.length === 0) throw errors.badRequest('unable to upgrade: no tunneling spdy protocols provided');
+  await admitConnect(ctx, { kind: 'PodPortForwardOptions', ...(ports.length ? { ports } : {}) });
   const pod = await readPod(ctx);
   const connection = nodeConnectionOf(pod, nodes);
   let url: string;
