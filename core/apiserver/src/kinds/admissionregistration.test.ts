@@ -53,6 +53,21 @@ describe('webhook configurations', () => {
       'webhooks[1].clientConfig: Required value: exactly one of url or service is required',
     ]);
   });
+
+  it('takes an empty Service path as the root, and checks each segment of any other', () => {
+    const withPaths = (...paths: string[]) =>
+      fields('validatingwebhookconfigurations', {
+        metadata: { name: 'policy' },
+        webhooks: paths.map((path, i) => ({ ...webhook, name: `w${i}.example.com`, clientConfig: { service: { namespace: 'policy', name: 'webhook', path } } })),
+      });
+    expect(withPaths('', '/', '/validate/', '/a.b/c-d')).toEqual([]);
+    expect(withPaths('//', 'validate', '/a//b', '/Upper')).toEqual([
+      'webhooks[0].clientConfig.service.path: Invalid value: "//": segment[0] may not be empty',
+      'webhooks[1].clientConfig.service.path: Invalid value: "validate": must start with a \'/\'',
+      'webhooks[2].clientConfig.service.path: Invalid value: "/a//b": segment[1] may not be empty',
+      expect.stringMatching(/^webhooks\[3\]\.clientConfig\.service\.path: Invalid value: "\/Upper": segment\[0\]: a lowercase RFC 1123 subdomain/),
+    ]);
+  });
 });
 
 describe('admission policies and bindings', () => {

@@ -114,11 +114,24 @@ function validateClientConfig(config: Webhook['clientConfig'], path: string): St
   if (service) {
     if (!service.namespace) causes.push(fieldErrors.required(`${path}.service.namespace`, 'service namespace is required'));
     if (!service.name) causes.push(fieldErrors.required(`${path}.service.name`, 'service name is required'));
-    if (service.path !== undefined && !service.path.startsWith('/'))
-      causes.push(fieldErrors.invalid(`${path}.service.path`, service.path, "must start with a '/'"));
+    if (service.path !== undefined) causes.push(...servicePathCauses(service.path, `${path}.service.path`));
     if (service.port !== undefined && (service.port < 1 || service.port > 65535))
       causes.push(fieldErrors.invalid(`${path}.service.port`, service.port, 'port is not valid: must be between 1 and 65535, inclusive'));
   }
+  return causes;
+}
+
+/** A webhook Service's path: empty or `/` (the root), else `/`-separated DNS-1123 subdomains, one trailing `/` allowed. */
+function servicePathCauses(urlPath: string, field: string): StatusCause[] {
+  if (urlPath === '' || urlPath === '/') return [];
+  if (urlPath === '//') return [fieldErrors.invalid(field, urlPath, 'segment[0] may not be empty')];
+  const causes: StatusCause[] = [];
+  if (!urlPath.startsWith('/')) causes.push(fieldErrors.invalid(field, urlPath, "must start with a '/'"));
+  const steps = urlPath.slice(1).replace(/\/$/, '').split('/');
+  steps.forEach((step, i) => {
+    if (!step) causes.push(fieldErrors.invalid(field, urlPath, `segment[${i}] may not be empty`));
+    else causes.push(...isDNS1123Subdomain(step).map((message) => fieldErrors.invalid(field, urlPath, `segment[${i}]: ${message}`)));
+  });
   return causes;
 }
 
