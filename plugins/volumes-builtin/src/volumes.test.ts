@@ -113,6 +113,22 @@ describe('configMap and secret', () => {
     expect((await readdir(target)).filter((name) => name.startsWith('..'))).toHaveLength(2);
   });
 
+  it("gives the pod's fsGroup every file, readable by that group, as the kubelet's volume ownership does", async () => {
+    const context = fakeContext([secret, configMap({ 'app.conf': 'a=1' })]);
+    const volumes = [
+      { name: 'creds', secret: { secretName: 'creds', defaultMode: 0o400 } },
+      { name: 'both', projected: { defaultMode: 0o600, sources: [{ secret: { name: 'creds' } }, { configMap: { name: 'settings' } }] } },
+    ];
+    const pod = testPod({ securityContext: { runAsUser: 1000, fsGroup: 1001 } });
+    for (const volume of volumes) await pluginFor(volume).setUp(pod, volume, join(dir, volume.name), context);
+    const files = [join(dir, 'creds', 'password'), join(dir, 'both', 'password'), join(dir, 'both', 'app.conf')];
+    expect(await Promise.all(files.map(mode))).toEqual([0o440, 0o640, 0o640]);
+    if (runningAsRoot()) expect(await Promise.all(files.map(async (file) => (await stat(file)).gid))).toEqual([1001, 1001, 1001]);
+    // Without an fsGroup the volume's mode stands.
+    await pluginFor(volumes[0]!).setUp(testPod(), volumes[0]!, join(dir, 'plain'), context);
+    expect(await mode(join(dir, 'plain', 'password'))).toBe(0o400);
+  });
+
   it('projects the items asked for, with their modes, into sub-folders', async () => {
     const context = fakeContext([configMap({ 'app.conf': 'a=1', other: 'b' })]);
     const volume = { name: 'config', configMap: { name: 'settings', items: [{ key: 'app.conf', path: 'etc/app.conf', mode: 0o600 }] } };

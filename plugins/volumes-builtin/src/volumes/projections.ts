@@ -30,7 +30,7 @@ function payloadPlugin<F extends PayloadSource>(
     async setUp(pod: Pod, json: Json, dir: string, context?: VolumeContext) {
       if (needsApi) requireContext(context, name, json);
       const volume = podVolume(json);
-      const files = await payload(context, pod, volume[field]!, volume);
+      const files = withFsGroup(pod, await payload(context, pod, volume[field]!, volume));
       const shortfall = await makeVolumeDir(dir, PAYLOAD_DIR_MODE, { wanted: memoryBacked && options.secretsOnTmpfs, allowed: true });
       if (shortfall) context?.logger.warn({ volume: volume.name, reason: shortfall }, 'the volume is a folder on disk, not a tmpfs');
       await writeAtomically(dir, files);
@@ -38,6 +38,16 @@ function payloadPlugin<F extends PayloadSource>(
     },
     tearDown: (_pod, _name, dir, context) => removeVolumeDir(dir, context),
   };
+}
+
+/**
+ * The pod's fsGroup owns every file, which its group may read (`mode | 0440`), as the kubelet's volume ownership
+ * does for these read-only volumes: a container running as another user in that group reads a 0440 secret.
+ */
+export function withFsGroup(pod: Pod, files: Payload): Payload {
+  const gid = pod.spec?.securityContext?.fsGroup;
+  if (gid === undefined) return files;
+  return new Map([...files].map(([path, file]) => [path, { ...file, mode: file.mode | 0o440, owner: { ...file.owner, gid } }]));
 }
 
 const modeOf = (source: { defaultMode?: number }): number => (typeof source.defaultMode === 'number' ? source.defaultMode : DEFAULT_FILE_MODE);
