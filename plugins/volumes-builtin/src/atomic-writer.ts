@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, mkdir, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { VolumeError } from './errors.js';
 import { DATA_LINK, PAYLOAD_DIR_MODE } from './names.js';
 import { runningAsRoot } from './tmpfs.js';
-import { exists } from './volumes/common.js';
+import { exists, mkdirExact } from './volumes/common.js';
 
 /** The owner and group the kubelet gives a file. */
 export interface FileOwner {
@@ -66,17 +66,17 @@ async function holds(folder: string, payload: Payload): Promise<boolean> {
  */
 export async function writeAtomically(dir: string, payload: Payload): Promise<boolean> {
   for (const path of payload.keys()) checkPayloadPath(path);
-  await mkdir(dir, { recursive: true, mode: PAYLOAD_DIR_MODE });
+  await mkdirExact(dir, PAYLOAD_DIR_MODE);
   const dataLink = join(dir, DATA_LINK);
   const previous = await readlink(dataLink).catch(() => undefined);
   if (previous && (await holds(join(dir, previous), payload))) return false;
 
   const folderName = timestampedName();
   const folder = join(dir, folderName);
-  await mkdir(folder, { mode: PAYLOAD_DIR_MODE });
+  await mkdirExact(folder, PAYLOAD_DIR_MODE);
   for (const [path, file] of payload) {
     const target = join(folder, path);
-    await mkdir(dirname(target), { recursive: true, mode: PAYLOAD_DIR_MODE });
+    await mkdirExact(dirname(target), PAYLOAD_DIR_MODE);
     // Owner-only until its mode and owner are set: a token is never readable by others, even for a moment.
     await writeFile(target, file.data, { mode: 0o600 });
     if (file.owner && runningAsRoot()) await chown(target, file.owner.uid ?? -1, file.owner.gid ?? -1);

@@ -321,6 +321,25 @@ describe('hostPath', () => {
     await plugin.setUp(testPod(), { name: 'any', hostPath: { path: join(dir, 'absent') } }, '', fakeContext());
   });
 
+  it('makes folders 0755 and files 0644 under the server\'s umask 0077, so containers of any user can use them', async () => {
+    const previous = process.umask(0o077);
+    try {
+      const made = join(dir, 'private/a/b');
+      const plugin = pluginFor({ hostPath: { path: made } });
+      await plugin.setUp(testPod(), { name: 'd', hostPath: { path: made, type: 'DirectoryOrCreate' } }, '', fakeContext());
+      await plugin.setUp(testPod(), { name: 'f', hostPath: { path: join(made, 'f'), type: 'FileOrCreate' } }, '', fakeContext());
+      expect(await Promise.all([join(dir, 'private'), join(dir, 'private/a'), made, join(made, 'f')].map(mode))).toEqual([0o755, 0o755, 0o755, 0o644]);
+      const volume = { name: 'config', configMap: { name: 'settings', items: [{ key: 'app.conf', path: 'etc/deep/app.conf' }] } };
+      const target = join(dir, 'config');
+      await pluginFor(volume).setUp(testPod({ securityContext: { runAsUser: 1000 } }), volume, target, fakeContext([configMap({ 'app.conf': 'a=1' })]));
+      const payload = join(target, await readlink(join(target, '..data')));
+      expect(await Promise.all([target, payload, join(payload, 'etc'), join(payload, 'etc/deep')].map(mode))).toEqual([0o755, 0o755, 0o755, 0o755]);
+      expect(await mode(join(target, 'etc/deep/app.conf'))).toBe(0o644);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
   it("checks the type, in Kubernetes' words", async () => {
     const plugin = pluginFor({ hostPath: { path: '/' } });
     const check = (type: string, path: string) => plugin.setUp(testPod(), { name: 'h', hostPath: { path, type } }, '', fakeContext());

@@ -1,10 +1,10 @@
-import { lstat, mkdir, open, stat } from 'node:fs/promises';
+import { lstat, open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import type { Pod } from '@skiff/api';
 import type { VolumeContext, VolumePlugin } from '@skiff/kernel';
 import { VolumeError } from '../errors.js';
 import { VOLUME_PLUGIN } from '../names.js';
-import { isObject, onNode, podVolume, type Json } from './common.js';
+import { isObject, mkdirExact, onNode, podVolume, type Json } from './common.js';
 
 type FileKind = 'directory' | 'file' | 'socket' | 'char' | 'block' | 'missing' | 'other';
 
@@ -37,12 +37,26 @@ const CHECKS: Readonly<Record<string, { kind: FileKind; what: string }>> = {
  */
 async function makeStandIn(target: string, type: string): Promise<FileKind> {
   const expected = CHECKS[type]?.kind ?? 'directory';
-  if (expected === 'directory') await mkdir(target, { recursive: true, mode: 0o755 });
+  if (expected === 'directory') await mkdirExact(target, 0o755);
   else if (expected === 'file') {
-    await mkdir(dirname(target), { recursive: true, mode: 0o755 });
-    await (await open(target, 'a', 0o644)).close();
+    await mkdirExact(dirname(target), 0o755);
+    await createFile(target);
   }
   return expected;
+}
+
+/** A new empty file of exactly 0644, whatever the process's umask; a file already there is left as it is. */
+async function createFile(target: string): Promise<void> {
+  const handle = await open(target, 'wx', 0o644).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EEXIST') return undefined;
+    throw err;
+  });
+  if (!handle) return;
+  try {
+    await handle.chmod(0o644);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -64,8 +78,8 @@ export function hostPathPlugin(): VolumePlugin {
       let kind = await kindOf(target);
       if (kind === 'missing' && target !== path) kind = await makeStandIn(target, type);
       if (!check) return { path: target };
-      if (kind === 'missing' && type === 'DirectoryOrCreate') await mkdir(target, { recursive: true, mode: 0o755 });
-      if (kind === 'missing' && type === 'FileOrCreate') await (await open(target, 'a', 0o644)).close();
+      if (kind === 'missing' && type === 'DirectoryOrCreate') await mkdirExact(target, 0o755);
+      if (kind === 'missing' && type === 'FileOrCreate') await createFile(target);
       if (kind === 'missing') kind = await kindOf(target);
       if (kind !== check.kind) throw new VolumeError('SKIFF_ERR_VOLUME_HOST_PATH_TYPE', { path, what: check.what });
       return { path: target };
