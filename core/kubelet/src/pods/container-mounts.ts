@@ -1,5 +1,5 @@
-import { mkdir, open, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { chmod, mkdir, open, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { Container, VolumeMount } from '@skiff/api';
 import type { ContainerMount } from '@skiff/kernel';
 import type { MountedVolume } from '../volumes/volume-manager.js';
@@ -19,13 +19,23 @@ const PROPAGATION: Readonly<Record<string, ContainerMount['propagation']>> = {
   Bidirectional: 'PROPAGATION_BIDIRECTIONAL',
 };
 
+/** `mkdir -p` whose new folders get exactly `mode`, not what the server's umask (0077) leaves of it. */
+async function mkdirExact(path: string, mode: number): Promise<void> {
+  const first = await mkdir(path, { recursive: true, mode });
+  if (first === undefined) return;
+  for (let dir = path; ; dir = dirname(dir)) {
+    await chmod(dir, mode);
+    if (dir === first || dirname(dir) === dir) break;
+  }
+}
+
 /** `subPath` inside the volume, made if missing (with the volume's permissions), never escaping it through `..` or a symlink. */
 async function subPathOf(volume: MountedVolume, subPath: string, mount: VolumeMount): Promise<string> {
   if (isAbsolute(subPath) || subPath.split(/[/\\]/).includes('..'))
     throw new ContainerConfigError(`subPath "${subPath}" of volume mount "${mount.name}" must be a relative path without '..'`);
   const path = join(volume.hostPath, subPath);
   const info = await stat(path).catch(() => undefined);
-  if (!info) await mkdir(path, { recursive: true, mode: (await stat(volume.hostPath)).mode & 0o7777 });
+  if (!info) await mkdirExact(path, (await stat(volume.hostPath)).mode & 0o7777);
   const [root, resolved] = await Promise.all([realpath(volume.hostPath), realpath(path)]);
   const inside = relative(root, resolved);
   if (inside.startsWith('..') || isAbsolute(inside) || inside.split(sep)[0] === '..')

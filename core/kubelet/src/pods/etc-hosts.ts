@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import type { Pod } from '@skiff/api';
 
 const MANAGED_HEADER = '# Kubernetes-managed hosts file.\n';
@@ -44,7 +44,10 @@ export function etcHostsContent(pod: Pod, podIPs: string[], clusterDomain: strin
 /** Writes the pod's hosts file when its content changed (mode 0644: every container user reads it). */
 export async function writeEtcHosts(path: string, content: string): Promise<void> {
   const current = await readFile(path, 'utf8').catch(() => undefined);
-  if (current !== content) await writeFile(path, content, { mode: 0o644 });
+  if (current === content) return;
+  await writeFile(path, content, { mode: 0o644 });
+  await chmod(path, 0o644); // a new file gets what the server's umask (0077) leaves of the mode
+
 }
 
 /** The node's hosts file, for hostNetwork pods (empty where there is none). */

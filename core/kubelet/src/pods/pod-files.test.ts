@@ -63,6 +63,23 @@ describe('pod files and mounts', () => {
     expect((await stat(join(logDirectory, 'app'))).isDirectory()).toBe(true);
   });
 
+  it("gives /etc/hosts and subPath folders their modes under the server's umask 0077, for containers of any user", async () => {
+    const previous = process.umask(0o077);
+    try {
+      const { manager, files, sink } = await setUp();
+      const pod = boundPod('web-2', {
+        volumes: [{ name: 'cache', emptyDir: {} }],
+        containers: [app({ volumeMounts: [{ name: 'cache', mountPath: '/logs', subPath: 'logs/app' }] })],
+      });
+      await manager.sync(pod, sink);
+      const cache = join(files.podDir('uid-web-2'), 'volumes', 'kubernetes.io~empty-dir', 'cache');
+      const modes = await Promise.all([files.etcHosts('uid-web-2'), join(cache, 'logs'), join(cache, 'logs', 'app')].map(async (path) => (await stat(path)).mode & 0o777));
+      expect(modes).toEqual([0o644, 0o777, 0o777]);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
   it('writes /etc/hosts with the pod IP, its FQDN under a subdomain and its host aliases', async () => {
     const { manager, files, sink } = await setUp();
     const pod = boundPod('web-0', {
