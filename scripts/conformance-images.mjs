@@ -10,8 +10,9 @@
 //                                             /localhost.crt and .key; busybox, bash (also
 //                                             /bin/sh), curl, getent, dig, nslookup, host, nc
 //   e2e-test-images/jessie-dnsutils:1.7       busybox and the same tools (dig, getent, curl)   sh
-//   e2e-test-images/busybox:1.29-4            busybox-static, an applet link each             sh
-//   e2e-test-images/nonroot:1.4               busybox, user 1234                              sh
+//   e2e-test-images/busybox:1.29-4            busybox-static, an applet link each; bash as    sh
+//                                             /bin/sh (ash drops env names like data-1)
+//   e2e-test-images/nonroot:1.4               busybox and bash, user 1234                     sh
 //   e2e-test-images/nonewprivs:1.3            busybox, /usr/local/bin/nnp (setuid root):      nnp
 //                                             prints "Effective uid: N"
 //   e2e-test-images/httpd:2.4.38-4, 2.4.39-4  busybox httpd on :80 serving                    httpd -f -p 80 …
@@ -89,6 +90,10 @@ const SERVED = ['promoterE2eRegistry', 'gcRegistry', 'gcEtcdRegistry'];
 // curl and getent are test-images.mjs's own prerequisites; the others are listed here by package.
 const TOOLS = Object.freeze(['/usr/bin/curl', '/usr/bin/getent', '/usr/bin/dig', '/usr/bin/nslookup', '/usr/bin/host', '/usr/bin/nc.openbsd', '/usr/bin/bash']);
 const ETCD = '/usr/bin/etcd';
+// The shell of the busybox-based images that run `sh -c`: busybox's ash leaves variables whose names are not
+// shell identifiers (`data-1`, from envFrom) out of the environment of what it runs; upstream's busybox 1.29
+// and bash pass them on, and the Secret and ConfigMap envFrom tests print them with `sh -c env`.
+const BASH = '/usr/bin/bash';
 const DEBIAN_PACKAGES = Object.freeze([
   { paths: ['/usr/bin/dig', '/usr/bin/nslookup', '/usr/bin/host'], name: 'bind9-dnsutils' },
   { paths: ['/usr/bin/nc.openbsd'], name: 'netcat-openbsd' },
@@ -280,6 +285,14 @@ function toolsTree(root, files) {
   writeFileMode(join(root, 'etc/nsswitch.conf'), NSSWITCH);
 }
 
+function shellTree(root, files) {
+  makeDir(root);
+  hostFilesTree(root, files);
+  makeDir(join(root, 'bin'));
+  symlinkSync('../usr/bin/bash', join(root, 'bin/bash'));
+  symlinkSync('../usr/bin/bash', join(root, 'bin/sh'));
+}
+
 function agnhostTree(root, binaries, agnhostBytes) {
   makeDir(root);
   writeFileMode(join(root, 'agnhost'), agnhostBytes, 0o755);
@@ -306,8 +319,8 @@ function recipes(registries) {
   return [
     { id: 'agnhost', name: `${e2e}/agnhost:2.45`, layers: ['busybox', 'tools', 'agnhost'], entrypoint: ['/agnhost'], cmd: ['pause'] },
     { id: 'jessie-dnsutils', name: `${e2e}/jessie-dnsutils:1.7`, layers: ['busybox', 'tools'], cmd: ['sh'] },
-    { id: 'busybox', name: `${e2e}/busybox:1.29-4`, layers: ['busybox'], cmd: ['sh'] },
-    { id: 'nonroot', name: `${e2e}/nonroot:1.4`, layers: ['busybox'], cmd: ['sh'], config: { User: '1234' } },
+    { id: 'busybox', name: `${e2e}/busybox:1.29-4`, layers: ['busybox', 'shell'], cmd: ['sh'] },
+    { id: 'nonroot', name: `${e2e}/nonroot:1.4`, layers: ['busybox', 'shell'], cmd: ['sh'], config: { User: '1234' } },
     { id: 'nonewprivs', name: `${e2e}/nonewprivs:1.3`, layers: ['busybox', 'nnp'], cmd: ['nnp'] },
     ...['2.4.38-4', '2.4.39-4'].map((tag) => ({
       id: `httpd-${tag}`,
@@ -360,6 +373,7 @@ export async function buildConformanceImages({ out = DEFAULT_OUT, upstream = ups
   const architecture = ociArchitecture();
   const binaries = await buildBinaries(outDir, upstream, log);
   const tools = await hostProgramFiles(TOOLS);
+  const shell = await hostProgramFiles([BASH]);
   const etcd = (await hostProgramFiles([ETCD])).map((file) => (file.path === ETCD ? { ...file, path: '/usr/local/bin/etcd' } : file));
 
   const inputBytes = [
@@ -369,7 +383,7 @@ export async function buildConformanceImages({ out = DEFAULT_OUT, upstream = ups
     busyboxBytes,
     agnhostBytes,
     ...Object.values(binaries).map((path) => readFileSync(path)),
-    ...[...tools, ...etcd].flatMap((file) => [Buffer.from(file.path), file.bytes]),
+    ...[...tools, ...shell, ...etcd].flatMap((file) => [Buffer.from(file.path), file.bytes]),
   ];
   const fingerprint = sha256(Buffer.concat(inputBytes));
   const stampFile = join(outDir, 'images.json');
@@ -393,6 +407,7 @@ export async function buildConformanceImages({ out = DEFAULT_OUT, upstream = ups
         (root) => toolsTree(root, tools),
         `Debian's ${TOOLS.map((path) => path.split('/').pop()).join(', ')} and the ${tools.length - TOOLS.length} libraries they load`,
       ],
+      shell: [(root) => shellTree(root, shell), `Debian's bash as /bin/sh and /bin/bash, and the ${shell.length - 1} libraries it loads`],
       agnhost: [(root) => agnhostTree(root, binaries, agnhostBytes), "/agnhost (upstream's v1.28.7 source), /agnhost-2, /uploads, /localhost.crt and .key"],
       nnp: [
         (root) => writeFileMode(join(makeDirOf(root, 'usr/local/bin'), 'nnp'), readFileSync(binaries.nnp), 0o4755),
