@@ -78,7 +78,7 @@ export async function admitConnect(ctx: RestContext, options: Record<string, unk
 
 /**
  * The write stages shared by create, update and patch, after the body was decoded and type-checked:
- * defaults → mutating admission → semantic validation (422) → validating admission. Returns the final
+ * defaults → mutating admission → defaults again → semantic validation (422) → validating admission. Returns the final
  * object, deeply frozen.
  */
 export async function admitWrite(ctx: RestContext, operation: 'CREATE' | 'UPDATE', object: KubeObject, oldObject?: KubeObject): Promise<KubeObject> {
@@ -86,6 +86,9 @@ export async function admitWrite(ctx: RestContext, operation: 'CREATE' | 'UPDATE
   definition.defaults?.(object);
   const request = admissionRequest(ctx, { operation, object, oldObject });
   const admitted = (await mutate(ctx, request)) ?? object;
+  // As kube-apiserver defaults what a mutating webhook returned: what mutation added (an init container, a
+  // volume) gets its defaults too. Defaulting only fills what is unset, so what was defaulted stays as it is.
+  definition.defaults?.(admitted);
   // A write through a converted version is held to that version's rules where it has its own.
   const validateWrite = ctx.servedAs?.conversion?.validate ?? definition.validate;
   const causes = validateWrite?.(admitted, oldObject, ctx.info.subresource) ?? [];
