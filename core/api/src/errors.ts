@@ -59,7 +59,7 @@ export class ApiError extends Error {
       status: 'Failure',
       message: this.message,
       ...(this.reason ? { reason: this.reason } : {}),
-      ...(this.details ? { details: this.details } : {}),
+      ...(this.details ? { details: this.details.causes ? { ...this.details, causes: wireCauses(this.details.causes) } : this.details } : {}),
       code: this.status,
     };
   }
@@ -70,9 +70,25 @@ export class ApiError extends Error {
     const entry =
       (Object.entries(API_ERRORS) as [ApiErrorCode, { code: number; reason: string }][]).find(([, e]) => e.reason === status.reason && e.code === code) ??
       (Object.entries(API_ERRORS) as [ApiErrorCode, { code: number; reason: string }][]).find(([, e]) => e.code === code);
-    const err = new ApiError(entry?.[0] ?? 'SKIFF_ERR_API_INTERNAL', status.message ?? `HTTP ${code}`, status.details);
+    const details = status.details?.causes
+      ? { ...status.details, causes: status.details.causes.map((cause) => ({ ...cause, type: cause.type ?? cause.reason })) }
+      : status.details;
+    const err = new ApiError(entry?.[0] ?? 'SKIFF_ERR_API_INTERNAL', status.message ?? `HTTP ${code}`, details);
     return err;
   }
+}
+
+/**
+ * Causes as the API writes them: Go's StatusCause keeps its `Type` under the JSON (and protobuf) name `reason`,
+ * so `{ type, message, field }` goes out as `{ reason, message, field }` (clients such as
+ * `apierrors.HasStatusCause` read `reason`).
+ */
+export function wireCauses(causes: readonly StatusCause[]): StatusCause[] {
+  return causes.map(({ type, reason, message, field }) => ({
+    ...((reason ?? type) !== undefined ? { reason: reason ?? type } : {}),
+    ...(message !== undefined ? { message } : {}),
+    ...(field !== undefined ? { field } : {}),
+  }));
 }
 
 export function isApiError(err: unknown, reason?: string): err is ApiError {

@@ -70,7 +70,7 @@ describe('pods/ephemeralcontainers', () => {
       },
     });
     expect(bad.status).toBe(422);
-    expect(bad.json.details.causes.map((c: { field: string; type: string }) => `${c.field} ${c.type}`)).toEqual(
+    expect(bad.json.details.causes.map((c: { field: string; reason: string }) => `${c.field} ${c.reason}`)).toEqual(
       expect.arrayContaining([
         'spec.ephemeralContainers[0].name FieldValueDuplicate',
         'spec.ephemeralContainers[0].ports FieldValueForbidden',

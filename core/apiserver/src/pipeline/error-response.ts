@@ -1,4 +1,4 @@
-import { ApiError, errorMessage, errors, type Status, type StatusCause } from '@skiff/api';
+import { ApiError, errorMessage, errors, wireCauses, type Status, type StatusCause } from '@skiff/api';
 import { isPluginFailure, type ApiResponse, type Logger, type PluginFailure } from '@skiff/kernel';
 import { json } from '../rest/respond.js';
 
@@ -77,7 +77,7 @@ function admissionStatus(err: AdmissionErrorLike): Status {
     status: 'Failure',
     message: err.message,
     reason: ADMISSION_REASONS[err.status] ?? 'Forbidden',
-    ...(err.causes?.length ? { details: { causes: err.causes } } : {}),
+    ...(err.causes?.length ? { details: { causes: wireCauses(err.causes) } } : {}),
     code: err.status,
   };
 }

@@ -120,7 +120,7 @@ describe('request pipeline', () => {
     expect(quota.json.reason).toBe('TooManyRequests');
     const invalid = await server.request('POST', '/api/v1/namespaces/default/pods', { body: pod('v', { metadata: { labels: { reject: 'validate' } } }) });
     expect(invalid.status).toBe(422);
-    expect(invalid.json.details.causes).toEqual([{ type: 'FieldValueForbidden', field: 'metadata.labels', message: 'not allowed' }]);
+    expect(invalid.json.details.causes).toEqual([{ reason: 'FieldValueForbidden', field: 'metadata.labels', message: 'not allowed' }]);
     expect((await server.request('GET', '/api/v1/namespaces/default/pods/v')).status).toBe(404);
   });
 

@@ -44,7 +44,7 @@ describe('eviction and disruption budgets', () => {
     expect(response.json).toMatchObject({
       reason: 'TooManyRequests',
       message: "Cannot evict pod as it would violate the pod's disruption budget.",
-      details: { causes: [{ type: 'DisruptionBudget', message: 'The disruption budget deny needs 1 healthy pods and has 1 currently' }] },
+      details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget deny needs 1 healthy pods and has 1 currently' }] },
     });
     expect((await server.request('GET', `${PODS}/deny-1`)).json.metadata.deletionTimestamp).toBeUndefined();
   });
@@ -75,7 +75,7 @@ describe('eviction and disruption budgets', () => {
     const response = await evict('stale-1');
     expect(response.status).toBe(429);
     expect(response.json.details.causes).toEqual([
-      { type: 'DisruptionBudget', message: 'The disruption budget stale is still being processed by the server.' },
+      { reason: 'DisruptionBudget', message: 'The disruption budget stale is still being processed by the server.' },
     ]);
   });
 

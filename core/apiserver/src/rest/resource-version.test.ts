@@ -64,7 +64,7 @@ describe('over HTTPS', () => {
       );
       const response = await server.request('GET', `${PODS}?resourceVersion=abc`);
       expect(response.json.details.causes).toEqual([
-        { type: 'FieldValueInvalid', field: 'resourceVersion', message: `Invalid value: "abc": ${NOT_A_VERSION}` },
+        { reason: 'FieldValueInvalid', field: 'resourceVersion', message: `Invalid value: "abc": ${NOT_A_VERSION}` },
       ]);
     });
 
