@@ -50,3 +50,37 @@ describe('custom resources read from storage', () => {
     expect((await cluster.client.list<Gadget>(type, 'default')).items.map((item) => item.spec)).toEqual([{ a: 'x', c: 'filled' }]);
   });
 });
+
+describe('custom resources stored in an earlier storage version', () => {
+  const versioned = { group: GROUP, version: 'v2', resource: 'widgets', kind: 'Widget', namespaced: true };
+  it('are patched and replaced as the version asked for shows them', async () => {
+    const open = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    const crd: CustomResourceDefinition = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `widgets.${GROUP}` },
+      spec: {
+        group: GROUP,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: open as never },
+          { name: 'v2', served: true, storage: false, schema: open as never },
+        ],
+      },
+    };
+    await cluster.client.create(RESOURCES.customresourcedefinitions, crd);
+    await waitFor('the CRD served', () => cluster.client.list(versioned, 'default'));
+    await cluster.client.create({ ...versioned, version: 'v1' }, { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, data: { a: 'b' } }, 'default');
+    // As upstream's webhook test does: v2 becomes the storage version, then the object is patched through v2.
+    const stored = await cluster.client.get<CustomResourceDefinition>(RESOURCES.customresourcedefinitions, `widgets.${GROUP}`);
+    const versions = stored.spec.versions.map((version) => ({ ...version, storage: version.name === 'v2' }));
+    await cluster.client.update(RESOURCES.customresourcedefinitions, { ...stored, spec: { ...stored.spec, versions } });
+    const patched = await waitFor('the patch through v2', () =>
+      cluster.client.patch<KubeObject>(versioned, 'w', [{ op: 'add', path: '/dummy', value: 'test' }], { namespace: 'default', patchType: 'json' }).catch(() => undefined),
+    );
+    expect(patched).toMatchObject({ apiVersion: `${GROUP}/v2`, data: { a: 'b' }, dummy: 'test' });
+    const replaced = await cluster.client.update(versioned, { ...patched, more: 1 });
+    expect(replaced).toMatchObject({ apiVersion: `${GROUP}/v2`, dummy: 'test', more: 1 });
+  });
+});

@@ -1,4 +1,4 @@
-import { errors, type KubeObject, type ResourceDefinition } from '@skiff/api';
+import { apiVersionOf, errors, type KubeObject, type ResourceDefinition } from '@skiff/api';
 import { StoreError, type StoredObject } from '@skiff/store';
 import { subresourceInfo } from '../discovery/subresources.js';
 import { admitWrite } from '../pipeline/admission.js';
@@ -24,7 +24,7 @@ const MAX_ATTEMPTS = 5;
 
 export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Promise<KubeObject> {
   for (let attempt = 1; ; attempt++) {
-    const current = await readObject(ctx, { includeUninitialized: true });
+    const current = await inServedVersion(ctx, await readObject(ctx, { includeUninitialized: true }));
     const { object, conditional } = await build(current);
     try {
       return await commitUpdate(ctx, current, object);
@@ -33,6 +33,16 @@ export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Pro
       throw translateStoreError(err, ctx.definition, ctx.info.name);
     }
   }
+}
+
+/**
+ * The stored object as the requested version shows it: a custom resource written before its CRD changed storage
+ * version is converted first, so a patch applies to, and admission sees, the version the client asked for.
+ */
+async function inServedVersion(ctx: RestContext, current: StoredObject): Promise<StoredObject> {
+  const { definition } = ctx;
+  if (!definition.readConversion || current.object.apiVersion === apiVersionOf(definition)) return current;
+  return { ...current, object: await definition.readConversion(current.object) };
 }
 
 /**
