@@ -86,3 +86,27 @@ describe('the controller with quota admission', () => {
     }
   });
 });
+
+describe('the ResourceQuota controller with a long resync', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await startTestCluster({ plugins: [[plugin, { resyncIntervalMs: 600_000 }]] });
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  it('gives back a count of any built-in collection as soon as one is deleted (count/replicasets.apps)', async () => {
+    const used = async () => (await cluster.client.get<ResourceQuota>(RESOURCES.resourcequotas, 'rs', NS)).status?.used?.['count/replicasets.apps'];
+    await cluster.client.create(RESOURCES.resourcequotas, quota('rs', { 'count/replicasets.apps': '5' }), NS);
+    await waitFor('the first count', async () => (await used()) === '0');
+    const replicaSet = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'web', namespace: NS },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+    };
+    await cluster.client.create(RESOURCES.replicasets, replicaSet, NS);
+    await waitFor('the create counted', async () => (await used()) === '1', { timeoutMs: 10_000 });
+    await cluster.client.delete(RESOURCES.replicasets, 'web', NS);
+    await waitFor('the delete counted', async () => (await used()) === '0', { timeoutMs: 10_000 });
+  });
+});

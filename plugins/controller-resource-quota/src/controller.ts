@@ -2,10 +2,14 @@ import { isApiError, RESOURCES, type KubeObject, type Pod, type ResourceQuota, t
 import { WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
-import { amountsOf, podCounts, toList, usedByStoredObjects, type Collection } from '@skiff/plugin-admission-resource-quota';
+import { amountsOf, collectionsOfKey, podCounts, toList, usedByStoredObjects, type Collection } from '@skiff/plugin-admission-resource-quota';
 import { CONTROLLER_NAME } from './names.js';
 
-/** Collections watched, so a delete (or a pod finishing) gives its share back at once; others wait for the resync. */
+/**
+ * Collections watched from the start, so a delete (or a pod finishing) gives its share back at once. Any other
+ * built-in collection a quota counts (`count/replicasets.apps`) is watched from the first time one does; others
+ * (custom resources) wait for the resync.
+ */
 const WATCHED = [
   RESOURCES.pods,
   RESOURCES.services,
@@ -41,17 +45,30 @@ export class ResourceQuotaController {
         if (JSON.stringify(before.spec) !== JSON.stringify(after.spec) || !statusMatches(after, amountsOf(after.status?.used))) this.queue.add(keyOf(after));
       },
     });
-    for (const type of WATCHED) {
-      const informer = ctx.informers.informer(type);
-      this.watched.set(collectionKey(type), informer);
-      const touched = (object: KubeObject) => this.enqueueNamespace(object.metadata.namespace);
-      informer.addHandlers({
-        add: touched,
-        delete: touched,
-        update: (before, after) => {
-          if (usageMayHaveChanged(type, before, after)) touched(after);
-        },
-      });
+    for (const type of WATCHED) this.watch(type);
+  }
+
+  private watch(type: ResourceType): void {
+    const informer = this.ctx.informers.informer(type);
+    this.watched.set(collectionKey(type), informer);
+    const touched = (object: KubeObject) => this.enqueueNamespace(object.metadata.namespace);
+    informer.addHandlers({
+      add: touched,
+      delete: touched,
+      update: (before, after) => {
+        if (usageMayHaveChanged(type, before, after)) touched(after);
+      },
+    });
+  }
+
+  /** Starts watching the built-in collections this quota counts that nothing watches yet. */
+  private watchCounted(quota: ResourceQuota): void {
+    for (const key of Object.keys(quota.spec?.hard ?? {})) {
+      for (const collection of collectionsOfKey(key)) {
+        if (this.watched.has(`${collection.group}/${collection.resource}`)) continue;
+        const type = builtinType(collection);
+        if (type && type.namespaced) this.watch(type);
+      }
     }
   }
 
@@ -81,6 +98,7 @@ export class ResourceQuotaController {
   async sync(key: string): Promise<void> {
     const cached = this.quotas.get(key);
     if (!cached) return;
+    this.watchCounted(cached);
     const { used } = await usedByStoredObjects(cached, (collection, namespace) => this.objects(collection, namespace));
     if (statusMatches(cached, used)) return;
     try {
@@ -101,13 +119,11 @@ export class ResourceQuotaController {
 
   private async objects(collection: Collection, namespace: string): Promise<KubeObject[]> {
     const informer = this.watched.get(`${collection.group}/${collection.resource}`);
-    if (informer) return informer.list(namespace);
+    // A watch started moments ago may not hold everything yet: until it has, the API answers.
+    if (informer?.hasSynced()) return informer.list(namespace);
     try {
-      const known = Object.values(RESOURCES as Record<string, ResourceType>).find(
-        (type) => type.group === collection.group && type.resource === collection.resource,
-      );
       // A resource outside the built-in kinds (a CRD) is listed at v1.
-      const type: ResourceType = known ?? { group: collection.group, version: 'v1', resource: collection.resource, kind: '', namespaced: true };
+      const type: ResourceType = builtinType(collection) ?? { group: collection.group, version: 'v1', resource: collection.resource, kind: '', namespaced: true };
       return (await this.ctx.client.list(type, namespace)).items;
     } catch (err) {
       // A count of a resource the cluster does not serve (a CRD not installed yet) is zero.
@@ -115,6 +131,10 @@ export class ResourceQuotaController {
       throw err;
     }
   }
+}
+
+function builtinType(collection: Collection): ResourceType | undefined {
+  return Object.values(RESOURCES as Record<string, ResourceType>).find((type) => type.group === collection.group && type.resource === collection.resource);
 }
 
 function keyOf(quota: ResourceQuota): string {
