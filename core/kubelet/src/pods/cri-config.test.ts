@@ -111,6 +111,22 @@ describe('sandbox and container settings in the CRI config', () => {
     expect(events.filter((e) => e.includes('DNS'))).toEqual([]);
   });
 
+  it('hands the runtime each host port with its protocol and host IP', async () => {
+    const { manager, sandboxes, sink } = await setUp();
+    const ports = [
+      { containerPort: 8080, hostPort: 54323, hostIP: '127.0.0.1' },
+      { containerPort: 8080, hostPort: 54323, hostIP: '192.0.2.2', protocol: 'UDP' },
+      { containerPort: 9090, hostPort: 9090 },
+      { containerPort: 7070 },
+    ];
+    await manager.sync(boundPod('ports', { containers: [{ name: 'app', image: 'nginx:1.27', ports }] }), sink);
+    expect(sandboxes[0]!.portMappings).toEqual([
+      { protocol: 'TCP', containerPort: 8080, hostPort: 54323, hostIp: '127.0.0.1' },
+      { protocol: 'UDP', containerPort: 8080, hostPort: 54323, hostIp: '192.0.2.2' },
+      { protocol: 'TCP', containerPort: 9090, hostPort: 9090 },
+    ]);
+  });
+
   it('warns MissingClusterDNS once, when the sandbox is made, on a node without cluster DNS', async () => {
     const recorder = recording(await simulatedRuntime(join(dataDir, 'node-2')));
     const network = await ipamNetwork(join(dataDir, 'ipam-2'), 1);
