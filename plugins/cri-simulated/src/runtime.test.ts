@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor, type ContainerConfig, type PodSandboxConfig } from '@skiff/kernel';
-import { SimulatedRuntime } from './runtime.js';
+import { SimulatedRuntime, sleepSeconds } from './runtime.js';
 import { RuntimeError } from './errors.js';
 import { normalizeImage, repoDigest } from './images.js';
 import {
@@ -184,6 +184,27 @@ describe('SimulatedRuntime', () => {
       expect(status.finishedAt! - started).toBeGreaterThanOrEqual(45);
       expect(status.finishedAt! - status.startedAt!).toBeGreaterThanOrEqual(45);
     }
+  });
+
+  it('runs a run-to-completion container whose command is `sleep N` for N seconds', async () => {
+    const rt = runtime({ runMs: 10 });
+    const sandbox = sandboxConfig('sleeper');
+    const sandboxId = await rt.runPodSandbox(sandbox);
+    await rt.pullImage('busybox');
+    const labels = { [RESTART_POLICY_LABEL]: 'Never' };
+    const start = async (name: string, command: string[]) => {
+      const id = await rt.createContainer(sandboxId, { ...containerConfig(name, 'busybox', labels), command }, sandbox);
+      await rt.startContainer(id);
+      return id;
+    };
+    const long = await start('long', ['sleep', '1000000']);
+    const shell = await start('shell', ['/bin/sh', '-c', 'sleep 0.05']);
+    const other = await start('other', ['sh', '-c', 'sleep 1000; echo done']);
+    const status = await exited(rt, shell);
+    expect(status.finishedAt! - status.startedAt!).toBeGreaterThanOrEqual(45);
+    await exited(rt, other);
+    expect((await rt.containerStatus(long))!.state).toBe('CONTAINER_RUNNING');
+    expect([sleepSeconds(['sleep', '5']), sleepSeconds(['/bin/bash', '-c', ' sleep 2 ']), sleepSeconds(['sleep', 'inf']), sleepSeconds(['sleep'])]).toEqual([5, 2, undefined, undefined]);
   });
 
   it('exits with the code and run time the pod asks for: Error for a non-zero code', async () => {

@@ -57,6 +57,8 @@ export class SimulatedRuntime implements ContainerRuntime {
   private readonly images = new Map<string, { id: string; repoTags: string[]; size: number }>();
   /** The process of each running container that will end by itself. */
   private readonly exits = new Map<string, NodeJS.Timeout>();
+  /** What each container would run (command then args), for the one command the simulation times: `sleep N`. */
+  private readonly argv = new Map<string, string[]>();
   private readonly failImages: Set<string>;
   private readonly options: SimulatedRuntimeOptions;
   /** Containers' log files; none without a data folder (a runtime made for a unit test). */
@@ -118,6 +120,7 @@ export class SimulatedRuntime implements ContainerRuntime {
     for (const [id, container] of this.containers) {
       if (container.podSandboxId !== sandboxId) continue;
       this.containers.delete(id);
+      this.argv.delete(id);
       this.removed.add(id);
       this.forgetExit(id);
       await this.logs?.remove(id);
@@ -162,6 +165,7 @@ export class SimulatedRuntime implements ContainerRuntime {
     };
     // Held before the log is placed, so the name stays reserved while that waits on the disk.
     this.containers.set(id, container);
+    this.argv.set(id, [...(config.command ?? []), ...(config.args ?? [])]);
     const logPath = await this.logs?.place(id, sandboxConfig, config);
     if (logPath) container.logPath = logPath;
     return id;
@@ -197,12 +201,15 @@ export class SimulatedRuntime implements ContainerRuntime {
   /**
    * How long a regular container runs and how it ends, if it ends by itself: the pod's
    * skiff.io/simulate-run-ms annotation for any pod; otherwise `runMs` for pods that run to completion
-   * (restartPolicy Never or OnFailure). It exits with skiff.io/simulate-exit-code, 0 by default.
+   * (restartPolicy Never or OnFailure), or the N seconds of a `sleep N` it runs as its command (`sleep N`, or
+   * `sh -c 'sleep N'`). It exits with skiff.io/simulate-exit-code, 0 by default.
    */
   private lifetime(container: ContainerStatusInfo, annotations: Record<string, string>): { runMs: number; exitCode: number } | undefined {
     const annotatedRunMs = annotationInteger(annotations[SIMULATE_RUN_MS_ANNOTATION], 0, 2 ** 31 - 1);
     const restartPolicy = container.labels?.[RESTART_POLICY_LABEL] ?? 'Always';
-    const runMs = annotatedRunMs ?? (restartPolicy === 'Always' ? undefined : this.options.runMs);
+    const sleep = sleepSeconds(this.argv.get(container.id) ?? []);
+    const completes = restartPolicy === 'Always' ? undefined : sleep !== undefined ? Math.min(sleep * 1000, 2 ** 31 - 1) : this.options.runMs;
+    const runMs = annotatedRunMs ?? completes;
     if (runMs === undefined) return undefined;
     return { runMs, exitCode: annotationInteger(annotations[SIMULATE_EXIT_CODE_ANNOTATION], 0, 255) ?? 0 };
   }
@@ -233,6 +240,7 @@ export class SimulatedRuntime implements ContainerRuntime {
     if (container.state === 'CONTAINER_RUNNING')
       throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'container', id: containerId, state: 'running', detail: 'stop it before removing it' });
     this.containers.delete(containerId);
+    this.argv.delete(containerId);
     this.removed.add(containerId);
     this.forgetExit(containerId);
     await this.logs?.remove(containerId);
@@ -298,4 +306,12 @@ export class SimulatedRuntime implements ContainerRuntime {
   private checkOpen(): void {
     if (this.closed) throw new RuntimeError('SKIFF_ERR_CRI_CLOSED', {});
   }
+}
+
+/** The seconds of `sleep N` when that is all a container runs (directly or as a shell's one command); else undefined. */
+export function sleepSeconds(argv: readonly string[]): number | undefined {
+  let words = argv;
+  if (words.length === 3 && /(^|\/)(ba)?sh$/.test(words[0]!) && words[1] === '-c') words = words[2]!.trim().split(/\s+/);
+  if (words.length === 2 && /(^|\/)sleep$/.test(words[0]!) && /^\d+(\.\d+)?$/.test(words[1]!)) return Number(words[1]);
+  return undefined;
 }
