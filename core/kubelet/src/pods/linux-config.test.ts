@@ -69,7 +69,7 @@ describe('namespaces and security', () => {
     expect(pod.spec.containers.map((container) => containerSecurityContext(pod, container).noNewPrivs)).toEqual([true, undefined, undefined]);
   });
 
-  it("takes user and group from the container's securityContext over the pod's, the rest from the container's", () => {
+  it("takes user and group from the container's securityContext over the pod's, the rest from the container's; every container carries the pod's groups and fsGroup", () => {
     const pod = boundPod('a', {
       securityContext: {
         runAsUser: 1000,
@@ -92,6 +92,7 @@ describe('namespaces and security', () => {
       privileged: true,
       runAsUser: 1001,
       runAsGroup: 3000,
+      supplementalGroups: [4000, 2000],
       readonlyRootfs: true,
       capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: ['ALL'] },
     });
@@ -99,6 +100,7 @@ describe('namespaces and security', () => {
       namespaceOptions: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' },
       runAsUser: 1000,
       runAsGroup: 3000,
+      supplementalGroups: [4000, 2000],
     });
     expect(sandboxLinux(pod)).toEqual({
       sysctls: { 'net.core.somaxconn': '1024' },

@@ -93,6 +93,8 @@ export function containerSecurityContext(pod: Pod, container: Container): NonNul
     ...(own.privileged ? { privileged: true } : {}),
     ...(runAsUser !== undefined ? { runAsUser } : {}),
     ...(runAsGroup !== undefined ? { runAsGroup } : {}),
+    // The container's processes carry the pod's supplemental groups and its fsGroup, which owns its volumes' files.
+    ...(podGroups(fromPod).length ? { supplementalGroups: podGroups(fromPod) } : {}),
     ...(own.readOnlyRootFilesystem ? { readonlyRootfs: true } : {}),
     // Only an explicit `allowPrivilegeEscalation: false` sets no_new_privs, as upstream's kubelet does.
     ...(own.allowPrivilegeEscalation === false ? { noNewPrivs: true } : {}),
@@ -102,11 +104,16 @@ export function containerSecurityContext(pod: Pod, container: Container): NonNul
   };
 }
 
+/** The pod's supplemental groups, then its fsGroup, each once. */
+function podGroups(security: ReturnType<typeof podSecurity>): number[] {
+  return [...new Set([...(security.supplementalGroups ?? []), ...(security.fsGroup !== undefined ? [security.fsGroup] : [])])];
+}
+
 /** The sandbox's Linux settings: the pod's namespaces and sysctls, its user and groups, privileged if any container is. */
 export function sandboxLinux(pod: Pod): NonNullable<PodSandboxConfig['linux']> {
   const security = podSecurity(pod);
   const privileged = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((container) => containerSecurity(container).privileged);
-  const groups = [...(security.supplementalGroups ?? []), ...(security.fsGroup !== undefined ? [security.fsGroup] : [])];
+  const groups = podGroups(security);
   const sysctls = Object.fromEntries((security.sysctls ?? []).map((sysctl) => [sysctl.name, sysctl.value]));
   return {
     ...(Object.keys(sysctls).length ? { sysctls } : {}),
@@ -114,7 +121,7 @@ export function sandboxLinux(pod: Pod): NonNullable<PodSandboxConfig['linux']> {
       namespaceOptions: namespaceOptions(pod),
       ...(privileged ? { privileged: true } : {}),
       ...(security.runAsUser !== undefined ? { runAsUser: security.runAsUser } : {}),
-      ...(groups.length ? { supplementalGroups: [...new Set(groups)] } : {}),
+      ...(groups.length ? { supplementalGroups: groups } : {}),
     },
   };
 }
