@@ -187,4 +187,38 @@ export const priorityLevelConfigurations = defineKind<PriorityLevelConfiguration
   },
 });
 
-export const FLOWCONTROL_KINDS: ResourceDefinition[] = [flowSchemas, priorityLevelConfigurations];
+/**
+ * flowcontrol.apiserver.k8s.io/v1beta3, served from the stored v1 objects (the same fields): what clients built
+ * with Kubernetes 1.26–1.28 libraries watch, e.g. an extension API server's priority-and-fairness informers,
+ * which keep it unready until they have synced.
+ */
+const V1BETA3 = 'flowcontrol.apiserver.k8s.io/v1beta3';
+const V1 = 'flowcontrol.apiserver.k8s.io/v1';
+const PRESERVE_ZERO = 'flowcontrol.k8s.io/v1beta3-preserve-zero';
+
+export const flowSchemasV1beta3 = defineKind<FlowSchema>({
+  ...RESOURCES.flowschemas,
+  version: 'v1beta3',
+  subresources: ['status'],
+  keptOnStatusUpdate: STATUS_ONLY_METADATA,
+  conversion: { toStorage: (object) => ({ ...object, apiVersion: V1 }), fromStorage: (object) => ({ ...object, apiVersion: V1BETA3 }) },
+});
+
+export const priorityLevelConfigurationsV1beta3 = defineKind<PriorityLevelConfiguration>({
+  ...RESOURCES.prioritylevelconfigurations,
+  version: 'v1beta3',
+  subresources: ['status'],
+  keptOnStatusUpdate: STATUS_ONLY_METADATA,
+  conversion: {
+    // In v1beta3 a zero nominalConcurrencyShares means the default (30), unless the object says to keep the zero.
+    toStorage(object) {
+      const level = structuredClone(object) as PriorityLevelConfiguration;
+      const limited = level.spec?.limited;
+      if (limited?.nominalConcurrencyShares === 0 && level.metadata.annotations?.[PRESERVE_ZERO] !== 'true') delete limited.nominalConcurrencyShares;
+      return { ...level, apiVersion: V1 };
+    },
+    fromStorage: (object) => ({ ...object, apiVersion: V1BETA3 }),
+  },
+});
+
+export const FLOWCONTROL_KINDS: ResourceDefinition[] = [flowSchemas, priorityLevelConfigurations, flowSchemasV1beta3, priorityLevelConfigurationsV1beta3];
