@@ -83,6 +83,7 @@ export function toCriContainerConfig(config: ContainerConfig): CriMessage {
         privileged: security?.privileged,
         run_as_user: int64(security?.runAsUser),
         run_as_group: int64(security?.runAsGroup),
+        supplemental_groups: security?.supplementalGroups,
         readonly_rootfs: security?.readonlyRootfs,
         no_new_privs: security?.noNewPrivs,
         capabilities: security?.capabilities

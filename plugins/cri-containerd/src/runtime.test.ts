@@ -170,7 +170,7 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
     await runtime.removeContainer(id);
   }, 60_000);
 
-  it('runs a non-root container that can read its image (layers are not 0700) and sets no_new_privs when asked', async () => {
+  it('runs a non-root container that can read its image (layers are not 0700), in its supplemental groups, with no_new_privs when asked', async () => {
     const sandboxId = await runtime.runPodSandbox(sandboxConfig);
     const run = async (name: string, noNewPrivs?: boolean) => {
       const id = await runtime.createContainer(
@@ -180,17 +180,17 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
           image: { image: 'skiff.local/pause:3.10' },
           command: ['sleep', '300'],
           logPath: `${name}/0.log`,
-          linux: { securityContext: { runAsUser: 1234, ...(noNewPrivs ? { noNewPrivs } : {}) } },
+          linux: { securityContext: { runAsUser: 1234, supplementalGroups: [2345], ...(noNewPrivs ? { noNewPrivs } : {}) } },
         },
         sandboxConfig,
       );
       await runtime.startContainer(id);
-      const status = await runtime.execSync(id, ['sh', '-c', 'id -u; ls /bin/busybox >/dev/null && echo readable; grep NoNewPrivs /proc/self/status'], 5);
+      const status = await runtime.execSync(id, ['sh', '-c', 'id -u; ls /bin/busybox >/dev/null && echo readable; grep NoNewPrivs /proc/self/status; grep ^Groups /proc/self/status'], 5);
       return status.stdout.toString().split('\n').filter(Boolean);
     };
     try {
-      expect(await run('plain')).toEqual(['1234', 'readable', 'NoNewPrivs:\t0']);
-      expect(await run('locked', true)).toEqual(['1234', 'readable', 'NoNewPrivs:\t1']);
+      expect(await run('plain')).toEqual(['1234', 'readable', 'NoNewPrivs:\t0', expect.stringMatching(/^Groups:\t.*\b2345\b/)]);
+      expect(await run('locked', true)).toEqual(['1234', 'readable', 'NoNewPrivs:\t1', expect.stringMatching(/^Groups:\t.*\b2345\b/)]);
     } finally {
       await runtime.stopPodSandbox(sandboxId);
       await runtime.removePodSandbox(sandboxId);

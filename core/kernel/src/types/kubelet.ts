@@ -91,6 +91,8 @@ export interface ContainerConfig {
       privileged?: boolean;
       runAsUser?: number;
       runAsGroup?: number;
+      /** Groups the container's processes belong to besides their primary one: the pod's supplementalGroups and fsGroup. */
+      supplementalGroups?: number[];
       readonlyRootfs?: boolean;
       /** no_new_privs for the container's processes (setuid binaries do not raise privileges). */
       noNewPrivs?: boolean;
