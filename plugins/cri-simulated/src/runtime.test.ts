@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor, type ContainerConfig, type PodSandboxConfig } from '@skiff/kernel';
-import { SimulatedRuntime, sleepSeconds } from './runtime.js';
+import { immediateExit, SimulatedRuntime, sleepSeconds } from './runtime.js';
 import { RuntimeError } from './errors.js';
 import { normalizeImage, repoDigest } from './images.js';
 import {
@@ -205,6 +205,23 @@ describe('SimulatedRuntime', () => {
     await exited(rt, other);
     expect((await rt.containerStatus(long))!.state).toBe('CONTAINER_RUNNING');
     expect([sleepSeconds(['sleep', '5']), sleepSeconds(['/bin/bash', '-c', ' sleep 2 ']), sleepSeconds(['sleep', 'inf']), sleepSeconds(['sleep'])]).toEqual([5, 2, undefined, undefined]);
+  });
+
+  it('ends `false` at once with exit code 1 and `true` with 0, init containers too', async () => {
+    const rt = runtime({ runMs: 60_000 });
+    const sandbox = sandboxConfig('truth');
+    const sandboxId = await rt.runPodSandbox(sandbox);
+    await rt.pullImage('busybox');
+    const start = async (name: string, command: string[], labels: Record<string, string>) => {
+      const id = await rt.createContainer(sandboxId, { ...containerConfig(name, 'busybox', labels), command }, sandbox);
+      await rt.startContainer(id);
+      return id;
+    };
+    const init = await start('init', ['/bin/false'], { [CONTAINER_ROLE_LABEL]: 'init' });
+    const app = await start('app', ['sh', '-c', 'true'], { [RESTART_POLICY_LABEL]: 'Always' });
+    expect(await exited(rt, init)).toMatchObject({ exitCode: 1, reason: 'Error' });
+    expect(await exited(rt, app)).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    expect([immediateExit(['false', 'x']), immediateExit(['sleep', '1'])]).toEqual([undefined, undefined]);
   });
 
   it('exits with the code and run time the pod asks for: Error for a non-zero code', async () => {

@@ -188,6 +188,8 @@ export class SimulatedRuntime implements ContainerRuntime {
     container.state = 'CONTAINER_RUNNING';
     container.startedAt = Date.now();
     await this.logs?.write(containerId, 'stdout', `simulated container ${container.metadata.name} started (image ${container.image.image})`);
+    const immediate = immediateExit(this.argv.get(containerId) ?? []);
+    if (immediate !== undefined) return this.exit(container, immediate);
     if (container.labels?.[CONTAINER_ROLE_LABEL] === 'init') return this.exit(container);
     const sandbox = this.sandboxes.get(container.podSandboxId);
     const lifetime = this.lifetime(container, sandbox?.config.annotations ?? {});
@@ -313,5 +315,15 @@ export function sleepSeconds(argv: readonly string[]): number | undefined {
   let words = argv;
   if (words.length === 3 && /(^|\/)(ba)?sh$/.test(words[0]!) && words[1] === '-c') words = words[2]!.trim().split(/\s+/);
   if (words.length === 2 && /(^|\/)sleep$/.test(words[0]!) && /^\d+(\.\d+)?$/.test(words[1]!)) return Number(words[1]);
+  return undefined;
+}
+
+/** `true` and `false` (alone, or as a shell's one command) end at once, with 0 and 1: an init container running `false` fails. */
+export function immediateExit(argv: readonly string[]): number | undefined {
+  let words = argv;
+  if (words.length === 3 && /(^|\/)(ba)?sh$/.test(words[0]!) && words[1] === '-c') words = words[2]!.trim().split(/\s+/);
+  if (words.length !== 1) return undefined;
+  if (/(^|\/)true$/.test(words[0]!)) return 0;
+  if (/(^|\/)false$/.test(words[0]!)) return 1;
   return undefined;
 }
