@@ -222,6 +222,11 @@ describe('SimulatedRuntime', () => {
     expect(await exited(rt, init)).toMatchObject({ exitCode: 1, reason: 'Error' });
     expect(await exited(rt, app)).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect([immediateExit(['false', 'x']), immediateExit(['sleep', '1'])]).toEqual([undefined, undefined]);
+    // An exec probe of `/bin/false` fails, of `true` passes, whatever else runs.
+    const running = await start('running', ['sleep', '600'], { [RESTART_POLICY_LABEL]: 'Always' });
+    expect((await rt.execSync(running, ['/bin/false'], 1)).exitCode).toBe(1);
+    expect((await rt.execSync(running, ['true'], 1)).exitCode).toBe(0);
+    expect((await rt.execSync(running, ['cat', '/tmp/health'], 1)).exitCode).toBe(0);
   });
 
   it('exits with the code and run time the pod asks for: Error for a non-zero code', async () => {

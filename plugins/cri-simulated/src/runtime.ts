@@ -224,15 +224,18 @@ export class SimulatedRuntime implements ContainerRuntime {
 
   /**
    * ExecSync with no process to run in: a command in a running container answers no output and exit code 0
-   * (the pod's skiff.io/simulate-exec-exit-code annotation changes the code), so exec probes and hooks pass.
+   * (the pod's skiff.io/simulate-exec-exit-code annotation changes the code), so exec probes and hooks pass;
+   * `true` and `false` answer 0 and 1 whatever the annotation (a readiness probe of `/bin/false` fails).
    */
-  async execSync(containerId: string, _cmd: string[], _timeoutSeconds: number): Promise<ExecSyncResult> {
+  async execSync(containerId: string, cmd: string[], _timeoutSeconds: number): Promise<ExecSyncResult> {
     this.checkOpen();
     const container = this.containers.get(containerId);
     if (!container) throw new RuntimeError('SKIFF_ERR_CRI_NOT_FOUND', { kind: 'container', id: containerId });
     if (container.state !== 'CONTAINER_RUNNING')
       throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'container', id: containerId, state: 'not running', detail: 'cannot exec in it' });
     const annotations = this.sandboxes.get(container.podSandboxId)?.config.annotations ?? {};
+    const known = immediateExit(cmd);
+    if (known !== undefined) return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: known };
     return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: annotationInteger(annotations[SIMULATE_EXEC_EXIT_CODE_ANNOTATION], 0, 255) ?? 0 };
   }
 
