@@ -71,13 +71,19 @@ describe('custom resources stored in an earlier storage version', () => {
     };
     await cluster.client.create(RESOURCES.customresourcedefinitions, crd);
     await waitFor('the CRD served', () => cluster.client.list(versioned, 'default'));
-    await cluster.client.create({ ...versioned, version: 'v1' }, { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, data: { a: 'b' } }, 'default');
+    await cluster.client.create(
+      { ...versioned, version: 'v1' },
+      { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, data: { a: 'b' } },
+      'default',
+    );
     // As upstream's webhook test does: v2 becomes the storage version, then the object is patched through v2.
     const stored = await cluster.client.get<CustomResourceDefinition>(RESOURCES.customresourcedefinitions, `widgets.${GROUP}`);
     const versions = stored.spec.versions.map((version) => ({ ...version, storage: version.name === 'v2' }));
     await cluster.client.update(RESOURCES.customresourcedefinitions, { ...stored, spec: { ...stored.spec, versions } });
     const patched = await waitFor('the patch through v2', () =>
-      cluster.client.patch<KubeObject>(versioned, 'w', [{ op: 'add', path: '/dummy', value: 'test' }], { namespace: 'default', patchType: 'json' }).catch(() => undefined),
+      cluster.client
+        .patch<KubeObject>(versioned, 'w', [{ op: 'add', path: '/dummy', value: 'test' }], { namespace: 'default', patchType: 'json' })
+        .catch(() => undefined),
     );
     expect(patched).toMatchObject({ apiVersion: `${GROUP}/v2`, data: { a: 'b' }, dummy: 'test' });
     const replaced = await cluster.client.update(versioned, { ...patched, more: 1 });

@@ -102,7 +102,11 @@ describe('the ResourceQuota controller with a long resync', () => {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
       metadata: { name: 'web', namespace: NS },
-      spec: { replicas: 0, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+      },
     };
     await cluster.client.create(RESOURCES.replicasets, replicaSet, NS);
     await waitFor('the create counted', async () => (await used()) === '1', { timeoutMs: 10_000 });

@@ -123,7 +123,13 @@ export class ResourceQuotaController {
     if (informer?.hasSynced()) return informer.list(namespace);
     try {
       // A resource outside the built-in kinds (a CRD) is listed at v1.
-      const type: ResourceType = builtinType(collection) ?? { group: collection.group, version: 'v1', resource: collection.resource, kind: '', namespaced: true };
+      const type: ResourceType = builtinType(collection) ?? {
+        group: collection.group,
+        version: 'v1',
+        resource: collection.resource,
+        kind: '',
+        namespaced: true,
+      };
       return (await this.ctx.client.list(type, namespace)).items;
     } catch (err) {
       // A count of a resource the cluster does not serve (a CRD not installed yet) is zero.

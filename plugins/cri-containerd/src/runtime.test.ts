@@ -185,7 +185,11 @@ describe.skipIf(missing !== undefined)('a real containerd through CRI', () => {
         sandboxConfig,
       );
       await runtime.startContainer(id);
-      const status = await runtime.execSync(id, ['sh', '-c', 'id -u; ls /bin/busybox >/dev/null && echo readable; grep NoNewPrivs /proc/self/status; grep ^Groups /proc/self/status'], 5);
+      const status = await runtime.execSync(
+        id,
+        ['sh', '-c', 'id -u; ls /bin/busybox >/dev/null && echo readable; grep NoNewPrivs /proc/self/status; grep ^Groups /proc/self/status'],
+        5,
+      );
       return status.stdout.toString().split('\n').filter(Boolean);
     };
     try {

@@ -204,7 +204,12 @@ describe('SimulatedRuntime', () => {
     expect(status.finishedAt! - status.startedAt!).toBeGreaterThanOrEqual(45);
     await exited(rt, other);
     expect((await rt.containerStatus(long))!.state).toBe('CONTAINER_RUNNING');
-    expect([sleepSeconds(['sleep', '5']), sleepSeconds(['/bin/bash', '-c', ' sleep 2 ']), sleepSeconds(['sleep', 'inf']), sleepSeconds(['sleep'])]).toEqual([5, 2, undefined, undefined]);
+    expect([sleepSeconds(['sleep', '5']), sleepSeconds(['/bin/bash', '-c', ' sleep 2 ']), sleepSeconds(['sleep', 'inf']), sleepSeconds(['sleep'])]).toEqual([
+      5,
+      2,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('ends `false` at once with exit code 1 and `true` with 0, init containers too', async () => {

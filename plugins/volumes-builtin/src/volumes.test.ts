@@ -321,7 +321,7 @@ describe('hostPath', () => {
     await plugin.setUp(testPod(), { name: 'any', hostPath: { path: join(dir, 'absent') } }, '', fakeContext());
   });
 
-  it('makes folders 0755 and files 0644 under the server\'s umask 0077, so containers of any user can use them', async () => {
+  it("makes folders 0755 and files 0644 under the server's umask 0077, so containers of any user can use them", async () => {
     const previous = process.umask(0o077);
     try {
       const made = join(dir, 'private/a/b');

@@ -58,7 +58,11 @@ describe('webhook configurations', () => {
     const withPaths = (...paths: string[]) =>
       fields('validatingwebhookconfigurations', {
         metadata: { name: 'policy' },
-        webhooks: paths.map((path, i) => ({ ...webhook, name: `w${i}.example.com`, clientConfig: { service: { namespace: 'policy', name: 'webhook', path } } })),
+        webhooks: paths.map((path, i) => ({
+          ...webhook,
+          name: `w${i}.example.com`,
+          clientConfig: { service: { namespace: 'policy', name: 'webhook', path } },
+        })),
       });
     expect(withPaths('', '/', '/validate/', '/a.b/c-d')).toEqual([]);
     expect(withPaths('//', 'validate', '/a//b', '/Upper')).toEqual([

@@ -41,7 +41,11 @@ describe('integers out of their Go type', () => {
       body: '{"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"scaled"},"spec":{"replicas":2147483648}}',
     });
     expect(put.status).toBe(400);
-    expect(put.json).toMatchObject({ kind: 'Status', reason: 'BadRequest', details: { causes: [{ reason: 'FieldValueTypeInvalid', field: 'spec.replicas' }] } });
+    expect(put.json).toMatchObject({
+      kind: 'Status',
+      reason: 'BadRequest',
+      details: { causes: [{ reason: 'FieldValueTypeInvalid', field: 'spec.replicas' }] },
+    });
     expect(put.json.message).toBe(
       'Scale in version "v1" cannot be handled as a Scale: spec.replicas: json: cannot unmarshal number 2147483648 into Go struct field ScaleSpec.spec.replicas of type int32',
     );

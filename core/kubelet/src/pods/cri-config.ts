@@ -44,7 +44,12 @@ export function hostPortMappings(pod: Pod): NonNullable<PodSandboxConfig['portMa
   return pod.spec.containers
     .flatMap((container) => container.ports ?? [])
     .filter((port) => port.hostPort)
-    .map((port) => ({ protocol: port.protocol ?? 'TCP', containerPort: port.containerPort, hostPort: port.hostPort, ...(port.hostIP ? { hostIp: port.hostIP } : {}) }));
+    .map((port) => ({
+      protocol: port.protocol ?? 'TCP',
+      containerPort: port.containerPort,
+      hostPort: port.hostPort,
+      ...(port.hostIP ? { hostIp: port.hostIP } : {}),
+    }));
 }
 
 /** The sandbox of a pod: host name (none with hostNetwork: the node's), log directory, DNS, namespaces and security. */

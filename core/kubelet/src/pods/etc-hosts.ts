@@ -47,7 +47,6 @@ export async function writeEtcHosts(path: string, content: string): Promise<void
   if (current === content) return;
   await writeFile(path, content, { mode: 0o644 });
   await chmod(path, 0o644); // a new file gets what the server's umask (0077) leaves of the mode
-
 }
 
 /** The node's hosts file, for hostNetwork pods (empty where there is none). */

@@ -73,7 +73,9 @@ describe('pod files and mounts', () => {
       });
       await manager.sync(pod, sink);
       const cache = join(files.podDir('uid-web-2'), 'volumes', 'kubernetes.io~empty-dir', 'cache');
-      const modes = await Promise.all([files.etcHosts('uid-web-2'), join(cache, 'logs'), join(cache, 'logs', 'app')].map(async (path) => (await stat(path)).mode & 0o777));
+      const modes = await Promise.all(
+        [files.etcHosts('uid-web-2'), join(cache, 'logs'), join(cache, 'logs', 'app')].map(async (path) => (await stat(path)).mode & 0o777),
+      );
       expect(modes).toEqual([0o644, 0o777, 0o777]);
     } finally {
       process.umask(previous);
