@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -27,5 +28,19 @@ export function writeFileAtomically(path: string, data: string | Uint8Array, mod
   } catch (err) {
     rmSync(temporary, { force: true });
     throw err;
+  }
+}
+
+/**
+ * `mkdir -p` whose new folders get exactly `mode`, not what the process's umask leaves of it (the server runs with
+ * 0077, which would keep a container running as another user out of a volume's folders). Folders already there
+ * keep theirs.
+ */
+export async function mkdirExact(path: string, mode: number): Promise<void> {
+  const first = await mkdir(path, { recursive: true, mode });
+  if (first === undefined) return;
+  for (let dir = path; ; dir = dirname(dir)) {
+    await chmod(dir, mode);
+    if (dir === first || dirname(dir) === dir) break;
   }
 }

@@ -10,7 +10,7 @@ export { resolveModule } from './resolve.js';
 export { KernelError, KERNEL_ERRORS, type KernelErrorCode } from './errors.js';
 export { codedError, formatMessage } from './coded-error.js';
 export { waitFor, type WaitForOptions } from './wait.js';
-export { writeFileAtomically } from './atomic-file.js';
+export { mkdirExact, writeFileAtomically } from './atomic-file.js';
 export { hostAddress } from './host-address.js';
 export { recordingLogger, type LogRecord } from './recording-logger.js';
 export { PluginFailure, isPluginFailure, pluginInCharge, skipFailingTaps, type PluginInCharge } from './tap-errors.js';

@@ -4,7 +4,8 @@ import { dirname, join, posix } from 'node:path';
 import { VolumeError } from './errors.js';
 import { DATA_LINK, PAYLOAD_DIR_MODE } from './names.js';
 import { runningAsRoot } from './tmpfs.js';
-import { exists, mkdirExact } from './volumes/common.js';
+import { mkdirExact } from '@skiff/kernel';
+import { exists } from './volumes/common.js';
 
 /** The owner and group the kubelet gives a file. */
 export interface FileOwner {

@@ -1,7 +1,7 @@
-import { chmod, mkdir, open, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { mkdir, open, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Container, VolumeMount } from '@skiff/api';
-import type { ContainerMount } from '@skiff/kernel';
+import { mkdirExact, type ContainerMount } from '@skiff/kernel';
 import type { MountedVolume } from '../volumes/volume-manager.js';
 import { ContainerConfigError } from './container-config-error.js';
 
@@ -18,16 +18,6 @@ const PROPAGATION: Readonly<Record<string, ContainerMount['propagation']>> = {
   HostToContainer: 'PROPAGATION_HOST_TO_CONTAINER',
   Bidirectional: 'PROPAGATION_BIDIRECTIONAL',
 };
-
-/** `mkdir -p` whose new folders get exactly `mode`, not what the server's umask (0077) leaves of it. */
-async function mkdirExact(path: string, mode: number): Promise<void> {
-  const first = await mkdir(path, { recursive: true, mode });
-  if (first === undefined) return;
-  for (let dir = path; ; dir = dirname(dir)) {
-    await chmod(dir, mode);
-    if (dir === first || dirname(dir) === dir) break;
-  }
-}
 
 /** `subPath` inside the volume, made if missing (with the volume's permissions), never escaping it through `..` or a symlink. */
 async function subPathOf(volume: MountedVolume, subPath: string, mount: VolumeMount): Promise<string> {

@@ -1,5 +1,4 @@
 import { chmod, lstat, mkdir, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { basename, join, resolve } from 'node:path';
 import type { Volume } from '@skiff/api';
 import type { VolumeContext } from '@skiff/kernel';
@@ -44,19 +43,6 @@ export async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-/**
- * `mkdir -p` whose new folders get exactly `mode`: the API server's process runs with umask 0077 (its data dir is
- * its own), which would leave a container running as another user unable to enter them.
- */
-export async function mkdirExact(path: string, mode: number): Promise<void> {
-  const first = await mkdir(path, { recursive: true, mode });
-  if (first === undefined) return;
-  for (let dir = path; ; dir = dirname(dir)) {
-    await chmod(dir, mode);
-    if (dir === first || dirname(dir) === dir) break;
-  }
 }
 
 /**

@@ -1,10 +1,10 @@
 import { lstat, open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import type { Pod } from '@skiff/api';
-import type { VolumeContext, VolumePlugin } from '@skiff/kernel';
+import { mkdirExact, type VolumeContext, type VolumePlugin } from '@skiff/kernel';
 import { VolumeError } from '../errors.js';
 import { VOLUME_PLUGIN } from '../names.js';
-import { isObject, mkdirExact, onNode, podVolume, type Json } from './common.js';
+import { isObject, onNode, podVolume, type Json } from './common.js';
 
 type FileKind = 'directory' | 'file' | 'socket' | 'char' | 'block' | 'missing' | 'other';
 
