@@ -1,5 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { Duplex } from 'node:stream';
+import { waitFor } from '@skiff/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialUpgrade, type Upgraded } from '../backend.js';
 import { receivedText, startTestRuntime, type TestRuntime } from '../../test-support/test-runtime.js';
@@ -102,6 +103,8 @@ function peer() {
       socket.push(controlFrame(FRAME_TYPE.SYN_REPLY, flags, streamHeadersPayload(streamId, await compressor.compress(encodeHeaderBlock({}))))),
     push: async (streamId: number, headers: Record<string, string>) =>
       socket.push(controlFrame(FRAME_TYPE.SYN_STREAM, 0, synStreamPayload(streamId, await compressor.compress(encodeHeaderBlock(headers))))),
+    /** The index-th SYN_STREAM the session wrote, once it has written it (header compression is asynchronous). */
+    syn: (index: number) => waitFor(`SYN_STREAM #${index}`, () => frames.filter((f) => f.control && f.type === FRAME_TYPE.SYN_STREAM)[index]),
     headersOf: async (frame: Frame) => decodeHeaderBlock(await decompressor.decompress(parseSynStream(frame.payload).headerBlock)),
     close() {
       compressor.close();
@@ -117,15 +120,13 @@ describe('a SPDY session', () => {
     const remote = peer();
     const session = new SpdySession(remote.socket);
     const first = session.openStream({ streamtype: 'error' });
-    await tick();
-    const [syn] = remote.control(FRAME_TYPE.SYN_STREAM);
-    expect(parseSynStream(syn!.payload).streamId).toBe(1);
-    expect(await remote.headersOf(syn!)).toEqual({ streamtype: ['error'] });
+    const syn = await remote.syn(0);
+    expect(parseSynStream(syn.payload).streamId).toBe(1);
+    expect(await remote.headersOf(syn)).toEqual({ streamtype: ['error'] });
     await remote.reply(1);
     expect((await first).id).toBe(1);
     const second = session.openStream({ streamtype: 'stdout' });
-    await tick();
-    await remote.headersOf(remote.control(FRAME_TYPE.SYN_STREAM)[1]!);
+    await remote.headersOf(await remote.syn(1));
     await remote.reply(3);
     expect((await second).id).toBe(3);
     remote.close();
@@ -136,13 +137,13 @@ describe('a SPDY session', () => {
     const session = new SpdySession(remote.socket);
     const received: Buffer[] = [];
     const opened = session.openStream({ streamtype: 'stdout' }, { data: (chunk) => received.push(chunk) });
-    await tick();
-    await remote.headersOf(remote.control(FRAME_TYPE.SYN_STREAM)[0]!);
+    await remote.headersOf(await remote.syn(0));
     await remote.reply(1);
     await opened;
     remote.send(controlFrame(FRAME_TYPE.PING, 0, pingPayload(2)));
     remote.send(controlFrame(FRAME_TYPE.PING, 0, pingPayload(1)));
     remote.send(dataFrame(1, 0, Buffer.alloc(40_000, 1)));
+    await waitFor('the data and both WINDOW_UPDATEs', () => received.length > 0 && remote.control(FRAME_TYPE.WINDOW_UPDATE).length >= 2);
     await tick();
     expect(remote.control(FRAME_TYPE.PING).map((f) => parsePing((f as { payload: Buffer }).payload))).toEqual([2]);
     expect(Buffer.concat(received).length).toBe(40_000);
@@ -158,26 +159,23 @@ describe('a SPDY session', () => {
     const session = new SpdySession(remote.socket);
     const ends: StreamEnd[] = [];
     const a = session.openStream({ streamtype: 'a' }, { end: (how) => ends.push(how) });
-    await tick();
-    await remote.headersOf(remote.control(FRAME_TYPE.SYN_STREAM)[0]!);
+    await remote.headersOf(await remote.syn(0));
     await remote.reply(1);
     const stream = await a;
     remote.send(dataFrame(1, FLAG_FIN, Buffer.alloc(0)));
     const b = session.openStream({ streamtype: 'b' }, { end: (how) => ends.push(how) });
-    await tick();
-    await remote.headersOf(remote.control(FRAME_TYPE.SYN_STREAM)[1]!);
+    await remote.headersOf(await remote.syn(1));
     remote.send(controlFrame(FRAME_TYPE.RST_STREAM, 0, streamValuePayload(3, RST_STATUS.REFUSED_STREAM)));
     await expect(b).rejects.toThrow(/reset SPDY stream 3/);
     expect(ends).toEqual(['fin', 'reset']);
 
     stream.end();
-    await tick();
-    const fin = remote.frames.find((f) => !f.control && f.streamId === 1);
+    const fin = await waitFor('the FIN on stream 1', () => remote.frames.find((f) => !f.control && f.streamId === 1));
     expect(fin).toMatchObject({ flags: FLAG_FIN, payload: Buffer.alloc(0) });
 
     await remote.push(2, { streamtype: 'pushed' });
     remote.send(controlFrame(FRAME_TYPE.GOAWAY, 0, streamValuePayload(0, GOAWAY_STATUS.OK)));
-    await tick();
+    await waitFor('the refusal of stream 2', () => remote.control(FRAME_TYPE.RST_STREAM).length > 0);
     expect(remote.control(FRAME_TYPE.RST_STREAM).map((f) => parseStreamValue((f as { payload: Buffer }).payload))).toContainEqual({
       streamId: 2,
       value: RST_STATUS.REFUSED_STREAM,
@@ -191,8 +189,7 @@ describe('a SPDY session', () => {
     const session = new SpdySession(remote.socket);
     const events: string[] = [];
     const opened = session.openStream({ streamtype: 'error' }, { data: (c) => events.push(c.toString()), end: (how) => events.push(how) });
-    await tick();
-    await remote.headersOf(remote.control(FRAME_TYPE.SYN_STREAM)[0]!);
+    await remote.headersOf(await remote.syn(0));
     await remote.reply(1);
     await opened;
     remote.send(dataFrame(1, 0, Buffer.from('{"status":"Success"}')));
