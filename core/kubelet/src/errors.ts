@@ -3,6 +3,8 @@ import { codedError } from '@skiff/kernel';
 
 /** Every kubelet error: a stable code and a message template. */
 export const KUBELET_ERRORS = Object.freeze({
+  SKIFF_ERR_KUBELET_NO_POD_CIDR:
+    'node {node} got no pod range from the cluster within {seconds}s: the control plane needs the node IPAM controller (@skiff/plugin-controller-node-ipam)',
   SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN: 'container runtime "{name}" is not registered (known: {known})',
   SKIFF_ERR_KUBELET_NETWORK_UNKNOWN: 'pod network "{name}" is not registered (known: {known})',
   SKIFF_ERR_KUBELET_SERVICE_PROXY_UNKNOWN: 'service proxy "{name}" is not registered (known: {known})',

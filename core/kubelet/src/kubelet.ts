@@ -1,9 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RESOURCES, isApiError, type Pod, type Service } from '@skiff/api';
-import { assertCanI, EventRecorderImpl, SharedInformerFactory, createLoopbackClient } from '@skiff/client';
+import { RESOURCES, isApiError, type Pod, type Service, type UserInfo } from '@skiff/api';
+import { assertCanI, EventRecorderImpl, SharedInformerFactory, type SkiffClient } from '@skiff/client';
 import type {
-  ApiHandler,
   ContainerRuntime,
   Hooks,
   Logger,
@@ -22,6 +21,7 @@ import { hostCapacity } from './node/host-capacity.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
 import { NodeRegistration } from './node/node-registration.js';
+import { waitForPodCIDR } from './node/pod-cidr.js';
 import { CrashLoopBackOff } from './pods/crash-loop-backoff.js';
 import { PodDns } from './pods/dns.js';
 import { callNamed, namingFailures, type NodePluginIdentity } from './plugin-failures.js';
@@ -68,7 +68,11 @@ export interface KubeletConfig {
   runtimePlugin?: string;
   networkPlugin?: string;
   serviceProxyPlugin?: string;
-  apiHandler: ApiHandler;
+  /** An API client acting as `user` (in-process), or the node's own credentials whoever asks (a joined node). */
+  connect(user: UserInfo): SkiffClient;
+  /** 'cluster': register the Node first and build the pod network on the range the node IPAM controller gives it. */
+  podCIDRSource?: 'network' | 'cluster';
+  podCIDRWaitSeconds?: number;
   hooks: Pick<Hooks, 'podAdmit' | 'podSync'>;
   logger: Logger;
   /** Where this kubelet offers the API server its pods' logs, exec, attach and port-forward. */
@@ -100,7 +104,7 @@ export class Kubelet {
   }
 
   async start(): Promise<void> {
-    const { nodeName, index, dataDir, apiHandler } = this.config;
+    const { nodeName, index, dataDir } = this.config;
     await mkdir(dataDir, { recursive: true });
     const context: NodeContext = { nodeName, index, dataDir, logger: this.logger };
     const { runtimeFactory, networkFactory, runtimePlugin, networkPlugin } = this.config;
@@ -108,25 +112,34 @@ export class Kubelet {
     const networkIdentity: NodePluginIdentity = { kind: 'pod network', name: networkFactory.name, plugin: networkPlugin };
     const created = await callNamed(runtimeIdentity, 'create', this.logger, () => runtimeFactory.create(context));
     const runtime = (this.runtime = namingFailures(created, runtimeIdentity, this.logger));
-    const createdNetwork = await callNamed(networkIdentity, 'create', this.logger, () => networkFactory.create(context));
-    const network = (this.network = namingFailures(createdNetwork, networkIdentity, this.logger));
+    const createNetwork = async (node: NodeContext) => {
+      const createdNetwork = await callNamed(networkIdentity, 'create', this.logger, () => networkFactory.create(node));
+      return (this.network = namingFailures(createdNetwork, networkIdentity, this.logger));
+    };
+    // A node whose range the cluster hands out registers first; its network is made once the range has come.
+    const fromCluster = this.config.podCIDRSource === 'cluster';
+    let network = fromCluster ? undefined : await createNetwork(context);
     const version = await runtime.version();
 
-    const client = createLoopbackClient(apiHandler, { username: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] });
+    const client = this.config.connect({ username: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] });
     await assertCanI(client, `system:node:${nodeName}`, { verb: 'update', group: '', resource: 'pods', subresource: 'status' });
     const capacity = this.config.capacitySource === 'host' ? await hostCapacity(dataDir, this.config.capacity.pods) : this.config.capacity;
     const registration = new NodeRegistration(client, {
       name: nodeName,
       capacity,
       containerRuntimeVersion: `${version.runtimeName}://${version.runtimeVersion}`,
-      podCIDR: network.podCIDR?.(),
+      podCIDR: network?.podCIDR?.(),
       internalIP: this.config.nodeIP,
     });
     const lease = new NodeLease(client, nodeName, this.config.leaseDurationSeconds, this.logger);
     await lease.renew(await registration.register());
-    await this.startServiceProxy(context, network.podCIDR?.());
     this.heartbeat = setInterval(() => void this.beat(registration, lease), this.config.heartbeatSeconds * 1000);
     this.heartbeat.unref();
+    if (!network) {
+      const podCIDR = await waitForPodCIDR(client, nodeName, (this.config.podCIDRWaitSeconds ?? 120) * 1000, this.abort.signal);
+      network = await createNetwork({ ...context, podCIDR });
+    }
+    await this.startServiceProxy(context, network.podCIDR?.());
 
     const informers = (this.informers = new SharedInformerFactory(client, { logger: this.logger }));
     const pods = informers.informer<Pod>(RESOURCES.pods, { fieldSelector: `spec.nodeName=${nodeName}` });
@@ -221,7 +234,7 @@ export class Kubelet {
     const factory = this.config.serviceProxyFactory;
     if (!factory) return;
     const identity: NodePluginIdentity = { kind: 'service proxy', name: factory.name, plugin: this.config.serviceProxyPlugin };
-    const client = createLoopbackClient(this.config.apiHandler, { username: SERVICE_PROXY_USER, groups: ['system:authenticated'] });
+    const client = this.config.connect({ username: SERVICE_PROXY_USER, groups: ['system:authenticated'] });
     const proxy = await callNamed(identity, 'create', this.logger, () => factory.create({ ...context, nodeIPs: [this.config.nodeIP], podCIDR, client }));
     this.serviceProxy = proxy;
     await callNamed(identity, 'synced', this.logger, async () => proxy.synced?.());

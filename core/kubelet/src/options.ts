@@ -3,7 +3,27 @@ import type { OptionsOf, OptionsSchema } from '@skiff/kernel';
 export const kubeletOptionsSchema = {
   type: 'object',
   properties: {
-    nodes: { type: 'integer', minimum: 0, description: 'nodes to run in this process (default: config.nodes)' },
+    nodes: { type: 'integer', minimum: 0, description: 'nodes to run in this process (default: config.nodes; 1 with `kubeconfig`)' },
+    kubeconfig: {
+      type: 'string',
+      default: '',
+      description:
+        "talk to the API server this kubeconfig names, with its credentials (a node that joined from another machine), instead of this process's API server; '' for this process's",
+    },
+    nodeName: {
+      type: 'string',
+      default: '',
+      pattern: '^$|^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$',
+      description: "the one node's name with `kubeconfig` (default: this machine's host name)",
+    },
+    podCIDRSource: {
+      type: 'string',
+      enum: ['network', 'cluster'],
+      default: 'network',
+      description:
+        "where a node's pod range comes from: 'network' (the pod network picks one by the node's position in this process) or 'cluster' (the kubelet registers the Node and waits for the node IPAM controller to set spec.podCIDR)",
+    },
+    podCIDRWaitSeconds: { type: 'number', minimum: 1, default: 120, description: "how long a node waits for the cluster's pod range before its start fails" },
     namePrefix: { type: 'string', default: 'node', pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'node names are <prefix>-1 … <prefix>-N' },
     runtime: { type: 'string', default: 'simulated', description: 'container runtime name (registered through the runtimes hook)' },
     network: { type: 'string', default: 'ipam', description: 'pod network name (registered through the networks hook)' },

@@ -1,5 +1,8 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
+import type { UserInfo } from '@skiff/api';
+import { createClientFromKubeconfig, createLoopbackClient, type SkiffClient } from '@skiff/client';
 import {
   definePlugin,
   hostAddress,
@@ -36,11 +39,13 @@ export function collectNodePlugins(kernel: Kernel) {
  * The kubelet component: runs `nodes` in-process nodes named <namePrefix>-1 … -N, each with the runtime
  * and network the options name, talking to the in-process API server as system:node:<name>. Each node
  * offers the API server its pods' logs, exec, attach and port-forward through `nodeConnections`.
+ * With `kubeconfig` it runs one node (`nodeName`) that talks to that kubeconfig's API server with its
+ * credentials instead: a node joined from another machine.
  */
 export const kubeletPlugin = definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  needs: ['apiHandler'],
+  wants: ['apiHandler'],
   provides: ['nodeConnections'],
   options: kubeletOptionsSchema,
   apply(kernel, options) {
@@ -55,8 +60,10 @@ export const kubeletPlugin = definePlugin({
     kernel.provide('nodeConnections', connections);
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.KUBELET, {
       async start() {
-        const count = options.nodes ?? kernel.config.nodes;
+        const remote = options.kubeconfig !== '';
+        const count = remote ? 1 : (options.nodes ?? kernel.config.nodes);
         if (count === 0) return;
+        const connect = remote ? kubeconfigConnection(resolve(kernel.config.rootDir, options.kubeconfig)) : loopbackConnection(kernel);
         const { runtimes, networks, volumes, serviceProxies } = collectNodePlugins(kernel);
         const runtimeFactory = runtimes.get(options.runtime);
         if (!runtimeFactory) throw new KubeletError('SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN', { name: options.runtime, known: runtimes.known() });
@@ -66,10 +73,9 @@ export const kubeletPlugin = definePlugin({
         if (options.serviceProxy && !serviceProxyFactory)
           throw new KubeletError('SKIFF_ERR_KUBELET_SERVICE_PROXY_UNKNOWN', { name: options.serviceProxy, known: serviceProxies.known() });
         const nodeIP = options.nodeIP === 'host' ? hostAddress(kernel.config.advertiseAddress) : options.nodeIP;
-        const apiHandler = kernel.resolve('apiHandler');
         const logger = kernel.logger.child({ component: 'kubelet' });
         for (let index = 0; index < count; index++) {
-          const nodeName = `${options.namePrefix}-${index + 1}`;
+          const nodeName = remote ? options.nodeName || hostname().toLowerCase() : `${options.namePrefix}-${index + 1}`;
           const kubelet = new Kubelet({
             nodeName,
             index,
@@ -93,7 +99,9 @@ export const kubeletPlugin = definePlugin({
             runtimePlugin: runtimes.pluginOf(options.runtime),
             networkPlugin: networks.pluginOf(options.network),
             serviceProxyPlugin: options.serviceProxy ? serviceProxies.pluginOf(options.serviceProxy) : undefined,
-            apiHandler,
+            connect,
+            podCIDRSource: options.podCIDRSource,
+            podCIDRWaitSeconds: options.podCIDRWaitSeconds,
             hooks: kernel.hooks,
             logger,
             connections,
@@ -108,3 +116,16 @@ export const kubeletPlugin = definePlugin({
     });
   },
 });
+
+/** In-process nodes act as their own users through this process's API server. */
+function loopbackConnection(kernel: Kernel): (user: UserInfo) => SkiffClient {
+  if (!kernel.hasComponent('apiHandler')) throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_NEEDED', { name: PLUGIN_NAME, component: 'apiHandler' });
+  const apiHandler = kernel.resolve('apiHandler');
+  return (user) => createLoopbackClient(apiHandler, user);
+}
+
+/** A joined node has one identity, its kubeconfig's: the node's client certificate. */
+function kubeconfigConnection(path: string): () => SkiffClient {
+  const client = createClientFromKubeconfig(path);
+  return () => client;
+}

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { Logger, NetworkAttachment, NetworkResult, NodeContext, PodNetwork } from '@skiff/kernel';
 import { ResultCache, type CachedAttachment } from './cache.js';
 import { CniRunner, type ChainTarget } from './chain.js';
-import { formatCidr, intToIp, isHostAddress, nodeSubnet, type Ipv4Cidr } from './cidr.js';
+import { formatCidr, intToIp, isHostAddress, nodeSubnet, parseCidr, type Ipv4Cidr } from './cidr.js';
 import { bridgeConflist, loopbackConflist, portMappingsOf, toNetworkResult } from './conflist.js';
 import { CniError } from './errors.js';
 import { ensureSysctl, preflight, toolPath, type HostTools } from './host.js';
@@ -84,7 +84,8 @@ export class BridgeNetwork implements PodNetwork {
 
   /** Checks the host (root, plugins, tools), writes the configuration for inspection and turns IPv4 forwarding on. */
   static async create(node: NodeContext, options: BridgeNetworkOptions, overrides: HostOverrides = {}): Promise<BridgeNetwork> {
-    const subnet = nodeSubnet(options.clusterCIDR, node.index, options.nodeCIDRMaskSize);
+    // The block the cluster gave the node, else the node's own by its index in this process.
+    const subnet = node.podCIDR ? parseCidr(node.podCIDR, 'podCIDR') : nodeSubnet(options.clusterCIDR, node.index, options.nodeCIDRMaskSize);
     const bridge = `${options.bridgeName}${node.index}`;
     if (bridge.length > MAX_INTERFACE_NAME) throw new CniError('SKIFF_ERR_CNI_BRIDGE_NAME_TOO_LONG', { name: bridge, length: bridge.length });
     const path = toolPath();

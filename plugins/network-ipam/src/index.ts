@@ -1,5 +1,5 @@
 import { definePlugin, packageInfo, type NetworkFactory, type OptionsOf, type OptionsSchema } from '@skiff/kernel';
-import { nodeSubnet } from './cidr.js';
+import { nodeSubnet, parseCidr } from './cidr.js';
 import { NETWORK_NAME, PLUGIN_NAME } from './names.js';
 import { IpamNetwork } from './network.js';
 
@@ -22,7 +22,11 @@ function ipamNetworkFactory(options: IpamOptions): NetworkFactory {
   return {
     name: NETWORK_NAME,
     create: (node) =>
-      IpamNetwork.open(nodeSubnet(options.clusterCIDR, node.index, options.nodeCIDRMaskSize), node.dataDir, node.logger.child({ network: NETWORK_NAME })),
+      IpamNetwork.open(
+        node.podCIDR ? parseCidr(node.podCIDR, 'podCIDR') : nodeSubnet(options.clusterCIDR, node.index, options.nodeCIDRMaskSize),
+        node.dataDir,
+        node.logger.child({ network: NETWORK_NAME }),
+      ),
   };
 }
 

@@ -10,6 +10,11 @@ export interface NodeContext {
   /** A folder this node may keep state in. */
   dataDir: string;
   logger: Logger;
+  /**
+   * The pod range the cluster gave this node (its Node's `spec.podCIDR`, from the node IPAM controller), when the
+   * kubelet waited for one; a network hands addresses from it instead of choosing a range by `index`.
+   */
+  podCIDR?: string;
 }
 
 // ---- CRI shape (runtime.v1.RuntimeService / ImageService), in TypeScript terms -------------------------
