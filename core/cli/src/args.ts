@@ -27,6 +27,7 @@ export function parseUpArgs(argv: string[]): UpArgs {
       preset: { type: 'string' },
       config: { type: 'string', short: 'c' },
       'data-dir': { type: 'string' },
+      host: { type: 'string' },
       port: { type: 'string', short: 'p' },
       nodes: { type: 'string' },
       'advertise-address': { type: 'string' },
@@ -43,6 +44,7 @@ export function parseUpArgs(argv: string[]): UpArgs {
     overrides: {
       preset: values.preset,
       dataDir: values['data-dir'],
+      host: values.host === undefined ? undefined : (ipAddress('--host', values.host) ?? values.host),
       port,
       nodes: wholeNumber('--nodes', values.nodes),
       advertiseAddress: ipAddress('--advertise-address', values['advertise-address']),

@@ -50,7 +50,7 @@ function holdSignalsDuringStart(): { release(): NodeJS.Signals | undefined } {
 }
 
 const argv = process.argv.slice(2);
-const duringStart = argv[0] === 'up' ? holdSignalsDuringStart() : undefined;
+const duringStart = argv[0] === 'up' || argv[0] === 'join' ? holdSignalsDuringStart() : undefined;
 main(argv, output).then((result) => {
   const held = duringStart?.release();
   if (!('kernel' in result)) {

@@ -2,9 +2,11 @@ import type { Kernel } from '@skiff/kernel';
 import { parseArgs } from 'node:util';
 import { helpRequested } from './args.js';
 import { image } from './image.js';
+import { joinCluster } from './join.js';
 import { kubeconfig } from './kubeconfig.js';
 import { newPlugin } from './new/command.js';
 import { up, type Output } from './up.js';
+import { token } from './token.js';
 import { COMMANDS, isCommand, USAGE } from './usage.js';
 import { CLI_VERSION } from './version.js';
 
@@ -33,6 +35,11 @@ export async function main(argv: string[], output: Output, cwd = process.cwd()):
   switch (command) {
     case 'up':
       return { kernel: await up(rest, output, cwd) };
+    case 'join':
+      return { kernel: await joinCluster(rest, output, cwd) };
+    case 'token':
+      await token(rest, output, cwd);
+      return { exitCode: 0 };
     case 'new':
       newPlugin(rest, output, cwd);
       return { exitCode: 0 };

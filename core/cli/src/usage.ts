@@ -4,19 +4,50 @@ import { PLUGIN_KINDS } from './new/kinds.js';
 export const COMMANDS = Object.freeze({
   up: {
     summary: 'start a whole cluster in this process',
-    usage: `usage: skiff up [--preset NAME] [--config FILE] [--data-dir DIR] [--port N] [--nodes N] [--advertise-address IP] [--log-level LEVEL]
+    usage: `usage: skiff up [--preset NAME] [--config FILE] [--data-dir DIR] [--host IP] [--port N] [--nodes N] [--advertise-address IP] [--log-level LEVEL]
 
 Starts a whole cluster in this process and writes <data-dir>/admin.kubeconfig.
 The data dir and everything in it are readable by the owner only (0700 / 0600).
   --preset     preset name or package (default: dev, or the config file's)
   --config     config file (default: skiff.config.* / .skiffrc* / package.json#skiff in this folder)
   --data-dir   where state lives (default: ./.skiff)
+  --host       the address the API server listens on (default: 127.0.0.1; 0.0.0.0 for every interface,
+               which nodes joining from other machines need)
   --port       API server port (default: 6443; 0 picks a free one)
   --nodes      number of simulated nodes (default: 1)
   --advertise-address  this machine's address for pods and other machines: the nodes' InternalIP
                (default: the address of the interface the default route leaves by)
   --log-level  trace|debug|info|warn|error|silent (default: info; logs go to stderr)
   -h, --help   print this help`,
+  },
+  join: {
+    summary: 'make this machine a node of a cluster on another machine',
+    usage: `usage: skiff join https://HOST:PORT --token ID.SECRET --ca-cert-hash sha256:HASH [--preset dev|local] [--data-dir DIR] [--node-name NAME] [--node-ip IP] [--log-level LEVEL]
+
+Runs a node (kubelet, runtime, pod network, service proxy) of the cluster at HOST:PORT in this process, as
+\`skiff token create\` on the control plane prints it. The first time it checks the cluster's CA against the hash,
+gets the node's client certificate through a CertificateSigningRequest (TLS bootstrap) and writes
+<data-dir>/kubelet.kubeconfig; later starts reuse that and need no token.
+  --token         a bootstrap token (skiff token create)
+  --ca-cert-hash  sha256 of the cluster CA's public key (skiff token create prints it)
+  --preset        the node's kind: dev (simulated containers, default) or local (containerd, CNI bridge, nftables; needs root)
+  --data-dir      where the node keeps its state and credentials (default: ./.skiff)
+  --node-name     the Node's name (default: this machine's host name)
+  --node-ip       the node's InternalIP (default: the address of the interface the default route leaves by)
+  --log-level     trace|debug|info|warn|error|silent (default: info)
+  -h, --help      print this help`,
+  },
+  token: {
+    summary: 'make a bootstrap token and print the skiff join command that uses it',
+    usage: `usage: skiff token create [--ttl DURATION] [--description TEXT] [--data-dir DIR] [--config FILE]
+
+Creates a bootstrap token (Secret bootstrap-token-<id> in kube-system) through the admin kubeconfig of a running
+cluster and prints the skiff join command for another machine: the published server, the token, the CA's hash.
+  --ttl          how long the token is valid: 24h (default), 90m, 3600s, or 0 for never
+  --description  stored with the token
+  --data-dir     the cluster's data dir, holding admin.kubeconfig (default: the config file's, else ./.skiff)
+  --config       the cluster's config file (default: found in this folder, as skiff up does)
+  -h, --help     print this help`,
   },
   new: {
     summary: 'write a ready plugin package (admission, scheduler, authenticator, authorizer, controller)',

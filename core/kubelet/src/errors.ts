@@ -3,6 +3,9 @@ import { codedError } from '@skiff/kernel';
 
 /** Every kubelet error: a stable code and a message template. */
 export const KUBELET_ERRORS = Object.freeze({
+  SKIFF_ERR_KUBELET_CSR_REFUSED: 'certificate signing request {name} was {how}: {reason} {message}',
+  SKIFF_ERR_KUBELET_CSR_TIMEOUT:
+    'certificate signing request {name} got no certificate within {seconds}s (approve it with `kubectl certificate approve {name}`, or check that the control plane runs @skiff/plugin-controller-csr)',
   SKIFF_ERR_KUBELET_NO_POD_CIDR:
     'node {node} got no pod range from the cluster within {seconds}s: the control plane needs the node IPAM controller (@skiff/plugin-controller-node-ipam)',
   SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN: 'container runtime "{name}" is not registered (known: {known})',

@@ -18,3 +18,11 @@ export { KubeletNodeConnection, type KubeletNodeConnectionOptions } from './stre
 export { readContainerLog, type ContainerLogSource, type FollowTiming } from './streaming/container-log.js';
 export { parseCriLogLine, type CriLogEntry } from './streaming/cri-log.js';
 export { PLUGIN_NAME, KUBELET_VERSION, NODE_LEASE_NAMESPACE, CRI_LABELS } from './names.js';
+export {
+  certificateUsable,
+  newKeyAndRequest,
+  requestCertificate,
+  SIGNERS,
+  type CertificateRequestOptions,
+  type CertificateSubject,
+} from './certificates/request.js';

@@ -10,7 +10,8 @@ import { definePreset } from '@skiff/kernel';
  * replicationcontroller / daemonset / statefulset / job / cronjob / garbage-collector / namespace / serviceaccount /
  * root-ca-cert-publisher / endpointslice / endpointslice-mirroring / endpoints / disruption / service-lb /
  * resourcequota controllers, host-path volumes (a default StorageClass, provisioning and binding), the node lifecycle
- * controller, the scheduler with upstream's default plugins (one package each), and kubelets on a simulated runtime
+ * controller; for nodes that join from other machines (skiff join) bootstrap tokens, the signed cluster-info ConfigMap,
+ * the CSR approver, signer and cleaner and node IPAM; the scheduler with upstream's default plugins (one package each), and kubelets on a simulated runtime
  * with a simple IPAM network and the built-in volume types.
  */
 export default definePreset({
@@ -24,6 +25,7 @@ export default definePreset({
     '@skiff/plugin-flowcontrol-apf',
     '@skiff/plugin-authn-token-file',
     '@skiff/plugin-authn-serviceaccount',
+    '@skiff/plugin-authn-bootstrap-token',
     '@skiff/plugin-authn-anonymous',
     '@skiff/plugin-authz-public-info',
     '@skiff/plugin-authz-always-allow',
@@ -54,6 +56,9 @@ export default definePreset({
     '@skiff/plugin-controller-service-lb',
     '@skiff/plugin-controller-resource-quota',
     '@skiff/plugin-controller-node-lifecycle',
+    '@skiff/plugin-controller-node-ipam',
+    '@skiff/plugin-controller-csr',
+    '@skiff/plugin-controller-bootstrap-signer',
     '@skiff/scheduler',
     '@skiff/plugin-scheduler-priority-sort',
     '@skiff/plugin-scheduler-scheduling-gates',

@@ -8,7 +8,7 @@ import { definePreset } from '@skiff/kernel';
  * authorizer, then RBAC with upstream's default roles; admission by NamespaceLifecycle, LimitRanger,
  * ServiceAccount, NodeRestriction, PodSecurity, Priority, DefaultTolerationSeconds, the admission webhooks,
  * ValidatingAdmissionPolicy and ResourceQuota (with its controller); an audit log of every request in
- * `<dataDir>/audit.log`; Secrets encrypted in the store with a key generated into `<dataDir>/encryption-config.yaml`.
+ * `<dataDir>/audit.log`; bootstrap tokens, the signed cluster-info, the CSR controllers and node IPAM for nodes that join (skiff join); Secrets encrypted in the store with a key generated into `<dataDir>/encryption-config.yaml`.
  */
 export default definePreset({
   name: '@skiff/preset-standard',
@@ -23,6 +23,7 @@ export default definePreset({
     '@skiff/plugin-flowcontrol-apf',
     ['@skiff/plugin-authn-x509', { adminCertificate: true }],
     '@skiff/plugin-authn-serviceaccount',
+    '@skiff/plugin-authn-bootstrap-token',
     '@skiff/plugin-authn-anonymous',
     '@skiff/plugin-authz-node',
     '@skiff/plugin-authz-rbac',
@@ -56,6 +57,9 @@ export default definePreset({
     '@skiff/plugin-controller-service-lb',
     '@skiff/plugin-controller-resource-quota',
     '@skiff/plugin-controller-node-lifecycle',
+    '@skiff/plugin-controller-node-ipam',
+    '@skiff/plugin-controller-csr',
+    '@skiff/plugin-controller-bootstrap-signer',
     '@skiff/scheduler',
     '@skiff/plugin-scheduler-priority-sort',
     '@skiff/plugin-scheduler-scheduling-gates',
