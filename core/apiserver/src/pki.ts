@@ -168,9 +168,9 @@ function rsaKeys(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki
 function newCertificate(publicKey: forge.pki.rsa.PublicKey, validityDays: number): forge.pki.Certificate {
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = publicKey;
-  // A positive serial: clear the top bit of the first byte.
+  // A positive serial in minimal DER: top bit clear (not negative), next bit set (no leading zero byte, which Go's parser refuses).
   const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f;
+  serial[0] = (serial[0]! & 0x7f) | 0x40;
   certificate.serialNumber = serial.toString('hex');
   certificate.validity.notBefore = new Date(Date.now() - 5 * 60 * 1000);
   certificate.validity.notAfter = new Date(Date.now() + validityDays * DAY_MS);
