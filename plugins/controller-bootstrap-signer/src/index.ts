@@ -1,15 +1,28 @@
 import type { UserInfo } from '@skiff/api';
 import { createLoopbackClient } from '@skiff/client';
 import { controllerPlugin } from '@skiff/controller-manager';
-import { LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
+import { AUTHORIZE_STAGE, LIFECYCLE_STAGE, packageInfo, type AuthzAttributes, type PluginOptions } from '@skiff/kernel';
 import { TokenCleaner } from './cleaner.js';
 import { clusterInfoKubeconfig, defaultServer } from './kubeconfig.js';
-import { CLEANER_CONTROLLER_NAME, DEFAULT_TOKEN_GROUPS, PLUGIN_NAME, SIGNER_CONTROLLER_NAME } from './names.js';
+import { CLEANER_CONTROLLER_NAME, CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, DEFAULT_TOKEN_GROUPS, PLUGIN_NAME, SIGNER_CONTROLLER_NAME } from './names.js';
 import { ensureJoinRbac } from './rbac.js';
 import { BootstrapSigner } from './signer.js';
 
 /** Who creates the RBAC objects for joining nodes: a cluster admin, as kubeadm's admin.conf is. */
 const RBAC_WRITER: UserInfo = { username: 'system:skiff:bootstrap-signer-setup', groups: ['system:masters', 'system:authenticated'] };
+
+/** A GET of kube-public/cluster-info, the one read a joining machine makes anonymously. */
+function isClusterInfoRead(attributes: AuthzAttributes): boolean {
+  return (
+    attributes.isResourceRequest &&
+    attributes.verb === 'get' &&
+    attributes.apiGroup === '' &&
+    attributes.resource === 'configmaps' &&
+    attributes.subresource === '' &&
+    attributes.namespace === CLUSTER_INFO_NAMESPACE &&
+    attributes.name === CLUSTER_INFO_NAME
+  );
+}
 
 /**
  * kubeadm's bootstrap tokens on the control-plane side: the `bootstrapsigner` controller publishes and signs the
@@ -44,6 +57,12 @@ const plugin = controllerPlugin({
     [CLEANER_CONTROLLER_NAME]: (ctx) => new TokenCleaner(ctx),
   }),
   apply(kernel, options) {
+    // Joining machines read cluster-info before they have any credentials. Under RBAC the Role below grants it; a
+    // cluster without RBAC (the dev preset: everyone authenticated may do anything, anonymous users nothing) gets the
+    // same one permission here, so discovery works with every authorizer set.
+    kernel.hooks.authorize.tap({ name: PLUGIN_NAME, stage: AUTHORIZE_STAGE.PUBLIC_INFO }, (attributes) =>
+      isClusterInfoRead(attributes) ? { decision: 'allow', reason: 'cluster-info is public (kubeadm:bootstrap-signer-clusterinfo)' } : undefined,
+    );
     if (!options.rbac) return;
     // After the API server has started and authz-rbac has written the default roles these bindings refer to.
     kernel.lifecycle(`${PLUGIN_NAME}/rbac`, LIFECYCLE_STAGE.API_SERVER + 20, {

@@ -3,7 +3,7 @@ import { definePreset } from '@skiff/kernel';
 /**
  * The dev preset: the whole cluster in one process, with kube-apiserver's and kube-controller-manager's default set —
  * LMDB store, HTTPS API server with a generated CA, CustomResourceDefinitions, API aggregation (APIServices), Service
- * address allocation, API Priority and Fairness, static token and ServiceAccount token authentication with a
+ * address allocation, API Priority and Fairness, static token, client certificate (the cluster CA's) and ServiceAccount token authentication with a
  * bootstrapped admin token, anonymous access to the health checks and /version only, allow-all authorization for
  * authenticated users; NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, RuntimeClass,
  * admission webhooks, ValidatingAdmissionPolicy and ResourceQuota admission; the deployment / replicaset /
@@ -24,6 +24,7 @@ export default definePreset({
     '@skiff/plugin-service-allocator',
     '@skiff/plugin-flowcontrol-apf',
     '@skiff/plugin-authn-token-file',
+    '@skiff/plugin-authn-x509',
     '@skiff/plugin-authn-serviceaccount',
     '@skiff/plugin-authn-bootstrap-token',
     '@skiff/plugin-authn-anonymous',
