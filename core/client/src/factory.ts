@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { KubeObject, ResourceType } from '@skiff/api';
 import type { ApiClient, Informer, InformerFactory, Logger } from '@skiff/kernel';
 import { SharedInformer, type InformerScope, type InformerSettings } from './informer.js';
@@ -46,8 +47,14 @@ export class SharedInformerFactory implements InformerFactory {
   /** Starts every informer made so far, and every one made later, until `signal` aborts. Repeat calls are ignored. */
   start(signal: AbortSignal): void {
     if (this.signal) return;
-    this.signal = signal;
-    for (const informer of this.informers.values()) this.runs.push(informer.run(signal));
+    // Every informer's watch listens for the stop: one signal of the factory's own carries them all, so the caller's
+    // gets one listener however many informers there are (an AbortSignal warns past ten).
+    const own = new AbortController();
+    setMaxListeners(0, own.signal);
+    if (signal.aborted) own.abort(signal.reason);
+    else signal.addEventListener('abort', () => own.abort(signal.reason), { once: true });
+    this.signal = own.signal;
+    for (const informer of this.informers.values()) this.runs.push(informer.run(own.signal));
   }
 
   /** Resolves when every informer made so far has synced; rejects if `signal` aborts first. */
