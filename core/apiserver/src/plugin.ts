@@ -5,9 +5,10 @@ import { ApiServerError } from './errors.js';
 import { CONNECTION_LIMIT_DEFAULTS, HttpServer } from './http/server.js';
 import { writeKubeconfig } from '@skiff/client';
 import { serverUrl } from './kubeconfig.js';
-import { ensurePki } from './pki.js';
+import { ensurePki, readClusterCa } from './pki.js';
 import { builtinResources, registerBuiltinHandlers } from './kinds/index.js';
 import { ApiServer, APISERVER_NAME } from './server.js';
+import { KubeletClient } from './streaming/remote-node-client.js';
 import { APISERVER_PACKAGE } from './package-info.js';
 import { errorMessage } from '@skiff/api';
 
@@ -100,6 +101,7 @@ const plugin = definePlugin({
     let server: ApiServer | undefined;
     let http: HttpServer | undefined;
     let info: ApiServerInfo | undefined;
+    let kubelets: KubeletClient | undefined;
     let logger: Logger = kernel.logger;
 
     kernel.hooks.components.tap(PLUGIN_NAME, () => {
@@ -119,8 +121,14 @@ const plugin = definePlugin({
       async start() {
         const api = server!;
         for (const definition of builtinResources()) api.registry.register(definition);
-        // The kubelet provides `nodeConnections`, possibly after the API server starts: looked up per request.
-        registerBuiltinHandlers(api.handlers, (node) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : undefined));
+        const dataDir = resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir);
+        // Kubelets of other processes are reached over HTTPS with a client certificate from the cluster CA (made by ensurePki below).
+        const remoteKubelets = (kubelets = new KubeletClient(() => readClusterCa(dataDir)));
+        registerBuiltinHandlers(api.handlers, {
+          // The kubelet provides `nodeConnections`, possibly after the API server starts: looked up per request.
+          local: (node) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : undefined),
+          remote: (node) => remoteKubelets.connection(node),
+        });
         kernel.hooks.resources.call(api.registry);
         for (const { name, resources } of options.initializers) {
           for (const resource of resources) {
@@ -137,7 +145,7 @@ const plugin = definePlugin({
           ...(kernel.hasComponent('kubernetesServiceIPs') ? kernel.resolve('kubernetesServiceIPs') : []),
           ...(host === '0.0.0.0' || host === '::' ? [hostAddress(kernel.config.advertiseAddress)] : []),
         ];
-        const pki = ensurePki(resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir), host, extraIps);
+        const pki = ensurePki(dataDir, host, extraIps);
         const { maxConnections, tlsHandshakeTimeoutMs, requestHeadersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxRequestHeaderBytes } = options;
         http = new HttpServer({
           handler: api,
@@ -166,6 +174,7 @@ const plugin = definePlugin({
       async stop() {
         server?.stop();
         await http?.close();
+        kubelets?.close();
       },
     });
 

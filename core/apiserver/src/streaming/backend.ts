@@ -10,14 +10,22 @@ const DIAL_TIMEOUT_MS = 10_000;
 /** The most of a refusal's head and body kept for the error message. */
 const MAX_HEAD_BYTES = 64 * 1024;
 
+/** For https URLs: how to verify the server and what to present (default: verify against the system roots). */
+export type DialTls = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+
+/** A streaming URL to upgrade at, and for an https URL how to dial it (a remote kubelet's: the API server's client certificate and the cluster CA). */
+export interface StreamTarget {
+  url: string;
+  tls?: DialTls;
+}
+
 export interface UpgradeAttempt {
   method: 'GET' | 'POST';
   /** The protocol asked for in `Upgrade` (SPDY/3.1). */
   upgrade: string;
   /** Further request headers, one line each (X-Stream-Protocol-Version repeats). */
   headers: [string, string][];
-  /** For https URLs: how to verify the server and what to present (default: verify against the system roots). */
-  tls?: Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+  tls?: DialTls;
 }
 
 export interface Upgraded {

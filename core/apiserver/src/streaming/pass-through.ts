@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import type { StreamTarget } from './backend.js';
 import { headerList } from './headers.js';
 import { throughRuntime } from './runtime-upgrade.js';
 import { splice } from './splice.js';
@@ -9,9 +10,9 @@ import { splice } from './splice.js';
  * client's protocol versions, relays the runtime's 101 (which names the version chosen) and then splices the
  * two connections. Nothing of the SPDY session is read.
  */
-export function spdyPassThrough(streamUrl: string, clientHeaders: Record<string, string | undefined>): (socket: Duplex, head: Buffer) => void {
+export function spdyPassThrough(target: StreamTarget, clientHeaders: Record<string, string | undefined>): (socket: Duplex, head: Buffer) => void {
   const protocols = headerList(clientHeaders['x-stream-protocol-version']);
-  return throughRuntime(streamUrl, protocols, (client, head, runtime) => {
+  return throughRuntime(target, protocols, (client, head, runtime) => {
     const backend = runtime.socket;
     client.write(runtime.rawHead);
     if (runtime.rest.length) client.write(runtime.rest);

@@ -20,7 +20,7 @@ export async function podLog(ctx: RestContext, nodes: NodeConnectionLookup): Pro
   const options = logOptions(query, ctx.info.name);
   const pod = await readPod(ctx);
   const container = chooseContainer(pod, query.container);
-  const connection = nodeConnectionOf(pod, nodes);
+  const connection = await nodeConnectionOf(ctx, pod, nodes);
   const websocket = isWebSocketRequest(ctx.request.headers);
   // Over WebSocket the read also ends when the client closes (the socket may stay open a while after that).
   const stopped = new AbortController();

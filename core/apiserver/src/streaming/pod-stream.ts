@@ -8,6 +8,7 @@ import { SPDY_UPGRADE } from './backend.js';
 import { spdyPassThrough } from './pass-through.js';
 import { chooseContainer, nodeConnectionOf, nodeFailure, podRef, readPod, type NodeConnectionLookup } from './pod-target.js';
 import { portForwardTunnel, tunneledProtocols } from './portforward-tunnel.js';
+import { streamTlsOf } from './remote-node.js';
 import { optionBool, optionList } from './query-options.js';
 import { chooseRemoteCommandProtocol, REMOTECOMMAND_PROTOCOLS, remoteCommandBridge, type RemoteCommandStreams } from './remotecommand.js';
 import { handshakeProblem, isWebSocketRequest, offeredProtocols } from './websocket.js';
@@ -60,16 +61,17 @@ async function remoteCommand(ctx: RestContext, kind: 'exec' | 'attach', nodes: N
   const container = chooseContainer(pod, query.container);
   if (!streams.stdin && !streams.stdout && !streams.stderr) throw errors.badRequest('you must specify at least 1 of stdin, stdout, stderr');
   if (kind === 'exec' && command.length === 0) throw errors.badRequest('you must specify at least one command for the container');
-  const connection = nodeConnectionOf(pod, nodes);
+  const connection = await nodeConnectionOf(ctx, pod, nodes);
   let url: string;
   try {
     url = await connection.streamURL(kind, podRef(pod), container, { ...(kind === 'exec' ? { cmd: command } : {}), ...streams });
   } catch (err) {
     throw nodeFailure(err);
   }
+  const target = { url, tls: streamTlsOf(connection) };
   const upgrade: Upgrade = protocol
-    ? remoteCommandBridge(url, headers['sec-websocket-key']!, protocol, streams, ctx.core.logger)
-    : spdyPassThrough(url, headers);
+    ? remoteCommandBridge(target, headers['sec-websocket-key']!, protocol, streams, ctx.core.logger)
+    : spdyPassThrough(target, headers);
   return { status: 101, upgrade };
 }
 
@@ -80,14 +82,15 @@ async function portForward(ctx: RestContext, nodes: NodeConnectionLookup, websoc
   if (websocket && protocols.length === 0) throw errors.badRequest('unable to upgrade: no tunneling spdy protocols provided');
   await admitConnect(ctx, { kind: 'PodPortForwardOptions', ...(ports.length ? { ports } : {}) });
   const pod = await readPod(ctx);
-  const connection = nodeConnectionOf(pod, nodes);
+  const connection = await nodeConnectionOf(ctx, pod, nodes);
   let url: string;
   try {
     url = await connection.portForwardURL(podRef(pod), ports);
   } catch (err) {
     throw nodeFailure(err);
   }
-  const upgrade: Upgrade = websocket ? portForwardTunnel(url, headers['sec-websocket-key']!, protocols) : spdyPassThrough(url, headers);
+  const target = { url, tls: streamTlsOf(connection) };
+  const upgrade: Upgrade = websocket ? portForwardTunnel(target, headers['sec-websocket-key']!, protocols) : spdyPassThrough(target, headers);
   return { status: 101, upgrade };
 }
 

@@ -1,10 +1,16 @@
-import { ApiError, errorMessage, errors, isJsonObject, type Pod, type PodSpec } from '@skiff/api';
+import { ApiError, errorMessage, errors, isJsonObject, type Node, type Pod, type PodSpec } from '@skiff/api';
 import type { NodeConnection, PodRef } from '@skiff/kernel';
 import type { RestContext } from '../rest/context.js';
+import { objectKey } from '../rest/keys.js';
 import { readObject } from '../rest/read.js';
 
-/** Finds the kubelet connection of a node; undefined when no kubelet of that name is connected. */
-export type NodeConnectionLookup = (nodeName: string) => NodeConnection | undefined;
+/** How the API server reaches a node's kubelet: in this process when it runs here, otherwise over HTTPS. */
+export interface NodeConnectionLookup {
+  /** The connection of a kubelet running in this process (the fast path); undefined when none of that name runs here. */
+  local(nodeName: string): NodeConnection | undefined;
+  /** A connection to the node's kubelet at the address its Node reports; absent when the API server has no kubelet client. */
+  remote?(node: Node): NodeConnection;
+}
 
 /** The annotation naming the container kubectl picks when none is given (kubectl logs, exec, attach, cp). */
 export const DEFAULT_CONTAINER_ANNOTATION = 'kubectl.kubernetes.io/default-container';
@@ -18,13 +24,25 @@ export function podRef(pod: Pod): PodRef {
   return { namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '' };
 }
 
-/** The connection to the kubelet of the pod's node: 400 for a pod not yet scheduled, 500 when no kubelet of that node is connected. */
-export function nodeConnectionOf(pod: Pod, nodes: NodeConnectionLookup): NodeConnection {
+/**
+ * The connection to the kubelet of the pod's node: the in-process one, else one over HTTPS to the address its Node
+ * reports. 400 for a pod not yet scheduled, 404 when its Node does not exist (as kube-apiserver answers), 500 when
+ * the kubelet cannot be reached.
+ */
+export async function nodeConnectionOf(ctx: RestContext, pod: Pod, nodes: NodeConnectionLookup): Promise<NodeConnection> {
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) throw errors.badRequest(`pod ${pod.metadata.name} does not have a host assigned`);
-  const connection = nodes(nodeName);
-  if (!connection) throw errors.internal(`error dialing backend: no kubelet of node "${nodeName}" is connected to this API server`);
-  return connection;
+  const local = nodes.local(nodeName);
+  if (local) return local;
+  if (!nodes.remote) throw errors.internal(`error dialing backend: no kubelet of node "${nodeName}" is connected to this API server`);
+  return nodes.remote(await readNode(ctx, nodeName));
+}
+
+async function readNode(ctx: RestContext, name: string): Promise<Node> {
+  const definition = ctx.core.registry.get('', 'nodes');
+  const stored = definition ? await ctx.core.store.get(objectKey(definition, '', name)) : undefined;
+  if (!stored) throw errors.notFound('nodes', '', name);
+  return stored.object as Node;
 }
 
 /** Every container name of the pod, as kube-apiserver lists them: init containers, containers, ephemeral containers. */

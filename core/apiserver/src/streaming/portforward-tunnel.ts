@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import type { StreamTarget } from './backend.js';
 import { throughRuntime } from './runtime-upgrade.js';
 import { endSoon, pauseUntilDrained } from './splice.js';
 import { CLOSE_CODE, handshakeResponse, WebSocketConnection } from './websocket.js';
@@ -19,8 +20,8 @@ export function tunneledProtocols(offered: string[]): string[] {
  * client as an HTTP error it can fall back from), then accepts the WebSocket and carries bytes: each
  * message's payload to the runtime, each chunk from the runtime as one message. No SPDY is parsed.
  */
-export function portForwardTunnel(streamUrl: string, key: string, protocols: string[]): (socket: Duplex, head: Buffer) => void {
-  return throughRuntime(streamUrl, protocols, (client, head, runtime) => {
+export function portForwardTunnel(target: StreamTarget, key: string, protocols: string[]): (socket: Duplex, head: Buffer) => void {
+  return throughRuntime(target, protocols, (client, head, runtime) => {
     const backend = runtime.socket;
     const chosen = runtime.headers['x-stream-protocol-version']?.trim();
     client.write(handshakeResponse(key, chosen ? `${TUNNEL_PREFIX}${chosen}` : undefined));

@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { Status } from '@skiff/api';
 import type { Logger } from '@skiff/kernel';
-import type { Upgraded } from './backend.js';
+import type { StreamTarget, Upgraded } from './backend.js';
 import { throughRuntime } from './runtime-upgrade.js';
 import { SpdySession, type SpdyStream, type StreamHandlers } from './spdy/session.js';
 import { endSoon, pauseUntilDrained } from './splice.js';
@@ -50,13 +50,13 @@ export interface RemoteCommandStreams {
  * non-zero exit code as the cause ExitCode) goes out on channel 3; then the WebSocket closes normally.
  */
 export function remoteCommandBridge(
-  streamUrl: string,
+  target: StreamTarget,
   key: string,
   protocol: ChannelProtocol,
   streams: RemoteCommandStreams,
   logger: Logger,
 ): (socket: Duplex, head: Buffer) => void {
-  return throughRuntime(streamUrl, [RUNTIME_PROTOCOL], (client, head, runtime) => {
+  return throughRuntime(target, [RUNTIME_PROTOCOL], (client, head, runtime) => {
     client.write(handshakeResponse(key, protocol.name));
     new Bridge(client, head, runtime, protocol, streams, logger).start();
   });
