@@ -26,3 +26,4 @@ export {
   type CertificateRequestOptions,
   type CertificateSubject,
 } from './certificates/request.js';
+export { KubeletServer, KUBELET_PORT, type KubeletServerOptions, type KubeletServerTls } from './server/index.js';

@@ -1,12 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RESOURCES, isApiError, type Pod, type Service, type UserInfo } from '@skiff/api';
+import { RESOURCES, isApiError, type Node, type Pod, type Service, type UserInfo } from '@skiff/api';
 import { assertCanI, EventRecorderImpl, SharedInformerFactory, type SkiffClient } from '@skiff/client';
 import type {
   ContainerRuntime,
   Hooks,
   Logger,
   NetworkFactory,
+  NodeConnection,
   NodeConnections,
   NodeContext,
   PodNetwork,
@@ -21,6 +22,7 @@ import { hostCapacity } from './node/host-capacity.js';
 import { NodeLease } from './node/node-lease.js';
 import type { NodeCapacity } from './node/node-object.js';
 import { NodeRegistration } from './node/node-registration.js';
+import { followPeers } from './node/peers.js';
 import { waitForPodCIDR } from './node/pod-cidr.js';
 import { CrashLoopBackOff } from './pods/crash-loop-backoff.js';
 import { PodDns } from './pods/dns.js';
@@ -32,6 +34,8 @@ import { ActionRunner } from './probes/actions.js';
 import { ProbeManager } from './probes/probe-manager.js';
 import { VolumeManager } from './volumes/volume-manager.js';
 import { KubeletNodeConnection } from './streaming/node-connection.js';
+import { servingCertificate } from './certificates/serving.js';
+import { KubeletServer } from './server/index.js';
 
 export interface KubeletConfig {
   nodeName: string;
@@ -70,6 +74,8 @@ export interface KubeletConfig {
   serviceProxyPlugin?: string;
   /** An API client acting as `user` (in-process), or the node's own credentials whoever asks (a joined node). */
   connect(user: UserInfo): SkiffClient;
+  /** Serve the kubelet's HTTPS API (a node whose API server runs elsewhere). */
+  serve?: KubeletServing;
   /** 'cluster': register the Node first and build the pod network on the range the node IPAM controller gives it. */
   podCIDRSource?: 'network' | 'cluster';
   podCIDRWaitSeconds?: number;
@@ -77,6 +83,14 @@ export interface KubeletConfig {
   logger: Logger;
   /** Where this kubelet offers the API server its pods' logs, exec, attach and port-forward. */
   connections?: NodeConnections;
+}
+
+export interface KubeletServing {
+  /** Listen address and port (0 picks a free one; the Node reports the port it got). */
+  address: string;
+  port: number;
+  /** The CA whose client certificates the API accepts: the cluster's. */
+  clientCaPem: string;
 }
 
 /** The identity a node's service proxy acts as: upstream's kube-proxy user, bound to system:node-proxier. */
@@ -97,6 +111,7 @@ export class Kubelet {
   private volumes: VolumeManager | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private unregister: (() => void) | undefined;
+  private server: KubeletServer | undefined;
   private readonly logger: Logger;
 
   constructor(private readonly config: KubeletConfig) {
@@ -143,6 +158,8 @@ export class Kubelet {
 
     const informers = (this.informers = new SharedInformerFactory(client, { logger: this.logger }));
     const pods = informers.informer<Pod>(RESOURCES.pods, { fieldSelector: `spec.nodeName=${nodeName}` });
+    if (network.peers)
+      followPeers(informers.informer<Node>(RESOURCES.nodes), { name: nodeName, ip: this.config.nodeIP }, network as Required<PodNetwork>, this.logger);
     // Service environment variables come from every Service of a pod's namespace (and default/kubernetes).
     const services = informers.informer<Service>(RESOURCES.services);
     const files = new PodFiles(dataDir);
@@ -209,10 +226,37 @@ export class Kubelet {
       signal: this.abort.signal,
     });
     this.unregister = this.config.connections?.register(nodeName, connection);
+    if (this.config.serve) await this.serve(client, registration, connection, () => pods.list(), this.config.serve);
     this.logger.info({ runtime: runtime.name, network: network.name, podCIDR: network.podCIDR?.() }, 'kubelet started');
   }
 
+  /** The kubelet's HTTPS API, for an API server in another process: logs, exec, attach, port-forward, pods, stats. */
+  private async serve(
+    client: SkiffClient,
+    registration: NodeRegistration,
+    connection: NodeConnection,
+    pods: () => Pod[],
+    serve: KubeletServing,
+  ): Promise<void> {
+    const { nodeName, nodeIP, dataDir } = this.config;
+    const certificate = await servingCertificate(client, { name: nodeName, ip: nodeIP, dataDir }, this.abort.signal);
+    const server = (this.server = new KubeletServer({
+      nodeName,
+      connection,
+      pods,
+      client,
+      tls: { ...certificate, clientCaPem: serve.clientCaPem },
+      host: serve.address,
+      port: serve.port,
+      logger: this.logger,
+    }));
+    const port = await server.listen();
+    await registration.servingOn(port);
+    this.logger.info({ address: serve.address, port }, 'kubelet API serving');
+  }
+
   async stop(): Promise<void> {
+    await this.server?.close().catch((err: unknown) => this.logger.warn({ err }, 'closing the kubelet API failed'));
     this.unregister?.();
     this.abort.abort();
     clearInterval(this.heartbeat);

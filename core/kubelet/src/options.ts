@@ -16,6 +16,15 @@ export const kubeletOptionsSchema = {
       pattern: '^$|^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$',
       description: "the one node's name with `kubeconfig` (default: this machine's host name)",
     },
+    port: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 65535,
+      default: 10250,
+      description:
+        "the port of the kubelet's HTTPS API, which a node with `kubeconfig` serves (in-process nodes answer their API server directly); 0 picks a free one",
+    },
+    address: { type: 'string', default: '0.0.0.0', description: "the address the kubelet's HTTPS API listens on" },
     podCIDRSource: {
       type: 'string',
       enum: ['network', 'cluster'],

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
 import type { UserInfo } from '@skiff/api';
-import { createClientFromKubeconfig, createLoopbackClient, type SkiffClient } from '@skiff/client';
+import { createClient, createLoopbackClient, HttpsTransport, readKubeconfig, type KubeconfigConnection, type SkiffClient } from '@skiff/client';
 import {
   definePlugin,
   hostAddress,
@@ -63,7 +63,10 @@ export const kubeletPlugin = definePlugin({
         const remote = options.kubeconfig !== '';
         const count = remote ? 1 : (options.nodes ?? kernel.config.nodes);
         if (count === 0) return;
-        const connect = remote ? kubeconfigConnection(resolve(kernel.config.rootDir, options.kubeconfig)) : loopbackConnection(kernel);
+        const kubeconfig = remote ? readKubeconfig(resolve(kernel.config.rootDir, options.kubeconfig)) : undefined;
+        const connect = kubeconfig ? kubeconfigConnection(kubeconfig) : loopbackConnection(kernel);
+        // A node whose API server runs elsewhere is reached over its HTTPS API, accepting the cluster CA's client certificates.
+        const serve = kubeconfig?.caPem ? { address: options.address, port: options.port, clientCaPem: kubeconfig.caPem } : undefined;
         const { runtimes, networks, volumes, serviceProxies } = collectNodePlugins(kernel);
         const runtimeFactory = runtimes.get(options.runtime);
         if (!runtimeFactory) throw new KubeletError('SKIFF_ERR_KUBELET_RUNTIME_UNKNOWN', { name: options.runtime, known: runtimes.known() });
@@ -101,6 +104,7 @@ export const kubeletPlugin = definePlugin({
             serviceProxyPlugin: options.serviceProxy ? serviceProxies.pluginOf(options.serviceProxy) : undefined,
             connect,
             podCIDRSource: options.podCIDRSource,
+            serve,
             podCIDRWaitSeconds: options.podCIDRWaitSeconds,
             hooks: kernel.hooks,
             logger,
@@ -125,7 +129,8 @@ function loopbackConnection(kernel: Kernel): (user: UserInfo) => SkiffClient {
 }
 
 /** A joined node has one identity, its kubeconfig's: the node's client certificate. */
-function kubeconfigConnection(path: string): () => SkiffClient {
-  const client = createClientFromKubeconfig(path);
+function kubeconfigConnection(kubeconfig: KubeconfigConnection): () => SkiffClient {
+  const { server, caPem, token, certPem, keyPem, insecureSkipTlsVerify } = kubeconfig;
+  const client = createClient(new HttpsTransport({ server, caPem, token, certPem, keyPem, insecureSkipTlsVerify }));
   return () => client;
 }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Logger, NetworkAttachment, NetworkResult, NodeContext, PodNetwork } from '@skiff/kernel';
+import type { Logger, NetworkAttachment, NetworkResult, NodeContext, NodePeer, PodNetwork } from '@skiff/kernel';
 import { ResultCache, type CachedAttachment } from './cache.js';
 import { CniRunner, type ChainTarget } from './chain.js';
 import { formatCidr, intToIp, isHostAddress, nodeSubnet, parseCidr, type Ipv4Cidr } from './cidr.js';
@@ -11,6 +11,7 @@ import { bridgeConflist, loopbackConflist, portMappingsOf, toNetworkResult } fro
 import { CniError } from './errors.js';
 import { ensureSysctl, preflight, toolPath, type HostTools } from './host.js';
 import { sweepRules } from './iptables.js';
+import { keepPodToPodAddresses, PeerRoutes } from './routes.js';
 import { cniArgs } from './invoke.js';
 import { MAX_INTERFACE_NAME, NETWORK_NAME, PLUGIN_TIMEOUT_MS, POD_INTERFACE } from './names.js';
 import type { CniConfList, CniDns, CniResult } from './types.js';
@@ -109,6 +110,7 @@ export class BridgeNetwork implements PodNetwork {
     await writeFile(join(dir, 'net.d', `10-${main.name}.conflist`), JSON.stringify(main, null, 2) + '\n');
     await writeFile(join(dir, 'net.d', `99-${loopback.name}.conflist`), JSON.stringify(loopback, null, 2) + '\n');
     const forwardingTurnedOn = await ensureSysctl('net.ipv4.ip_forward', '1');
+    if (options.ipMasq) await keepPodToPodAddresses(tools.iptables, options.clusterCIDR);
 
     const logger = node.logger.child({ network: NETWORK_NAME, bridge });
     const runner = new CniRunner(options.binDir, { ...process.env, PATH: path }, PLUGIN_TIMEOUT_MS, logger);
@@ -120,6 +122,15 @@ export class BridgeNetwork implements PodNetwork {
 
   podCIDR(): string {
     return formatCidr(this.layout.subnet);
+  }
+
+  /** Routes the other nodes' pod ranges to their InternalIPs (nodes sharing a network: host-gateway routing). */
+  async peers(peers: NodePeer[]): Promise<void> {
+    await this.routes.apply(peers);
+  }
+
+  private get routes(): PeerRoutes {
+    return new PeerRoutes(this.layout.tools.ip);
   }
 
   /** The bridge device and CNI network name of this node. */
@@ -158,6 +169,7 @@ export class BridgeNetwork implements PodNetwork {
    */
   async close(): Promise<void> {
     await Promise.all(this.locks.values());
+    await this.routes.clear().catch((err: unknown) => this.logger.warn({ err }, 'removing the routes to other nodes failed'));
     await this.releaseDeadAttachments();
     const attached = await this.layout.cache.list(this.layout.main.name);
     if (attached.length > 0) {

@@ -266,7 +266,21 @@ export interface PodNetwork {
   add(attachment: NetworkAttachment): Promise<NetworkResult>;
   del(attachment: NetworkAttachment): Promise<void>;
   check?(attachment: NetworkAttachment): Promise<void>;
+  /**
+   * The cluster's other nodes, each time one comes, goes or changes its range or address: a network that spans hosts
+   * routes their pod ranges (to their InternalIPs, say). Nodes on this host (the same InternalIP) are left out.
+   */
+  peers?(peers: NodePeer[]): Promise<void>;
   close?(): Promise<void>;
+}
+
+/** Another node of the cluster, as a pod network sees it. */
+export interface NodePeer {
+  name: string;
+  /** Its Node's `spec.podCIDR`. */
+  podCIDR: string;
+  /** Its InternalIP. */
+  internalIP: string;
 }
 
 export interface NetworkFactory {

@@ -19,6 +19,8 @@ export interface NodeDescription {
   containerRuntimeVersion: string;
   podCIDR?: string;
   internalIP: string;
+  /** The port of the kubelet's HTTPS API, when it serves one (a joined node); 0 otherwise. */
+  kubeletPort?: number;
 }
 
 const DEFAULT_EPHEMERAL_STORAGE = '100Gi';
@@ -86,7 +88,7 @@ export function nodeStatus(description: NodeDescription, now: string, previous?:
       { type: 'InternalIP', address: description.internalIP },
       { type: 'Hostname', address: name },
     ],
-    daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+    daemonEndpoints: { kubeletEndpoint: { Port: description.kubeletPort ?? 0 } },
     nodeInfo: {
       machineID: stableId(name, 'machine'),
       systemUUID: stableId(name, 'system'),

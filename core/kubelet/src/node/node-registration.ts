@@ -34,6 +34,12 @@ export class NodeRegistration {
     return this.heartbeat();
   }
 
+  /** The port of the kubelet's HTTPS API once it listens: posted at once. */
+  async servingOn(port: number): Promise<Node> {
+    this.description.kubeletPort = port;
+    return this.heartbeat();
+  }
+
   /** Posts fresh conditions (new heartbeat times) and the rest of the status. */
   async heartbeat(): Promise<Node> {
     const status = nodeStatus(this.description, rfc3339(Date.now()), this.current?.status?.conditions);
