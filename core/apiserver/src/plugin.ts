@@ -122,13 +122,18 @@ const plugin = definePlugin({
         const api = server!;
         for (const definition of builtinResources()) api.registry.register(definition);
         const dataDir = resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir);
-        // Kubelets of other processes are reached over HTTPS with a client certificate from the cluster CA (made by ensurePki below).
+        // Kubelets of other processes, and every kubelet through nodes/proxy, are reached over HTTPS with a client certificate
+        // from the cluster CA (made by ensurePki below).
         const remoteKubelets = (kubelets = new KubeletClient(() => readClusterCa(dataDir)));
-        registerBuiltinHandlers(api.handlers, {
-          // The kubelet provides `nodeConnections`, possibly after the API server starts: looked up per request.
-          local: (node) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : undefined),
-          remote: (node) => remoteKubelets.connection(node),
-        });
+        registerBuiltinHandlers(
+          api.handlers,
+          {
+            // The kubelet provides `nodeConnections`, possibly after the API server starts: looked up per request.
+            local: (node) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : undefined),
+            remote: (node) => remoteKubelets.connection(node),
+          },
+          remoteKubelets,
+        );
         kernel.hooks.resources.call(api.registry);
         for (const { name, resources } of options.initializers) {
           for (const resource of resources) {

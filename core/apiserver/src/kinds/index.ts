@@ -33,6 +33,7 @@ import { COORDINATION_KINDS } from './coordination.js';
 import { registerReviewHandlers, REVIEW_KINDS } from './reviews.js';
 import { registerPodStreamHandlers } from './pod-streams.js';
 import { registerProxyHandlers } from '../proxy/handlers.js';
+import type { KubeletCredentials } from '../proxy/target.js';
 import type { NodeConnectionLookup } from '../streaming/pod-target.js';
 
 export { NAMESPACE_FINALIZER, podQOSClass, type QOSClass } from './core/index.js';
@@ -97,10 +98,13 @@ export function builtinResources(): ResourceDefinition[] {
   ].map(withGenerationRule);
 }
 
-/** The handlers of the built-in kinds' own verbs and subresources; `nodes` finds a node's kubelet for the pod subresources it serves. */
-export function registerBuiltinHandlers(handlers: KindHandlers, nodes: NodeConnectionLookup): void {
+/**
+ * The handlers of the built-in kinds' own verbs and subresources; `nodes` finds a node's kubelet for the pod
+ * subresources it serves, `kubelets` is what nodes/proxy presents to kubelets and verifies them against.
+ */
+export function registerBuiltinHandlers(handlers: KindHandlers, nodes: NodeConnectionLookup, kubelets: KubeletCredentials): void {
   registerPodStreamHandlers(handlers, nodes);
-  registerProxyHandlers(handlers);
+  registerProxyHandlers(handlers, kubelets);
   handlers
     .register({ group: '', resource: pods.resource, subresource: 'binding', verb: 'create' }, (ctx, body) => bindPod(ctx, body.value))
     .register({ group: '', resource: pods.resource, subresource: 'eviction', verb: 'create' }, (ctx, body) => evictPod(ctx, body.value))

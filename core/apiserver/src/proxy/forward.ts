@@ -27,11 +27,19 @@ const HOP_BY_HOP = new Set([
 const REMOTE_USER = 'x-remote-user';
 const REMOTE_GROUP = 'x-remote-group';
 const REMOTE_EXTRA_PREFIX = 'x-remote-extra-';
+/** Node's codes for a certificate that does not chain to the CA it is verified against (Go: "signed by unknown authority"). */
+const UNKNOWN_AUTHORITY = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
 
 export interface BackendTls {
   /** PEM CA bundle the backend's certificate must chain to; without it, and without `insecure`, the system roots. */
   ca?: string;
-  /** Skip verifying the backend's certificate (the proxy subresources do, as kube-apiserver's proxy transport does). */
+  /** Skip verifying the backend's certificate (pods/proxy and services/proxy do, as kube-apiserver's proxy transport does). */
   insecure: boolean;
   /** A client certificate to present (the aggregator's front-proxy certificate). */
   cert?: string;
@@ -108,7 +116,7 @@ export async function forward(options: ForwardOptions): Promise<ApiResponse> {
   try {
     response = await answered;
   } catch (err) {
-    throw errors.unavailable(`error trying to reach service: ${errorMessage(err)}`);
+    throw errors.unavailable(`error trying to reach service: ${dialFailure(err)}`);
   }
   // A body stream that fails later (the backend went away mid-answer) just ends the response.
   backend.on('error', () => undefined);
@@ -192,6 +200,13 @@ function outgoingHeaders(options: ForwardOptions): OutgoingHttpHeaders {
     for (const [key, values] of Object.entries(identity.extra ?? {})) headers[`${REMOTE_EXTRA_PREFIX}${encodeURIComponent(key)}`] = values;
   }
   return headers;
+}
+
+/** Why the backend could not be reached; a certificate the backend's CA does not vouch for in kube-apiserver's words. */
+function dialFailure(err: unknown): string {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && UNKNOWN_AUTHORITY.has(code)) return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+  return errorMessage(err);
 }
 
 function tlsOptions(tls: BackendTls | undefined) {
@@ -279,7 +294,7 @@ function relayUpgrade(options: ForwardOptions, path: string, headers: OutgoingHt
       try {
         answer = await dialUpgrade(url, { method, upgrade, headers: lines, tls: tlsOptions(options.tls) }, closed.signal);
       } catch (err) {
-        writeRawStatus(client, backendError(err));
+        writeRawStatus(client, backendError(dialFailure(err)));
         return;
       }
       if (!answer.upgraded) return writeRawStatus(client, refusalError(answer));

@@ -3,7 +3,7 @@ import { admitConnect } from '../pipeline/admission.js';
 import type { KindHandlers } from '../rest/handlers.js';
 import type { RestContext } from '../rest/context.js';
 import { forward, rawQuery } from './forward.js';
-import { nodeTarget, podTarget, serviceTarget, type ProxyTarget } from './target.js';
+import { nodeTarget, podTarget, serviceTarget, type KubeletCredentials, type ProxyTarget } from './target.js';
 
 /**
  * The verbs a proxy request is authorized as, by method (GET and HEAD: get, POST: create, PUT: update, PATCH:
@@ -11,12 +11,15 @@ import { nodeTarget, podTarget, serviceTarget, type ProxyTarget } from './target
  */
 const PROXY_VERBS = ['get', 'create', 'update', 'patch', 'delete', ''];
 
-/** pods/proxy, services/proxy and nodes/proxy: any method, forwarded to the pod, an endpoint of the Service, or the node's kubelet. */
-export function registerProxyHandlers(handlers: KindHandlers): void {
+/**
+ * pods/proxy, services/proxy and nodes/proxy: any method, forwarded to the pod, an endpoint of the Service, or
+ * the node's kubelet (reached with `kubelets`' credentials).
+ */
+export function registerProxyHandlers(handlers: KindHandlers, kubelets: KubeletCredentials): void {
   const targets: [string, string, (ctx: RestContext) => Promise<ProxyTarget>][] = [
     ['pods', 'PodProxyOptions', podTarget],
     ['services', 'ServiceProxyOptions', serviceTarget],
-    ['nodes', 'NodeProxyOptions', nodeTarget],
+    ['nodes', 'NodeProxyOptions', (ctx) => nodeTarget(ctx, kubelets)],
   ];
   for (const [resource, optionsKind, target] of targets) {
     for (const verb of PROXY_VERBS) handlers.register({ group: '', resource, subresource: 'proxy', verb }, (ctx) => proxy(ctx, optionsKind, target));

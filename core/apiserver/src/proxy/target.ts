@@ -3,6 +3,9 @@ import { lookup } from 'node:dns/promises';
 import { errorMessage, errors, type Endpoints, type KubeObject, type Node, type Pod, type Service } from '@skiff/api';
 import type { RestContext } from '../rest/context.js';
 import { objectKey } from '../rest/keys.js';
+import { kubeletEndpoint } from '../streaming/remote-node.js';
+import type { KubeletClient } from '../streaming/remote-node-client.js';
+import type { BackendTls } from './forward.js';
 
 /** Where a proxy request goes: scheme, host and port of the backend; the path is the request's own. */
 export interface ProxyTarget {
@@ -11,12 +14,12 @@ export interface ProxyTarget {
   host: string;
   /** Empty for the scheme's default port. */
   port: string;
+  /** How the backend is verified and what is presented to it; without it, an https backend is not verified. */
+  tls?: BackendTls;
 }
 
-/** The kubelet's port when a Node does not report one (kube-apiserver's --kubelet-port default). */
-const DEFAULT_KUBELET_PORT = 10250;
-/** The order kube-apiserver prefers node addresses in (its --kubelet-preferred-address-types default). */
-const NODE_ADDRESS_PREFERENCE = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
+/** What nodes/proxy presents to kubelets and verifies them against: the API server's kubelet client. */
+export type KubeletCredentials = Pick<KubeletClient, 'credentials'>;
 
 /**
  * Splits a proxy request's `name`: `name`, `name:port` or `scheme:name:port` with scheme http or https;
@@ -107,25 +110,21 @@ export async function serviceTarget(ctx: RestContext): Promise<ProxyTarget> {
 }
 
 /**
- * nodes/<id>/proxy: the node's kubelet, at the node's preferred address and its reported kubelet port, over
- * HTTPS; another port asked for is reached with the scheme asked for. The host must resolve to global
- * unicast addresses only.
+ * nodes/<id>/proxy: the node's kubelet where pods/log and exec reach it (its preferred address and reported
+ * kubelet port), over HTTPS with the API server's kubelet client certificate, its serving certificate verified
+ * against the cluster CA. Another port asked for is reached with the scheme asked for, unverified and without
+ * the certificate, as kube-apiserver's proxy transport. The host must resolve to global unicast addresses only.
  */
-export async function nodeTarget(ctx: RestContext): Promise<ProxyTarget> {
+export async function nodeTarget(ctx: RestContext, kubelets: KubeletCredentials): Promise<ProxyTarget> {
   const id = splitSchemeNamePort(ctx.info.name);
   if (!id) throw errors.badRequest(`invalid node request ${JSON.stringify(ctx.info.name)}`);
   const node = await readStored<Node>(ctx, 'nodes', '', id.name);
-  const addresses = node.status?.addresses ?? [];
-  const host = NODE_ADDRESS_PREFERENCE.map((type) => addresses.find((address) => address.type === type)?.address).find(Boolean);
-  if (!host) {
-    const known = addresses.map((address) => `{${address.type} ${address.address}}`).join(' ');
-    throw errors.internal(`no preferred addresses found; known addresses: [${known}]`);
-  }
+  const { host, port } = kubeletEndpoint(node);
   await assertProxyableHost(host);
-  const reported = node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
-  const kubeletPort = String(reported > 0 ? reported : DEFAULT_KUBELET_PORT);
-  if (!id.port || id.port === kubeletPort) return { scheme: 'https', host, port: kubeletPort };
-  return { scheme: id.scheme || 'http', host, port: id.port };
+  const kubeletPort = String(port);
+  if (id.port && id.port !== kubeletPort) return { scheme: id.scheme || 'http', host, port: id.port };
+  const { ca, cert, key } = kubelets.credentials();
+  return { scheme: 'https', host, port: kubeletPort, tls: { ca, cert, key, insecure: false } };
 }
 
 async function assertProxyableHost(host: string): Promise<void> {
