@@ -1,0 +1,189 @@
+// Several "machines" on one Linux box: network namespaces joined by a bridge, each with its own address, running a
+// Skiff control plane (host 0) and joined nodes (hosts 1…N-1). For tests and for trying a multi-machine cluster
+// without machines (docs/joining-nodes.md). Root only.
+//
+//   node scripts/hosts.mjs up [--hosts 3] [--preset local|dev] [--dir .skiff-hosts]   start them; prints the kubeconfig
+//   node scripts/hosts.mjs down [--dir .skiff-hosts]                                  stop them and remove the namespaces
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const SKIFF = fileURLToPath(new URL('../core/cli/bin/skiff.js', import.meta.url));
+/** The hosts' network: the bridge in the root namespace holds .1, host i holds .(10 + i). */
+export const HOSTS_SUBNET = { prefix: '192.168.77', bits: 24 };
+export const HOSTS_BRIDGE = 'skiff-hosts';
+/** The pod and Service ranges, unreachable in every host's table while the hosts run (more specific routes win). */
+export const CLUSTER_RANGES = ['10.96.0.0/12', '10.244.0.0/16'];
+
+const run = (command, args) => execFileSync(command, args, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+const tryRun = (command, args) => {
+  try {
+    return run(command, args);
+  } catch {
+    return undefined;
+  }
+};
+
+export function hostName(index) {
+  return `skiff-h${index}`;
+}
+
+export function hostAddress(index) {
+  return `${HOSTS_SUBNET.prefix}.${10 + index}`;
+}
+
+/** Makes `count` namespaces on a bridge, each with loopback, an address, a default route to the bridge, unreachable cluster ranges. */
+export function createHosts(count) {
+  if (!tryRun('ip', ['link', 'show', HOSTS_BRIDGE])) {
+    run('ip', ['link', 'add', HOSTS_BRIDGE, 'type', 'bridge']);
+    run('ip', ['addr', 'add', `${HOSTS_SUBNET.prefix}.1/${HOSTS_SUBNET.bits}`, 'dev', HOSTS_BRIDGE]);
+    run('ip', ['link', 'set', HOSTS_BRIDGE, 'up']);
+  }
+  for (let index = 0; index < count; index++) {
+    const ns = hostName(index);
+    tryRun('ip', ['netns', 'del', ns]);
+    tryRun('ip', ['link', 'del', `${ns}-v`]);
+    run('ip', ['netns', 'add', ns]);
+    run('ip', ['link', 'add', `${ns}-v`, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
+    run('ip', ['link', 'set', `${ns}-v`, 'master', HOSTS_BRIDGE, 'up']);
+    const inHost = (args) => run('ip', ['netns', 'exec', ns, ...args]);
+    inHost(['ip', 'link', 'set', 'lo', 'up']);
+    inHost(['ip', 'addr', 'add', `${hostAddress(index)}/${HOSTS_SUBNET.bits}`, 'dev', 'eth0']);
+    inHost(['ip', 'link', 'set', 'eth0', 'up']);
+    // A default route, so each host has "the interface the default route leaves by"; it ends at the bridge.
+    inHost(['ip', 'route', 'add', 'default', 'via', `${HOSTS_SUBNET.prefix}.1`]);
+    for (const range of CLUSTER_RANGES) inHost(['ip', 'route', 'replace', 'unreachable', range]);
+    inHost(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+  }
+  // Packets between hosts cross the bridge without the root namespace's iptables deciding about them.
+  tryRun('sysctl', ['-qw', 'net.bridge.bridge-nf-call-iptables=0']);
+}
+
+export function removeHosts(count) {
+  for (let index = 0; index < count; index++) {
+    tryRun('ip', ['netns', 'del', hostName(index)]);
+    tryRun('ip', ['link', 'del', `${hostName(index)}-v`]);
+  }
+  tryRun('ip', ['link', 'del', HOSTS_BRIDGE]);
+}
+
+/**
+ * The command line that runs `argv` in a host's network namespace only. Not `ip netns exec`: that also makes a mount
+ * namespace with a fresh /sys, which hides /sys/fs/cgroup from the node's containerd and runc.
+ */
+export function inHostCommand(index, argv) {
+  return ['nsenter', `--net=/run/netns/${hostName(index)}`, '--', ...argv];
+}
+
+/** Runs `skiff …` in a host's namespace, its output to `log`; answers the child process. */
+export function skiffIn(index, args, log, cwd) {
+  const out = openSync(log, 'a');
+  const [command, ...rest] = inHostCommand(index, [process.execPath, SKIFF, ...args]);
+  return spawn(command, rest, { cwd, stdio: ['ignore', out, out], detached: true });
+}
+
+async function waitForLine(file, pattern, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    const match = pattern.exec(text);
+    if (match) return match;
+    if (
+      /^skiff: /m.test(text) &&
+      /failed|cannot|must|error/i.test(
+        text
+          .split('\n')
+          .filter((l) => l.startsWith('skiff: '))
+          .join('\n'),
+      )
+    )
+      throw new Error(`${what} failed; see ${file}:\n${text.slice(-2000)}`);
+    if (Date.now() > deadline) throw new Error(`${what} not ready within ${timeoutMs / 1000}s; see ${file}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function up({ hosts, preset, dir }) {
+  if (hosts < 2) throw new Error('--hosts must be at least 2 (a control plane and a node)');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  createHosts(hosts);
+  const pids = [];
+  const controlLog = join(dir, `${hostName(0)}.log`);
+  const control = skiffIn(
+    0,
+    ['up', '--preset', preset, '--nodes', '0', '--host', '0.0.0.0', '--advertise-address', hostAddress(0), '--data-dir', join(dir, hostName(0))],
+    controlLog,
+    dir,
+  );
+  pids.push(control.pid);
+  writeFileSync(join(dir, 'pids'), pids.join('\n'));
+  await waitForLine(controlLog, /^ready: /m, 120_000, 'the control plane');
+  const [command, ...rest] = inHostCommand(0, [process.execPath, SKIFF, 'token', 'create', '--data-dir', join(dir, hostName(0))]);
+  const joinCommand = run(command, rest).trim();
+  const [, , server, ...flags] = joinCommand.split(' ');
+  for (let index = 1; index < hosts; index++) {
+    const log = join(dir, `${hostName(index)}.log`);
+    const node = skiffIn(
+      index,
+      ['join', server, ...flags, '--preset', preset, '--node-name', `host-${index}`, '--node-ip', hostAddress(index), '--data-dir', join(dir, hostName(index))],
+      log,
+      dir,
+    );
+    pids.push(node.pid);
+    writeFileSync(join(dir, 'pids'), pids.join('\n'));
+  }
+  for (let index = 1; index < hosts; index++) await waitForLine(join(dir, `${hostName(index)}.log`), /^ready: /m, 180_000, `node host-${index}`);
+  // The admin kubeconfig names the control plane's address on the hosts' network, which this namespace reaches too.
+  const kubeconfig = join(dir, 'admin.kubeconfig');
+  const text = readFileSync(join(dir, hostName(0), 'admin.kubeconfig'), 'utf8').replace(/server: https:\/\/[^\s]+/, `server: https://${hostAddress(0)}:6443`);
+  writeFileSync(kubeconfig, text, { mode: 0o600 });
+  writeFileSync(join(dir, 'hosts'), String(hosts));
+  console.log(`hosts: ${hosts} (control plane on ${hostAddress(0)}, nodes host-1…host-${hosts - 1}); logs in ${dir}`);
+  console.log(`kubeconfig: ${kubeconfig}`);
+  console.log(`try: kubectl --kubeconfig ${kubeconfig} get nodes -o wide`);
+}
+
+async function down({ dir }) {
+  const pidFile = join(dir, 'pids');
+  const pids = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number) : [];
+  // Nodes first, then the control plane; each stops its own pods and containerd on SIGTERM.
+  for (const pid of pids.reverse()) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      continue;
+    }
+    for (let waited = 0; waited < 30_000; waited += 200) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  const count = existsSync(join(dir, 'hosts')) ? Number(readFileSync(join(dir, 'hosts'), 'utf8')) : 8;
+  removeHosts(count);
+  rmSync(pidFile, { force: true });
+  console.log('hosts removed');
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values, positionals } = parseArgs({
+    options: { hosts: { type: 'string', default: '3' }, preset: { type: 'string', default: 'local' }, dir: { type: 'string', default: '.skiff-hosts' } },
+    allowPositionals: true,
+  });
+  const options = { hosts: Number(values.hosts), preset: values.preset, dir: resolve(values.dir) };
+  const command = positionals[0];
+  (command === 'up'
+    ? up(options)
+    : command === 'down'
+      ? down(options)
+      : Promise.reject(new Error('usage: node scripts/hosts.mjs up|down [--hosts N] [--preset local|dev] [--dir DIR]'))
+  ).catch((err) => {
+    console.error(`hosts: ${err.message}`);
+    process.exit(1);
+  });
+}
