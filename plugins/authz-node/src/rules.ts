@@ -21,6 +21,9 @@ export const NODE_RULES: readonly NodeRule[] = [
   { group: '', resources: ['pods/status'], verbs: ['update', 'patch'] },
   { group: '', resources: ['pods/eviction'], verbs: ['create'] },
   { group: '', resources: ['services', 'endpoints'], verbs: READ },
+  // Beyond upstream's role: a joined node's service proxy acts with the node's credentials (upstream runs kube-proxy
+  // under a ServiceAccount of its own). EndpointSlices say no more than the Endpoints a node reads already.
+  { group: 'discovery.k8s.io', resources: ['endpointslices'], verbs: READ },
   { group: '', resources: ['events'], verbs: ['create', 'patch', 'update'] },
   { group: 'events.k8s.io', resources: ['events'], verbs: ['create', 'patch', 'update'] },
   { group: 'coordination.k8s.io', resources: ['leases'], verbs: ['get', 'create', 'update', 'patch', 'delete'] },
