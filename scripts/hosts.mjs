@@ -2,7 +2,8 @@
 // Skiff control plane (host 0) and joined nodes (hosts 1…N-1). For tests and for trying a multi-machine cluster
 // without machines (docs/joining-nodes.md). Root only.
 //
-//   node scripts/hosts.mjs up [--hosts 3] [--preset local|dev] [--dir .skiff-hosts]   start them; prints the kubeconfig
+//   node scripts/hosts.mjs up [--hosts 3] [--preset local|dev] [--control-preset standard] [--dir .skiff-hosts]
+//                                                             start them; prints the kubeconfig
 //   node scripts/hosts.mjs down [--dir .skiff-hosts]                                  stop them and remove the namespaces
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,8 +58,6 @@ export function createHosts(count) {
     for (const range of CLUSTER_RANGES) inHost(['ip', 'route', 'replace', 'unreachable', range]);
     inHost(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
   }
-  // Packets between hosts cross the bridge without the root namespace's iptables deciding about them.
-  tryRun('sysctl', ['-qw', 'net.bridge.bridge-nf-call-iptables=0']);
 }
 
 export function removeHosts(count) {
@@ -84,10 +83,10 @@ export function skiffIn(index, args, log, cwd) {
   return spawn(command, rest, { cwd, stdio: ['ignore', out, out], detached: true });
 }
 
-async function waitForLine(file, pattern, timeoutMs, what) {
+async function waitForLine(file, pattern, timeoutMs, what, fromOffset = 0) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    const text = existsSync(file) ? readFileSync(file, 'utf8').slice(fromOffset) : '';
     const match = pattern.exec(text);
     if (match) return match;
     if (
@@ -105,47 +104,77 @@ async function waitForLine(file, pattern, timeoutMs, what) {
   }
 }
 
-async function up({ hosts, preset, dir }) {
+/**
+ * The control plane's config: the chosen preset with no nodes of its own, listening on every interface of host 0, and
+ * the cluster DNS server on host 0's address (the nodes' service proxies carry the kube-dns Service to it).
+ */
+export function controlPlaneConfig(controlPreset) {
+  return {
+    preset: controlPreset,
+    nodes: 0,
+    host: '0.0.0.0',
+    advertiseAddress: hostAddress(0),
+    plugins: [['@skiff/plugin-dns', { address: 'host' }]],
+  };
+}
+
+/** Starts (or starts again) host `index`'s node: `skiff join` with `flags` (the token and CA pin; none once it has joined). */
+export function startNode(dir, index, flags = []) {
+  const { server, preset } = JSON.parse(readFileSync(join(dir, 'join.json'), 'utf8'));
+  const args = [
+    'join',
+    server,
+    ...flags,
+    '--preset',
+    preset,
+    '--node-name',
+    `host-${index}`,
+    '--node-ip',
+    hostAddress(index),
+    '--data-dir',
+    join(dir, hostName(index)),
+  ];
+  return skiffIn(index, args, join(dir, `${hostName(index)}.log`), dir);
+}
+
+/** Waits for a line of a host's log (`ready: …`) after `fromOffset` characters, failing early when the process reported a failure. */
+export function waitForHostLine(dir, index, pattern, timeoutMs, fromOffset = 0) {
+  return waitForLine(join(dir, `${hostName(index)}.log`), pattern, timeoutMs, index === 0 ? 'the control plane' : `node host-${index}`, fromOffset);
+}
+
+export async function up({ hosts, preset, controlPreset = 'standard', dir }) {
   if (hosts < 2) throw new Error('--hosts must be at least 2 (a control plane and a node)');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   createHosts(hosts);
   const pids = [];
   const controlLog = join(dir, `${hostName(0)}.log`);
-  const control = skiffIn(
-    0,
-    ['up', '--preset', preset, '--nodes', '0', '--host', '0.0.0.0', '--advertise-address', hostAddress(0), '--data-dir', join(dir, hostName(0))],
-    controlLog,
-    dir,
-  );
+  const configFile = join(dir, 'control-plane.config.json');
+  writeFileSync(configFile, JSON.stringify(controlPlaneConfig(controlPreset), null, 2));
+  const control = skiffIn(0, ['up', '--config', configFile, '--data-dir', join(dir, hostName(0))], controlLog, dir);
   pids.push(control.pid);
   writeFileSync(join(dir, 'pids'), pids.join('\n'));
   await waitForLine(controlLog, /^ready: /m, 120_000, 'the control plane');
   const [command, ...rest] = inHostCommand(0, [process.execPath, SKIFF, 'token', 'create', '--data-dir', join(dir, hostName(0))]);
   const joinCommand = run(command, rest).trim();
   const [, , server, ...flags] = joinCommand.split(' ');
+  writeFileSync(join(dir, 'join.json'), JSON.stringify({ server, preset }));
   for (let index = 1; index < hosts; index++) {
-    const log = join(dir, `${hostName(index)}.log`);
-    const node = skiffIn(
-      index,
-      ['join', server, ...flags, '--preset', preset, '--node-name', `host-${index}`, '--node-ip', hostAddress(index), '--data-dir', join(dir, hostName(index))],
-      log,
-      dir,
-    );
-    pids.push(node.pid);
+    pids.push(startNode(dir, index, flags).pid);
     writeFileSync(join(dir, 'pids'), pids.join('\n'));
   }
-  for (let index = 1; index < hosts; index++) await waitForLine(join(dir, `${hostName(index)}.log`), /^ready: /m, 180_000, `node host-${index}`);
+  for (let index = 1; index < hosts; index++) await waitForHostLine(dir, index, /^ready: /m, 180_000);
   // The admin kubeconfig names the control plane's address on the hosts' network, which this namespace reaches too.
   const kubeconfig = join(dir, 'admin.kubeconfig');
   const text = readFileSync(join(dir, hostName(0), 'admin.kubeconfig'), 'utf8').replace(/server: https:\/\/[^\s]+/, `server: https://${hostAddress(0)}:6443`);
   writeFileSync(kubeconfig, text, { mode: 0o600 });
   writeFileSync(join(dir, 'hosts'), String(hosts));
-  console.log(`hosts: ${hosts} (control plane on ${hostAddress(0)}, nodes host-1…host-${hosts - 1}); logs in ${dir}`);
+  console.log(`hosts: ${hosts} (control plane ${controlPreset} on ${hostAddress(0)}, nodes host-1…host-${hosts - 1}); logs in ${dir}`);
   console.log(`kubeconfig: ${kubeconfig}`);
   console.log(`try: kubectl --kubeconfig ${kubeconfig} get nodes -o wide`);
+  return { kubeconfig, pids };
 }
 
-async function down({ dir }) {
+export async function down({ dir }) {
   const pidFile = join(dir, 'pids');
   const pids = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number) : [];
   // Nodes first, then the control plane; each stops its own pods and containerd on SIGTERM.
@@ -172,10 +201,15 @@ async function down({ dir }) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values, positionals } = parseArgs({
-    options: { hosts: { type: 'string', default: '3' }, preset: { type: 'string', default: 'local' }, dir: { type: 'string', default: '.skiff-hosts' } },
+    options: {
+      hosts: { type: 'string', default: '3' },
+      preset: { type: 'string', default: 'local' },
+      'control-preset': { type: 'string', default: 'standard' },
+      dir: { type: 'string', default: '.skiff-hosts' },
+    },
     allowPositionals: true,
   });
-  const options = { hosts: Number(values.hosts), preset: values.preset, dir: resolve(values.dir) };
+  const options = { hosts: Number(values.hosts), preset: values.preset, controlPreset: values['control-preset'], dir: resolve(values.dir) };
   const command = positionals[0];
   (command === 'up'
     ? up(options)

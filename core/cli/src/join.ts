@@ -20,9 +20,8 @@ const RENEW_MARGIN_MS = 60 * 60_000;
 
 export interface JoinArgs {
   server: string;
-  tokenId: string;
-  tokenSecret: string;
-  caHash: string;
+  /** The bootstrap token and CA pin, for the first join. */
+  bootstrap?: { tokenId: string; tokenSecret: string; caHash: string };
   preset: string;
   dataDir: string;
   nodeName: string;
@@ -56,10 +55,11 @@ export function parseJoinArgs(argv: string[], cwd: string): JoinArgs {
     throw new Error(`the API server must be an https URL such as https://10.0.0.1:6443 (got "${server}")`);
   }
   if (url.protocol !== 'https:') throw new Error(`the API server must be an https URL such as https://10.0.0.1:6443 (got "${server}")`);
-  const token = TOKEN.exec(values.token ?? '');
-  if (!token) throw new Error('--token must be a bootstrap token ID.SECRET (6 and 16 characters a-z0-9), as `skiff token create` prints');
-  const hash = CA_HASH.exec(values['ca-cert-hash'] ?? '');
-  if (!hash) throw new Error('--ca-cert-hash must be sha256:<64 hex digits>, as `skiff token create` prints');
+  // Both are needed the first time only: later starts use the node's own credentials.
+  const token = values.token === undefined ? undefined : TOKEN.exec(values.token);
+  if (token === null) throw new Error('--token must be a bootstrap token ID.SECRET (6 and 16 characters a-z0-9), as `skiff token create` prints');
+  const hash = values['ca-cert-hash'] === undefined ? undefined : CA_HASH.exec(values['ca-cert-hash']);
+  if (hash === null) throw new Error('--ca-cert-hash must be sha256:<64 hex digits>, as `skiff token create` prints');
   const preset = values.preset ?? 'dev';
   if (!NODE_PRESETS.includes(preset)) throw new Error(`--preset must be one of ${NODE_PRESETS.join(', ')} (got "${preset}")`);
   const nodeIP = values['node-ip'];
@@ -69,9 +69,7 @@ export function parseJoinArgs(argv: string[], cwd: string): JoinArgs {
     throw new Error(`--node-name must be a DNS subdomain: lower-case letters, digits, '-' and '.' (got "${nodeName}")`);
   return {
     server: url.origin,
-    tokenId: token[1]!,
-    tokenSecret: token[2]!,
-    caHash: hash[1]!,
+    ...(token && hash ? { bootstrap: { tokenId: token[1]!, tokenSecret: token[2]!, caHash: hash[1]! } } : {}),
     preset,
     dataDir: resolve(cwd, values['data-dir'] ?? '.skiff'),
     nodeName,
@@ -103,7 +101,8 @@ export async function joinCluster(argv: string[], output: Output, cwd = process.
   const { certificateUsable } = await import('@skiff/kubelet');
   const current = existsSync(kubeconfigFile) ? readKubeconfig(kubeconfigFile) : undefined;
   if (current?.certPem && certificateUsable(current.certPem, RENEW_MARGIN_MS)) output.out(`skiff: using the node's credentials in ${kubeconfigFile}`);
-  else await bootstrap(args, kubeconfigFile, output);
+  else if (args.bootstrap) await bootstrap(args.server, args.bootstrap, args.dataDir, args.nodeName, kubeconfigFile, output);
+  else throw new Error(`${kubeconfigFile} holds no usable credentials: the first join needs --token and --ca-cert-hash (skiff token create prints them)`);
 
   output.out(`skiff: starting node ${args.nodeName} (preset node-${args.preset}, data dir ${relative(cwd, args.dataDir) || '.'})`);
   const kernel = await createCluster({
@@ -124,28 +123,35 @@ export async function joinCluster(argv: string[], output: Output, cwd = process.
 }
 
 /** TLS bootstrap: discovery of the CA through cluster-info, then the node's client certificate from a CSR. */
-async function bootstrap(args: JoinArgs, kubeconfigFile: string, output: Output): Promise<void> {
+async function bootstrap(
+  server: string,
+  args: NonNullable<JoinArgs['bootstrap']>,
+  dataDir: string,
+  nodeName: string,
+  kubeconfigFile: string,
+  output: Output,
+): Promise<void> {
   const { writeKubeconfig, createClientFromKubeconfig } = await import('@skiff/client');
   const { verifyClusterInfoSignature } = await import('@skiff/plugin-controller-bootstrap-signer');
   const { newKeyAndRequest, requestCertificate, SIGNERS } = await import('@skiff/kubelet');
 
-  const clusterInfo = await fetchClusterInfo(args.server);
+  const clusterInfo = await fetchClusterInfo(server);
   const kubeconfigText = clusterInfo['kubeconfig'];
-  if (!kubeconfigText) throw new Error(`the cluster-info ConfigMap at ${args.server} holds no kubeconfig`);
+  if (!kubeconfigText) throw new Error(`the cluster-info ConfigMap at ${server} holds no kubeconfig`);
   const signature = clusterInfo[`jws-kubeconfig-${args.tokenId}`];
   if (!signature)
     throw new Error(
-      `the cluster-info ConfigMap at ${args.server} has no signature for token ${args.tokenId}: the token is unknown or expired (skiff token create makes a new one)`,
+      `the cluster-info ConfigMap at ${server} has no signature for token ${args.tokenId}: the token is unknown or expired (skiff token create makes a new one)`,
     );
   if (!verifyClusterInfoSignature(kubeconfigText, signature, args.tokenId, args.tokenSecret))
     throw new Error(`the cluster-info signature for token ${args.tokenId} does not match the token's secret: check --token`);
-  const discovered = clusterOf(kubeconfigText, args.server);
+  const discovered = clusterOf(kubeconfigText, server);
   const hash = caCertHash(discovered.caPem);
   if (hash !== args.caHash) throw new Error(`the cluster's CA has hash sha256:${hash}, not the sha256:${args.caHash} given with --ca-cert-hash`);
   output.out(`skiff: the cluster CA checks out (sha256:${hash.slice(0, 12)}…); server ${discovered.server}`);
 
   // The bootstrap credentials live in a kubeconfig of their own, as kubeadm's bootstrap-kubelet.conf.
-  const bootstrapFile = join(args.dataDir, 'bootstrap-kubelet.kubeconfig');
+  const bootstrapFile = join(dataDir, 'bootstrap-kubelet.kubeconfig');
   writeKubeconfig(bootstrapFile, {
     server: discovered.server,
     caPem: discovered.caPem,
@@ -153,7 +159,7 @@ async function bootstrap(args: JoinArgs, kubeconfigFile: string, output: Output)
     userName: 'kubelet-bootstrap',
   });
   const client = createClientFromKubeconfig(bootstrapFile);
-  const { keyPem, csrPem } = newKeyAndRequest({ commonName: `system:node:${args.nodeName}`, organizations: ['system:nodes'] });
+  const { keyPem, csrPem } = newKeyAndRequest({ commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] });
   const certPem = await requestCertificate(client, {
     signerName: SIGNERS.CLIENT,
     usages: ['digital signature', 'key encipherment', 'client auth'],
@@ -162,7 +168,7 @@ async function bootstrap(args: JoinArgs, kubeconfigFile: string, output: Output)
     timeoutMs: CERTIFICATE_WAIT_MS,
     waiting: (name) => output.out(`skiff: waiting for certificate signing request ${name} to be approved (kubectl certificate approve ${name})`),
   });
-  writeKubeconfig(kubeconfigFile, { server: discovered.server, caPem: discovered.caPem, certPem, keyPem, userName: `system:node:${args.nodeName}` });
+  writeKubeconfig(kubeconfigFile, { server: discovered.server, caPem: discovered.caPem, certPem, keyPem, userName: `system:node:${nodeName}` });
   output.out(`skiff: node client certificate issued; credentials in ${kubeconfigFile}`);
 }
 

@@ -22,14 +22,14 @@ The data dir and everything in it are readable by the owner only (0700 / 0600).
   },
   join: {
     summary: 'make this machine a node of a cluster on another machine',
-    usage: `usage: skiff join https://HOST:PORT --token ID.SECRET --ca-cert-hash sha256:HASH [--preset dev|local] [--data-dir DIR] [--node-name NAME] [--node-ip IP] [--log-level LEVEL]
+    usage: `usage: skiff join https://HOST:PORT [--token ID.SECRET --ca-cert-hash sha256:HASH] [--preset dev|local] [--data-dir DIR] [--node-name NAME] [--node-ip IP] [--log-level LEVEL]
 
 Runs a node (kubelet, runtime, pod network, service proxy) of the cluster at HOST:PORT in this process, as
 \`skiff token create\` on the control plane prints it. The first time it checks the cluster's CA against the hash,
 gets the node's client certificate through a CertificateSigningRequest (TLS bootstrap) and writes
 <data-dir>/kubelet.kubeconfig; later starts reuse that and need no token.
-  --token         a bootstrap token (skiff token create)
-  --ca-cert-hash  sha256 of the cluster CA's public key (skiff token create prints it)
+  --token         a bootstrap token (skiff token create); the first join only
+  --ca-cert-hash  sha256 of the cluster CA's public key (skiff token create prints it); the first join only
   --preset        the node's kind: dev (simulated containers, default) or local (containerd, CNI bridge, nftables; needs root)
   --data-dir      where the node keeps its state and credentials (default: ./.skiff)
   --node-name     the Node's name (default: this machine's host name)

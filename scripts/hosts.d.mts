@@ -1,0 +1,18 @@
+/** The pod and Service ranges, unreachable in every host's table while the hosts run. */
+export const CLUSTER_RANGES: string[];
+export const HOSTS_BRIDGE: string;
+export const HOSTS_SUBNET: { prefix: string; bits: number };
+/** skiff-h<index>: the network namespace of host `index`. */
+export function hostName(index: number): string;
+/** 192.168.77.(10 + index). */
+export function hostAddress(index: number): string;
+export function createHosts(count: number): void;
+export function removeHosts(count: number): void;
+/** `nsenter --net=… -- argv`: runs argv in a host's network namespace only. */
+export function inHostCommand(index: number, argv: string[]): string[];
+export function skiffIn(index: number, args: string[], log: string, cwd: string): import('node:child_process').ChildProcess;
+export function controlPlaneConfig(controlPreset: string): Record<string, unknown>;
+export function startNode(dir: string, index: number, flags?: string[]): import('node:child_process').ChildProcess;
+export function waitForHostLine(dir: string, index: number, pattern: RegExp, timeoutMs: number, fromOffset?: number): Promise<RegExpExecArray>;
+export function up(options: { hosts: number; preset: string; controlPreset?: string; dir: string }): Promise<{ kubeconfig: string; pids: number[] }>;
+export function down(options: { dir: string }): Promise<void>;
