@@ -15,6 +15,7 @@ export { hostAddress } from './host-address.js';
 export { recordingLogger, type LogRecord } from './recording-logger.js';
 export { PluginFailure, isPluginFailure, pluginInCharge, skipFailingTaps, type PluginInCharge } from './tap-errors.js';
 export { Registrations, type RegistrationsOptions } from './registrations.js';
+export { authenticateBearerToken, type TokenAuthentication } from './bearer-token.js';
 export * from './types/transport.js';
 export * from './types/apiserver.js';
 export * from './types/client.js';

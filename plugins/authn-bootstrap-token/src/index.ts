@@ -1,6 +1,6 @@
 import { RESOURCES, type Secret } from '@skiff/api';
 import type { ApiExtensions } from '@skiff/apiserver';
-import { CHAIN_STAGE, definePlugin, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
+import { authenticateBearerToken, CHAIN_STAGE, definePlugin, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { BootstrapTokenAuthenticator } from './authenticator.js';
 import { PLUGIN_NAME } from './names.js';
 
@@ -28,22 +28,22 @@ const plugin = definePlugin({
       },
     });
 
-    kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, async (request) => {
-      const header = request.headers.authorization;
-      if (!authenticator || !header || !/^bearer /i.test(header)) return undefined;
-      const result = await authenticator.authenticate(header.slice(7).trim());
-      if (!result) return undefined;
-      if ('error' in result) {
-        request.errors.push(result.error);
-        return undefined;
-      }
-      return result;
-    });
+    kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, (request) =>
+      authenticateBearerToken(request, (token) => authenticator?.authenticate(token)),
+    );
   },
 });
 export default plugin;
 
 export type BootstrapTokenAuthnOptions = PluginOptions<typeof plugin>;
 
-export { splitBootstrapToken } from './authenticator.js';
-export { PLUGIN_NAME } from './names.js';
+export { BOOTSTRAP_TOKEN_PATTERN, EXTRA_GROUP_PATTERN, PLUGIN_NAME, TOKEN_DATA, TOKEN_NAMESPACE, TOKEN_SECRET_PREFIX, TOKEN_SECRET_TYPE } from './names.js';
+export {
+  expirationOf,
+  hasExpired,
+  isBootstrapTokenSecret,
+  readBootstrapToken,
+  splitBootstrapToken,
+  tokenSecretData,
+  type BootstrapToken,
+} from './token-secret.js';

@@ -5,13 +5,14 @@ export const TOKEN_NAMESPACE = 'kube-system';
 export const TOKEN_SECRET_PREFIX = 'bootstrap-token-';
 export const TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
 
-/** The keys of a bootstrap token Secret's data that authentication reads. */
+/** The keys of a bootstrap token Secret's data. A usage `<u>` is the key `usage-bootstrap-<u>` set to "true". */
 export const TOKEN_DATA = Object.freeze({
   ID: 'token-id',
   SECRET: 'token-secret',
   EXPIRATION: 'expiration',
-  USAGE_AUTHENTICATION: 'usage-bootstrap-authentication',
+  DESCRIPTION: 'description',
   EXTRA_GROUPS: 'auth-extra-groups',
+  USAGE_PREFIX: 'usage-bootstrap-',
 });
 
 /** `<id>.<secret>`: six and sixteen characters of lower-case letters and digits. */

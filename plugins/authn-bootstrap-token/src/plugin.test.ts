@@ -7,7 +7,7 @@ import { startControlPlane, type ControlPlane } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import tokenFile from '@skiff/plugin-authn-token-file';
 import bootstrapTokens from './index.js';
-import { expirationOf, splitBootstrapToken } from './authenticator.js';
+import { expirationOf, splitBootstrapToken } from './token-secret.js';
 
 interface Answer {
   status: number;

@@ -1,12 +1,11 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type { UserInfo } from '@skiff/api';
+import type { TokenAuthentication } from '@skiff/kernel';
 import { userFromClaims } from './claims.js';
 import type { IssuerConfig } from './config.js';
 import type { IssuerKeys } from './issuer.js';
 import { NOT_BEFORE_LEEWAY_SECONDS, REJECTION_CACHE_MS } from './names.js';
 import { TokenCache } from './token-cache.js';
-
-export type Authentication = { user: UserInfo } | { error: string };
 
 /** What one verification found, as cached. */
 type Outcome =
@@ -47,7 +46,7 @@ export class OidcAuthenticator {
   }
 
   /** Undefined when the token is not one of the configured issuers'; otherwise the user or why it is refused. */
-  async authenticate(token: string): Promise<Authentication | undefined> {
+  async authenticate(token: string): Promise<TokenAuthentication | undefined> {
     if (!COMPACT_JWS.test(token)) return undefined;
     const outcome = await this.cache.get(
       token,

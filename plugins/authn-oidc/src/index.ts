@@ -1,4 +1,4 @@
-import { CHAIN_STAGE, definePlugin, KernelError, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
+import { authenticateBearerToken, CHAIN_STAGE, definePlugin, KernelError, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { OidcAuthenticator } from './authenticator.js';
 import { resolve } from 'node:path';
 import { checkAlgorithms, issuerConfigs, jwtEntriesFromFile, OptionProblem, type IssuerConfig, type JwtEntryOptions } from './config.js';
@@ -67,17 +67,9 @@ const plugin = definePlugin({
       },
     });
 
-    kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, async (request) => {
-      const header = request.headers.authorization;
-      if (!header || !/^bearer /i.test(header)) return undefined;
-      const result = await authenticator.authenticate(header.slice(7).trim());
-      if (!result) return undefined;
-      if ('error' in result) {
-        request.errors.push(result.error);
-        return undefined;
-      }
-      return result;
-    });
+    kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, (request) =>
+      authenticateBearerToken(request, (token) => authenticator.authenticate(token)),
+    );
   },
 });
 export default plugin;

@@ -1,4 +1,5 @@
-import { RESOURCES, type KubeObject, type UserInfo } from '@skiff/api';
+import { RESOURCES, type KubeObject } from '@skiff/api';
+import type { TokenAuthentication } from '@skiff/kernel';
 import { checkClaims, serviceAccountUser, type KubernetesClaim, type ObjectRef } from './claims.js';
 import { decodeJwt, verifyJwt } from './jwt.js';
 import type { SigningKey } from './keys.js';
@@ -15,8 +16,6 @@ export interface TokenAuthenticatorOptions {
   /** Milliseconds since the epoch. */
   now?: () => number;
 }
-
-export type TokenAuthentication = { user: UserInfo } | { error: string };
 
 /**
  * Why a bound object no longer vouches for the token: gone, replaced by another of the same name (a new

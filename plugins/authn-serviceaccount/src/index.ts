@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { CHAIN_STAGE, definePlugin, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
+import { authenticateBearerToken, CHAIN_STAGE, definePlugin, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '@skiff/kernel';
 import { ServiceAccountTokenAuthenticator } from './authenticator.js';
 import { defaultJwksUri, discoveryRoutes } from './discovery.js';
 import { ensureSigningKey } from './keys.js';
@@ -63,17 +63,9 @@ const plugin = definePlugin({
       },
     });
 
-    kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, async (request) => {
-      const header = request.headers.authorization;
-      if (!authenticator || !header || !/^bearer /i.test(header)) return undefined;
-      const result = await authenticator.authenticate(header.slice(7).trim());
-      if (!result) return undefined;
-      if ('error' in result) {
-        request.errors.push(result.error);
-        return undefined;
-      }
-      return result;
-    });
+    kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, (request) =>
+      authenticateBearerToken(request, (token) => authenticator?.authenticate(token)),
+    );
   },
 });
 export default plugin;

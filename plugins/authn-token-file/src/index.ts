@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { UserInfo } from '@skiff/api';
-import { CHAIN_STAGE, definePlugin, KernelError, packageInfo, writeFileAtomically, type PluginOptions } from '@skiff/kernel';
+import { authenticateBearerToken, CHAIN_STAGE, definePlugin, KernelError, packageInfo, writeFileAtomically, type PluginOptions } from '@skiff/kernel';
 import { formatTokenLine, parseTokenFile } from './tokens.js';
 
 export const PLUGIN_NAME = '@skiff/plugin-authn-token-file';
@@ -49,14 +49,12 @@ const plugin = definePlugin({
       },
     });
 
-    kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, async (request) => {
-      const header = request.headers.authorization;
-      if (!header || !/^bearer /i.test(header)) return undefined;
-      const user = tokens.get(header.slice(7).trim());
-      if (user) return { user: { ...user, groups: [...new Set([...user.groups, 'system:authenticated'])] } };
-      request.errors.push('invalid bearer token');
-      return undefined;
-    });
+    kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, (request) =>
+      authenticateBearerToken(request, (token) => {
+        const user = tokens.get(token);
+        return user ? { user: { ...user, groups: [...new Set([...user.groups, 'system:authenticated'])] } } : { error: 'invalid bearer token' };
+      }),
+    );
   },
 });
 export default plugin;

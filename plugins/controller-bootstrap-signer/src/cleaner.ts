@@ -2,9 +2,9 @@ import { isApiError, RESOURCES, type Secret } from '@skiff/api';
 import { objectKey, WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
-import { CLEANER_CONTROLLER_NAME, TOKEN_DATA, TOKEN_NAMESPACE } from './names.js';
+import { expirationOf, isBootstrapTokenSecret, TOKEN_DATA, TOKEN_NAMESPACE, tokenSecretData } from '@skiff/plugin-authn-bootstrap-token';
+import { CLEANER_CONTROLLER_NAME } from './names.js';
 import { MAX_TIMER_DELAY_MS } from './timer.js';
-import { decodedData, expirationOf, isBootstrapTokenSecret } from './token-secret.js';
 
 /**
  * kube-controller-manager's token cleaner: a bootstrap token Secret whose `expiration` has passed is deleted. Each
@@ -31,7 +31,7 @@ export class TokenCleaner {
   async sync(key: string): Promise<void> {
     const secret = this.secrets.get(key);
     if (!secret || !isBootstrapTokenSecret(secret) || secret.metadata.deletionTimestamp) return;
-    const expiration = expirationOf(decodedData(secret)[TOKEN_DATA.EXPIRATION]);
+    const expiration = expirationOf(tokenSecretData(secret)[TOKEN_DATA.EXPIRATION]);
     if (expiration === undefined) return;
     const remaining = expiration - Date.now();
     if (remaining > 0) {

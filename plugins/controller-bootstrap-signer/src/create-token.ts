@@ -1,18 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { isApiError, RESOURCES, type Secret } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
+import { EXTRA_GROUP_PATTERN, TOKEN_DATA, TOKEN_NAMESPACE, TOKEN_SECRET_PREFIX, TOKEN_SECRET_TYPE } from '@skiff/plugin-authn-bootstrap-token';
 import { BootstrapSignerError } from './errors.js';
 import {
   DEFAULT_TOKEN_GROUPS,
   DEFAULT_TOKEN_TTL_SECONDS,
-  EXTRA_GROUP_PATTERN,
   TOKEN_ALPHABET,
-  TOKEN_DATA,
   TOKEN_ID_LENGTH,
-  TOKEN_NAMESPACE,
   TOKEN_SECRET_LENGTH,
-  TOKEN_SECRET_PREFIX,
-  TOKEN_SECRET_TYPE,
   TOKEN_USAGES,
   type TokenUsage,
 } from './names.js';

@@ -84,7 +84,6 @@ export { clusterInfoKubeconfig } from './kubeconfig.js';
 export { joinRbacObjects } from './rbac.js';
 export { BootstrapSignerError, BOOTSTRAP_SIGNER_ERRORS, type BootstrapSignerErrorCode } from './errors.js';
 export {
-  BOOTSTRAP_TOKEN_PATTERN,
   CLEANER_CONTROLLER_NAME,
   CLUSTER_INFO_NAME,
   CLUSTER_INFO_NAMESPACE,

@@ -10,21 +10,6 @@ export const CLUSTER_INFO_NAME = 'cluster-info';
 export const KUBECONFIG_KEY = 'kubeconfig';
 export const SIGNATURE_KEY_PREFIX = 'jws-kubeconfig-';
 
-/** Where bootstrap token Secrets live, what they are named and typed, as kubeadm writes them. */
-export const TOKEN_NAMESPACE = 'kube-system';
-export const TOKEN_SECRET_PREFIX = 'bootstrap-token-';
-export const TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
-
-/** The keys of a bootstrap token Secret's data. A usage `<u>` is the key `usage-bootstrap-<u>` set to "true". */
-export const TOKEN_DATA = Object.freeze({
-  ID: 'token-id',
-  SECRET: 'token-secret',
-  EXPIRATION: 'expiration',
-  DESCRIPTION: 'description',
-  EXTRA_GROUPS: 'auth-extra-groups',
-  USAGE_PREFIX: 'usage-bootstrap-',
-});
-
 /** What a token may be used for: to authenticate as system:bootstrap:<id>, to sign cluster-info. */
 export const TOKEN_USAGES = Object.freeze(['authentication', 'signing'] as const);
 export type TokenUsage = (typeof TOKEN_USAGES)[number];
@@ -33,9 +18,6 @@ export type TokenUsage = (typeof TOKEN_USAGES)[number];
 export const TOKEN_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 export const TOKEN_ID_LENGTH = 6;
 export const TOKEN_SECRET_LENGTH = 16;
-export const BOOTSTRAP_TOKEN_PATTERN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
-/** A group a token may add to `system:bootstrappers` (the only prefix Kubernetes lets it claim). */
-export const EXTRA_GROUP_PATTERN = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
 
 /** What `kubeadm token create` gives a token unless told otherwise. */
 export const DEFAULT_TOKEN_TTL_SECONDS = 24 * 3600;

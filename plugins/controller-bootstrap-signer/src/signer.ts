@@ -2,10 +2,10 @@ import { isApiError, RESOURCES, type ConfigMap, type Secret } from '@skiff/api';
 import { WorkQueue } from '@skiff/client';
 import { runWhenSynced } from '@skiff/controller-manager';
 import type { ControllerContext, Informer } from '@skiff/kernel';
+import { hasExpired, isBootstrapTokenSecret, readBootstrapToken, TOKEN_NAMESPACE } from '@skiff/plugin-authn-bootstrap-token';
 import { signClusterInfo } from './jws.js';
-import { CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, KUBECONFIG_KEY, SIGNATURE_KEY_PREFIX, SIGNER_CONTROLLER_NAME, TOKEN_NAMESPACE } from './names.js';
+import { CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, KUBECONFIG_KEY, SIGNATURE_KEY_PREFIX, SIGNER_CONTROLLER_NAME } from './names.js';
 import { MAX_TIMER_DELAY_MS } from './timer.js';
-import { hasExpired, isBootstrapTokenSecret, readBootstrapToken } from './token-secret.js';
 
 /** The one item of the signer's queue: every change leads to the same work, bringing cluster-info up to date. */
 const CLUSTER_INFO_KEY = `${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO_NAME}`;
