@@ -21,3 +21,5 @@ export { ClientError, CLIENT_ERRORS, type ClientErrorCode } from './errors.js';
 export { canI, assertCanI, type AccessQuestion } from './access.js';
 export { sleep } from './abortable.js';
 export { postWebhook, type WebhookPostOptions } from './webhook-post.js';
+export { certificateFailure } from './dial-errors.js';
+export { drained, endSoon, readUpTo, splice } from './relay.js';

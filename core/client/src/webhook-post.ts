@@ -2,6 +2,7 @@
 // resolved, through the caller's kept-alive pool, with failures worded as kube-apiserver's Go client words them.
 import { request, type Agent } from 'node:https';
 import { isIP } from 'node:net';
+import { describeDialError } from './dial-errors.js';
 
 /** One POST to a webhook: where, what, and how failures are worded. */
 export interface WebhookPostOptions {
@@ -27,37 +28,6 @@ export interface WebhookPostOptions {
 
 /** A reused kept-alive connection turned out closed before anything was answered. */
 class StaleConnection extends Error {}
-
-const UNKNOWN_AUTHORITY = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-]);
-
-/** Which names the certificate is valid for, and the one it was asked for, as Go's x509 says it. */
-function altNameMismatch(err: Error & { host?: string; cert?: { subjectaltname?: string }; reason?: string }): string {
-  if (!err.host || !err.cert?.subjectaltname) return err.reason ?? err.message;
-  const wantIp = isIP(err.host) !== 0;
-  const names = err.cert.subjectaltname
-    .split(', ')
-    .filter((entry) => entry.startsWith(wantIp ? 'IP Address:' : 'DNS:'))
-    .map((entry) => entry.slice(entry.indexOf(':') + 1));
-  return names.length ? `certificate is valid for ${names.join(', ')}, not ${err.host}` : (err.reason ?? err.message);
-}
-
-/** A Node network or TLS error in the words Kubernetes users know from kube-apiserver's Go client. */
-function describeDialError(err: NodeJS.ErrnoException & { reason?: string }, address: string): string {
-  if (err.code === 'ECONNREFUSED') return `dial tcp ${address}: connect: connection refused`;
-  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return `dial tcp: lookup ${address}: no such host`;
-  if (err.code && UNKNOWN_AUTHORITY.has(err.code)) return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-  if (err.code === 'CERT_HAS_EXPIRED' || err.code === 'CERT_NOT_YET_VALID')
-    return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-  if (err.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `tls: failed to verify certificate: x509: ${altNameMismatch(err)}`;
-  if (err.code === 'ECONNRESET') return 'EOF';
-  return err.message;
-}
 
 /**
  * Posts `options.body` and gives back the parsed JSON answer; rejects with `options.failure(why)` when there

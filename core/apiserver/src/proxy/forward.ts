@@ -4,10 +4,10 @@ import { posix } from 'node:path';
 import { Readable, type Duplex } from 'node:stream';
 import { deflateRawSync, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { errorMessage, errors, type UserInfo } from '@skiff/api';
+import { certificateFailure, splice } from '@skiff/client';
 import type { ApiRequest, ApiResponse } from '@skiff/kernel';
 import { dialUpgrade } from '../streaming/backend.js';
 import { backendError, refusalError, writeRawStatus } from '../streaming/raw-response.js';
-import { splice } from '../streaming/splice.js';
 import { headerList, isUpgradeRequest } from '../streaming/headers.js';
 import { rewriteHtml } from './html.js';
 
@@ -27,14 +27,6 @@ const HOP_BY_HOP = new Set([
 const REMOTE_USER = 'x-remote-user';
 const REMOTE_GROUP = 'x-remote-group';
 const REMOTE_EXTRA_PREFIX = 'x-remote-extra-';
-/** Node's codes for a certificate that does not chain to the CA it is verified against (Go: "signed by unknown authority"). */
-const UNKNOWN_AUTHORITY = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-]);
 
 export interface BackendTls {
   /** PEM CA bundle the backend's certificate must chain to; without it, and without `insecure`, the system roots. */
@@ -202,11 +194,9 @@ function outgoingHeaders(options: ForwardOptions): OutgoingHttpHeaders {
   return headers;
 }
 
-/** Why the backend could not be reached; a certificate the backend's CA does not vouch for in kube-apiserver's words. */
+/** Why the backend could not be reached; a certificate that fails verification in kube-apiserver's words. */
 function dialFailure(err: unknown): string {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string' && UNKNOWN_AUTHORITY.has(code)) return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-  return errorMessage(err);
+  return certificateFailure(err) ?? errorMessage(err);
 }
 
 function tlsOptions(tls: BackendTls | undefined) {

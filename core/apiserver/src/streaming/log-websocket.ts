@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { errors } from '@skiff/api';
+import { drained } from '@skiff/client';
 import type { ApiResponse, Logger } from '@skiff/kernel';
-import { drained } from './raw-response.js';
 import { CLOSE_CODE, handshakeProblem, handshakeResponse, offeredProtocols, WebSocketConnection } from './websocket.js';
 
 /** The subprotocols of a streamed read over WebSocket, as kube-apiserver offers them: raw bytes, or base64 text. */

@@ -1,8 +1,8 @@
 import type { Duplex } from 'node:stream';
+import { splice } from '@skiff/client';
 import type { StreamTarget } from './backend.js';
 import { headerList } from './headers.js';
 import { throughRuntime } from './runtime-upgrade.js';
-import { splice } from './splice.js';
 
 /**
  * SPDY from the client (kubectl before 1.30, and every kubectl's fallback): the runtime's streaming server

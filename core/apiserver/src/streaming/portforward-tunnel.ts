@@ -1,7 +1,8 @@
 import type { Duplex } from 'node:stream';
+import { endSoon } from '@skiff/client';
 import type { StreamTarget } from './backend.js';
 import { throughRuntime } from './runtime-upgrade.js';
-import { endSoon, pauseUntilDrained } from './splice.js';
+import { pauseUntilDrained } from './backpressure.js';
 import { CLOSE_CODE, handshakeResponse, WebSocketConnection } from './websocket.js';
 
 /** kubectl 1.31+ offers `SPDY/3.1+portforward.k8s.io`: SPDY carried in WebSocket binary messages. */

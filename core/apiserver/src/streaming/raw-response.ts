@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError, errorMessage, errors, type Status } from '@skiff/api';
+import { drained } from '@skiff/client';
 import type { ApiResponse } from '@skiff/kernel';
 
 /**
@@ -61,17 +62,4 @@ function rawChunks(response: ApiResponse): AsyncIterable<string | Uint8Array> | 
   return (async function* () {
     for await (const event of events) yield `${JSON.stringify(event)}\n`;
   })();
-}
-
-/** Resolves when `socket` can take more writes, or has closed. */
-export function drained(socket: Duplex): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      socket.off('drain', done);
-      socket.off('close', done);
-      resolve();
-    };
-    socket.once('drain', done);
-    socket.once('close', done);
-  });
 }

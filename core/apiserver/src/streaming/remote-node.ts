@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest, type Agent } from 'node:https';
 import { ApiError, errorMessage, errors, isJsonObject, type Node } from '@skiff/api';
+import { readUpTo } from '@skiff/client';
 import type { ContainerLogOptions, NodeConnection, PodRef, StreamRequest } from '@skiff/kernel';
 import type { DialTls } from './backend.js';
 
@@ -65,7 +66,7 @@ export class RemoteNodeConnection implements NodeConnection {
     const url = `${this.base}/containerLogs/${segments(pod.namespace, pod.name, container)}${queryString(logQuery(options))}`;
     const response = await this.get(url, signal);
     const status = response.statusCode ?? 0;
-    if (status < 200 || status > 206) throw answerError(status, response.headers['content-type'], await readLimited(response));
+    if (status < 200 || status > 206) throw answerError(status, response.headers['content-type'], await readUpTo(response, MAX_ERROR_BYTES));
     return bodyOf(response, signal);
   }
 
@@ -155,22 +156,6 @@ function answerError(status: number, contentType: string | undefined, body: Buff
     }
   }
   return ApiError.fromStatus({ message: text || `the kubelet answered HTTP ${status}` }, status >= 400 && status < 600 ? status : 500);
-}
-
-async function readLimited(response: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= MAX_ERROR_BYTES) break;
-    }
-  } catch {
-    // A refusal cut short still says what arrived.
-  }
-  response.destroy();
-  return Buffer.concat(chunks).subarray(0, MAX_ERROR_BYTES);
 }
 
 /** The log's bytes as they come; the read ends quietly when the caller stops it, and fails when the kubelet breaks off. */

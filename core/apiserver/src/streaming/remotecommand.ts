@@ -1,10 +1,11 @@
 import type { Duplex } from 'node:stream';
 import type { Status } from '@skiff/api';
+import { endSoon } from '@skiff/client';
 import type { Logger } from '@skiff/kernel';
 import type { StreamTarget, Upgraded } from './backend.js';
 import { throughRuntime } from './runtime-upgrade.js';
 import { SpdySession, type SpdyStream, type StreamHandlers } from './spdy/session.js';
-import { endSoon, pauseUntilDrained } from './splice.js';
+import { pauseUntilDrained } from './backpressure.js';
 import { CLOSE_CODE, handshakeResponse, WebSocketConnection } from './websocket.js';
 
 /** The channels of the k8s remotecommand WebSocket protocols: the first byte of every message. */

@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { uptime } from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { Pod } from '@skiff/api';
+import { drained } from '@skiff/client';
 import type { ApiClient, Logger, NodeConnection, PodRef } from '@skiff/kernel';
 import { answerJson, answerRaw, answerText, failureOf, HttpFailure } from './answers.js';
 import { authorizationErrorMessage, forbiddenMessage, kubeletAccess, KubeletAuth, type KubeletAuthCacheTtls } from './auth.js';
@@ -252,17 +253,4 @@ export class KubeletServer {
 
 function refOf(pod: Pod): PodRef {
   return { namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '' };
-}
-
-/** Resolves when the response can take more writes, or has closed. */
-function drained(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.once('drain', done);
-    response.once('close', done);
-  });
 }

@@ -2,12 +2,11 @@ import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders 
 import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { errorMessage } from '@skiff/api';
+import { readUpTo, splice } from '@skiff/client';
 import { answerRaw } from './answers.js';
 
 /** How long the runtime's streaming server may take to answer the upgrade. */
 const DIAL_TIMEOUT_MS = 10_000;
-/** How long one side may take to finish once the other has closed, before it is cut off. */
-const LINGER_MS = 10_000;
 /** The most of a refusal's body relayed. */
 const MAX_REFUSAL_BYTES = 64 * 1024;
 
@@ -64,37 +63,6 @@ function responseHead(response: IncomingMessage): string {
 }
 
 async function relayRefusal(client: Duplex, response: IncomingMessage): Promise<void> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= MAX_REFUSAL_BYTES) break;
-    }
-  } catch {
-    // What arrived is relayed.
-  }
-  response.destroy();
-  const status = response.statusCode ?? 500;
-  answerRaw(
-    client,
-    status,
-    Buffer.concat(chunks).subarray(0, MAX_REFUSAL_BYTES).toString('utf8'),
-    response.headers['content-type'] ?? 'text/plain; charset=utf-8',
-  );
-}
-
-/** Relays bytes both ways; when one side closes, the other is ended (and cut off if it lingers). */
-function splice(a: Duplex, b: Duplex): void {
-  a.pipe(b);
-  b.pipe(a);
-  a.once('close', () => endSoon(b));
-  b.once('close', () => endSoon(a));
-}
-
-function endSoon(socket: Duplex): void {
-  if (socket.destroyed) return;
-  socket.end();
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  const body = await readUpTo(response, MAX_REFUSAL_BYTES);
+  answerRaw(client, response.statusCode ?? 500, body.toString('utf8'), response.headers['content-type'] ?? 'text/plain; charset=utf-8');
 }
