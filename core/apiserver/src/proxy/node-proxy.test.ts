@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -6,10 +6,10 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensurePki } from '../pki.js';
 import { KUBELET_CLIENT_USER } from '../streaming/remote-node-client.js';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
 import { upgradeRequest } from '../test-support/test-clients.js';
+import { servingPki } from '../test-support/test-node.js';
 import { isGlobalUnicast } from './target.js';
 
 // nodes/<name>/proxy to kubelets that serve HTTPS as upstream's kubelet does: they take only clients whose
@@ -83,15 +83,6 @@ async function startStandInKubelet(tls: { caPem: string; certPem: string; keyPem
   };
 }
 
-/** A serving certificate for this machine's address from the CA in `caDataDir/pki` (copied into `dir/pki`), or from a new CA. */
-function servingPki(dir: string, caDataDir?: string) {
-  if (caDataDir) {
-    mkdirSync(join(dir, 'pki'), { recursive: true });
-    for (const file of ['ca.crt', 'ca.key']) copyFileSync(join(caDataDir, 'pki', file), join(dir, 'pki', file));
-  }
-  return ensurePki(dir, HOST_IP!);
-}
-
 describe.skipIf(!HOST_IP)('nodes/proxy to a kubelet over HTTPS', () => {
   let dir: string;
   let server: TestServer;
@@ -109,8 +100,8 @@ describe.skipIf(!HOST_IP)('nodes/proxy to a kubelet over HTTPS', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'skiff-node-proxy-'));
     server = await startTestServer({ testDefinitions: false });
-    kubelet = await startStandInKubelet(servingPki(join(dir, 'kubelet'), server.dataDir));
-    foreignKubelet = await startStandInKubelet(servingPki(join(dir, 'foreign')));
+    kubelet = await startStandInKubelet(servingPki(join(dir, 'kubelet'), HOST_IP!, server.dataDir));
+    foreignKubelet = await startStandInKubelet(servingPki(join(dir, 'foreign'), HOST_IP!));
     plain = createHttpServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`plain ${req.url} ${req.socket.localPort}`));
     await new Promise<void>((resolve) => plain.listen(0, HOST_IP, resolve));
     await createNode(
@@ -230,7 +221,7 @@ describe.skipIf(!HOST_IP)('nodes/proxy to a kubelet over HTTPS', () => {
   it('dials port 10250 when the Node reports no kubelet port', async (context) => {
     let standard: StandInKubelet;
     try {
-      standard = await startStandInKubelet(servingPki(join(dir, 'kubelet'), server.dataDir), 10250);
+      standard = await startStandInKubelet(servingPki(join(dir, 'kubelet'), HOST_IP!, server.dataDir), 10250);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') return context.skip();
       throw err;

@@ -1,4 +1,3 @@
-import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors } from '@skiff/api';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
@@ -6,6 +5,8 @@ import { receivedText, startTestRuntime, type TestRuntime } from '../test-suppor
 import { FakeNode, nodeConnectionsPlugin } from '../test-support/test-node.js';
 import {
   eventually,
+  firstChunk,
+  forwardPing,
   rawExchange,
   spdySession,
   tunnelledSocket,
@@ -124,17 +125,7 @@ describe('pods/log', () => {
         });
       });
     };
-    const firstChunk = await new Promise<string>((resolve, reject) => {
-      const req = httpsRequest(`${server.info.url}${PODS}/web/log?follow=true`, { ca: server.info.caPem, headers: ADMIN }, (res) => {
-        res.once('data', (chunk: Buffer) => {
-          resolve(chunk.toString());
-          req.destroy();
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    });
-    expect(firstChunk).toBe('first\n');
+    expect(await firstChunk(target(), `${PODS}/web/log?follow=true`, ADMIN)).toBe('first\n');
     await eventually(() => stopped);
     release();
   });
@@ -480,23 +471,6 @@ describe('port-forward', () => {
       return 0;
     };
 
-  async function forward(session: SpdySession) {
-    let answer = '';
-    const ended = new Promise<void>((resolve) => {
-      void (async () => {
-        await session.openStream({ streamtype: 'error', port: '80', requestid: '0' });
-        const data = await session.openStream(
-          { streamtype: 'data', port: '80', requestid: '0' },
-          { data: (chunk) => (answer += chunk.toString()), end: () => resolve() },
-        );
-        data.write(Buffer.from('ping'));
-        data.end();
-      })();
-    });
-    await ended;
-    return answer;
-  }
-
   it('tunnels SPDY inside WebSocket binary messages (kubectl 1.31+)', async () => {
     nextToken = 'ws-pf';
     runtime.expect('portforward', 'ws-pf', ['error:0', 'data:0'], echo('0') as never);
@@ -505,7 +479,7 @@ describe('port-forward', () => {
     expect(outcome.response.headers['sec-websocket-protocol']).toBe('SPDY/3.1+portforward.k8s.io');
     const ws = webSocketClient(outcome.socket, outcome.head);
     const session = new SpdySession(tunnelledSocket(ws));
-    expect(await forward(session)).toBe('echo:ping');
+    expect(await forwardPing(session)).toBe('echo:ping');
     expect(ws.messages.every((m) => m.binary)).toBe(true);
     expect(runtime.requests.at(-1)).toMatchObject({
       method: 'POST',
@@ -526,7 +500,7 @@ describe('port-forward', () => {
     });
     if (!outcome.upgraded) throw new Error(`not upgraded: ${outcome.status} ${outcome.text}`);
     const session = spdySession(outcome.socket, outcome.head);
-    expect(await forward(session)).toBe('echo:ping');
+    expect(await forwardPing(session)).toBe('echo:ping');
     expect(node.portForwardCalls.at(-1)!.ports).toEqual([]);
     session.close();
   });

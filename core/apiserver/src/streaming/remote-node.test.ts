@@ -1,16 +1,15 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, request as httpsRequest, type Server } from 'node:https';
+import { createServer, type Server } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node } from '@skiff/api';
-import { ensurePki } from '../pki.js';
 import { startTestServer, type TestServer } from '../test-support/cluster.js';
-import { spdySession, tunnelledSocket, upgradeRequest, webSocketClient, webSocketHeaders } from '../test-support/test-clients.js';
-import { FakeNode, nodeConnectionsPlugin } from '../test-support/test-node.js';
+import { firstChunk, forwardPing, spdySession, tunnelledSocket, upgradeRequest, webSocketClient, webSocketHeaders } from '../test-support/test-clients.js';
+import { FakeNode, nodeConnectionsPlugin, servingPki } from '../test-support/test-node.js';
 import { receivedText, startTestRuntime, type TestRuntime } from '../test-support/test-runtime.js';
 import { KUBELET_CLIENT_USER } from './remote-node-client.js';
 import { kubeletEndpoint, RemoteNodeConnection } from './remote-node.js';
@@ -137,15 +136,6 @@ const PODS = '/api/v1/namespaces/default/pods';
 const ADMIN = { authorization: 'Bearer admin-token' };
 const target = () => ({ url: server.info.url, caPem: server.info.caPem });
 
-/** A serving certificate for 127.0.0.1 from the CA in `caDataDir/pki` (copied into `dir/pki`), or from a new CA. */
-function servingPki(dir: string, caDataDir?: string) {
-  if (caDataDir) {
-    mkdirSync(join(dir, 'pki'), { recursive: true });
-    for (const file of ['ca.crt', 'ca.key']) copyFileSync(join(caDataDir, 'pki', file), join(dir, 'pki', file));
-  }
-  return ensurePki(dir, '127.0.0.1');
-}
-
 async function createNode(name: string, port: number): Promise<void> {
   const node = { apiVersion: 'v1', kind: 'Node', metadata: { name } };
   expect((await server.request('POST', '/api/v1/nodes', { body: node })).status).toBe(201);
@@ -173,8 +163,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'skiff-remote-node-'));
   runtime = await startTestRuntime();
   server = await startTestServer({ testDefinitions: false, plugins: [nodeConnectionsPlugin({ 'node-local': localNode })] });
-  kubelet = await startStandInKubelet(servingPki(join(dir, 'kubelet'), server.dataDir), () => runtime);
-  foreignKubelet = await startStandInKubelet(servingPki(join(dir, 'foreign')), () => runtime);
+  kubelet = await startStandInKubelet(servingPki(join(dir, 'kubelet'), '127.0.0.1', server.dataDir), () => runtime);
+  foreignKubelet = await startStandInKubelet(servingPki(join(dir, 'foreign'), '127.0.0.1'), () => runtime);
   await createNode('node-remote', kubelet.port);
   await createNode('node-foreign', foreignKubelet.port);
   await createNode('node-local', kubelet.port);
@@ -249,17 +239,7 @@ describe('pods/log from a kubelet over HTTPS', () => {
   });
 
   it('stops reading from the kubelet when the client goes away', async () => {
-    const first = await new Promise<string>((resolve, reject) => {
-      const req = httpsRequest(`${server.info.url}${PODS}/remote-web/log?container=endless&follow=true`, { ca: server.info.caPem, headers: ADMIN }, (res) => {
-        res.once('data', (chunk: Buffer) => {
-          resolve(chunk.toString());
-          req.destroy();
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    });
-    expect(first).toBe('first\n');
+    expect(await firstChunk(target(), `${PODS}/remote-web/log?container=endless&follow=true`, ADMIN)).toBe('first\n');
     const seen = kubelet.requests.at(-1)!;
     expect(seen.path).toBe('/containerLogs/default/remote-web/endless');
     await expect.poll(() => seen.closed).toBe(true);
@@ -360,19 +340,7 @@ describe('exec, attach and port-forward through a kubelet over HTTPS', () => {
     );
     if (!outcome.upgraded) throw new Error(`not upgraded: ${outcome.status} ${outcome.text}`);
     const session = new SpdySession(tunnelledSocket(webSocketClient(outcome.socket, outcome.head)));
-    let answer = '';
-    await new Promise<void>((resolve) => {
-      void (async () => {
-        await session.openStream({ streamtype: 'error', port: '80', requestid: '0' });
-        const data = await session.openStream(
-          { streamtype: 'data', port: '80', requestid: '0' },
-          { data: (chunk) => (answer += chunk.toString()), end: () => resolve() },
-        );
-        data.write(Buffer.from('ping'));
-        data.end();
-      })();
-    });
-    expect(answer).toBe('echo:ping');
+    expect(await forwardPing(session)).toBe('echo:ping');
     session.close();
     const seen = kubelet.requests.at(-1)!;
     expect(seen).toMatchObject({ method: 'POST', path: `/portForward/default/remote-web/${uid}` });

@@ -43,6 +43,20 @@ export function upgradeRequest(target: UpgradeTarget, method: string, path: stri
   });
 }
 
+/** The first chunk of a streamed answer (a followed log); then the client goes away. */
+export function firstChunk(target: UpgradeTarget, path: string, headers: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(`${target.url}${path}`, { ca: target.caPem, headers }, (res) => {
+      res.once('data', (chunk: Buffer) => {
+        resolve(chunk.toString());
+        req.destroy();
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** Sends a request by hand and returns every byte the server wrote until it closed the connection. */
 export function rawExchange(target: UpgradeTarget, request: string): Promise<string> {
   const url = new URL(target.url);
@@ -158,6 +172,22 @@ export function tunnelledSocket(ws: TestWebSocket): Duplex {
 /** A SPDY session on a socket the server upgraded. */
 export function spdySession(socket: Socket, head: Buffer): SpdySession {
   return new SpdySession(socket, head);
+}
+
+/** Forwards port 80 once over a port-forward session (request 0): sends `ping`, answers what came back before the data stream ended. */
+export function forwardPing(session: SpdySession): Promise<string> {
+  let answer = '';
+  return new Promise((resolve) => {
+    void (async () => {
+      await session.openStream({ streamtype: 'error', port: '80', requestid: '0' });
+      const data = await session.openStream(
+        { streamtype: 'data', port: '80', requestid: '0' },
+        { data: (chunk) => (answer += chunk.toString()), end: () => resolve(answer) },
+      );
+      data.write(Buffer.from('ping'));
+      data.end();
+    })();
+  });
 }
 
 /** Waits until `check` holds (polling), or fails after `timeoutMs`. */

@@ -1,5 +1,9 @@
-// A NodeConnection for tests: logs from a function the test sets, streaming URLs on the stand-in runtime.
+// A NodeConnection for tests: logs from a function the test sets, streaming URLs on the stand-in runtime; and
+// the serving certificate of a stand-in kubelet reached over HTTPS.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { definePlugin, type ContainerLogOptions, type NodeConnection, type NodeConnections, type PodRef, type StreamRequest } from '@skiff/kernel';
+import { ensurePki } from '../pki.js';
 import type { TestRuntime } from './test-runtime.js';
 
 export type StreamKind = 'exec' | 'attach' | 'portforward';
@@ -52,4 +56,13 @@ export function nodeConnectionsPlugin(nodes: Record<string, NodeConnection>) {
       kernel.hooks.components.tap('test-node-connections', () => kernel.provide('nodeConnections', registry));
     },
   });
+}
+
+/** A serving certificate for `host` from the CA in `caDataDir/pki` (copied into `dir/pki`), or from a new CA. */
+export function servingPki(dir: string, host: string, caDataDir?: string) {
+  if (caDataDir) {
+    mkdirSync(join(dir, 'pki'), { recursive: true });
+    for (const file of ['ca.crt', 'ca.key']) copyFileSync(join(caDataDir, 'pki', file), join(dir, 'pki', file));
+  }
+  return ensurePki(dir, host);
 }

@@ -9,9 +9,10 @@ import { RESOURCES, type Pod, type ResourceType, type SubjectAccessReview, type 
 import type { ApiClient, ContainerRuntime } from '@skiff/kernel';
 import { KubeletNodeConnection } from '../streaming/node-connection.js';
 import { boundPod, silentLogger } from '../test-support/objects.js';
-import { KubeletServer } from './kubelet-server.js';
+import { KubeletServer, type KubeletServerOptions } from './kubelet-server.js';
 import {
   exchange,
+  follow,
   httpsGet,
   runPod,
   startStandInStreaming,
@@ -85,6 +86,23 @@ const pending = boundPod('pending');
 const pods = [web, pending];
 let admin: Credentials;
 
+/** A kubelet server on a free port of 127.0.0.1 for these pods, with the test's certificates and reviewer. */
+async function startServer(
+  options: Pick<KubeletServerOptions, 'connection'> & Partial<KubeletServerOptions>,
+): Promise<{ server: KubeletServer; base: string }> {
+  const started = new KubeletServer({
+    nodeName: NODE,
+    pods: () => pods,
+    client: reviewer,
+    tls: { ...pki.serving, clientCaPem: pki.caPem },
+    host: '127.0.0.1',
+    port: 0,
+    logger: silentLogger,
+    ...options,
+  });
+  return { server: started, base: `https://127.0.0.1:${await started.listen()}` };
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'skiff-kubelet-server-'));
   pki = testPki(join(dir, 'ca'));
@@ -97,18 +115,7 @@ beforeAll(async () => {
     pod: (namespace, name) => pods.find((pod) => pod.metadata.namespace === namespace && pod.metadata.name === name),
     timing: FAST,
   });
-  server = new KubeletServer({
-    nodeName: NODE,
-    connection,
-    pods: () => pods,
-    client: reviewer,
-    tls: { ...pki.serving, clientCaPem: pki.caPem },
-    host: '127.0.0.1',
-    port: 0,
-    logger: silentLogger,
-    startTime: new Date('2026-03-01T09:00:00.250Z'),
-  });
-  base = `https://127.0.0.1:${await server.listen()}`;
+  ({ server, base } = await startServer({ connection, startTime: new Date('2026-03-01T09:00:00.250Z') }));
   const client = pki.client('kube-apiserver-kubelet-client', ['system:masters']);
   admin = { ca: pki.caPem, cert: client.certPem, key: client.keyPem };
 });
@@ -152,18 +159,10 @@ describe('authentication', () => {
 
 describe('authorization', () => {
   it('asks about the node subresource of the path, as upstream maps them, with the verb of the method', async () => {
-    const uncached = new KubeletServer({
-      nodeName: NODE,
+    const { server: uncached, base: uncachedBase } = await startServer({
       connection: new KubeletNodeConnection({ nodeName: NODE, runtime }),
-      pods: () => pods,
-      client: reviewer,
-      tls: { ...pki.serving, clientCaPem: pki.caPem },
-      host: '127.0.0.1',
-      port: 0,
-      logger: silentLogger,
       cacheTtls: { authorizedMs: 0, unauthorizedMs: 0 },
     });
-    const uncachedBase = `https://127.0.0.1:${await uncached.listen()}`;
     const asked: [string, string, string][] = [
       ['GET', '/stats/summary', 'stats'],
       ['GET', '/stats', 'stats'],
@@ -253,26 +252,15 @@ describe('container logs', () => {
 
   it('follows the log as it grows, chunk by chunk', async () => {
     const logPath = (await runtime.containerStatus(containerId))!.logPath!;
-    const chunks: string[] = [];
-    let response!: IncomingMessage;
-    const request = httpsRequest(`${base}/containerLogs/default/web/app?follow=true`, { ...admin, agent: false });
-    await new Promise<void>((resolve, reject) => {
-      request.on('response', (res) => {
-        response = res;
-        resolve();
-      });
-      request.on('error', reject);
-      request.end();
-    });
-    expect(response.statusCode).toBe(200);
-    response.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+    const followed = await follow(`${base}/containerLogs/default/web/app?follow=true`, admin);
+    expect(followed.status).toBe(200);
     const started = 'simulated container app started (image nginx:1.27)\n';
-    await expect.poll(() => chunks.join('')).toBe(started);
+    await expect.poll(() => followed.text()).toBe(started);
     await appendFile(logPath, '2026-03-01T10:00:00.5Z stdout F first followed line\n');
-    await expect.poll(() => chunks.join('')).toBe(`${started}first followed line\n`);
+    await expect.poll(() => followed.text()).toBe(`${started}first followed line\n`);
     await appendFile(logPath, '2026-03-01T10:00:01.5Z stderr F second followed line\n');
-    await expect.poll(() => chunks.join('')).toBe(`${started}first followed line\nsecond followed line\n`);
-    request.destroy();
+    await expect.poll(() => followed.text()).toBe(`${started}first followed line\nsecond followed line\n`);
+    followed.close();
   });
 
   it('answers what the kubelet cannot serve as upstream does, in plain text', async () => {
@@ -396,17 +384,7 @@ describe('the serving certificate', () => {
 
 describe('closing', () => {
   it('ends open log reads and streams', async () => {
-    const closing = new KubeletServer({
-      nodeName: NODE,
-      connection: new KubeletNodeConnection({ nodeName: NODE, runtime, timing: FAST }),
-      pods: () => pods,
-      client: reviewer,
-      tls: { ...pki.serving, clientCaPem: pki.caPem },
-      host: '127.0.0.1',
-      port: 0,
-      logger: silentLogger,
-    });
-    const closingBase = `https://127.0.0.1:${await closing.listen()}`;
+    const { server: closing, base: closingBase } = await startServer({ connection: new KubeletNodeConnection({ nodeName: NODE, runtime, timing: FAST }) });
     const stream = await upgrade(`${closingBase}/exec/default/web/app?command=sh&input=1`, admin);
     if (!stream.upgraded) throw new Error(`not upgraded: ${stream.status} ${stream.text}`);
     const streamClosed = new Promise((resolve) => stream.socket.once('close', resolve));

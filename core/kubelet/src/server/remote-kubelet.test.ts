@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +11,7 @@ import { KubeletNodeConnection } from '../streaming/node-connection.js';
 import { adminKubeconfig, podLog } from '../test-support/api-https.js';
 import { silentLogger } from '../test-support/objects.js';
 import { KubeletServer } from './kubelet-server.js';
-import { exchange, httpsGet, pkiOfCa, runPod, startStandInStreaming, streamingRuntime, upgrade, type StandInStreaming } from './test-support.js';
+import { exchange, follow, httpsGet, pkiOfCa, runPod, startStandInStreaming, streamingRuntime, upgrade, type StandInStreaming } from './test-support.js';
 
 // A node whose kubelet runs outside the API server's process: no in-process connection is registered, so
 // the API server reaches the kubelet's HTTPS API at the address the Node reports, with the client certificate
@@ -147,23 +145,13 @@ describe('the API server reaches a kubelet of another process over HTTPS', () =>
 
   it('streams a followed log as the kubelet reads it', async () => {
     const { url } = cluster.kernel.resolve('apiServerInfo');
-    const chunks: string[] = [];
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const request = httpsRequest(`${url}/api/v1/namespaces/default/pods/web/log?container=app&follow=true`, {
-        ca: caPem,
-        headers: { authorization: `Bearer ${adminToken()}` },
-      });
-      request.on('response', resolve);
-      request.on('error', reject);
-      request.end();
-    });
-    expect(response.statusCode).toBe(200);
-    response.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+    const followed = await follow(`${url}/api/v1/namespaces/default/pods/web/log?container=app&follow=true`, { ca: caPem, token: adminToken() });
+    expect(followed.status).toBe(200);
     const started = 'simulated container app started (image nginx:1.27)\n';
-    await expect.poll(() => chunks.join('')).toBe(started);
+    await expect.poll(() => followed.text()).toBe(started);
     await appendFile((await runtime.containerStatus(containerId))!.logPath!, '2026-03-01T10:00:00.5Z stdout F over https\n');
-    await expect.poll(() => chunks.join('')).toBe(`${started}over https\n`);
-    response.destroy();
+    await expect.poll(() => followed.text()).toBe(`${started}over https\n`);
+    followed.close();
   });
 
   it("answers the kubelet's refusals as the Status the in-process kubelet gives", async () => {

@@ -64,6 +64,28 @@ export function httpsGet(url: string, credentials: Credentials, method = 'GET'):
   });
 }
 
+export interface FollowedAnswer {
+  status: number;
+  /** What the body has brought so far. */
+  text(): string;
+  /** Goes away, as a client that stops following. */
+  close(): void;
+}
+
+/** A streamed GET (a followed log): resolves once the head arrives, while the body keeps coming. */
+export function follow(url: string, credentials: Credentials): Promise<FollowedAnswer> {
+  return new Promise((resolve, reject) => {
+    const { ca, cert, key, token } = credentials;
+    const chunks: string[] = [];
+    const req = httpsRequest(url, { ca, cert, key, agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+      res.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+      resolve({ status: res.statusCode ?? 0, text: () => chunks.join(''), close: () => req.destroy() });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 export type UpgradeOutcome = { upgraded: true; response: IncomingMessage; socket: Socket; head: Buffer } | { upgraded: false; status: number; text: string };
 
 /** An upgrade request (SPDY as kubectl's fallback sends it, unless `headers` say otherwise); resolves with the socket or the refusal. */
