@@ -21,6 +21,7 @@ export function splitBootstrapToken(token: string): { id: string; secret: string
   return match ? { id: match[1]!, secret: match[2]! } : undefined;
 }
 
+/** Whether the Secret is of the bootstrap token type, however well-formed its name and data. */
 export function isBootstrapTokenSecret(secret: Secret): boolean {
   return secret.type === TOKEN_SECRET_TYPE;
 }
