@@ -11,8 +11,15 @@ export function removeHosts(count: number): void;
 /** `nsenter --net=… -- argv`: runs argv in a host's network namespace only. */
 export function inHostCommand(index: number, argv: string[]): string[];
 export function skiffIn(index: number, args: string[], log: string, cwd: string): import('node:child_process').ChildProcess;
-export function controlPlaneConfig(controlPreset: string): Record<string, unknown>;
+/** The control plane's config; `controlNodes` in-process nodes of its own (default none). */
+export function controlPlaneConfig(controlPreset: string, controlNodes?: number): Record<string, unknown>;
 export function startNode(dir: string, index: number, flags?: string[]): import('node:child_process').ChildProcess;
 export function waitForHostLine(dir: string, index: number, pattern: RegExp, timeoutMs: number, fromOffset?: number): Promise<RegExpExecArray>;
-export function up(options: { hosts: number; preset: string; controlPreset?: string; dir: string }): Promise<{ kubeconfig: string; pids: number[] }>;
+export function up(options: {
+  hosts: number;
+  preset: string;
+  controlPreset?: string;
+  controlNodes?: number;
+  dir: string;
+}): Promise<{ kubeconfig: string; pids: number[] }>;
 export function down(options: { dir: string }): Promise<void>;

@@ -108,10 +108,10 @@ async function waitForLine(file, pattern, timeoutMs, what, fromOffset = 0) {
  * The control plane's config: the chosen preset with no nodes of its own, listening on every interface of host 0, and
  * the cluster DNS server on host 0's address (the nodes' service proxies carry the kube-dns Service to it).
  */
-export function controlPlaneConfig(controlPreset) {
+export function controlPlaneConfig(controlPreset, controlNodes = 0) {
   return {
     preset: controlPreset,
-    nodes: 0,
+    nodes: controlNodes,
     host: '0.0.0.0',
     advertiseAddress: hostAddress(0),
     plugins: [['@skiff/plugin-dns', { address: 'host' }]],
@@ -142,14 +142,14 @@ export function waitForHostLine(dir, index, pattern, timeoutMs, fromOffset = 0) 
   return waitForLine(join(dir, `${hostName(index)}.log`), pattern, timeoutMs, index === 0 ? 'the control plane' : `node host-${index}`, fromOffset);
 }
 
-export async function up({ hosts, preset, controlPreset = 'standard', dir }) {
+export async function up({ hosts, preset, controlPreset = 'standard', controlNodes = 0, dir }) {
   if (hosts < 2) throw new Error('--hosts must be at least 2 (a control plane and a node)');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   createHosts(hosts);
   const pids = [];
   const controlLog = join(dir, `${hostName(0)}.log`);
   const configFile = join(dir, 'control-plane.config.json');
-  writeFileSync(configFile, JSON.stringify(controlPlaneConfig(controlPreset), null, 2));
+  writeFileSync(configFile, JSON.stringify(controlPlaneConfig(controlPreset, controlNodes), null, 2));
   const control = skiffIn(0, ['up', '--config', configFile, '--data-dir', join(dir, hostName(0))], controlLog, dir);
   pids.push(control.pid);
   writeFileSync(join(dir, 'pids'), pids.join('\n'));
