@@ -34,7 +34,9 @@ import { ActionRunner } from './probes/actions.js';
 import { ProbeManager } from './probes/probe-manager.js';
 import { VolumeManager } from './volumes/volume-manager.js';
 import { KubeletNodeConnection } from './streaming/node-connection.js';
-import { servingCertificate } from './certificates/serving.js';
+import { newKeyAndRequest, requestCertificate, SIGNERS } from './certificates/request.js';
+import { CertificateRotation } from './certificates/rotation.js';
+import { newServingCertificate, servingCertificate } from './certificates/serving.js';
 import { KubeletServer } from './server/index.js';
 
 export interface KubeletConfig {
@@ -76,6 +78,8 @@ export interface KubeletConfig {
   connect(user: UserInfo): SkiffClient;
   /** Serve the kubelet's HTTPS API (a node whose API server runs elsewhere). */
   serve?: KubeletServing;
+  /** The node's own client certificate (a joined node), renewed before it expires. */
+  credentials?: NodeCredentials;
   /** 'cluster': register the Node first and build the pod network on the range the node IPAM controller gives it. */
   podCIDRSource?: 'network' | 'cluster';
   podCIDRWaitSeconds?: number;
@@ -83,6 +87,21 @@ export interface KubeletConfig {
   logger: Logger;
   /** Where this kubelet offers the API server its pods' logs, exec, attach and port-forward. */
   connections?: NodeConnections;
+}
+
+/** A joined node's client certificate, and where a renewed one goes (its kubeconfig, the client's connections). */
+export interface NodeCredentials {
+  certPem: string;
+  update(certPem: string, keyPem: string): void;
+}
+
+/** How long a client certificate renewal waits for its CSR to be signed before trying again. */
+const CLIENT_RENEWAL_WAIT_MS = 5 * 60_000;
+
+function rotating(what: string, certPem: string, logger: Logger, renew: () => Promise<string>): CertificateRotation {
+  const rotation = new CertificateRotation(what, renew, logger);
+  rotation.start(certPem);
+  return rotation;
 }
 
 export interface KubeletServing {
@@ -112,6 +131,7 @@ export class Kubelet {
   private heartbeat: NodeJS.Timeout | undefined;
   private unregister: (() => void) | undefined;
   private server: KubeletServer | undefined;
+  private readonly rotations: CertificateRotation[] = [];
   private readonly logger: Logger;
 
   constructor(private readonly config: KubeletConfig) {
@@ -227,6 +247,7 @@ export class Kubelet {
     });
     this.unregister = this.config.connections?.register(nodeName, connection);
     if (this.config.serve) await this.serve(client, registration, connection, () => pods.list(), this.config.serve);
+    if (this.config.credentials) this.rotateClientCertificate(client, this.config.credentials);
     this.logger.info({ runtime: runtime.name, network: network.name, podCIDR: network.podCIDR?.() }, 'kubelet started');
   }
 
@@ -239,7 +260,8 @@ export class Kubelet {
     serve: KubeletServing,
   ): Promise<void> {
     const { nodeName, nodeIP, dataDir } = this.config;
-    const certificate = await servingCertificate(client, { name: nodeName, ip: nodeIP, dataDir }, this.abort.signal);
+    const node = { name: nodeName, ip: nodeIP, dataDir };
+    const certificate = await servingCertificate(client, node, this.abort.signal);
     const server = (this.server = new KubeletServer({
       nodeName,
       connection,
@@ -252,10 +274,38 @@ export class Kubelet {
     }));
     const port = await server.listen();
     await registration.servingOn(port);
+    this.rotations.push(
+      rotating('serving', certificate.certPem, this.logger, async () => {
+        const renewed = await newServingCertificate(client, node, this.abort.signal);
+        server.setServingCertificate(renewed);
+        return renewed.certPem;
+      }),
+    );
     this.logger.info({ address: serve.address, port }, 'kubelet API serving');
   }
 
+  /** Renews the node's client certificate before it expires (a joined node), through a CSR of its own. */
+  private rotateClientCertificate(client: SkiffClient, credentials: NodeCredentials): void {
+    const { nodeName } = this.config;
+    this.rotations.push(
+      rotating('client', credentials.certPem, this.logger, async () => {
+        const { keyPem, csrPem } = newKeyAndRequest({ commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] });
+        const certPem = await requestCertificate(client, {
+          signerName: SIGNERS.CLIENT,
+          usages: ['digital signature', 'key encipherment', 'client auth'],
+          csrPem,
+          namePrefix: 'node-csr-',
+          timeoutMs: CLIENT_RENEWAL_WAIT_MS,
+          signal: this.abort.signal,
+        });
+        credentials.update(certPem, keyPem);
+        return certPem;
+      }),
+    );
+  }
+
   async stop(): Promise<void> {
+    for (const rotation of this.rotations.splice(0)) rotation.stop();
     await this.server?.close().catch((err: unknown) => this.logger.warn({ err }, 'closing the kubelet API failed'));
     this.unregister?.();
     this.abort.abort();

@@ -2,7 +2,15 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
 import type { UserInfo } from '@skiff/api';
-import { createClient, createLoopbackClient, HttpsTransport, readKubeconfig, type KubeconfigConnection, type SkiffClient } from '@skiff/client';
+import {
+  createClient,
+  createLoopbackClient,
+  HttpsTransport,
+  readKubeconfig,
+  writeKubeconfig,
+  type KubeconfigConnection,
+  type SkiffClient,
+} from '@skiff/client';
 import {
   definePlugin,
   hostAddress,
@@ -64,7 +72,25 @@ export const kubeletPlugin = definePlugin({
         const count = remote ? 1 : (options.nodes ?? kernel.config.nodes);
         if (count === 0) return;
         const kubeconfig = remote ? readKubeconfig(resolve(kernel.config.rootDir, options.kubeconfig)) : undefined;
-        const connect = kubeconfig ? kubeconfigConnection(kubeconfig) : loopbackConnection(kernel);
+        const kubeconfigFile = resolve(kernel.config.rootDir, options.kubeconfig);
+        const transport = kubeconfig ? kubeconfigTransport(kubeconfig) : undefined;
+        const connect = transport
+          ? (
+              (client) => () =>
+                client
+            )(createClient(transport))
+          : loopbackConnection(kernel);
+        // A joined node renews its client certificate: the new one goes to its kubeconfig and its connections.
+        const credentials =
+          kubeconfig?.certPem && transport
+            ? {
+                certPem: kubeconfig.certPem,
+                update(certPem: string, keyPem: string) {
+                  writeKubeconfig(kubeconfigFile, { server: kubeconfig.server, caPem: kubeconfig.caPem, certPem, keyPem, userName: kubeconfig.context });
+                  transport.setClientCertificate(certPem, keyPem);
+                },
+              }
+            : undefined;
         // A node whose API server runs elsewhere is reached over its HTTPS API, accepting the cluster CA's client certificates.
         const serve = kubeconfig?.caPem ? { address: options.address, port: options.port, clientCaPem: kubeconfig.caPem } : undefined;
         const { runtimes, networks, volumes, serviceProxies } = collectNodePlugins(kernel);
@@ -105,6 +131,7 @@ export const kubeletPlugin = definePlugin({
             connect,
             podCIDRSource: options.podCIDRSource,
             serve,
+            credentials,
             podCIDRWaitSeconds: options.podCIDRWaitSeconds,
             hooks: kernel.hooks,
             logger,
@@ -129,8 +156,7 @@ function loopbackConnection(kernel: Kernel): (user: UserInfo) => SkiffClient {
 }
 
 /** A joined node has one identity, its kubeconfig's: the node's client certificate. */
-function kubeconfigConnection(kubeconfig: KubeconfigConnection): () => SkiffClient {
+function kubeconfigTransport(kubeconfig: KubeconfigConnection): HttpsTransport {
   const { server, caPem, token, certPem, keyPem, insecureSkipTlsVerify } = kubeconfig;
-  const client = createClient(new HttpsTransport({ server, caPem, token, certPem, keyPem, insecureSkipTlsVerify }));
-  return () => client;
+  return new HttpsTransport({ server, caPem, token, certPem, keyPem, insecureSkipTlsVerify });
 }

@@ -34,6 +34,11 @@ export function createTestPki(): TestPki {
   return { ca, server, client };
 }
 
+/** Another client certificate signed by `ca` (a rotated one, say): CN `commonName`. */
+export function issueClientCertificate(ca: Pem, commonName: string): Pem {
+  return issue({ commonName }, ca, [{ name: 'extKeyUsage', clientAuth: true }]);
+}
+
 let serial = 1;
 
 function issue(subject: { commonName: string; organizationName?: string }, issuer: Pem | undefined, extensions: object[]): Pem {

@@ -11,7 +11,7 @@ import { createClientFromKubeconfig } from '../connect.js';
 import { writeKubeconfig } from '../kubeconfig.js';
 import { serveHttps, type TestHttpsServer } from '../test-support/https-server.js';
 import { MemoryApiHandler } from '../test-support/memory-api.js';
-import { createTestPki, type TestPki } from '../test-support/tls.js';
+import { createTestPki, issueClientCertificate, type TestPki } from '../test-support/tls.js';
 import { HttpsTransport } from './https.js';
 import { watchEventsFromLines } from './ndjson.js';
 
@@ -64,6 +64,18 @@ describe('HttpsTransport', () => {
     const client = connect({ certPem: pki.client.certPem, keyPem: pki.client.keyPem });
     await client.list(RESOURCES.namespaces);
     expect(server.clientNames.at(-1)).toBe('alice');
+  });
+
+  it('takes a rotated client certificate for the requests that follow', async () => {
+    const transport = new HttpsTransport({ server: server.url, caPem: pki.ca.certPem, token, certPem: pki.client.certPem, keyPem: pki.client.keyPem });
+    const client = createClient(transport);
+    clients.push(client);
+    await client.list(RESOURCES.namespaces);
+    expect(server.clientNames.at(-1)).toBe('alice');
+    const rotated = issueClientCertificate(pki.ca, 'alice-rotated');
+    transport.setClientCertificate(rotated.certPem, rotated.keyPem);
+    await client.list(RESOURCES.namespaces);
+    expect(server.clientNames.at(-1)).toBe('alice-rotated');
   });
 
   it('turns a Status answer into an ApiError, and a bad token into 401', async () => {

@@ -23,19 +23,13 @@ export interface HttpsTransportOptions {
 /** Talks to an API server over the network: JSON bodies, chunked NDJSON watches, pooled keep-alive connections. */
 export class HttpsTransport implements Transport {
   private readonly base: URL;
-  private readonly agent: http.Agent;
+  private agent: http.Agent;
   private readonly send: typeof http.request;
 
   constructor(private readonly options: HttpsTransportOptions) {
     this.base = parseServerUrl(options.server);
     if (this.base.protocol === 'https:') {
-      this.agent = new https.Agent({
-        keepAlive: true,
-        ca: options.caPem,
-        cert: options.certPem,
-        key: options.keyPem,
-        rejectUnauthorized: !options.insecureSkipTlsVerify,
-      });
+      this.agent = this.tlsAgent(options.certPem, options.keyPem);
       this.send = https.request;
     } else {
       this.agent = new http.Agent({ keepAlive: true });
@@ -53,6 +47,21 @@ export class HttpsTransport implements Transport {
 
   close(): void {
     this.agent.destroy();
+  }
+
+  /**
+   * Takes a new client certificate (a rotated one): every open connection is closed, as upstream's kubelet does after
+   * a rotation, so requests and watches (informers watch again) continue over connections made with the new one.
+   */
+  setClientCertificate(certPem: string, keyPem: string): void {
+    if (this.base.protocol !== 'https:') return;
+    const previous = this.agent;
+    this.agent = this.tlsAgent(certPem, keyPem);
+    previous.destroy();
+  }
+
+  private tlsAgent(certPem: string | undefined, keyPem: string | undefined): https.Agent {
+    return new https.Agent({ keepAlive: true, ca: this.options.caPem, cert: certPem, key: keyPem, rejectUnauthorized: !this.options.insecureSkipTlsVerify });
   }
 
   private exchange(request: TransportRequest, mayRetry = true): Promise<http.IncomingMessage> {

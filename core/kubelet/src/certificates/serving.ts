@@ -19,18 +19,29 @@ export interface ServingCertificate {
  * CertificateSigningRequest (CN system:node:<name>, O system:nodes, the node's name and InternalIP as SANs), kept in
  * `<node dir>/pki/` and reused while it is valid for a day more and still names the address.
  */
-export async function servingCertificate(
-  client: ApiClient,
-  node: { name: string; ip: string; dataDir: string },
-  signal: AbortSignal,
-): Promise<ServingCertificate> {
-  const dir = join(node.dataDir, 'pki');
-  const certFile = join(dir, 'kubelet-server.crt');
-  const keyFile = join(dir, 'kubelet-server.key');
+export async function servingCertificate(client: ApiClient, node: ServingNode, signal: AbortSignal): Promise<ServingCertificate> {
+  const { certFile, keyFile } = servingFiles(node);
   if (existsSync(certFile) && existsSync(keyFile)) {
     const [certPem, keyPem] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
     if (certificateUsable(certPem, RENEW_MARGIN_MS, [node.ip])) return { certPem, keyPem };
   }
+  return newServingCertificate(client, node, signal);
+}
+
+export interface ServingNode {
+  name: string;
+  ip: string;
+  dataDir: string;
+}
+
+function servingFiles(node: ServingNode): { dir: string; certFile: string; keyFile: string } {
+  const dir = join(node.dataDir, 'pki');
+  return { dir, certFile: join(dir, 'kubelet-server.crt'), keyFile: join(dir, 'kubelet-server.key') };
+}
+
+/** Asks the cluster for a new serving certificate and keeps it (also how it is rotated). */
+export async function newServingCertificate(client: ApiClient, node: ServingNode, signal: AbortSignal): Promise<ServingCertificate> {
+  const { dir, certFile, keyFile } = servingFiles(node);
   const { keyPem, csrPem } = newKeyAndRequest({
     commonName: `system:node:${node.name}`,
     organizations: ['system:nodes'],
