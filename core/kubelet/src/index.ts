@@ -2,7 +2,7 @@ import { kubeletPlugin } from './plugin.js';
 
 export default kubeletPlugin;
 export { kubeletPlugin, collectNodePlugins } from './plugin.js';
-export { Kubelet, type KubeletConfig } from './kubelet.js';
+export { Kubelet, type KubeletConfig, type KubeletServing, type NodeCredentials } from './kubelet.js';
 export { kubeletOptionsSchema, type KubeletPluginOptions } from './options.js';
 export { PodRuntimeManager, type PodObservation, type ContainerObservation, type PodRuntimeOptions } from './pods/pod-runtime.js';
 export { PodWorkers, type PodWorkersOptions } from './pods/pod-workers.js';
