@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { kubectlOn, kubectlVersions, podRunning, waitForPod } from './clients.js';
 import { REPO_ROOT, tempDir, waitFor } from './harness.js';
 import { buildTestImages, missingPrerequisites } from '../scripts/test-images.mjs';
-import { down, hostAddress, hostName, startNode, up, waitForHostLine } from '../scripts/hosts.mjs';
+import { down, hostAddress, hostName, inHostCommand, startNode, up, waitForHostLine } from '../scripts/hosts.mjs';
 import { freePort } from '../scripts/free-port.mjs';
 
-// Three "machines" on this box (network namespaces on a bridge, scripts/hosts.mjs): a control plane with the
-// standard chain (Node authorizer, RBAC, NodeRestriction) on host 0, and two nodes that join it over the network with
-// a bootstrap token (`skiff join --preset local`: containerd, the CNI bridge, nftables). Traffic goes only to
+// Four "machines" on this box (network namespaces on bridges, scripts/hosts.mjs): a control plane with the
+// standard chain (Node authorizer, RBAC, NodeRestriction) on host 0, and three nodes that join it over the network
+// with a bootstrap token (`skiff join --preset local`: containerd, the CNI bridge, nftables). Hosts 0–2 share a
+// network (host-gateway routes between nodes); host 3 is on another one, routed through this namespace, so its pods
+// are reached through the VXLAN overlay. Traffic goes only to
 // addresses of these namespaces; the pod and Service ranges are unreachable in every host's table but for the
 // nodes' own routes. Root only, like every real-container test.
 
@@ -41,9 +43,9 @@ beforeAll(async () => {
   if (missing.length) throw new Error(`real containers need: ${missing.join('; ')} (bash scripts/install-system-deps.sh)`);
   const images = await buildTestImages({ out: join(dir, 'images') });
   hostsStarted = true;
-  ({ kubeconfig } = await up({ hosts: 3, preset: 'local', controlPreset: 'standard', dir }));
+  ({ kubeconfig } = await up({ hosts: 4, preset: 'local', controlPreset: 'standard', routed: [3], dir }));
   // No registry is reachable from the hosts: the images go straight into each node's containerd.
-  for (const index of [1, 2]) {
+  for (const index of [1, 2, 3]) {
     execFileSync(
       process.execPath,
       [SKIFF, 'image', 'import', images.images.busybox.archive, images.images.curl.archive, '--data-dir', join(dir, hostName(index))],
@@ -70,6 +72,7 @@ spec:
     metadata: {labels: {app: web}}
     spec:
       topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}]
+      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [host-1, host-2]}]}]}}}
       containers:
       - name: web
         image: skiff.local/busybox:1
@@ -96,31 +99,31 @@ spec:
     command: [sleep, "3600"]
 `;
 
-describe.skipIf(notRoot)('a control plane and two nodes on other hosts', () => {
-  it('both nodes joined with the token: their CSRs are Approved,Issued and they are Ready with their own InternalIPs', async () => {
+describe.skipIf(notRoot)('a control plane and three nodes on other hosts', () => {
+  it('every node joined with the token: their CSRs are Approved,Issued and they are Ready with their own InternalIPs', async () => {
     const csrs = await json('get', 'csr');
     const clients = csrs.items.filter((csr: any) => csr.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet');
     const serving = csrs.items.filter((csr: any) => csr.spec.signerName === 'kubernetes.io/kubelet-serving');
-    expect(clients).toHaveLength(2);
-    expect(serving.map((csr: any) => csr.spec.username).sort()).toEqual(['system:node:host-1', 'system:node:host-2']);
+    expect(clients).toHaveLength(3);
+    expect(serving.map((csr: any) => csr.spec.username).sort()).toEqual(['system:node:host-1', 'system:node:host-2', 'system:node:host-3']);
     for (const csr of [...clients, ...serving]) {
       expect(csr.status.conditions.map((c: any) => c.type)).toEqual(['Approved']);
       expect(csr.status.certificate).toBeTruthy();
     }
     expect(clients.every((csr: any) => csr.spec.username.startsWith('system:bootstrap:'))).toBe(true);
-    expect((await ok('get', 'csr')).split('\n').filter((line) => line.includes('Approved,Issued'))).toHaveLength(4);
+    expect((await ok('get', 'csr')).split('\n').filter((line) => line.includes('Approved,Issued'))).toHaveLength(6);
 
     const nodes = await json('get', 'nodes');
     const byName = Object.fromEntries(nodes.items.map((node: any) => [node.metadata.name, node]));
-    expect(Object.keys(byName).sort()).toEqual(['host-1', 'host-2']);
-    for (const index of [1, 2]) {
+    expect(Object.keys(byName).sort()).toEqual(['host-1', 'host-2', 'host-3']);
+    for (const index of [1, 2, 3]) {
       const node = byName[`host-${index}`];
       expect(node.status.conditions.find((c: any) => c.type === 'Ready').status).toBe('True');
-      expect(node.status.addresses.find((a: any) => a.type === 'InternalIP').address).toBe(hostAddress(index));
+      expect(node.status.addresses.find((a: any) => a.type === 'InternalIP').address).toBe(hostAddress(index, index === 3 ? 1 : 0));
       expect(node.status.daemonEndpoints.kubeletEndpoint.Port).toBe(10250);
       expect(node.spec.podCIDR).toMatch(/^10\.244\.\d+\.0\/24$/);
     }
-    expect(byName['host-1'].spec.podCIDR).not.toBe(byName['host-2'].spec.podCIDR);
+    expect(new Set(Object.values(byName).map((node: any) => node.spec.podCIDR)).size).toBe(3);
   });
 
   it('a pod on each host reaches the other by IP and through the Service by name', async () => {
@@ -147,6 +150,25 @@ describe.skipIf(notRoot)('a control plane and two nodes on other hosts', () => {
       WAIT,
     );
     expect([...answers].sort()).toEqual(pods.map((pod: any) => `hello from ${pod.metadata.name}\n`).sort());
+  });
+
+  it('a pod on a host of another network is reached through the VXLAN overlay, and reaches back', async () => {
+    await apply(`apiVersion: v1
+kind: Pod
+metadata: {name: far}
+spec:
+  nodeName: host-3
+  containers:
+  - {name: web, image: skiff.local/curl:1, imagePullPolicy: Never, command: [sh, -c, 'echo far > /www/index.html; exec httpd -f -p 8080 -h /www']}
+`);
+    const far = await waitForPod(json, 'far', podRunning, 'started', WAIT);
+    expect(await ok('exec', 'client', '--', 'curl', '-s', '-m', '5', `http://${far.status.podIP}:8080/`)).toBe('far\n');
+    // And back: from host 3 to a web pod on the first network, by its address.
+    const web = (await json('get', 'pods', '-l', 'app=web')).items[0];
+    expect(await ok('exec', 'far', '--', 'curl', '-s', '-m', '5', `http://${web.status.podIP}:8080/`)).toBe(`hello from ${web.metadata.name}\n`);
+    const farRange = (await json('get', 'node', 'host-3')).spec.podCIDR;
+    const [command, ...args] = inHostCommand(1, ['ip', 'route', 'show', farRange]);
+    expect(execFileSync(command!, args).toString()).toContain('dev skiff-vxlan');
   });
 
   it('kubectl logs, exec, cp and port-forward reach a pod on the second host, with kubectl 1.27 and 1.36', async () => {
@@ -208,7 +230,7 @@ spec:
     expect(await asNode(2).ok('get', 'secret', 'only-host-2', '-o', 'name')).toBe('secret/only-host-2\n');
   });
 
-  it('kill -9 of the second node: NotReady, unreachable taint, its pods evicted to the first; restarted, it is Ready and its old pods are gone', async () => {
+  it('kill -9 of the second node: NotReady, unreachable taint, its pods evicted to another; restarted, it is Ready and its old pods are gone', async () => {
     await apply(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: mover}

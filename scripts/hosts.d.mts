@@ -4,9 +4,9 @@ export const HOSTS_BRIDGE: string;
 export const HOSTS_SUBNET: { prefix: string; bits: number };
 /** skiff-h<index>: the network namespace of host `index`. */
 export function hostName(index: number): string;
-/** 192.168.77.(10 + index). */
-export function hostAddress(index: number): string;
-export function createHosts(count: number): void;
+/** 192.168.(77 + network).(10 + index). */
+export function hostAddress(index: number, network?: number): string;
+export function createHosts(count: number, routed?: number[]): void;
 export function removeHosts(count: number): void;
 /** `nsenter --net=… -- argv`: runs argv in a host's network namespace only. */
 export function inHostCommand(index: number, argv: string[]): string[];
@@ -20,6 +20,8 @@ export function up(options: {
   preset: string;
   controlPreset?: string;
   controlNodes?: number;
+  /** Hosts on a second network, routed through the root namespace (their nodes use the VXLAN overlay). */
+  routed?: number[];
   dir: string;
 }): Promise<{ kubeconfig: string; pids: number[] }>;
 export function down(options: { dir: string }): Promise<void>;

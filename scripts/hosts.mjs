@@ -2,7 +2,8 @@
 // Skiff control plane (host 0) and joined nodes (hosts 1…N-1). For tests and for trying a multi-machine cluster
 // without machines (docs/joining-nodes.md). Root only.
 //
-//   node scripts/hosts.mjs up [--hosts 3] [--preset local|dev] [--control-preset standard] [--dir .skiff-hosts]
+//   node scripts/hosts.mjs up [--hosts 3] [--preset local|dev] [--control-preset standard] [--routed 3,4] [--dir .skiff-hosts]
+//                             (--routed: hosts on a second network, routed through this namespace: VXLAN between nodes)
 //                                                             start them; prints the kubeconfig
 //   node scripts/hosts.mjs down [--dir .skiff-hosts]                                  stop them and remove the namespaces
 import { execFileSync, spawn } from 'node:child_process';
@@ -12,7 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const SKIFF = fileURLToPath(new URL('../core/cli/bin/skiff.js', import.meta.url));
-/** The hosts' network: the bridge in the root namespace holds .1, host i holds .(10 + i). */
+/**
+ * The hosts' networks: on network n the bridge `skiff-hosts<n>` in the root namespace holds 192.168.(77 + n).1 and
+ * host i holds .(10 + i). Hosts on different networks share no link: the root namespace routes between them, so
+ * their nodes reach each other's pods through the overlay (VXLAN), not by host-gateway routes.
+ */
 export const HOSTS_SUBNET = { prefix: '192.168.77', bits: 24 };
 export const HOSTS_BRIDGE = 'skiff-hosts';
 /** The pod and Service ranges, unreachable in every host's table while the hosts run (more specific routes win). */
@@ -31,30 +36,48 @@ export function hostName(index) {
   return `skiff-h${index}`;
 }
 
-export function hostAddress(index) {
-  return `${HOSTS_SUBNET.prefix}.${10 + index}`;
+/** The prefix of network `network` (0: 192.168.77). */
+function networkPrefix(network) {
+  return `192.168.${77 + network}`;
 }
 
-/** Makes `count` namespaces on a bridge, each with loopback, an address, a default route to the bridge, unreachable cluster ranges. */
-export function createHosts(count) {
-  if (!tryRun('ip', ['link', 'show', HOSTS_BRIDGE])) {
-    run('ip', ['link', 'add', HOSTS_BRIDGE, 'type', 'bridge']);
-    run('ip', ['addr', 'add', `${HOSTS_SUBNET.prefix}.1/${HOSTS_SUBNET.bits}`, 'dev', HOSTS_BRIDGE]);
-    run('ip', ['link', 'set', HOSTS_BRIDGE, 'up']);
+function bridgeOf(network) {
+  return network === 0 ? HOSTS_BRIDGE : `${HOSTS_BRIDGE}${network}`;
+}
+
+export function hostAddress(index, network = 0) {
+  return `${networkPrefix(network)}.${10 + index}`;
+}
+
+/**
+ * Makes `count` namespaces on bridges, each with loopback, an address, a default route to its bridge, unreachable
+ * cluster ranges. Hosts listed in `routed` are on a second network, reached from the others through the root namespace.
+ */
+export function createHosts(count, routed = []) {
+  const networks = routed.length > 0 ? [0, 1] : [0];
+  for (const network of networks) {
+    const bridge = bridgeOf(network);
+    if (tryRun('ip', ['link', 'show', bridge])) continue;
+    run('ip', ['link', 'add', bridge, 'type', 'bridge']);
+    run('ip', ['addr', 'add', `${networkPrefix(network)}.1/${HOSTS_SUBNET.bits}`, 'dev', bridge]);
+    run('ip', ['link', 'set', bridge, 'up']);
   }
+  // The root namespace is the router between the networks.
+  if (routed.length > 0) run('sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
   for (let index = 0; index < count; index++) {
+    const network = routed.includes(index) ? 1 : 0;
     const ns = hostName(index);
     tryRun('ip', ['netns', 'del', ns]);
     tryRun('ip', ['link', 'del', `${ns}-v`]);
     run('ip', ['netns', 'add', ns]);
     run('ip', ['link', 'add', `${ns}-v`, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
-    run('ip', ['link', 'set', `${ns}-v`, 'master', HOSTS_BRIDGE, 'up']);
+    run('ip', ['link', 'set', `${ns}-v`, 'master', bridgeOf(network), 'up']);
     const inHost = (args) => run('ip', ['netns', 'exec', ns, ...args]);
     inHost(['ip', 'link', 'set', 'lo', 'up']);
-    inHost(['ip', 'addr', 'add', `${hostAddress(index)}/${HOSTS_SUBNET.bits}`, 'dev', 'eth0']);
+    inHost(['ip', 'addr', 'add', `${hostAddress(index, network)}/${HOSTS_SUBNET.bits}`, 'dev', 'eth0']);
     inHost(['ip', 'link', 'set', 'eth0', 'up']);
     // A default route, so each host has "the interface the default route leaves by"; it ends at the bridge.
-    inHost(['ip', 'route', 'add', 'default', 'via', `${HOSTS_SUBNET.prefix}.1`]);
+    inHost(['ip', 'route', 'add', 'default', 'via', `${networkPrefix(network)}.1`]);
     for (const range of CLUSTER_RANGES) inHost(['ip', 'route', 'replace', 'unreachable', range]);
     inHost(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
   }
@@ -65,7 +88,7 @@ export function removeHosts(count) {
     tryRun('ip', ['netns', 'del', hostName(index)]);
     tryRun('ip', ['link', 'del', `${hostName(index)}-v`]);
   }
-  tryRun('ip', ['link', 'del', HOSTS_BRIDGE]);
+  for (const network of [0, 1]) tryRun('ip', ['link', 'del', bridgeOf(network)]);
 }
 
 /**
@@ -120,7 +143,7 @@ export function controlPlaneConfig(controlPreset, controlNodes = 0) {
 
 /** Starts (or starts again) host `index`'s node: `skiff join` with `flags` (the token and CA pin; none once it has joined). */
 export function startNode(dir, index, flags = []) {
-  const { server, preset } = JSON.parse(readFileSync(join(dir, 'join.json'), 'utf8'));
+  const { server, preset, routed = [] } = JSON.parse(readFileSync(join(dir, 'join.json'), 'utf8'));
   const args = [
     'join',
     server,
@@ -130,7 +153,7 @@ export function startNode(dir, index, flags = []) {
     '--node-name',
     `host-${index}`,
     '--node-ip',
-    hostAddress(index),
+    hostAddress(index, routed.includes(index) ? 1 : 0),
     '--data-dir',
     join(dir, hostName(index)),
   ];
@@ -142,10 +165,11 @@ export function waitForHostLine(dir, index, pattern, timeoutMs, fromOffset = 0) 
   return waitForLine(join(dir, `${hostName(index)}.log`), pattern, timeoutMs, index === 0 ? 'the control plane' : `node host-${index}`, fromOffset);
 }
 
-export async function up({ hosts, preset, controlPreset = 'standard', controlNodes = 0, dir }) {
+export async function up({ hosts, preset, controlPreset = 'standard', controlNodes = 0, routed = [], dir }) {
   if (hosts < 2) throw new Error('--hosts must be at least 2 (a control plane and a node)');
+  if (routed.includes(0)) throw new Error('the control plane (host 0) stays on the first network');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  createHosts(hosts);
+  createHosts(hosts, routed);
   const pids = [];
   const controlLog = join(dir, `${hostName(0)}.log`);
   const configFile = join(dir, 'control-plane.config.json');
@@ -157,7 +181,7 @@ export async function up({ hosts, preset, controlPreset = 'standard', controlNod
   const [command, ...rest] = inHostCommand(0, [process.execPath, SKIFF, 'token', 'create', '--data-dir', join(dir, hostName(0))]);
   const joinCommand = run(command, rest).trim();
   const [, , server, ...flags] = joinCommand.split(' ');
-  writeFileSync(join(dir, 'join.json'), JSON.stringify({ server, preset }));
+  writeFileSync(join(dir, 'join.json'), JSON.stringify({ server, preset, routed }));
   for (let index = 1; index < hosts; index++) {
     pids.push(startNode(dir, index, flags).pid);
     writeFileSync(join(dir, 'pids'), pids.join('\n'));
@@ -205,11 +229,13 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       hosts: { type: 'string', default: '3' },
       preset: { type: 'string', default: 'local' },
       'control-preset': { type: 'string', default: 'standard' },
+      routed: { type: 'string', default: '' },
       dir: { type: 'string', default: '.skiff-hosts' },
     },
     allowPositionals: true,
   });
-  const options = { hosts: Number(values.hosts), preset: values.preset, controlPreset: values['control-preset'], dir: resolve(values.dir) };
+  const routed = values.routed ? values.routed.split(',').map(Number) : [];
+  const options = { hosts: Number(values.hosts), preset: values.preset, controlPreset: values['control-preset'], routed, dir: resolve(values.dir) };
   const command = positionals[0];
   (command === 'up'
     ? up(options)

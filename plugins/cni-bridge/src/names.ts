@@ -16,7 +16,7 @@ export const LOOPBACK_NETWORK = 'cni-loopback';
 export const REQUIRED_PLUGINS = ['bridge', 'host-local', 'portmap', 'loopback'] as const;
 
 /** The host tools the plugins and our cleanup call (found on PATH). */
-export const REQUIRED_TOOLS = ['ip', 'iptables', 'iptables-save', 'iptables-restore'] as const;
+export const REQUIRED_TOOLS = ['ip', 'bridge', 'iptables', 'iptables-save', 'iptables-restore'] as const;
 
 /** Linux interface names hold at most 15 characters (IFNAMSIZ - 1). */
 export const MAX_INTERFACE_NAME = 15;

@@ -130,7 +130,7 @@ export class BridgeNetwork implements PodNetwork {
   }
 
   private get routes(): PeerRoutes {
-    return new PeerRoutes(this.layout.tools.ip);
+    return new PeerRoutes(this.layout.tools.ip, this.layout.tools.bridge, formatCidr(this.layout.subnet));
   }
 
   /** The bridge device and CNI network name of this node. */
