@@ -126,7 +126,7 @@ describe.skipIf(notRoot)('a control plane and three nodes on other hosts', () =>
     expect(new Set(Object.values(byName).map((node: any) => node.spec.podCIDR)).size).toBe(3);
   });
 
-  it('a pod on each host reaches the other by IP and through the Service by name', async () => {
+  it('a pod on each host reaches the other by IP and through the Service by name, and the API server through kubernetes.default', async () => {
     await apply(WEB);
     await waitForPod(json, 'client', podRunning, 'started', WAIT);
     const pods = await waitFor(
@@ -150,6 +150,21 @@ describe.skipIf(notRoot)('a control plane and three nodes on other hosts', () =>
       WAIT,
     );
     expect([...answers].sort()).toEqual(pods.map((pod: any) => `hello from ${pod.metadata.name}\n`).sort());
+    // The API server on host 0, through the kubernetes Service, with the CA every pod gets.
+    expect(
+      await ok(
+        'exec',
+        'client',
+        '--',
+        'curl',
+        '-s',
+        '-m',
+        '5',
+        '--cacert',
+        '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt',
+        'https://kubernetes.default.svc/healthz',
+      ),
+    ).toBe('ok');
   });
 
   it('a pod on a host of another network is reached through the VXLAN overlay, and reaches back', async () => {
