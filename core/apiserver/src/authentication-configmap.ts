@@ -12,7 +12,8 @@ const MAX_ATTEMPTS = 5;
 
 /**
  * Merges `data` into the ConfigMap, creating it when missing; keys others published stay. Nothing is written when
- * every key already holds its value.
+ * every key already holds its value. A ConfigMap that exists but cannot be read (created by another publisher and
+ * held by an initializer configured for configmaps) cannot be merged into: the keys are left out, not the start.
  */
 export async function publishAuthenticationConfig(client: ApiClient, data: Readonly<Record<string, string>>): Promise<void> {
   const type = RESOURCES.configmaps;
@@ -29,6 +30,7 @@ export async function publishAuthenticationConfig(client: ApiClient, data: Reado
       await client.update<ConfigMap>(type, { ...existing, data: { ...current, ...data } });
       return;
     } catch (err) {
+      if (isApiError(err, 'AlreadyExists') && !(await currentConfigMap(client))) return;
       if ((isApiError(err, 'Conflict') || isApiError(err, 'AlreadyExists')) && attempt < MAX_ATTEMPTS) continue;
       throw err;
     }
