@@ -284,10 +284,10 @@ spec:
     // The node lifecycle controller's grace period (40 s) and monitor period (5 s) bound how long that takes.
     expect(Date.now() - killedAt).toBeLessThan(60_000);
     await waitFor(
-      'a new mover pod running on host-1',
+      'a new mover pod running on another node',
       async () =>
         (await json('get', 'pods', '-l', 'app=mover')).items.find(
-          (pod: any) => podRunning(pod) && pod.spec.nodeName === 'host-1' && !pod.metadata.deletionTimestamp,
+          (pod: any) => podRunning(pod) && pod.spec.nodeName !== 'host-2' && !pod.metadata.deletionTimestamp,
         ),
       WAIT,
     );
