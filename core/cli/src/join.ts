@@ -133,7 +133,7 @@ async function bootstrap(
 ): Promise<void> {
   const { writeKubeconfig, createClientFromKubeconfig } = await import('@skiff/client');
   const { verifyClusterInfoSignature } = await import('@skiff/plugin-controller-bootstrap-signer');
-  const { newKeyAndRequest, requestCertificate, SIGNERS } = await import('@skiff/kubelet');
+  const { requestNodeClientCertificate } = await import('@skiff/kubelet');
 
   const clusterInfo = await fetchClusterInfo(server);
   const kubeconfigText = clusterInfo['kubeconfig'];
@@ -159,12 +159,7 @@ async function bootstrap(
     userName: 'kubelet-bootstrap',
   });
   const client = createClientFromKubeconfig(bootstrapFile);
-  const { keyPem, csrPem } = newKeyAndRequest({ commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] });
-  const certPem = await requestCertificate(client, {
-    signerName: SIGNERS.CLIENT,
-    usages: ['digital signature', 'key encipherment', 'client auth'],
-    csrPem,
-    namePrefix: 'node-csr-',
+  const { certPem, keyPem } = await requestNodeClientCertificate(client, nodeName, {
     timeoutMs: CERTIFICATE_WAIT_MS,
     waiting: (name) => output.out(`skiff: waiting for certificate signing request ${name} to be approved (kubectl certificate approve ${name})`),
   });

@@ -22,6 +22,7 @@ export {
   certificateUsable,
   newKeyAndRequest,
   requestCertificate,
+  requestNodeClientCertificate,
   SIGNERS,
   type CertificateRequestOptions,
   type CertificateSubject,

@@ -34,7 +34,7 @@ import { ActionRunner } from './probes/actions.js';
 import { ProbeManager } from './probes/probe-manager.js';
 import { VolumeManager } from './volumes/volume-manager.js';
 import { KubeletNodeConnection } from './streaming/node-connection.js';
-import { newKeyAndRequest, requestCertificate, SIGNERS } from './certificates/request.js';
+import { requestNodeClientCertificate } from './certificates/request.js';
 import { CertificateRotation } from './certificates/rotation.js';
 import { newServingCertificate, servingCertificate } from './certificates/serving.js';
 import { KubeletServer } from './server/index.js';
@@ -289,15 +289,7 @@ export class Kubelet {
     const { nodeName } = this.config;
     this.rotations.push(
       rotating('client', credentials.certPem, this.logger, async () => {
-        const { keyPem, csrPem } = newKeyAndRequest({ commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] });
-        const certPem = await requestCertificate(client, {
-          signerName: SIGNERS.CLIENT,
-          usages: ['digital signature', 'key encipherment', 'client auth'],
-          csrPem,
-          namePrefix: 'node-csr-',
-          timeoutMs: CLIENT_RENEWAL_WAIT_MS,
-          signal: this.abort.signal,
-        });
+        const { certPem, keyPem } = await requestNodeClientCertificate(client, nodeName, { timeoutMs: CLIENT_RENEWAL_WAIT_MS, signal: this.abort.signal });
         credentials.update(certPem, keyPem);
         return certPem;
       }),

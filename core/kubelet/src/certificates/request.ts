@@ -100,3 +100,23 @@ export function certificateUsable(certPem: string, marginMs: number, ips: string
     return false;
   }
 }
+
+/**
+ * A new client certificate for node `nodeName` (CN system:node:<name>, O system:nodes) from a
+ * `kube-apiserver-client-kubelet` CSR: with bootstrap credentials at join, with the node's own when it rotates.
+ */
+export async function requestNodeClientCertificate(
+  client: ApiClient,
+  nodeName: string,
+  options: Pick<CertificateRequestOptions, 'timeoutMs' | 'signal' | 'waiting'>,
+): Promise<{ certPem: string; keyPem: string }> {
+  const { keyPem, csrPem } = newKeyAndRequest({ commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] });
+  const certPem = await requestCertificate(client, {
+    signerName: SIGNERS.CLIENT,
+    usages: ['digital signature', 'key encipherment', 'client auth'],
+    csrPem,
+    namePrefix: 'node-csr-',
+    ...options,
+  });
+  return { certPem, keyPem };
+}
