@@ -198,6 +198,27 @@ export async function up({ hosts, preset, controlPreset = 'standard', controlNod
   return { kubeconfig, pids };
 }
 
+/**
+ * A node killed with SIGKILL that never started again leaves its containerd (in a session of its own), the shims
+ * and their containers behind: each containerd whose config lies under `dir` is ended with everything it started.
+ */
+function endLeftovers(dir) {
+  const processes = run('ps', ['-eo', 'pid=,ppid=,args='])
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter(Boolean)
+    .map(([, pid, ppid, args]) => ({ pid: Number(pid), ppid: Number(ppid), args }));
+  const kill = (pid) => tryRun('kill', ['-9', String(pid)]);
+  const tree = (pid) => [pid, ...processes.filter((p) => p.ppid === pid).flatMap((child) => tree(child.pid))];
+  for (const containerd of processes.filter((p) => p.args.startsWith('/usr/bin/containerd ') && p.args.includes(`${dir}/`))) {
+    const configFile = /--config (\S+)/.exec(containerd.args)?.[1];
+    const socket = configFile && existsSync(configFile) ? /address\s*=\s*"([^"]+containerd\.sock)"/.exec(readFileSync(configFile, 'utf8'))?.[1] : undefined;
+    const shims = socket ? processes.filter((p) => p.args.includes('containerd-shim') && p.args.includes(`-address ${socket}`)) : [];
+    for (const shim of shims) tree(shim.pid).reverse().forEach(kill);
+    kill(containerd.pid);
+  }
+}
+
 export async function down({ dir }) {
   const pidFile = join(dir, 'pids');
   const pids = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number) : [];
@@ -217,6 +238,7 @@ export async function down({ dir }) {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
+  endLeftovers(dir);
   const count = existsSync(join(dir, 'hosts')) ? Number(readFileSync(join(dir, 'hosts'), 'utf8')) : 8;
   removeHosts(count);
   rmSync(pidFile, { force: true });
