@@ -15,9 +15,17 @@ export interface KubeconfigClient extends SkiffClient {
   readonly namespace: string;
 }
 
+export interface KubeconfigClientOptions {
+  /**
+   * API servers of the kubeconfig's cluster to use instead of its `server`, in order: a connection failure moves on to
+   * the next (see HttpsTransport). The kubeconfig still gives the CA and the credentials.
+   */
+  servers?: readonly string[];
+}
+
 /** A client for a kubeconfig context (the current context unless `context` names one). */
-export function createClientFromKubeconfig(path: string, context?: string): KubeconfigClient {
+export function createClientFromKubeconfig(path: string, context?: string, options: KubeconfigClientOptions = {}): KubeconfigClient {
   const { namespace, server, caPem, token, certPem, keyPem, insecureSkipTlsVerify } = readKubeconfig(path, context);
-  const client = createClient(new HttpsTransport({ server, caPem, token, certPem, keyPem, insecureSkipTlsVerify }));
+  const client = createClient(new HttpsTransport({ server, servers: options.servers, caPem, token, certPem, keyPem, insecureSkipTlsVerify }));
   return Object.assign(client, { namespace });
 }

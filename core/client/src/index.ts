@@ -1,5 +1,5 @@
 export { createClient, type PatchOptions, type SkiffClient } from './client.js';
-export { createLoopbackClient, createClientFromKubeconfig, type KubeconfigClient } from './connect.js';
+export { createLoopbackClient, createClientFromKubeconfig, type KubeconfigClient, type KubeconfigClientOptions } from './connect.js';
 export {
   LoopbackTransport,
   PortTransport,
