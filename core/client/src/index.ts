@@ -23,3 +23,4 @@ export { sleep } from './abortable.js';
 export { postWebhook, type WebhookPostOptions } from './webhook-post.js';
 export { certificateFailure } from './dial-errors.js';
 export { drained, endSoon, readUpTo, splice } from './relay.js';
+export { LeaderElector, LEADER_ELECTION_DEFAULTS, type LeaderCallbacks, type LeaderElectorOptions } from './leader-election.js';
