@@ -6,6 +6,7 @@ import { ServiceCIDR } from './cidr.js';
 import { ServiceAllocatorError } from './errors.js';
 import { ServiceWritesInFlight } from './in-flight.js';
 import { IPAddressClient } from './ip-addresses.js';
+import { LeaseEndpointReconciler } from './endpoint-reconciler.js';
 import { ensureKubernetesService, ensureServiceCIDR } from './kubernetes-service.js';
 import { APISERVER_USER, PLUGIN_NAME, SERVICE_ALLOCATION_STAGE, SERVICES } from './names.js';
 import { PortRange } from './node-ports.js';
@@ -19,7 +20,8 @@ const STAGE = LIFECYCLE_STAGE.API_SERVER + 50;
 /**
  * ClusterIP and NodePort allocation for Services, as kube-apiserver 1.33+ does it: addresses recorded as
  * IPAddress objects out of the `kubernetes` ServiceCIDR, node ports from a range, both handed out in the
- * request path; a repair loop; and the `kubernetes` Service with its Endpoints and EndpointSlice.
+ * request path; a repair loop; and the `kubernetes` Service, whose Endpoints and EndpointSlice list the API
+ * servers that hold an unexpired endpoint lease.
  */
 const plugin = definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
@@ -38,6 +40,26 @@ const plugin = definePlugin({
       },
       repairIntervalMs: { type: 'integer', minimum: 100, default: 60_000, description: 'How often allocations are checked against the stored Services' },
       advertiseAddress: { type: 'string', description: "The address the kubernetes Service's endpoints name (default: the API server's listen address)" },
+      endpointReconciler: {
+        type: 'object',
+        description: "How the kubernetes Service's endpoints are kept (kube-apiserver --endpoint-reconciler-type)",
+        properties: {
+          type: {
+            type: 'string',
+            enum: ['lease', 'none'],
+            default: 'lease',
+            description: "'lease': every API server holds a Lease and the endpoints list the live ones; 'none': the endpoints are left alone",
+          },
+          leaseDurationSeconds: { type: 'integer', minimum: 1, default: 15, description: "How long an API server's endpoint lease lasts unrenewed" },
+          renewIntervalSeconds: { type: 'integer', minimum: 1, default: 10, description: 'How often an API server renews its endpoint lease' },
+          expiredLeaseGraceSeconds: {
+            type: 'integer',
+            minimum: 0,
+            default: 60,
+            description: 'How long an expired endpoint lease is kept before it is deleted',
+          },
+        },
+      },
     },
   },
   apply(kernel, options) {
@@ -55,6 +77,13 @@ const plugin = definePlugin({
         detail: `want one IP address (got "${options.advertiseAddress}")`,
       });
 
+    const reconcilerOptions = options.endpointReconciler;
+    if (reconcilerOptions.renewIntervalSeconds >= reconcilerOptions.leaseDurationSeconds)
+      throw new ServiceAllocatorError('SKIFF_ERR_SERVICE_ALLOCATOR_OPTION', {
+        option: 'endpointReconciler.renewIntervalSeconds',
+        detail: `must be less than leaseDurationSeconds (${reconcilerOptions.leaseDurationSeconds}), got ${reconcilerOptions.renewIntervalSeconds}`,
+      });
+
     // In-cluster clients reach the API server at these addresses; its certificate must name them.
     kernel.hooks.components.tap(PLUGIN_NAME, () =>
       kernel.provide(
@@ -68,6 +97,7 @@ const plugin = definePlugin({
     let ready!: () => void;
     const started = new Promise<void>((resolve) => (ready = resolve));
     let timer: NodeJS.Timeout | undefined;
+    let reconciler: LeaseEndpointReconciler | undefined;
     let tick: Promise<void> | undefined;
     const logger = kernel.logger.child({ component: PLUGIN_NAME });
 
@@ -122,12 +152,25 @@ const plugin = definePlugin({
         ready();
         const info = kernel.resolve('apiServerInfo');
         const address = options.advertiseAddress ?? advertisedAddress(info.host);
-        await ensureKubernetesService(api, ranges[0]!, address, info.port);
+        await ensureKubernetesService(api, ranges[0]!, info.port);
+        if (reconcilerOptions.type === 'lease') {
+          const { leaseDurationSeconds, renewIntervalSeconds, expiredLeaseGraceSeconds } = reconcilerOptions;
+          reconciler = new LeaseEndpointReconciler({
+            client: api,
+            address,
+            port: info.port,
+            leaseDurationSeconds,
+            renewIntervalSeconds,
+            expiredLeaseGraceSeconds,
+            logger,
+          });
+          await reconciler.start();
+        }
 
         const pass = async () => {
           const report = await repair(allocator!, sources, false);
           if (report.created.length || report.deleted.length || report.freedPorts.length) logger.info(report, 'service allocations repaired');
-          await ensureKubernetesService(api, ranges[0]!, address, info.port);
+          await ensureKubernetesService(api, ranges[0]!, info.port);
           settle('');
         };
         timer = setInterval(() => {
@@ -140,6 +183,7 @@ const plugin = definePlugin({
       async stop() {
         clearInterval(timer);
         await tick;
+        await reconciler?.stop().catch((err: unknown) => logger.warn({ err }, 'removing this API server from the kubernetes endpoints failed'));
       },
     });
   },

@@ -11,7 +11,7 @@ import {
   type ServicePort,
 } from '@skiff/api';
 import type { ApiClient } from '@skiff/kernel';
-import { familyOf, type ServiceCIDR } from './cidr.js';
+import { familyOf, type IPFamily, type ServiceCIDR } from './cidr.js';
 import { DEFAULT_SERVICE_CIDR_NAME, KUBERNETES_SERVICE, LABEL_SERVICE_NAME, LABEL_SKIP_MIRROR } from './names.js';
 
 /** The ServiceCIDR kind (cidr.js's ServiceCIDR is the range this allocator hands addresses out of). */
@@ -70,10 +70,10 @@ export async function ensureServiceCIDR(client: ApiClient, ranges: readonly Serv
 
 /**
  * The Service of the API server itself: `default/kubernetes`, ClusterIP the first address of the primary
- * range, port `https` 443 to the API server's port, and its Endpoints and EndpointSlice naming the API
- * server's address, created or corrected.
+ * range, port `https` 443 to the API server's port, created or corrected. Its Endpoints and EndpointSlice
+ * are the endpoint reconciler's (endpoint-reconciler.ts).
  */
-export async function ensureKubernetesService(client: ApiClient, range: ServiceCIDR, address: string, port: number): Promise<void> {
+export async function ensureKubernetesService(client: ApiClient, range: ServiceCIDR, port: number): Promise<void> {
   const clusterIP = range.at(0n);
   const ports: ServicePort[] = [{ name: PORT_NAME, protocol: 'TCP', port: SERVICE_PORT, targetPort: port }];
   const service = await find<Service>(client, RESOURCES.services, name, namespace);
@@ -97,50 +97,65 @@ export async function ensureKubernetesService(client: ApiClient, range: ServiceC
     const matches = current.length === 1 && current[0]!.name === PORT_NAME && current[0]!.port === SERVICE_PORT && current[0]!.targetPort === port;
     if (!matches) await client.update<Service>(RESOURCES.services, { ...service, spec: { ...service.spec, ports } });
   }
-  await ensureEndpoints(client, address, port);
 }
 
-async function ensureEndpoints(client: ApiClient, address: string, port: number): Promise<void> {
+/** The Endpoints and EndpointSlice of `default/kubernetes` as read, either missing. */
+export interface KubernetesEndpoints {
+  endpoints?: Endpoints;
+  slice?: EndpointSlice;
+}
+
+export async function readKubernetesEndpoints(client: ApiClient): Promise<KubernetesEndpoints> {
+  const [endpoints, slice] = await Promise.all([
+    find<Endpoints>(client, RESOURCES.endpoints, name, namespace),
+    find<EndpointSlice>(client, RESOURCES.endpointslices, name, namespace),
+  ]);
+  return { endpoints, slice };
+}
+
+/**
+ * Makes the Endpoints and the EndpointSlice of `default/kubernetes` name `addresses` (in this order) on
+ * `port`, writing only what differs from `stored`. Updates carry the resourceVersion that was read, so a
+ * write someone made since is a Conflict rather than lost, as a create that lost a race is AlreadyExists. The EndpointSlice has one address type: it
+ * lists the addresses of `family` only.
+ */
+export async function writeKubernetesEndpoints(
+  client: ApiClient,
+  stored: KubernetesEndpoints,
+  addresses: readonly string[],
+  port: number,
+  family: IPFamily,
+): Promise<void> {
   const endpointPort: EndpointPort = { name: PORT_NAME, port, protocol: 'TCP' };
-  const subsets = [{ addresses: [{ ip: address }], ports: [endpointPort] }];
+  const subsets = addresses.length ? [{ addresses: addresses.map((ip) => ({ ip })), ports: [endpointPort] }] : [];
   const labels = { [LABEL_SKIP_MIRROR]: 'true' };
-  const endpoints = await find<Endpoints>(client, RESOURCES.endpoints, name, namespace);
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const { endpoints } = stored;
   if (!endpoints) {
-    await createIgnoringExists<Endpoints>(client, RESOURCES.endpoints, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace, labels }, subsets });
-  } else if (JSON.stringify(endpoints.subsets) !== JSON.stringify(subsets) || JSON.stringify(endpoints.metadata.labels) !== JSON.stringify(labels)) {
+    await client.create<Endpoints>(RESOURCES.endpoints, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace, labels }, subsets }, namespace);
+  } else if (!same(endpoints.subsets ?? [], subsets) || !same(endpoints.metadata.labels, labels)) {
     await client.update(RESOURCES.endpoints, { ...endpoints, metadata: { ...endpoints.metadata, labels }, subsets });
   }
 
   const slice: Pick<EndpointSlice, 'addressType' | 'endpoints' | 'ports'> = {
-    addressType: familyOf(address) ?? 'IPv4',
-    endpoints: [{ addresses: [address], conditions: { ready: true } }],
+    addressType: family,
+    endpoints: addresses.filter((ip) => familyOf(ip) === family).map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
     ports: [endpointPort],
   };
   const sliceLabels = { [LABEL_SERVICE_NAME]: name };
-  const stored = await find<EndpointSlice>(client, RESOURCES.endpointslices, name, namespace);
-  if (!stored) {
-    await createIgnoringExists<EndpointSlice>(client, RESOURCES.endpointslices, {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name, namespace, labels: sliceLabels },
-      ...slice,
-    });
-  } else {
-    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-    if (
-      !same(stored.endpoints, slice.endpoints) ||
-      !same(stored.ports, slice.ports) ||
-      !same(stored.metadata.labels, sliceLabels) ||
-      stored.addressType !== slice.addressType
-    )
-      await client.update(RESOURCES.endpointslices, { ...stored, ...slice, metadata: { ...stored.metadata, labels: sliceLabels } });
-  }
-}
-
-async function createIgnoringExists<T extends KubeObject>(client: ApiClient, type: ResourceType, object: T): Promise<void> {
-  try {
-    await client.create<T>(type, object, namespace);
-  } catch (err) {
-    if (!isApiError(err, 'AlreadyExists')) throw err;
+  const storedSlice = stored.slice;
+  if (!storedSlice) {
+    await client.create<EndpointSlice>(
+      RESOURCES.endpointslices,
+      { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name, namespace, labels: sliceLabels }, ...slice },
+      namespace,
+    );
+  } else if (
+    !same(storedSlice.endpoints ?? [], slice.endpoints) ||
+    !same(storedSlice.ports, slice.ports) ||
+    !same(storedSlice.metadata.labels, sliceLabels) ||
+    storedSlice.addressType !== slice.addressType
+  ) {
+    await client.update(RESOURCES.endpointslices, { ...storedSlice, ...slice, metadata: { ...storedSlice.metadata, labels: sliceLabels } });
   }
 }

@@ -32,3 +32,14 @@ export const ALLOCATION_GRACE_MS = 60_000;
 
 /** The plugin entry (index.ts) reads Services under this name. */
 export const SERVICES = RESOURCES.services;
+
+/** Where API servers keep their endpoint leases, and how those leases are marked. */
+export const ENDPOINT_LEASE_NAMESPACE = 'kube-system';
+/** Upstream's label on kube-apiserver identity leases. */
+export const LABEL_APISERVER_IDENTITY = 'apiserver.kubernetes.io/identity';
+export const APISERVER_IDENTITY = 'kube-apiserver';
+/** Marks a Lease whose holder's address belongs in the kubernetes Service's endpoints. */
+export const LABEL_ENDPOINT_RECONCILER = 'skiff.dev/endpoint-reconciler';
+export const ENDPOINT_RECONCILER_LEASE = 'lease';
+export const ANNOTATION_ADVERTISE_ADDRESS = 'skiff.dev/advertise-address';
+export const ANNOTATION_ADVERTISE_PORT = 'skiff.dev/advertise-port';
