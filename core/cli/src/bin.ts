@@ -50,7 +50,8 @@ function holdSignalsDuringStart(): { release(): NodeJS.Signals | undefined } {
 }
 
 const argv = process.argv.slice(2);
-const duringStart = argv[0] === 'up' || argv[0] === 'join' ? holdSignalsDuringStart() : undefined;
+const RUNNING_COMMANDS = ['up', 'join', 'apiserver', 'controller-manager', 'scheduler'];
+const duringStart = RUNNING_COMMANDS.includes(argv[0] ?? '') ? holdSignalsDuringStart() : undefined;
 main(argv, output).then((result) => {
   const held = duringStart?.release();
   if (!('kernel' in result)) {

@@ -36,7 +36,7 @@ describe('skiff <command> --help', () => {
       expect(result).toEqual({ exitCode: 0 });
       expect(out).toBe(USAGE);
     }
-    expect(USAGE).toMatch(/^ {2}up {9}start a whole cluster in this process$/m);
+    expect(USAGE).toMatch(/^ {2}up {17}start a whole cluster in this process$/m);
   });
 
   it("prints a command's usage with help COMMAND", async () => {

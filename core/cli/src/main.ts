@@ -1,6 +1,7 @@
 import type { Kernel } from '@skiff/kernel';
 import { parseArgs } from 'node:util';
 import { helpRequested } from './args.js';
+import { apiserver, separateComponent } from './components.js';
 import { image } from './image.js';
 import { joinCluster } from './join.js';
 import { kubeconfig } from './kubeconfig.js';
@@ -10,7 +11,7 @@ import { token } from './token.js';
 import { COMMANDS, isCommand, USAGE } from './usage.js';
 import { CLI_VERSION } from './version.js';
 
-/** What a command left behind: an exit code, or (for `up`) a running cluster the caller stops on a signal. */
+/** What a command left behind: an exit code, or (for `up`, `join` and the components) a running kernel the caller stops on a signal. */
 export type CommandResult = { exitCode: number } | { kernel: Kernel };
 
 /**
@@ -37,6 +38,11 @@ export async function main(argv: string[], output: Output, cwd = process.cwd()):
       return { kernel: await up(rest, output, cwd) };
     case 'join':
       return { kernel: await joinCluster(rest, output, cwd) };
+    case 'apiserver':
+      return { kernel: await apiserver(rest, output, cwd) };
+    case 'controller-manager':
+    case 'scheduler':
+      return { kernel: await separateComponent(command, rest, output, cwd) };
     case 'token':
       await token(rest, output, cwd);
       return { exitCode: 0 };

@@ -1,5 +1,21 @@
 import { PLUGIN_KINDS } from './new/kinds.js';
 
+function componentUsage(command: string, what: string): string {
+  return `usage: skiff ${command} [--server URL[,URL…]] [--preset NAME] [--config FILE] [--data-dir DIR] [--kubeconfig FILE] [--leader-elect=false] [--log-level LEVEL]
+
+Runs ${what} of the preset and config, talking to the API servers over HTTPS as
+<data-dir>/${command}.kubeconfig (skiff apiserver writes it). With several API servers, a connection failure moves
+on to the next. Leader election (a Lease in kube-system) lets several copies run: one works, the others wait.
+  --server        API server URLs, comma-separated or repeated (default: the kubeconfig's server)
+  --preset        preset name or package (default: dev, or the config file's)
+  --config        config file (default: skiff.config.* / .skiffrc* / package.json#skiff in this folder)
+  --data-dir      the data dir holding ${command}.kubeconfig (default: ./.skiff)
+  --kubeconfig    another kubeconfig to use
+  --leader-elect  true (default) or false: =false when only one copy runs
+  --log-level     trace|debug|info|warn|error|silent (default: info; logs go to stderr)
+  -h, --help      print this help`;
+}
+
 /** One line per command for `skiff help`, and each command's own usage for `skiff <command> --help`. */
 export const COMMANDS = Object.freeze({
   up: {
@@ -36,6 +52,34 @@ gets the node's client certificate through a CertificateSigningRequest (TLS boot
   --node-ip       the node's InternalIP (default: the address of the interface the default route leaves by)
   --log-level     trace|debug|info|warn|error|silent (default: info)
   -h, --help      print this help`,
+  },
+  apiserver: {
+    summary: 'run only the API server (and its store) of a cluster',
+    usage: `usage: skiff apiserver [--preset NAME] [--config FILE] [--data-dir DIR] [--host IP] [--port N] [--advertise-address IP] [--nodes N] [--log-level LEVEL]
+
+Runs the plugins of the preset and config that belong with the API server: the store, @skiff/apiserver and the
+request path (authentication, authorization, admission, API extensions, flow control, audit, encryption…).
+Writes <data-dir>/admin.kubeconfig, and controller-manager.kubeconfig and scheduler.kubeconfig (client certificates
+for system:kube-controller-manager and system:kube-scheduler from the cluster CA) for skiff controller-manager and
+skiff scheduler. A data dir holding a copy of another API server's pki/ keeps that CA and issues this server's own
+serving certificate.
+  --preset     preset name or package (default: dev, or the config file's)
+  --config     config file (default: skiff.config.* / .skiffrc* / package.json#skiff in this folder)
+  --data-dir   where state, PKI and kubeconfigs live (default: ./.skiff)
+  --host       the address the API server listens on (default: 127.0.0.1; 0.0.0.0 for every interface)
+  --port       API server port (default: 6443; 0 picks a free one)
+  --advertise-address  this machine's address for pods and other machines (default: the default route's interface)
+  --nodes      also run the preset's kubelets, with this many simulated nodes (default: 0, none)
+  --log-level  trace|debug|info|warn|error|silent (default: info; logs go to stderr)
+  -h, --help   print this help`,
+  },
+  'controller-manager': {
+    summary: 'run only the controller manager, against API servers over HTTPS',
+    usage: componentUsage('controller-manager', 'the controller manager and the controller plugins'),
+  },
+  scheduler: {
+    summary: 'run only the scheduler, against API servers over HTTPS',
+    usage: componentUsage('scheduler', 'the scheduler and the scheduler plugins'),
   },
   token: {
     summary: 'make a bootstrap token and print the skiff join command that uses it',
@@ -114,7 +158,7 @@ export const USAGE = `usage: skiff <command> [options]
 
 commands:
 ${Object.entries(COMMANDS)
-  .map(([name, { summary }]) => `  ${name.padEnd(11)}${summary}`)
+  .map(([name, { summary }]) => `  ${name.padEnd(19)}${summary}`)
   .join('\n')}
 
 skiff <command> --help prints a command's options.`;
