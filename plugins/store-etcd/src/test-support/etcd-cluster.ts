@@ -70,6 +70,25 @@ export class EtcdCluster {
     return this.endpoints[index]!;
   }
 
+  /** The index of the member that leads the Raft group now (asked over etcd's JSON gateway). */
+  async leader(): Promise<number> {
+    for (const [index, member] of this.members.entries()) {
+      if (!member.process) continue;
+      try {
+        const answer = await fetch(`http://127.0.0.1:${member.clientPort}/v3/maintenance/status`, {
+          method: 'POST',
+          body: '{}',
+          signal: AbortSignal.timeout(2000),
+        });
+        const status = (await answer.json()) as { header?: { member_id?: string }; leader?: string };
+        if (status.leader && status.header?.member_id === status.leader) return index;
+      } catch {
+        // down or busy: ask the next
+      }
+    }
+    throw new Error('no etcd member says it leads');
+  }
+
   /** SIGKILL, as a machine that dies: no chance to flush or leave the cluster. */
   async kill(index: number): Promise<void> {
     const member = this.members[index]!;
