@@ -24,3 +24,10 @@ export { postWebhook, type WebhookPostOptions } from './webhook-post.js';
 export { certificateFailure } from './dial-errors.js';
 export { drained, endSoon, readUpTo, splice } from './relay.js';
 export { LeaderElector, LEADER_ELECTION_DEFAULTS, type LeaderCallbacks, type LeaderElectorOptions } from './leader-election.js';
+export {
+  leaderElectionOptionsSchema,
+  leaderElectionOptionsProblem,
+  runWhileLeading,
+  type LeaderElectionOptions,
+  type LeaderWork,
+} from './leader-election-options.js';

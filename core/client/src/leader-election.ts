@@ -64,11 +64,8 @@ export class LeaderElector {
 
   constructor(options: LeaderElectorOptions) {
     const timing = { ...LEADER_ELECTION_DEFAULTS, ...definedOnly(options) };
-    if (!(timing.retryPeriodMs > 0 && timing.renewDeadlineMs > JITTER_FACTOR * timing.retryPeriodMs && timing.leaseDurationMs > timing.renewDeadlineMs)) {
-      throw new RangeError(
-        `leader election needs leaseDuration > renewDeadline > ${JITTER_FACTOR} × retryPeriod > 0 (got ${timing.leaseDurationMs} ms, ${timing.renewDeadlineMs} ms, ${timing.retryPeriodMs} ms)`,
-      );
-    }
+    const problem = leaderElectionTimingProblem(timing);
+    if (problem) throw new RangeError(problem);
     this.options = { ...options, ...timing };
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
     this.logger = (options.logger ?? silentLogger).child({ lease: `${options.lease.namespace}/${options.lease.name}`, identity: this.identity });
@@ -277,6 +274,16 @@ export class LeaderElector {
     this.logger.warn({ err: errorMessage(err) }, what);
     return false;
   }
+}
+
+/**
+ * What is wrong with these durations, if anything: the leader must give up before others may take over, and retry
+ * at least once within the renew deadline (client-go's rule).
+ */
+export function leaderElectionTimingProblem(timing: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number }): string | undefined {
+  const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = timing;
+  if (retryPeriodMs > 0 && renewDeadlineMs > JITTER_FACTOR * retryPeriodMs && leaseDurationMs > renewDeadlineMs) return undefined;
+  return `leader election needs leaseDuration > renewDeadline > ${JITTER_FACTOR} × retryPeriod > 0 (got ${leaseDurationMs} ms, ${renewDeadlineMs} ms, ${retryPeriodMs} ms)`;
 }
 
 /** metav1.MicroTime: RFC 3339 with microseconds. */

@@ -1,5 +1,5 @@
 export { default, PLUGIN_NAME, CONTROLLER_MANAGER_USER } from './plugin.js';
-export { ControllerManager, type ControllerManagerDeps } from './manager.js';
+export { ControllerManager, type ControllerManagerDeps, type ControllerManagerSettings } from './manager.js';
 export { CONTROLLER_MANAGER_DEFAULTS, controllerManagerOptionsSchema, type ControllerManagerOptions } from './options.js';
 export { ControllerRegistryImpl } from './registry.js';
 export { isControllerEnabled, checkEnabledNames } from './enabled.js';

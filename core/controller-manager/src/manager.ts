@@ -7,6 +7,9 @@ import { checkEnabledNames, isControllerEnabled } from './enabled.js';
 import { ControllerManagerError } from './errors.js';
 import { CONTROLLER_MANAGER_DEFAULTS, type ControllerManagerOptions } from './options.js';
 
+/** What the manager itself uses of the plugin's options (the rest is how the plugin connects and elects). */
+export type ControllerManagerSettings = Pick<ControllerManagerOptions, keyof typeof CONTROLLER_MANAGER_DEFAULTS>;
+
 export interface ControllerManagerDeps {
   client: ApiClient;
   logger: Logger;
@@ -23,14 +26,14 @@ export interface ControllerManagerDeps {
  */
 export class ControllerManager {
   readonly informers: InformerFactory;
-  private readonly options: ControllerManagerOptions;
+  private readonly options: ControllerManagerSettings;
   private readonly abort = new AbortController();
   private readonly work: Promise<unknown>[] = [];
   private started: string[] = [];
 
   constructor(
     private readonly deps: ControllerManagerDeps,
-    options: Partial<ControllerManagerOptions> = {},
+    options: Partial<ControllerManagerSettings> = {},
   ) {
     this.options = { ...CONTROLLER_MANAGER_DEFAULTS, ...options };
     // Every controller and informer listens for the manager stopping.
