@@ -23,13 +23,15 @@ const benchAuth = definePlugin({
 
 /**
  * Starts the server with its data under `dataDir/skiff` (the caller makes and removes `dataDir`). `plugins` come
- * after store, apiserver and the token plugin, each a plugin or `[plugin, options]`. Answers the kernel, the
+ * after store, apiserver and the token plugin, each a plugin or `[plugin, options]`; `store` replaces the LMDB store
+ * (a plugin or `[plugin, options]`, e.g. the etcd store). Answers the kernel, the
  * server's `url` and `caPem`, the in-process `handler` and `token`, `call(method, path, body, headers)` for an
  * in-process request with the token, and `stop()`.
  */
-export async function startBenchApiServer({ plugins = [], dataDir }) {
+export async function startBenchApiServer({ plugins = [], dataDir, store = storePlugin }) {
   const kernel = new Kernel({ config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent' } });
-  kernel.use(storePlugin).use(apiServerPlugin).use(benchAuth);
+  const [storeToUse, storeOptions] = Array.isArray(store) ? store : [store];
+  kernel.use(storeToUse, storeOptions).use(apiServerPlugin).use(benchAuth);
   for (const entry of plugins) {
     const [plugin, options] = Array.isArray(entry) ? entry : [entry];
     kernel.use(plugin, options);
