@@ -1,3 +1,4 @@
+import { leaderElectionOptionsSchema } from '@skiff/client';
 import type { OptionsOf, OptionsSchema } from '@skiff/kernel';
 import { DEFAULT_SCHEDULER_NAME } from './names.js';
 
@@ -71,6 +72,19 @@ export const schedulerOptionsSchema = {
       default: 'auto',
       description:
         'where scheduling cycles run: a worker thread of their own, or the API server’s event loop (auto: a worker when the plugins can be loaded there)',
+    },
+    leaderElection: leaderElectionOptionsSchema('kube-scheduler'),
+    kubeconfig: {
+      type: 'string',
+      default: '',
+      description:
+        "talk to the API server this kubeconfig names (relative to the config's folder), with its credentials, instead of this process's; '' for this process's",
+    },
+    servers: {
+      type: 'array',
+      items: { type: 'string', pattern: '^https?://' },
+      default: [],
+      description: "with `kubeconfig`: API servers of the cluster to fail over between (https://host:port), instead of the kubeconfig's server",
     },
   },
 } as const satisfies OptionsSchema;

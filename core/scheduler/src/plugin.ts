@@ -1,12 +1,22 @@
-import { assertCanI, createLoopbackClient, type SharedInformerFactory } from '@skiff/client';
-import { definePlugin, LIFECYCLE_STAGE, packageInfo, type Kernel } from '@skiff/kernel';
+import { resolve } from 'node:path';
+import {
+  assertCanI,
+  createClientFromKubeconfig,
+  createLoopbackClient,
+  leaderElectionOptionsProblem,
+  runWhileLeading,
+  type LeaderElector,
+  type SharedInformerFactory,
+  type SkiffClient,
+} from '@skiff/client';
+import { definePlugin, KernelError, LIFECYCLE_STAGE, packageInfo, type Kernel } from '@skiff/kernel';
 import { nodeReady } from './builtin/node-ready.js';
 import { buildProfiles, type ProfileConfig } from './framework/profile.js';
 import { PluginRegistry } from './framework/registry.js';
 import { PLUGIN_NAME, SCHEDULER_USER } from './names.js';
-import { schedulerOptionsSchema } from './options.js';
+import { schedulerOptionsSchema, type SchedulerPluginOptions } from './options.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
-import { SchedulerThread, workerPlan } from './thread.js';
+import { SchedulerThread, workerPlan, type SchedulerConnection } from './thread.js';
 import { SchedulerError } from './errors.js';
 
 declare module '@skiff/kernel' {
@@ -27,18 +37,22 @@ export function collectSchedulerPlugins(kernel: Kernel): PluginRegistry {
 /**
  * The scheduler component. On start it collects scheduler plugins through the schedulerPlugins hook,
  * resolves the profile, and schedules pending pods through the in-process API server as
- * system:kube-scheduler.
+ * system:kube-scheduler, or, with `kubeconfig`, through the API servers it names. With
+ * `leaderElection.leaderElect` it schedules only while this copy holds the lease.
  */
 export const schedulerPlugin = definePlugin({
   ...packageInfo(new URL('../package.json', import.meta.url)),
   name: PLUGIN_NAME,
-  needs: ['apiHandler'],
+  wants: ['apiHandler'],
   options: schedulerOptionsSchema,
   apply(kernel, options) {
+    checkConnectionOptions(options);
     let scheduler: Scheduler | undefined;
     let informers: SharedInformerFactory | undefined;
     let thread: SchedulerThread | undefined;
     let mainReason: string | undefined;
+    let elector: LeaderElector | undefined;
+    let client: SkiffClient | undefined;
     const abort = new AbortController();
     const logger = kernel.logger.child({ component: 'scheduler' });
     // The worker loads its modules while the store and the API server start.
@@ -63,26 +77,65 @@ export const schedulerPlugin = definePlugin({
         const configs: ProfileConfig[] = options.profiles?.length ? (options.profiles as ProfileConfig[]) : [{ schedulerName: options.schedulerName }];
         // Built here in any case, so a bad profile stops the start with its own message.
         const profiles = buildProfiles(collectSchedulerPlugins(kernel), configs, { percentageOfNodesToScore: options.percentageOfNodesToScore });
-        const handler = kernel.resolve('apiHandler');
-        const user = { username: SCHEDULER_USER, groups: ['system:authenticated'] };
-        const client = createLoopbackClient(handler, user);
-        await assertCanI(client, SCHEDULER_USER, { verb: 'create', group: '', resource: 'pods', subresource: 'binding' });
-        if (thread) {
-          await thread.connect(handler, user);
-          logger.debug('scheduling in a worker thread');
-          return;
-        }
-        logger.debug({ reason: mainReason }, 'scheduling on the main thread');
-        ({ scheduler, informers } = createScheduler(client, profiles, logger));
-        kernel.provide('scheduler', scheduler);
-        await scheduler.start(abort.signal);
+        const connection = connect(kernel, options);
+        client = connection.client;
+        await assertCanI(client, connection.who, { verb: 'create', group: '', resource: 'pods', subresource: 'binding' });
+        // Each term (one, without leader election) schedules afresh: new informers and queue, in the thread or here.
+        const startScheduling = async (signal: AbortSignal) => {
+          if (thread) {
+            await thread.connect(connection.thread, signal);
+            logger.debug('scheduling in a worker thread');
+            return;
+          }
+          logger.debug({ reason: mainReason }, 'scheduling on the main thread');
+          ({ scheduler, informers } = createScheduler(connection.client, profiles, logger));
+          kernel.provide('scheduler', scheduler, { replace: true });
+          await scheduler.start(signal);
+        };
+        const stopScheduling = async () => {
+          await thread?.disconnect();
+          await scheduler?.stop();
+          await informers?.stopped();
+          scheduler = undefined;
+          informers = undefined;
+        };
+        if (!options.leaderElection.leaderElect) return startScheduling(abort.signal);
+        elector = runWhileLeading(client, options.leaderElection, { start: startScheduling, stop: stopScheduling }, logger.child({ leaderElection: true }));
       },
       async stop() {
         abort.abort();
+        await elector?.stop();
         await thread?.stop();
         await scheduler?.stop();
         await informers?.stopped();
+        client?.close();
       },
     });
   },
 });
+
+function checkConnectionOptions(options: SchedulerPluginOptions): void {
+  const problem =
+    (options.leaderElection.leaderElect && leaderElectionOptionsProblem(options.leaderElection)) ||
+    (options.servers.length > 0 && !options.kubeconfig ? 'option "servers" needs "kubeconfig" (the servers share its CA and credentials)' : undefined);
+  if (problem) throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_OPTIONS', { name: PLUGIN_NAME, detail: problem });
+}
+
+/**
+ * The API server in this process (as system:kube-scheduler), or the kubeconfig's with its credentials; `thread` is how
+ * a worker thread reaches the same one (it makes its own HTTPS client from the kubeconfig).
+ */
+function connect(kernel: Kernel, options: SchedulerPluginOptions): { client: SkiffClient; who: string; thread: SchedulerConnection } {
+  if (options.kubeconfig) {
+    const file = resolve(kernel.config.rootDir, options.kubeconfig);
+    return {
+      client: createClientFromKubeconfig(file, undefined, { servers: options.servers }),
+      who: `the user of kubeconfig ${file}`,
+      thread: { kubeconfig: file, servers: options.servers },
+    };
+  }
+  if (!kernel.hasComponent('apiHandler')) throw new KernelError('SKIFF_ERR_KERNEL_COMPONENT_NEEDED', { name: PLUGIN_NAME, component: 'apiHandler' });
+  const handler = kernel.resolve('apiHandler');
+  const user = { username: SCHEDULER_USER, groups: ['system:authenticated'] };
+  return { client: createLoopbackClient(handler, user), who: SCHEDULER_USER, thread: { handler, user } };
+}

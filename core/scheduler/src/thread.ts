@@ -57,6 +57,9 @@ export function workerPlan(kernel: Kernel): { file: string; plugins: WorkerPlugi
   return { file, plugins };
 }
 
+/** How the worker reaches the API server: this process's, through a message port, or a kubeconfig's over HTTPS. */
+export type SchedulerConnection = { handler: ApiHandler; user: UserInfo } | { kubeconfig: string; servers: readonly string[] };
+
 /** The worker's messages to its parent. */
 type FromWorker = { type: 'loaded' } | { type: 'ready' } | { type: 'stopped' } | { type: 'error'; message: string };
 
@@ -111,22 +114,42 @@ export class SchedulerThread {
     });
   }
 
-  /** Gives the worker its port to the API server; resolves once its informers have synced and it schedules. */
-  async connect(handler: ApiHandler, user: UserInfo): Promise<void> {
+  /**
+   * Starts scheduling in the worker: through a port to this process's API server, or over HTTPS to the API servers a
+   * kubeconfig names (the worker makes its own client from the file). Resolves once its informers have synced and it
+   * schedules; when `signal` aborts first the worker stops starting and this rejects. `disconnect` ends the term.
+   */
+  async connect(connection: SchedulerConnection, signal?: AbortSignal): Promise<void> {
     await this.loaded;
-    const channel = new MessageChannel();
-    this.stopServing = servePortTransport(channel.port1, handler, handler.issueLoopbackToken(user));
     const ready = this.next('ready');
-    this.worker.postMessage({ type: 'connect', port: channel.port2 }, [channel.port2]);
-    await ready;
+    if ('handler' in connection) {
+      const channel = new MessageChannel();
+      this.stopServing = servePortTransport(channel.port1, connection.handler, connection.handler.issueLoopbackToken(connection.user));
+      this.worker.postMessage({ type: 'connect', port: channel.port2 }, [channel.port2]);
+    } else {
+      this.worker.postMessage({ type: 'connect', kubeconfig: connection.kubeconfig, servers: connection.servers });
+    }
+    const abort = () => this.worker.postMessage({ type: 'stop' });
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      await ready;
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
   }
 
-  async stop(): Promise<void> {
+  /** Stops scheduling and waits for the cycle in hand; the thread stays, ready for the next `connect`. */
+  async disconnect(): Promise<void> {
     const stopped = this.next('stopped').catch(() => undefined);
     this.worker.postMessage({ type: 'stop' });
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, 5000).unref());
     await Promise.race([stopped, this.exited, timeout]);
     this.stopServing?.();
+    this.stopServing = undefined;
+  }
+
+  async stop(): Promise<void> {
+    await this.disconnect();
     await this.worker.terminate();
     await this.exited;
   }

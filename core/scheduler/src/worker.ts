@@ -1,10 +1,11 @@
 // The scheduler's worker thread: loads the scheduler plugins again (by module file), builds the same
 // profiles and runs the same Scheduler, with a client whose requests cross a MessagePort to the API
-// server of the parent thread. Started by SchedulerThread (thread.ts).
+// server of the parent thread, or an HTTPS client of its own when the scheduler talks to a remote API server.
+// Started by SchedulerThread (thread.ts); each connect … stop is one term (leader election may start several).
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { errorMessage } from '@skiff/api';
-import { createClient, PortTransport, type SharedInformerFactory } from '@skiff/client';
+import { createClient, createClientFromKubeconfig, PortTransport, type SharedInformerFactory, type SkiffClient } from '@skiff/client';
 import { Kernel, type ResolvedConfig } from '@skiff/kernel';
 import { buildProfiles, type ProfileConfig } from './framework/profile.js';
 import { collectSchedulerPlugins } from './plugin.js';
@@ -12,6 +13,14 @@ import { createScheduler, type Scheduler } from './scheduler.js';
 import type { SchedulerWorkerData } from './thread.js';
 
 const data = workerData as SchedulerWorkerData;
+
+/** Through a port to the parent's API server, or over HTTPS to a kubeconfig's (a file path the parent resolved). */
+interface ConnectMessage {
+  type: 'connect';
+  port?: MessagePort;
+  kubeconfig?: string;
+  servers?: string[];
+}
 const port = parentPort!;
 
 /** Loads the plugins and builds the profiles (reported as 'loaded'), then waits for the port to the API server. */
@@ -25,21 +34,26 @@ async function main(): Promise<void> {
   const configs: ProfileConfig[] = options.profiles?.length ? options.profiles : [{ schedulerName: options.schedulerName }];
   const profiles = buildProfiles(collectSchedulerPlugins(kernel), configs, { percentageOfNodesToScore: options.percentageOfNodesToScore });
   const logger = kernel.logger.child({ component: 'scheduler', thread: 'worker' });
-  const abort = new AbortController();
-  let scheduler: Scheduler | undefined;
-  let informers: SharedInformerFactory | undefined;
-  port.on('message', (message: { type: string; port?: MessagePort }) => {
-    if (message.type === 'connect' && message.port) {
-      const client = createClient(new PortTransport(message.port));
-      ({ scheduler, informers } = createScheduler(client, profiles, logger));
-      scheduler
-        .start(abort.signal)
+  // One term of scheduling per connect (the parent disconnects when it loses the lease and connects when it leads again).
+  let term: { abort: AbortController; scheduler: Scheduler; informers: SharedInformerFactory; client: SkiffClient } | undefined;
+  port.on('message', (message: ConnectMessage | { type: 'stop' }) => {
+    if (message.type === 'connect') {
+      const client = message.port
+        ? createClient(new PortTransport(message.port))
+        : createClientFromKubeconfig(message.kubeconfig!, undefined, { servers: message.servers });
+      const current = { abort: new AbortController(), client, ...createScheduler(client, profiles, logger) };
+      term = current;
+      current.scheduler
+        .start(current.abort.signal)
         .then(() => port.postMessage({ type: 'ready' }))
         .catch((err: unknown) => port.postMessage({ type: 'error', message: errorMessage(err) }));
     } else if (message.type === 'stop') {
-      abort.abort();
-      void Promise.resolve(scheduler?.stop())
-        .then(() => informers?.stopped())
+      const ending = term;
+      term = undefined;
+      ending?.abort.abort();
+      void Promise.resolve(ending?.scheduler.stop())
+        .then(() => ending?.informers.stopped())
+        .then(() => ending?.client.close())
         .finally(() => port.postMessage({ type: 'stopped' }));
     }
   });
