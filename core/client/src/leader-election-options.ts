@@ -39,6 +39,7 @@ export function leaderElectionOptionsSchema(resourceName: string) {
   } as const satisfies OptionsSchema;
 }
 
+/** The checked `leaderElection` option (durations in seconds). */
 export type LeaderElectionOptions = OptionsOf<ReturnType<typeof leaderElectionOptionsSchema>>;
 
 /** What is wrong with the options' durations, in their own units (seconds), if anything. */
@@ -58,6 +59,7 @@ function timingOf(options: LeaderElectionOptions) {
 export interface LeaderWork {
   /** `signal` aborts when leadership is lost, possibly while the start is still under way. */
   start(signal: AbortSignal): Promise<void>;
+  /** Ends the work and resolves once it has ended. */
   stop(): Promise<void>;
 }
 

@@ -12,6 +12,7 @@ export const LEADER_ELECTION_DEFAULTS = Object.freeze({ leaseDurationMs: 15_000,
 /** Campaigns retry after retryPeriod × (1 + up to this factor), so candidates do not poll in step. */
 const JITTER_FACTOR = 1.2;
 
+/** What a LeaderElector tells its owner. */
 export interface LeaderCallbacks {
   /**
    * This candidate leads from now on: start the work. `signal` aborts the moment leadership is lost or the
@@ -24,7 +25,9 @@ export interface LeaderCallbacks {
   newLeader?(identity: string): void;
 }
 
+/** A LeaderElector's lock, timing and callbacks; durations in milliseconds. */
 export interface LeaderElectorOptions {
+  /** Reads and writes the Lease (its user needs get, create and update on leases). */
   client: ApiClient;
   /** The Lease that is the lock: coordination.k8s.io/v1, in `namespace`. */
   lease: { name: string; namespace: string };
@@ -37,6 +40,7 @@ export interface LeaderElectorOptions {
   /** How often candidates try to acquire and the leader renews (default 2 s). */
   retryPeriodMs?: number;
   callbacks: LeaderCallbacks;
+  /** Where the elector says when it leads, stops leading, sees a new leader, or cannot reach the lease. */
   logger?: Logger;
 }
 
@@ -49,6 +53,7 @@ export interface LeaderElectorOptions {
  * leader's work first and then releases the lease, so another candidate takes it at its next try.
  */
 export class LeaderElector {
+  /** This candidate's holderIdentity. */
   readonly identity: string;
   private readonly options: Required<Omit<LeaderElectorOptions, 'logger' | 'identity'>>;
   private readonly logger: Logger;
