@@ -70,25 +70,45 @@ export function parseComponentArgs(argv: string[]): ComponentArgs {
   };
 }
 
+/** Options by plugin name: `defaults` under the preset's and config's, `overrides` over them. */
+export interface ExtraOptions {
+  defaults?: Record<string, Record<string, unknown>>;
+  overrides?: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * Controllers that read the cluster CA from the API server's process when it runs beside them take it from the data
+ * dir's pki/ apart (as kube-controller-manager's --root-ca-file and --cluster-signing-cert-file/-key-file).
+ */
+function clusterCaDefaults(dataDir: string): Record<string, Record<string, unknown>> {
+  const caFile = join(dataDir, 'pki', 'ca.crt');
+  const caKeyFile = join(dataDir, 'pki', 'ca.key');
+  if (!existsSync(caFile)) return {};
+  return {
+    '@skiff/plugin-controller-root-ca-publisher': { caFile },
+    ...(existsSync(caKeyFile) ? { '@skiff/plugin-controller-csr': { caFile, caKeyFile } } : {}),
+  };
+}
+
 /**
  * A kernel of the config's plugins (preset and config file, as `skiff up` loads them) that run in one of `components`
- * (see pluginComponents), each with its options from the preset and config plus `extraOptions(config)[name]`.
+ * (see pluginComponents), each with its options from the preset and config and `extraOptions(config)`.
  */
 export async function createComponentKernel(
   components: readonly Component[],
   boot: { cwd: string; configFile?: string; overrides: SkiffConfig },
-  extraOptions: (config: ResolvedConfig) => Record<string, Record<string, unknown>> = () => ({}),
+  extraOptions: (config: ResolvedConfig) => ExtraOptions = () => ({}),
 ): Promise<{ kernel: Kernel; kept: number; total: number }> {
   // Every plugin's apply only registers taps: a kernel that is never started shows which hooks each one taps.
   const whole = await createCluster(boot);
   const where = pluginComponents(whole);
   const kernel = new Kernel({ config: whole.config });
-  const extra = extraOptions(whole.config);
+  const { defaults = {}, overrides = {} } = extraOptions(whole.config);
   const plugins = whole.listPlugins();
   let kept = 0;
   for (const { plugin, options } of plugins) {
     if (!components.some((component) => runsIn(where.get(plugin.name)!, component))) continue;
-    kernel.use(plugin, { ...(options as Record<string, unknown>), ...extra[plugin.name] });
+    kernel.use(plugin, { ...defaults[plugin.name], ...(options as Record<string, unknown>), ...overrides[plugin.name] });
     kept += 1;
   }
   return { kernel, kept, total: plugins.length };
@@ -140,7 +160,10 @@ export async function separateComponent(component: SeparateComponent, argv: stri
   let kubeconfig = '';
   const { kernel, kept, total } = await createComponentKernel([component], boot, (config) => {
     kubeconfig = args.kubeconfig ? resolve(cwd, args.kubeconfig) : componentKubeconfigFile(config.dataDir, component);
-    return { [plugin]: { kubeconfig, ...(args.servers ? { servers: args.servers } : {}), leaderElection: { leaderElect: args.leaderElect } } };
+    return {
+      defaults: clusterCaDefaults(config.dataDir),
+      overrides: { [plugin]: { kubeconfig, ...(args.servers ? { servers: args.servers } : {}), leaderElection: { leaderElect: args.leaderElect } } },
+    };
   });
   if (!existsSync(kubeconfig))
     throw new Error(`${kubeconfig} does not exist: skiff apiserver writes it into its data dir; use that data dir (or a copy) or --kubeconfig`);
