@@ -26,6 +26,12 @@ describe('skiff join flags', () => {
     });
   });
 
+  it('takes several API servers, comma-separated: it bootstraps through the first and fails over between all', () => {
+    const args = parseJoinArgs(['https://10.0.0.1:6443,https://10.0.0.2:6443/', '--token', TOKEN, '--ca-cert-hash', HASH], '/srv');
+    expect(args).toMatchObject({ server: 'https://10.0.0.1:6443', servers: ['https://10.0.0.1:6443', 'https://10.0.0.2:6443'] });
+    expect(() => parseJoinArgs(['https://10.0.0.1:6443,http://10.0.0.2:6443'], '/')).toThrow(/must be an https URL/);
+  });
+
   it('needs no token once the node has joined', () => {
     expect(parseJoinArgs(['https://10.0.0.1:6443', '--preset', 'local', '--data-dir', 'node'], '/srv')).toMatchObject({
       preset: 'local',

@@ -19,7 +19,10 @@ const CERTIFICATE_WAIT_MS = 5 * 60_000;
 const RENEW_MARGIN_MS = 60 * 60_000;
 
 export interface JoinArgs {
+  /** The API server the node bootstraps through (the first one named). */
   server: string;
+  /** Every API server named (comma-separated): the kubelet fails over between them. */
+  servers: string[];
   /** The bootstrap token and CA pin, for the first join. */
   bootstrap?: { tokenId: string; tokenSecret: string; caHash: string };
   preset: string;
@@ -45,16 +48,20 @@ export function parseJoinArgs(argv: string[], cwd: string): JoinArgs {
     allowPositionals: true,
     strict: true,
   });
-  const [server, extra] = positionals;
-  if (!server) throw new Error('skiff join needs the API server: skiff join https://HOST:PORT --token ID.SECRET --ca-cert-hash sha256:HASH');
+  const [serverList, extra] = positionals;
+  if (!serverList) throw new Error('skiff join needs the API server: skiff join https://HOST:PORT --token ID.SECRET --ca-cert-hash sha256:HASH');
   if (extra !== undefined) throw new Error(`unexpected argument "${extra}"`);
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    throw new Error(`the API server must be an https URL such as https://10.0.0.1:6443 (got "${server}")`);
-  }
-  if (url.protocol !== 'https:') throw new Error(`the API server must be an https URL such as https://10.0.0.1:6443 (got "${server}")`);
+  // Several API servers of one cluster, comma-separated: the node bootstraps through the first and fails over between all.
+  const servers = serverList.split(',').map((server) => {
+    let url: URL;
+    try {
+      url = new URL(server);
+    } catch {
+      throw new Error(`the API server must be an https URL such as https://10.0.0.1:6443 (got "${server}")`);
+    }
+    if (url.protocol !== 'https:') throw new Error(`the API server must be an https URL such as https://10.0.0.1:6443 (got "${server}")`);
+    return url.origin;
+  });
   // Both are needed the first time only: later starts use the node's own credentials.
   const token = values.token === undefined ? undefined : TOKEN.exec(values.token);
   if (token === null) throw new Error('--token must be a bootstrap token ID.SECRET (6 and 16 characters a-z0-9), as `skiff token create` prints');
@@ -68,7 +75,8 @@ export function parseJoinArgs(argv: string[], cwd: string): JoinArgs {
   if (!/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(nodeName))
     throw new Error(`--node-name must be a DNS subdomain: lower-case letters, digits, '-' and '.' (got "${nodeName}")`);
   return {
-    server: url.origin,
+    server: servers[0]!,
+    servers,
     ...(token && hash ? { bootstrap: { tokenId: token[1]!, tokenSecret: token[2]!, caHash: hash[1]! } } : {}),
     preset,
     dataDir: resolve(cwd, values['data-dir'] ?? '.skiff'),
@@ -113,7 +121,12 @@ export async function joinCluster(argv: string[], output: Output, cwd = process.
       nodes: 1,
       ...(args.nodeIP ? { advertiseAddress: args.nodeIP } : {}),
       ...(args.logLevel ? { logLevel: args.logLevel } : {}),
-      plugins: [['@skiff/kubelet', { kubeconfig: kubeconfigFile, nodeName: args.nodeName, podCIDRSource: 'cluster' }]],
+      plugins: [
+        [
+          '@skiff/kubelet',
+          { kubeconfig: kubeconfigFile, nodeName: args.nodeName, podCIDRSource: 'cluster', ...(args.servers.length > 1 ? { servers: args.servers } : {}) },
+        ],
+      ],
     },
   });
   await kernel.start();

@@ -38,10 +38,11 @@ The data dir and everything in it are readable by the owner only (0700 / 0600).
   },
   join: {
     summary: 'make this machine a node of a cluster on another machine',
-    usage: `usage: skiff join https://HOST:PORT [--token ID.SECRET --ca-cert-hash sha256:HASH] [--preset dev|local] [--data-dir DIR] [--node-name NAME] [--node-ip IP] [--log-level LEVEL]
+    usage: `usage: skiff join https://HOST:PORT[,https://HOST2:PORT…] [--token ID.SECRET --ca-cert-hash sha256:HASH] [--preset dev|local] [--data-dir DIR] [--node-name NAME] [--node-ip IP] [--log-level LEVEL]
 
 Runs a node (kubelet, runtime, pod network, service proxy) of the cluster at HOST:PORT in this process, as
-\`skiff token create\` on the control plane prints it. The first time it checks the cluster's CA against the hash,
+\`skiff token create\` on the control plane prints it. Name several API servers of one cluster, comma-separated, and
+the node fails over between them. The first time it checks the cluster's CA against the hash,
 gets the node's client certificate through a CertificateSigningRequest (TLS bootstrap) and writes
 <data-dir>/kubelet.kubeconfig; later starts reuse that and need no token.
   --token         a bootstrap token (skiff token create); the first join only

@@ -10,6 +10,13 @@ export const kubeletOptionsSchema = {
       description:
         "talk to the API server this kubeconfig names, with its credentials (a node that joined from another machine), instead of this process's API server; '' for this process's",
     },
+    servers: {
+      type: 'array',
+      items: { type: 'string', pattern: '^https://' },
+      default: [],
+      description:
+        "with `kubeconfig`: every API server of the cluster (same CA), to fail over between when one cannot be reached; [] for the kubeconfig's own server",
+    },
     nodeName: {
       type: 'string',
       default: '',

@@ -73,7 +73,7 @@ export const kubeletPlugin = definePlugin({
         if (count === 0) return;
         const kubeconfig = remote ? readKubeconfig(resolve(kernel.config.rootDir, options.kubeconfig)) : undefined;
         const kubeconfigFile = resolve(kernel.config.rootDir, options.kubeconfig);
-        const transport = kubeconfig ? kubeconfigTransport(kubeconfig) : undefined;
+        const transport = kubeconfig ? kubeconfigTransport(kubeconfig, options.servers) : undefined;
         const connect = transport
           ? (
               (client) => () =>
@@ -155,8 +155,11 @@ function loopbackConnection(kernel: Kernel): (user: UserInfo) => SkiffClient {
   return (user) => createLoopbackClient(apiHandler, user);
 }
 
-/** A joined node has one identity, its kubeconfig's: the node's client certificate. */
-function kubeconfigTransport(kubeconfig: KubeconfigConnection): HttpsTransport {
+/**
+ * A joined node has one identity, its kubeconfig's: the node's client certificate. With `servers` it fails over
+ * between the cluster's API servers.
+ */
+function kubeconfigTransport(kubeconfig: KubeconfigConnection, servers: readonly string[]): HttpsTransport {
   const { server, caPem, token, certPem, keyPem, insecureSkipTlsVerify } = kubeconfig;
-  return new HttpsTransport({ server, caPem, token, certPem, keyPem, insecureSkipTlsVerify });
+  return new HttpsTransport({ server, servers, caPem, token, certPem, keyPem, insecureSkipTlsVerify });
 }
