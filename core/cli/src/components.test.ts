@@ -7,7 +7,7 @@ import { readKubeconfig } from '@skiff/client';
 import { ADMISSION_STAGE, createCluster, definePlugin, LIFECYCLE_STAGE } from '@skiff/kernel';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeComponentKubeconfigs } from './component-kubeconfigs.js';
-import { createComponentKernel, parseComponentArgs } from './components.js';
+import { API_SERVER_CONTROLLERS_LEASE, createComponentKernel, parseComponentArgs } from './components.js';
 import { pluginComponents } from './roles.js';
 
 const dirs: string[] = [];
@@ -61,7 +61,20 @@ describe('which plugins run in which process', () => {
         '@skiff/plugin-apiextensions',
       ]),
     );
-    expect(apiserver.filter((name) => /scheduler|kubelet|cri-|controller-(manager|deployment|replicaset)$/.test(name))).toEqual([]);
+    expect(apiserver.filter((name) => /scheduler|kubelet|cri-|controller-(deployment|replicaset)$/.test(name))).toEqual([]);
+    // The controllers of plugins that must run with the API server (namespace, host-path binder, bootstrap signer) run
+    // there, in a controller manager of the API server's own, under a lease of their own.
+    expect(apiserver).toEqual(
+      expect.arrayContaining([
+        '@skiff/controller-manager',
+        '@skiff/plugin-controller-namespace',
+        '@skiff/plugin-storage-host-path',
+        '@skiff/plugin-controller-bootstrap-signer',
+      ]),
+    );
+    const apiserverKernel = (await createComponentKernel(['apiserver'], boot)).kernel;
+    const managerOptions = apiserverKernel.listPlugins().find(({ plugin }) => plugin.name === '@skiff/controller-manager')!.options;
+    expect(managerOptions).toMatchObject({ leaderElection: { leaderElect: true, resourceName: API_SERVER_CONTROLLERS_LEASE } });
 
     const controllers = await names(['controller-manager']);
     expect(controllers).toEqual(
@@ -75,9 +88,10 @@ describe('which plugins run in which process', () => {
 
     const withKubelets = await names(['apiserver', 'kubelet']);
     expect(withKubelets).toEqual(expect.arrayContaining([...apiserver, '@skiff/kubelet', '@skiff/plugin-cri-simulated']));
-    // Every plugin of the preset has exactly one home here.
+    // Every plugin of the preset has exactly one home here, but the controller manager, which also serves the API
+    // server's own controllers.
     const all = (await createCluster(boot)).listPlugins().map(({ plugin }) => plugin.name);
-    expect([...withKubelets, ...controllers, ...scheduler].sort()).toEqual([...all].sort());
+    expect([...withKubelets, ...controllers, ...scheduler].sort()).toEqual([...all, '@skiff/controller-manager'].sort());
   });
 
   it('reads a third-party plugin the same way: a request-path tap wins, several other components share, none is everywhere', async () => {

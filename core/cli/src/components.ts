@@ -70,6 +70,13 @@ export function parseComponentArgs(argv: string[]): ComponentArgs {
   };
 }
 
+const CONTROLLER_MANAGER = '@skiff/controller-manager';
+/**
+ * The lease of the controllers that run in the API server's process (the namespace controller, the host-path binder,
+ * the bootstrap signer): one API server of several runs them.
+ */
+export const API_SERVER_CONTROLLERS_LEASE = 'skiff-apiserver-controllers';
+
 /** Options by plugin name: `defaults` under the preset's and config's, `overrides` over them. */
 export interface ExtraOptions {
   defaults?: Record<string, Record<string, unknown>>;
@@ -105,10 +112,27 @@ export async function createComponentKernel(
   const kernel = new Kernel({ config: whole.config });
   const { defaults = {}, overrides = {} } = extraOptions(whole.config);
   const plugins = whole.listPlugins();
+  const keep = new Set(
+    plugins.filter(({ plugin }) => components.some((component) => runsIn(where.get(plugin.name)!, component))).map(({ plugin }) => plugin.name),
+  );
+  // Plugins that run with the API server (they need what only its process has) but also register controllers: the
+  // controller manager runs beside them there, for those controllers only, and under a lease of its own so that one
+  // API server of several runs them.
+  const hostsControllers =
+    !components.includes('controller-manager') &&
+    whole.hooks.controllers.taps.some((tap) => [...keep].some((name) => tap.name === name || tap.name.startsWith(`${name}/`)));
+  const extra: Record<string, Record<string, unknown>> = {};
+  if (hostsControllers && plugins.some(({ plugin }) => plugin.name === CONTROLLER_MANAGER)) {
+    keep.add(CONTROLLER_MANAGER);
+    extra[CONTROLLER_MANAGER] = { leaderElection: { leaderElect: true, resourceName: API_SERVER_CONTROLLERS_LEASE } };
+  }
   let kept = 0;
   for (const { plugin, options } of plugins) {
-    if (!components.some((component) => runsIn(where.get(plugin.name)!, component))) continue;
-    kernel.use(plugin, { ...defaults[plugin.name], ...(options as Record<string, unknown>), ...overrides[plugin.name] });
+    if (!keep.has(plugin.name)) continue;
+    const own = options as Record<string, unknown>;
+    const merged = { ...defaults[plugin.name], ...own, ...overrides[plugin.name] };
+    if (extra[plugin.name]) merged.leaderElection = { ...(own.leaderElection as object), ...extra[plugin.name]!.leaderElection! };
+    kernel.use(plugin, merged);
     kept += 1;
   }
   return { kernel, kept, total: plugins.length };

@@ -3,9 +3,7 @@ import { RESOURCES, type Lease } from '@skiff/api';
 import type { Logger } from '@skiff/kernel';
 import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from './client.js';
-import { LeaderElector } from './leader-election.js';
-import { HttpsTransport } from './transport/https.js';
+import { createClient, HttpsTransport, LeaderElector } from '@skiff/client';
 
 // Short, but with room for a busy test machine: the leader must renew within 1.2 s, others wait 2 s.
 const TIMING = { leaseDurationMs: 2000, renewDeadlineMs: 1200, retryPeriodMs: 300 };
