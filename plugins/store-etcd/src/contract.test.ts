@@ -1,7 +1,7 @@
 import { describeStoreContract } from '@skiff/testing/store-contract';
 import { afterAll, beforeAll } from 'vitest';
 import { openEtcdStore } from './etcd-store.js';
-import { EtcdCluster } from './test-support/etcd-cluster.js';
+import { EtcdCluster } from './testing.js';
 
 // The same contract suite the LMDB store passes (@skiff/testing), unchanged, on a real etcd of its own: the suite's
 // compaction tests compact the whole keyspace.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { KubeObject } from '@skiff/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEtcdStore } from './etcd-store.js';
-import { EtcdCluster } from './test-support/etcd-cluster.js';
+import { EtcdCluster } from './testing.js';
 
 let etcd: EtcdCluster;
 

@@ -3,7 +3,7 @@ import type { KubeObject } from '@skiff/api';
 import { StoreError, type StoreEvent } from '@skiff/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEtcdStore, type EtcdStore } from './etcd-store.js';
-import { EtcdCluster } from './test-support/etcd-cluster.js';
+import { EtcdCluster } from './testing.js';
 
 let etcd: EtcdCluster;
 const stores: EtcdStore[] = [];

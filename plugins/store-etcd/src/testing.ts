@@ -1,3 +1,7 @@
+/**
+ * Real etcd for tests: an `EtcdCluster` of Debian's etcd processes on loopback ports (`@skiff/plugin-store-etcd/testing`),
+ * for this package's tests, the integration tests and a store plugin author's own.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
