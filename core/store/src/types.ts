@@ -11,6 +11,12 @@ import type { KubeObject } from '@skiff/api';
  *   later writes go on.
  */
 export interface Store {
+  /**
+   * True when other processes write to the same storage (several API servers on one etcd); absent or false when this
+   * process owns it (LMDB). What each API server keeps to itself — such as a lease of its own in the `kubernetes`
+   * Service's endpoints — is only needed when it is shared.
+   */
+  readonly shared?: boolean;
   /** Current revision (the last committed write; 0 for an empty store). */
   revision(): number;
   /** The oldest revision a watch may start after (older → StoreError 'Compacted'). */

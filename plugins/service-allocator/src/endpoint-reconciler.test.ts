@@ -11,7 +11,8 @@ import serviceAllocator from './index.js';
 import { APISERVER_USER } from './names.js';
 
 /** Short leases so that an expiry takes seconds: 3 s leases renewed every second (a busy machine may stall a renewal), deleted 1 s after expiry. */
-const SHORT_LEASES = { leaseDurationSeconds: 3, renewIntervalSeconds: 1, expiredLeaseGraceSeconds: 1 };
+// 'lease' by name: this plane's store is LMDB, on which 'auto' keeps one address and no lease.
+const SHORT_LEASES = { type: 'lease', leaseDurationSeconds: 3, renewIntervalSeconds: 1, expiredLeaseGraceSeconds: 1 } as const;
 
 async function endpointAddresses(client: ApiClient): Promise<string[]> {
   const endpoints = await client.get<Endpoints>(RESOURCES.endpoints, 'kubernetes', 'default');
@@ -114,11 +115,19 @@ describe('the lease endpoint reconciler: API servers sharing one store', () => {
 });
 
 describe('the kubernetes endpoints of one API server', () => {
-  it('are its address alone, and empty once it stopped gracefully; type none leaves them alone', async () => {
+  it('are its address alone (a lease only when asked for: LMDB has one API server), empty once it stopped gracefully; type none leaves them alone', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'skiff-endpoint-reconciler-'));
     try {
+      // 'auto' on LMDB: this server's address, no lease to renew.
       let plane = await startControlPlane([serviceAllocator], { dataDir });
-      const port = plane.kernel.resolve('apiServerInfo').port;
+      let port = plane.kernel.resolve('apiServerInfo').port;
+      expect(await endpointAddresses(plane.client)).toEqual(['127.0.0.1']);
+      expect(await sliceAddresses(plane.client)).toEqual(['127.0.0.1']);
+      expect(await lease(plane.client, endpointLeaseName('127.0.0.1', port))).toBeUndefined();
+      await plane.stop();
+
+      plane = await startControlPlane([[serviceAllocator, { endpointReconciler: { type: 'lease' } }]], { dataDir });
+      port = plane.kernel.resolve('apiServerInfo').port;
       expect(await endpointAddresses(plane.client)).toEqual(['127.0.0.1']);
       expect((await lease(plane.client, endpointLeaseName('127.0.0.1', port)))?.spec?.leaseDurationSeconds).toBe(15);
       await plane.stop();

@@ -1,13 +1,15 @@
 import { EventRecorderImpl, createLoopbackClient } from '@skiff/client';
 import { definePlugin, LIFECYCLE_STAGE, packageInfo, type ApiClient, type PluginOptions } from '@skiff/kernel';
+// The `store` component's type (declared by @skiff/store): whether other API servers share it.
+import type {} from '@skiff/store';
 import { advertisedAddress } from './address.js';
 import { ServiceAllocator } from './allocator.js';
-import { ServiceCIDR } from './cidr.js';
+import { familyOf, ServiceCIDR } from './cidr.js';
 import { ServiceAllocatorError } from './errors.js';
 import { ServiceWritesInFlight } from './in-flight.js';
 import { IPAddressClient } from './ip-addresses.js';
 import { LeaseEndpointReconciler } from './endpoint-reconciler.js';
-import { ensureKubernetesService, ensureServiceCIDR } from './kubernetes-service.js';
+import { ensureKubernetesService, ensureServiceCIDR, readKubernetesEndpoints, writeKubernetesEndpoints } from './kubernetes-service.js';
 import { APISERVER_USER, PLUGIN_NAME, SERVICE_ALLOCATION_STAGE, SERVICES } from './names.js';
 import { PortRange } from './node-ports.js';
 import { repair } from './repair.js';
@@ -28,6 +30,7 @@ const plugin = definePlugin({
   name: PLUGIN_NAME,
   provides: ['kubernetesServiceIPs'],
   needs: ['apiHandler', 'apiServerInfo'],
+  wants: ['store'],
   options: {
     type: 'object',
     properties: {
@@ -46,9 +49,10 @@ const plugin = definePlugin({
         properties: {
           type: {
             type: 'string',
-            enum: ['lease', 'none'],
-            default: 'lease',
-            description: "'lease': every API server holds a Lease and the endpoints list the live ones; 'none': the endpoints are left alone",
+            enum: ['auto', 'lease', 'single', 'none'],
+            default: 'auto',
+            description:
+              "'lease': every API server holds a Lease and the endpoints list the live ones; 'single': the endpoints list this API server alone, no lease; 'auto': 'lease' when the store is shared with other API servers (etcd), else 'single'; 'none': the endpoints are left alone",
           },
           leaseDurationSeconds: { type: 'integer', minimum: 1, default: 15, description: "How long an API server's endpoint lease lasts unrenewed" },
           renewIntervalSeconds: { type: 'integer', minimum: 1, default: 10, description: 'How often an API server renews its endpoint lease' },
@@ -153,7 +157,11 @@ const plugin = definePlugin({
         const info = kernel.resolve('apiServerInfo');
         const address = options.advertiseAddress ?? advertisedAddress(info.host);
         await ensureKubernetesService(api, ranges[0]!, info.port);
-        if (reconcilerOptions.type === 'lease') {
+        // One API server on a store of its own (LMDB) is the only one there can be: no lease to renew every few seconds.
+        const shared = kernel.hasComponent('store') && kernel.resolve('store').shared === true;
+        const type = reconcilerOptions.type === 'auto' ? (shared ? 'lease' : 'single') : reconcilerOptions.type;
+        if (type === 'single') await writeKubernetesEndpoints(api, await readKubernetesEndpoints(api), [address], info.port, familyOf(address) ?? 'IPv4');
+        if (type === 'lease') {
           const { leaseDurationSeconds, renewIntervalSeconds, expiredLeaseGraceSeconds } = reconcilerOptions;
           reconciler = new LeaseEndpointReconciler({
             client: api,

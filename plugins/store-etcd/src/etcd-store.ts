@@ -40,6 +40,8 @@ function compactedOrFuture(err: unknown): 'compacted' | 'future' | undefined {
  * hub, so `revision()` follows the cluster's writes within a round trip.
  */
 export class EtcdStore implements Store {
+  /** Several API servers may share one etcd. */
+  readonly shared = true;
   private readonly options: ResolvedEtcdStoreOptions;
   private readonly client: EtcdClient;
   private readonly codec: EtcdCodec;
