@@ -158,6 +158,17 @@ describe('the etcd store', () => {
     expect((await failure((async () => take(other.watch(prefix, written[0]!.revision, new AbortController().signal), 1))())).kind).toBe('Compacted');
   });
 
+  it('follows the revision of writes outside its own keys (another cluster on the same etcd) through progress requests', async () => {
+    const [mine, theirs] = [await open({ keyPrefix: '/cluster-a' }), await open({ keyPrefix: '/cluster-b' })];
+    const ns = space();
+    const written = await theirs.create(`/registry/pods/${ns}/a`, pod('a', ns));
+    const deadline = Date.now() + 5000;
+    while (mine.revision() < written.revision && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(mine.revision()).toBeGreaterThanOrEqual(written.revision);
+    // Neither sees the other's keys.
+    expect(await mine.get(`/registry/pods/${ns}/a`)).toBeUndefined();
+  });
+
   it('fails later calls with Closed, and ends its watches', async () => {
     const store = await open();
     const ns = space();
