@@ -6,6 +6,7 @@ import { image } from './image.js';
 import { joinCluster } from './join.js';
 import { kubeconfig } from './kubeconfig.js';
 import { newPlugin } from './new/command.js';
+import { storeCommand } from './store.js';
 import { up, type Output } from './up.js';
 import { token } from './token.js';
 import { COMMANDS, isCommand, USAGE } from './usage.js';
@@ -54,6 +55,9 @@ export async function main(argv: string[], output: Output, cwd = process.cwd()):
       return { exitCode: 0 };
     case 'kubeconfig':
       await kubeconfig(rest, output, cwd);
+      return { exitCode: 0 };
+    case 'store':
+      await storeCommand(rest, output, cwd);
       return { exitCode: 0 };
     case 'version':
       parseArgs({ args: rest, options: {}, strict: true, allowPositionals: false });

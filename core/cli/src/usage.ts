@@ -135,6 +135,29 @@ may do is up to the authorizers. The key is in the output only: keep it owner-on
   --server              the API server URL (default: the one in <data-dir>/admin.kubeconfig)
   -h, --help            print this help`,
   },
+  store: {
+    summary: "copy a cluster's objects out of its store, or into an empty one (LMDB to etcd)",
+    usage: `usage: skiff store export [--output FILE] [--config FILE] [--preset NAME] [--data-dir DIR] [--log-level LEVEL]
+       skiff store import FILE [--config FILE] [--preset NAME] [--data-dir DIR] [--log-level LEVEL]
+
+Opens the cluster's store as the preset and config set it up (LMDB in <data-dir>/store, or etcd), with its
+encryption at rest, and nothing else of the cluster.
+export writes every object under /registry/ as JSON lines, read from one snapshot revision: a header line
+{"kind":"SkiffStoreExport","version":1,"revision":R,"objects":N,…}, then {"key":…,"object":…} per object.
+Secrets are written in plain form (opened with the cluster's encryption key): the file is as secret as they are.
+--output creates it mode 0600 (owner only) and only once it is whole; on stdout, redirect into such a file.
+import checks the whole file first, refuses a store that already holds objects, then creates each object at its
+key with everything but its resourceVersion (uids, ownerReferences, status are kept) and prints the counts.
+To move a cluster from LMDB to etcd: stop it, export with its config, import with a config that names
+@skiff/plugin-store-etcd and the same data dir (the same CA and encryption key), then start on that config.
+LMDB belongs to one process: stop the cluster before export or import on LMDB. On etcd both can run beside it.
+  --output     export: the file to write, mode 0600 (default: stdout)
+  --config     the cluster's config file (default: skiff.config.* / .skiffrc* / package.json#skiff in this folder)
+  --preset     preset name or package (default: dev, or the config file's)
+  --data-dir   the cluster's data dir: the LMDB store, the encryption key (default: ./.skiff, or the config file's)
+  --log-level  trace|debug|info|warn|error|silent (default: warn; logs go to stderr)
+  -h, --help   print this help`,
+  },
   version: {
     summary: 'print the skiff version',
     usage: `usage: skiff version
