@@ -74,7 +74,9 @@ function emptyStoreHint(provider: string, dataDir: string): string {
 export async function assertEmptyTarget(store: Store, provider: string, dataDir: string): Promise<void> {
   const { items } = await store.list(REGISTRY_PREFIX, { limit: 1 });
   if (items.length)
-    throw new Error(`the target store (${provider}) already holds objects under ${REGISTRY_PREFIX} (${items[0]!.key}…): ${emptyStoreHint(provider, dataDir)}`);
+    throw new Error(
+      `the target store (${provider}) already holds objects under ${REGISTRY_PREFIX} (such as ${items[0]!.key}): ${emptyStoreHint(provider, dataDir)}`,
+    );
 }
 
 /**

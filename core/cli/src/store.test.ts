@@ -139,7 +139,7 @@ describe('skiff store export and import', () => {
     });
 
     await expect(run(cwd, 'store', 'import', 'cluster.jsonl', '--preset', 'standard', '--data-dir', 'new')).rejects.toThrow(
-      /^the target store \(@skiff\/store\) already holds objects under \/registry\/ \(\/registry\/configmaps\/shop\/settings…\): import into a data dir whose store\/ is empty or absent/,
+      /^the target store \(@skiff\/store\) already holds objects under \/registry\/ \(such as \/registry\/configmaps\/shop\/settings\): import into a data dir whose store\/ is empty or absent/,
     );
   }, 60_000);
 
