@@ -1,55 +1,12 @@
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { RESOURCES, type Lease } from '@skiff/api';
 import type { Logger } from '@skiff/kernel';
-import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
+import { FreezableRelay, startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, HttpsTransport, LeaderElector } from '@skiff/client';
 
 // Short, but with room for a busy test machine: the leader must renew within 1.2 s, others wait 2 s.
 const TIMING = { leaseDurationMs: 2000, renewDeadlineMs: 1200, retryPeriodMs: 300 };
 const NAMESPACE = 'kube-system';
-
-/** A TCP relay in front of the API server that can be frozen: bytes stop flowing both ways, connections stay open. */
-class FreezableRelay {
-  frozen = false;
-  url = '';
-  private readonly sockets = new Set<Socket>();
-  private readonly server: Server;
-
-  constructor(private readonly target: URL) {
-    this.server = createServer((inbound) => this.relay(inbound));
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  /** The network works again; the connections that lost bytes while frozen are broken, as after a real outage. */
-  thaw(): void {
-    this.frozen = false;
-    for (const socket of this.sockets) socket.destroy();
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private relay(inbound: Socket): void {
-    const outbound = connect(Number(this.target.port), this.target.hostname);
-    for (const socket of [inbound, outbound]) {
-      this.sockets.add(socket);
-      socket.on('error', () => socket.destroy());
-      socket.on('close', () => this.sockets.delete(socket));
-    }
-    inbound.on('data', (chunk) => this.frozen || outbound.write(chunk));
-    outbound.on('data', (chunk) => this.frozen || inbound.write(chunk));
-    inbound.on('close', () => outbound.destroy());
-    outbound.on('close', () => inbound.destroy());
-  }
-}
 
 let cluster: ControlPlane;
 const cleanups: (() => Promise<void> | void)[] = [];

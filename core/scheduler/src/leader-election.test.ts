@@ -8,7 +8,7 @@ import { startControlPlane, waitFor, type ControlPlane } from '@skiff/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import schedulerPlugin from './index.js';
 import { makeNode, makePod } from './test-support/objects.js';
-import { FreezableRelay } from './test-support/relay.js';
+import { FreezableRelay } from '@skiff/testing';
 
 // Seconds, as in the options: short, with room for a busy machine.
 const LEADER_ELECTION = { leaderElect: true, leaseDuration: 2, renewDeadline: 1.2, retryPeriod: 0.3, resourceName: 'scheduler-handover' };

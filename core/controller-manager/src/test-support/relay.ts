@@ -1,6 +1,7 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 /**
+ * (The same relay as @skiff/testing's FreezableRelay: @skiff/testing builds on this package, so its tests cannot use it.)
  * A TCP relay in front of an API server that can be frozen: bytes stop flowing both ways while the connections
  * stay open, as when a network drops packets. Clients behind it see requests that never answer.
  */

@@ -2,7 +2,8 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 
 /**
  * A TCP relay in front of an API server that can be frozen: bytes stop flowing both ways while the connections
- * stay open, as when a network drops packets. Clients behind it see requests that never answer.
+ * stay open, as when a network drops packets. Clients behind it see requests that never answer: a leader that can no
+ * longer renew its lease, a watch that goes silent.
  */
 export class FreezableRelay {
   frozen = false;
