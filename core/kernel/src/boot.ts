@@ -7,6 +7,7 @@ import { didYouMean } from './suggest.js';
 import { importDefault, resolveModule } from './resolve.js';
 import type { PluginSpec, SkiffPlugin, SkiffPreset } from './plugin.js';
 import type { Logger } from './types/logger.js';
+import type { ThreadOptions, WorkerEntry } from './threads.js';
 
 interface PluginEntry {
   /** The plugin's name as written (package name or path) or the plugin object itself. */
@@ -131,6 +132,10 @@ export interface BootOptions {
   /** Values that win over the file and the preset (the CLI's flags). */
   overrides?: SkiffConfig;
   logger?: Logger;
+  /** For an API server worker thread's kernel (see KernelOptions.thread). */
+  thread?: ThreadOptions;
+  /** How to build the request path of this cluster in an API server worker thread (see KernelOptions.workerEntry). */
+  workerEntry?: WorkerEntry;
 }
 
 /** Loads the config, resolves the preset chain and every plugin, and returns a kernel ready to start. */
@@ -157,7 +162,7 @@ export async function createCluster(options: BootOptions = {}): Promise<Kernel> 
     configFile: loaded.file,
   };
   delete config.plugins;
-  const kernel = new Kernel({ config, logger: options.logger });
+  const kernel = new Kernel({ config, logger: options.logger, thread: options.thread, workerEntry: options.workerEntry });
   const plugins = await Promise.all(entries.map((entry) => loadPlugin(entry, loaded.rootDir)));
   plugins.forEach((plugin, i) => kernel.use(plugin, entries[i]!.options || {}));
   return kernel;

@@ -6,6 +6,7 @@ import { errorMessage, isJsonObject } from '@skiff/api';
 import { KernelError } from './errors.js';
 import type { PluginSpec } from './plugin.js';
 import { didYouMean } from './suggest.js';
+import { MAX_API_SERVER_WORKERS } from './threads.js';
 
 /** The cluster config a user writes (skiff.config.*, .skiffrc*, or the `skiff` key of package.json). */
 export interface SkiffConfig {
@@ -27,6 +28,14 @@ export interface SkiffConfig {
   advertiseAddress?: string;
   /** pino level: trace, debug, info, warn, error, silent. Default: info. */
   logLevel?: string;
+  /** The API server. */
+  apiServer?: {
+    /**
+     * Threads that serve the API, each with its own event loop over the same store (the primary's included).
+     * Default: 1 (the request path on one event loop, as one process always had it).
+     */
+    workers?: number;
+  };
 }
 
 /**
@@ -68,6 +77,7 @@ const KNOWN_TYPES: Record<string, string> = {
   nodes: 'number',
   advertiseAddress: 'string',
   logLevel: 'string',
+  apiServer: 'object',
 };
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -96,12 +106,30 @@ export function checkConfig(config: unknown, file: string): asserts config is Sk
       file,
       detail: `"advertiseAddress" must be an IP address (got ${JSON.stringify(config.advertiseAddress)})`,
     });
+  if (config.apiServer !== undefined) checkApiServerConfig(config.apiServer, file);
   if (config.plugins !== undefined && !Array.isArray(config.plugins))
     throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: '"plugins" must be a list' });
   if (config.logLevel !== undefined && !LOG_LEVELS.includes(config.logLevel as string))
     throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
       file,
       detail: `"logLevel" must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(config.logLevel)})${didYouMean(String(config.logLevel), LOG_LEVELS)}`,
+    });
+}
+
+function checkApiServerConfig(apiServer: unknown, file: string): void {
+  if (!isJsonObject(apiServer)) throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: '"apiServer" must be an object' });
+  for (const key of Object.keys(apiServer)) {
+    if (key !== 'workers')
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
+        file,
+        detail: `unknown key "apiServer.${key}"${didYouMean(key, ['workers'])}; known keys: workers`,
+      });
+  }
+  const { workers } = apiServer;
+  if (workers !== undefined && (!Number.isInteger(workers) || (workers as number) < 1 || (workers as number) > MAX_API_SERVER_WORKERS))
+    throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
+      file,
+      detail: `"apiServer.workers" must be a whole number from 1 to ${MAX_API_SERVER_WORKERS} (got ${JSON.stringify(workers)})`,
     });
 }
 

@@ -10,6 +10,7 @@ import { CONFIG_DEFAULTS, type ResolvedConfig } from './config.js';
 import type { SkiffPlugin } from './plugin.js';
 import type { ComponentName, Components } from './components.js';
 import type { Logger } from './types/logger.js';
+import { KernelThreads, type ThreadOptions, type WorkerEntry } from './threads.js';
 
 export const KERNEL_VERSION = packageVersion(new URL('../package.json', import.meta.url)).version;
 
@@ -24,6 +25,10 @@ export interface LoadedPlugin {
 export interface KernelOptions {
   config?: Partial<ResolvedConfig>;
   logger?: Logger;
+  /** Set in an API server worker thread: its place among the threads (see KernelThreads). */
+  thread?: ThreadOptions;
+  /** How to build this kernel's request path in a worker thread (needed for `apiServer.workers` > 1). */
+  workerEntry?: WorkerEntry;
 }
 
 /**
@@ -36,6 +41,10 @@ export class Kernel {
   readonly container: AwilixContainer;
   readonly logger: Logger;
   config: ResolvedConfig;
+  /** Which thread this kernel runs on, and how many serve the API (config `apiServer.workers`). */
+  readonly threads: KernelThreads;
+  /** How to build this kernel's request path again in a worker thread; undefined: it cannot be. */
+  workerEntry: WorkerEntry | undefined;
   private readonly plugins = new Map<string, LoadedPlugin>();
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
@@ -44,6 +53,8 @@ export class Kernel {
     // Logs go to stderr so stdout stays for the CLI's short human lines.
     this.logger = options.logger ?? (pino({ level: this.config.logLevel, base: undefined }, destination({ fd: 2, sync: true })) as unknown as Logger);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
+    this.threads = new KernelThreads(() => this.config.apiServer?.workers ?? 1, options.thread);
+    this.workerEntry = options.workerEntry;
     this.container.register({ kernel: asValue(this), logger: asValue(this.logger) });
   }
 

@@ -51,7 +51,8 @@ export class FanOut {
     this.subscribers.clear();
   }
 
-  private publish(event: StoreEvent): void {
+  /** Hands `event` to every interested watcher now (the caller keeps revision order: a store spread over threads). */
+  publish(event: StoreEvent): void {
     // One frozen copy shared by every interested watcher: the writer keeps its own object, and a
     // watcher that mutates an event fails loudly instead of corrupting what the others see.
     let shared: StoreEvent | undefined;

@@ -12,6 +12,7 @@ import { listAtRevision } from './list-snapshot.js';
 import { ObjectCache } from './object-cache.js';
 import { resolveStoreOptions, type LmdbStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { Watcher } from './watcher.js';
+import { CommitAnnouncements } from './cross-thread.js';
 import type { ListOptions, ListResult, Store, StoreEvent, StoredObject } from './types.js';
 
 /** How many log entries a watcher reads per snapshot while catching up. */
@@ -26,6 +27,8 @@ const COMPACTION_BATCH = 2_000;
 const MAX_STORED_DEPTH = 512;
 /** Decoded objects kept for lists (upstream keeps the whole current state in its watch cache). */
 const OBJECT_CACHE_ENTRIES = 10_000;
+/** A store shared by threads reads the log this often even when no commit was announced (compaction moves too). */
+const CROSS_THREAD_POLL_MS = 1_000;
 
 /** What a write transaction callback produces: the caller's result, and the event to publish once committed. */
 interface WriteOutcome<T> {
@@ -61,6 +64,9 @@ export class LmdbStore implements Store {
   private closing: Promise<void> | undefined;
   /** When commits started failing (a full disk), until one succeeds again. */
   private failingSince: number | undefined;
+  /** Set when several threads share this store: where commits are announced to the others. */
+  private readonly announcements: CommitAnnouncements | undefined;
+  private stopFollowing: (() => void) | undefined;
 
   constructor(options: LmdbStoreOptions) {
     this.options = resolveStoreOptions(options);
@@ -69,6 +75,11 @@ export class LmdbStore implements Store {
     const revisions = readRevisions(this.dbs);
     this.lastRevision = revisions.revision;
     this.compacted = revisions.compactedRevision;
+    if (this.options.threads) {
+      this.announcements = new CommitAnnouncements(this.options.threads.announce);
+      this.announcements.announce(this.lastRevision);
+      this.stopFollowing = this.announcements.follow(() => this.catchUpWithOtherThreads(true), CROSS_THREAD_POLL_MS);
+    }
     if (this.options.compactionIntervalMs > 0) {
       this.compactionTimer = setInterval(() => this.compactOldRevisions(), this.options.compactionIntervalMs);
       this.compactionTimer.unref();
@@ -76,6 +87,7 @@ export class LmdbStore implements Store {
   }
 
   revision(): number {
+    if (!this.closing) this.seeOtherThreadsCommits();
     return this.lastRevision;
   }
 
@@ -86,6 +98,7 @@ export class LmdbStore implements Store {
   async get(key: string): Promise<StoredObject | undefined> {
     this.assertOpen();
     assertValidKey(key);
+    this.seeOtherThreadsCommits();
     const object = this.dbs.codec.fromDisk(key, this.dbs.objects.get(key));
     return object && stored(key, object);
   }
@@ -96,9 +109,12 @@ export class LmdbStore implements Store {
     if (limit !== undefined) assertWholeNumber('limit', limit);
     if (options.revision !== undefined) assertWholeNumber('revision', options.revision);
     const position = options.continue !== undefined ? decodeContinue(options.continue, prefix) : undefined;
+    this.seeOtherThreadsCommits();
     const transaction = this.dbs.root.useReadTransaction();
     try {
       const { revision: snapshotRevision, compactedRevision } = readRevisions(this.dbs, transaction);
+      // Cached objects are those of `lastRevision`: another thread's newer commits first evict what they changed.
+      if (this.announcements && snapshotRevision > this.lastRevision) this.catchUpWithOtherThreads(false);
       const revision = position?.revision ?? options.revision ?? snapshotRevision;
       if (revision > snapshotRevision) {
         if (position)
@@ -234,6 +250,7 @@ export class LmdbStore implements Store {
   async close(): Promise<void> {
     if (!this.closing) {
       clearInterval(this.compactionTimer);
+      this.stopFollowing?.();
       this.fanOut.endAll(new CodedStoreError('SKIFF_ERR_STORE_CLOSED'));
       this.closing = this.dbs.root.close();
     }
@@ -257,18 +274,22 @@ export class LmdbStore implements Store {
       result = await this.dbs.root.transaction(() => {
         const outcome = change();
         staged = outcome.event;
-        if (staged) this.fanOut.stage(staged);
+        // Shared by threads, events reach watchers from the log, in the order every thread committed them.
+        if (staged && !this.announcements) this.fanOut.stage(staged);
         return outcome.result;
       });
     } catch (error) {
       this.objectCache.writeEnded(key);
       // Before any await: a later transaction's commit must not find this event still staged.
-      if (staged) this.fanOut.discard(staged);
+      if (staged && !this.announcements) this.fanOut.discard(staged);
       throw await this.commitError(error);
     }
     // The next list reads the written object from LMDB and caches it: writes pay nothing for the cache.
     this.objectCache.writeEnded(key);
-    if (staged) {
+    if (staged && this.announcements) {
+      this.announcements.announce(staged.revision);
+      this.catchUpWithOtherThreads(false);
+    } else if (staged) {
       this.fanOut.committed(staged);
       this.lastRevision = Math.max(this.lastRevision, staged.revision);
     }
@@ -310,6 +331,44 @@ export class LmdbStore implements Store {
     if (expectedRevision !== undefined && expectedRevision !== actual)
       throw new CodedStoreError('SKIFF_ERR_STORE_CONFLICT', { key, actual, expected: expectedRevision }, key);
     return current;
+  }
+
+  /** Before a read: when another thread has announced a newer commit, reads with a snapshot that has it. */
+  private seeOtherThreadsCommits(): void {
+    if (this.announcements && this.announcements.latest() > this.lastRevision) this.catchUpWithOtherThreads(true);
+  }
+
+  /**
+   * A store shared by threads: publishes, in revision order, every event committed (by any thread) after
+   * `lastRevision`, evicting the cached objects they changed. `fresh` renews this thread's read snapshot first (lmdb-js
+   * renews it once per event-loop turn, and knows nothing of other threads' commits).
+   */
+  private catchUpWithOtherThreads(fresh: boolean): void {
+    if (this.closing) return;
+    if (fresh) this.dbs.root.resetReadTxn();
+    const transaction = this.dbs.root.useReadTransaction();
+    try {
+      const { revision, compactedRevision } = readRevisions(this.dbs, transaction);
+      this.compacted = Math.max(this.compacted, compactedRevision);
+      if (this.lastRevision < compactedRevision) {
+        // Only if this thread stalled longer than the log is kept: its watchers cannot be told what they missed.
+        this.fanOut.endAll(new CodedStoreError('SKIFF_ERR_STORE_COMPACTED', { revision: this.lastRevision, compacted: compactedRevision }));
+        this.objectCache.clear();
+        this.lastRevision = revision;
+        return;
+      }
+      while (this.lastRevision < revision) {
+        const chunk = readLogChunk(this.dbs, transaction, '', this.lastRevision, WATCH_LOG_CHUNK);
+        for (const event of chunk.events) {
+          this.objectCache.evict(event.key);
+          this.fanOut.publish(event);
+        }
+        if (chunk.scannedThrough <= this.lastRevision) break;
+        this.lastRevision = chunk.scannedThrough;
+      }
+    } finally {
+      transaction.done();
+    }
   }
 
   private readLogForWatch(prefix: string, afterRevision: number): LogChunk {

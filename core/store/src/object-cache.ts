@@ -39,6 +39,15 @@ export class ObjectCache {
     this.objects.delete(key);
   }
 
+  /** Another thread changed `key`: the next list reads it from LMDB. */
+  evict(key: string): void {
+    this.objects.delete(key);
+  }
+
+  clear(): void {
+    this.objects.clear();
+  }
+
   private put(key: string, object: KubeObject): void {
     this.objects.delete(key);
     this.objects.set(key, object);

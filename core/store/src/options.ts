@@ -18,9 +18,22 @@ export interface LmdbStoreOptions {
   logger?: Logger;
   /** Encrypts the values of the keys it claims (encryption at rest). Default: none, values are stored as they are. */
   sealer?: ValueSealer;
+  /**
+   * Opened by several threads of one process at once (the API server on every core): writes made by any of them are
+   * read back from the event log and published to this thread's watchers in revision order. `announce` is a buffer
+   * of `CROSS_THREAD_BUFFER_BYTES` shared by every thread of the store (see sharedBuffer in @skiff/kernel).
+   */
+  threads?: { announce: SharedArrayBuffer };
 }
 
-export type ResolvedStoreOptions = Required<Omit<LmdbStoreOptions, 'logger' | 'sealer'>> & { logger: Logger | undefined; sealer: ValueSealer | undefined };
+export type ResolvedStoreOptions = Required<Omit<LmdbStoreOptions, 'logger' | 'sealer' | 'threads'>> & {
+  logger: Logger | undefined;
+  sealer: ValueSealer | undefined;
+  threads: LmdbStoreOptions['threads'];
+};
+
+/** The size of the buffer a store shared by threads announces its commits in. */
+export const CROSS_THREAD_BUFFER_BYTES = 8;
 
 export const STORE_DEFAULTS = Object.freeze({
   compactionIntervalMs: 60_000,
@@ -45,5 +58,6 @@ export function resolveStoreOptions(options: LmdbStoreOptions): ResolvedStoreOpt
     watchBufferSize: wholeNumber('watchBufferSize', options.watchBufferSize, STORE_DEFAULTS.watchBufferSize, 1),
     logger: options.logger,
     sealer: options.sealer,
+    threads: options.threads,
   };
 }

@@ -3,7 +3,7 @@ import { definePlugin, LIFECYCLE_STAGE, packageInfo, type PluginOptions } from '
 import { openLmdbStore, type LmdbStore } from './lmdb-store.js';
 import type { Store } from './types.js';
 import type { ValueSealer } from './sealing.js';
-import { STORE_DEFAULTS } from './options.js';
+import { CROSS_THREAD_BUFFER_BYTES, STORE_DEFAULTS } from './options.js';
 
 const PLUGIN_NAME = '@skiff/store';
 
@@ -47,14 +47,17 @@ const plugin = definePlugin({
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.STORE, {
       start: async () => {
         const { rootDir, dataDir } = kernel.config;
+        const { threads } = kernel;
         store = await openLmdbStore({
           path: options.path ? resolve(rootDir, options.path) : resolve(rootDir, dataDir, 'store'),
-          compactionIntervalMs: options.compactionIntervalMs,
+          // With the API server on several threads, each opens the store; the primary alone compacts it.
+          compactionIntervalMs: threads.primary ? options.compactionIntervalMs : 0,
+          threads: threads.count > 1 ? { announce: threads.sharedBuffer(PLUGIN_NAME, CROSS_THREAD_BUFFER_BYTES) } : undefined,
           retainRevisions: options.retainRevisions,
           logger: kernel.logger.child({ component: PLUGIN_NAME }),
           sealer: kernel.hasComponent('storageSealer') ? kernel.resolve('storageSealer') : undefined,
         });
-        if (kernel.hasComponent('storageSealer')) {
+        if (threads.primary && kernel.hasComponent('storageSealer')) {
           const rewritten = await store.resealStale();
           if (rewritten.objects + rewritten.events > 0)
             kernel.logger.child({ component: PLUGIN_NAME }).info(rewritten, 'values sealed again with the current key');

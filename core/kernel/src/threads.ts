@@ -1,0 +1,78 @@
+/**
+ * How a kernel is spread over threads when the API server's request path runs on every core: the primary thread
+ * runs every plugin as one process always did; each API server worker thread runs a kernel of the request path only
+ * (store, API server, authentication, authorization, admission), over the same store.
+ */
+
+/** How to build this kernel's request path again in a worker thread: a module whose default export makes the kernel. */
+export interface WorkerEntry {
+  /** A file URL or absolute path of an ES module; its default export is a `WorkerKernelFactory`. */
+  module: string;
+  /** Passed to the factory as it is (structured-cloned: plain data only). */
+  data?: unknown;
+}
+
+/** What a worker entry module exports: a kernel (not started) of the request path, built with `options` spread in. */
+export type WorkerKernelFactory = (data: unknown, options: { thread: ThreadOptions }) => Promise<import('./kernel.js').Kernel>;
+
+/** What a worker thread's kernel is told about its place (the primary's kernel has none of this). */
+export interface ThreadOptions {
+  /** 1 … count-1 (0 is the primary). */
+  index: number;
+  count: number;
+  /** The primary's shared buffers, by name (see KernelThreads.sharedBuffer). */
+  buffers: Record<string, SharedArrayBuffer>;
+  /** What the primary hands every worker (the API server: the listening socket). */
+  data?: Record<string, unknown>;
+}
+
+/** The most worker threads a config may ask for. */
+export const MAX_API_SERVER_WORKERS = 64;
+
+export class KernelThreads {
+  readonly index: number;
+  /** What the primary handed this worker; empty on the primary. */
+  readonly data: Readonly<Record<string, unknown>>;
+  private readonly buffers: Map<string, SharedArrayBuffer>;
+  private readonly fixedCount: number | undefined;
+
+  constructor(
+    private readonly configured: () => number,
+    options?: ThreadOptions,
+  ) {
+    this.index = options?.index ?? 0;
+    this.fixedCount = options?.count;
+    this.data = options?.data ?? {};
+    this.buffers = new Map(Object.entries(options?.buffers ?? {}));
+  }
+
+  /** How many threads serve the API (1: only the primary, as a single process). */
+  get count(): number {
+    return this.fixedCount ?? this.configured();
+  }
+
+  /** The primary runs everything; a worker only the request path, and no job that must run once per cluster. */
+  get primary(): boolean {
+    return this.index === 0;
+  }
+
+  /**
+   * Memory every thread of the process sees under `name`: made (zeroed) by the primary on first use, found by each
+   * worker. A plugin asks for it in its start, which runs on the primary before any worker thread exists.
+   */
+  sharedBuffer(name: string, bytes: number): SharedArrayBuffer {
+    let buffer = this.buffers.get(name);
+    if (!buffer) {
+      if (!this.primary) throw new Error(`shared buffer "${name}" was not made by the primary thread before this worker started`);
+      buffer = new SharedArrayBuffer(bytes);
+      this.buffers.set(name, buffer);
+    }
+    if (buffer.byteLength < bytes) throw new Error(`shared buffer "${name}" has ${buffer.byteLength} bytes, not ${bytes}`);
+    return buffer;
+  }
+
+  /** Every shared buffer by name, to hand to a worker thread. */
+  sharedBuffers(): Record<string, SharedArrayBuffer> {
+    return Object.fromEntries(this.buffers);
+  }
+}
