@@ -1,3 +1,5 @@
+import type { Kernel } from './kernel.js';
+
 /**
  * How a kernel is spread over threads when the API server's request path runs on every core: the primary thread
  * runs every plugin as one process always did; each API server worker thread runs a kernel of the request path only
@@ -13,7 +15,7 @@ export interface WorkerEntry {
 }
 
 /** What a worker entry module exports: a kernel (not started) of the request path, built with `options` spread in. */
-export type WorkerKernelFactory = (data: unknown, options: { thread: ThreadOptions }) => Promise<import('./kernel.js').Kernel>;
+export type WorkerKernelFactory = (data: unknown, options: { thread: ThreadOptions }) => Promise<Kernel>;
 
 /** What a worker thread's kernel is told about its place (the primary's kernel has none of this). */
 export interface ThreadOptions {
