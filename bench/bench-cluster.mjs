@@ -21,15 +21,31 @@ const benchAuth = definePlugin({
   },
 });
 
+function benchKernel(dataDir, workers, thread) {
+  return new Kernel({
+    config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent', apiServer: { workers } },
+    thread,
+    // An API server worker thread builds the same kernel with this module's default export.
+    workerEntry: { module: import.meta.url, data: { dataDir, workers } },
+  });
+}
+
+/** The bench server's request path in an API server worker thread (`workers` > 1). */
+export default async function benchWorkerKernel({ dataDir, workers }, { thread }) {
+  return benchKernel(dataDir, workers, thread).use(storePlugin).use(apiServerPlugin).use(benchAuth);
+}
+
 /**
  * Starts the server with its data under `dataDir/skiff` (the caller makes and removes `dataDir`). `plugins` come
  * after store, apiserver and the token plugin, each a plugin or `[plugin, options]`; `store` replaces the LMDB store
- * (a plugin or `[plugin, options]`, e.g. the etcd store). Answers the kernel, the
+ * (a plugin or `[plugin, options]`, e.g. the etcd store); `workers` serve the API on that many threads (config
+ * apiServer.workers; the default store and plugins only). Answers the kernel, the
  * server's `url` and `caPem`, the in-process `handler` and `token`, `call(method, path, body, headers)` for an
  * in-process request with the token, and `stop()`.
  */
-export async function startBenchApiServer({ plugins = [], dataDir, store = storePlugin }) {
-  const kernel = new Kernel({ config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent' } });
+export async function startBenchApiServer({ plugins = [], dataDir, store = storePlugin, workers = 1 }) {
+  if (workers > 1 && (plugins.length > 0 || store !== storePlugin)) throw new Error('the bench server runs on several threads only with its own plugins');
+  const kernel = benchKernel(dataDir, workers);
   const [storeToUse, storeOptions] = Array.isArray(store) ? store : [store];
   kernel.use(storeToUse, storeOptions).use(apiServerPlugin).use(benchAuth);
   for (const entry of plugins) {

@@ -11,6 +11,7 @@ export const APISERVER_ERRORS = Object.freeze({
   SKIFF_ERR_APISERVER_LISTEN: 'cannot listen on {address}: {detail}',
   SKIFF_ERR_APISERVER_INITIALIZER_DUPLICATE: 'initializer "{name}" is registered twice for {resource}',
   SKIFF_ERR_APISERVER_RESOURCE_INVALID: 'resource definition {resource} is invalid: {detail}',
+  SKIFF_ERR_APISERVER_WORKERS: 'cannot serve the API on several threads (apiServer.workers): {detail}',
 } as const);
 
 export type ApiServerErrorCode = keyof typeof APISERVER_ERRORS;

@@ -10,6 +10,7 @@ import { builtinResources, registerBuiltinHandlers } from './kinds/index.js';
 import { ApiServer, APISERVER_NAME } from './server.js';
 import { KubeletClient } from './streaming/remote-node-client.js';
 import { APISERVER_PACKAGE } from './package-info.js';
+import { ApiServerWorkers } from './workers.js';
 import { errorMessage } from '@skiff/api';
 
 const PLUGIN_NAME = APISERVER_NAME;
@@ -102,7 +103,9 @@ const plugin = definePlugin({
     let http: HttpServer | undefined;
     let info: ApiServerInfo | undefined;
     let kubelets: KubeletClient | undefined;
+    let workers: ApiServerWorkers | undefined;
     let logger: Logger = kernel.logger;
+    const { threads } = kernel;
 
     kernel.hooks.components.tap(PLUGIN_NAME, () => {
       logger = kernel.logger.child({ component: 'apiserver' });
@@ -160,7 +163,9 @@ const plugin = definePlugin({
         });
         let port: number;
         try {
-          port = await http.listen(host, options.port ?? kernel.config.port);
+          // A worker thread accepts on its copy of the primary's listening socket.
+          const fd = threads.primary ? undefined : (threads.data.listenFd as number);
+          port = await http.listen(host, options.port ?? kernel.config.port, fd);
         } catch (err) {
           throw new ApiServerError(
             'SKIFF_ERR_APISERVER_LISTEN',
@@ -173,10 +178,14 @@ const plugin = definePlugin({
         info = { url, host, port, caPem: pki.caPem, caFile: pki.caFile, caKeyFile: pki.caKeyFile };
         kernel.provide('apiHandler', api);
         kernel.provide('apiServerInfo', info);
+        if (!threads.primary) return;
         if (options.bootstrapNamespaces) await bootstrapNamespaces(api, logger);
-        logger.info({ url, maxConnections: http.limits.maxConnections }, 'API server listening');
+        if (threads.count > 1) workers = await ApiServerWorkers.start(kernel, http.listenFd, logger);
+        logger.info({ url, maxConnections: http.limits.maxConnections, threads: threads.count }, 'API server listening');
       },
       async stop() {
+        await workers?.stop();
+        workers = undefined;
         server?.stop();
         await http?.close();
         kubelets?.close();
@@ -184,7 +193,7 @@ const plugin = definePlugin({
     });
 
     kernel.hooks.ready.tapPromise(PLUGIN_NAME, async () => {
-      if (!info) return;
+      if (!info || !threads.primary) return;
       const file = resolve(kernel.config.rootDir ?? process.cwd(), kernel.config.dataDir, 'admin.kubeconfig');
       const credential = kernel.hasComponent('adminCredential') ? kernel.resolve('adminCredential') : undefined;
       writeKubeconfig(file, {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createCluster, Kernel, type ResolvedConfig, type SkiffConfig } from '@skiff/kernel';
+import { createCluster, Kernel, type ResolvedConfig, type SkiffConfig, type ThreadOptions } from '@skiff/kernel';
 import { parseUpArgs } from './args.js';
 import { componentKubeconfigFile, writeComponentKubeconfigs } from './component-kubeconfigs.js';
 import { ensurePrivateDataDir, SERVER_UMASK } from './data-dir.js';
@@ -97,19 +97,32 @@ function clusterCaDefaults(dataDir: string): Record<string, Record<string, unkno
   };
 }
 
+/** Where a cluster's config comes from, as `skiff up` and the component commands read it. */
+export interface ClusterBoot {
+  cwd: string;
+  configFile?: string;
+  overrides: SkiffConfig;
+}
+
+/** How an API server worker thread builds this cluster's request path: core/cli's api-worker module, with `boot`. */
+export function apiWorkerEntry(boot: ClusterBoot): { module: string; data: ClusterBoot } {
+  return { module: new URL('./api-worker.js', import.meta.url).href, data: boot };
+}
+
 /**
  * A kernel of the config's plugins (preset and config file, as `skiff up` loads them) that run in one of `components`
  * (see pluginComponents), each with its options from the preset and config and `extraOptions(config)`.
  */
 export async function createComponentKernel(
   components: readonly Component[],
-  boot: { cwd: string; configFile?: string; overrides: SkiffConfig },
+  boot: ClusterBoot,
   extraOptions: (config: ResolvedConfig) => ExtraOptions = () => ({}),
+  thread?: ThreadOptions,
 ): Promise<{ kernel: Kernel; kept: number; total: number }> {
   // Every plugin's apply only registers taps: a kernel that is never started shows which hooks each one taps.
   const whole = await createCluster(boot);
   const where = pluginComponents(whole);
-  const kernel = new Kernel({ config: whole.config });
+  const kernel = new Kernel({ config: whole.config, thread, workerEntry: apiWorkerEntry(boot) });
   const { defaults = {}, overrides = {} } = extraOptions(whole.config);
   const plugins = whole.listPlugins();
   const keep = new Set(
@@ -119,6 +132,7 @@ export async function createComponentKernel(
   // controller manager runs beside them there, for those controllers only, and under a lease of its own so that one
   // API server of several runs them.
   const hostsControllers =
+    !thread &&
     !components.includes('controller-manager') &&
     whole.hooks.controllers.taps.some((tap) => [...keep].some((name) => tap.name === name || tap.name.startsWith(`${name}/`)));
   const extra: Record<string, Record<string, unknown>> = {};

@@ -2,6 +2,7 @@ import { join, relative } from 'node:path';
 import { createCluster, type Kernel } from '@skiff/kernel';
 import { parseUpArgs } from './args.js';
 import { ensurePrivateDataDir, SERVER_UMASK } from './data-dir.js';
+import { apiWorkerEntry } from './components.js';
 
 export interface Output {
   out(line: string): void;
@@ -17,7 +18,7 @@ export async function up(argv: string[], output: Output, cwd = process.cwd()): P
   const started = performance.now();
   const { configFile, overrides } = parseUpArgs(argv);
   process.umask(SERVER_UMASK);
-  const kernel = await createCluster({ cwd, configFile, overrides });
+  const kernel = await createCluster({ cwd, configFile, overrides, workerEntry: apiWorkerEntry({ cwd, configFile, overrides }) });
   const { config } = kernel;
   const dataDir = relative(cwd, config.dataDir) || '.';
   const previousMode = ensurePrivateDataDir(config.dataDir);

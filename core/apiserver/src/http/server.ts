@@ -149,15 +149,35 @@ export class HttpServer {
     this.guard.attach(this.app.server as unknown as TlsServer);
   }
 
-  /** Listens; port 0 picks a free port. Returns the port actually bound. */
-  async listen(host: string, port: number): Promise<number> {
-    await this.app.listen({ host, port });
+  /**
+   * Listens; port 0 picks a free port. Returns the port actually bound. With `fd`, accepts on that listening socket
+   * (an API server worker thread's copy of the primary's) instead of binding.
+   */
+  async listen(host: string, port: number, fd?: number): Promise<number> {
+    if (fd === undefined) await this.app.listen({ host, port });
+    else {
+      await this.app.ready();
+      await new Promise<void>((resolve, reject) => {
+        this.app.server.once('error', reject);
+        this.app.server.listen({ fd }, () => {
+          this.app.server.off('error', reject);
+          resolve();
+        });
+      });
+    }
     const address = this.app.server.address();
     // A TCP listener's address is an AddressInfo; only pipes and sockets give a string.
     if (address === null || typeof address === 'string') throw new Error(`the API server listens on ${address}, not on a TCP port`);
     // Without a listener, a failed accept (out of descriptors, of memory) would be an uncaught 'error' event.
     this.app.server.on('error', (err) => this.options.logger.warn({ err }, 'accepting a connection failed'));
     return address.port;
+  }
+
+  /** The descriptor of the listening socket (Linux), for API server worker threads to accept on too. */
+  get listenFd(): number {
+    const fd = (this.app.server as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (typeof fd !== 'number' || fd < 0) throw new Error('the API server has no listening socket descriptor');
+    return fd;
   }
 
   /** Open client connections, TLS handshakes pending included. */
