@@ -11,6 +11,8 @@ import { ApiServer, APISERVER_NAME } from './server.js';
 import { KubeletClient } from './streaming/remote-node-client.js';
 import { APISERVER_PACKAGE } from './package-info.js';
 import { ApiServerWorkers } from './workers.js';
+import { PrimaryNodes } from './streaming/node-relay.js';
+import type { MessagePort } from 'node:worker_threads';
 import { errorMessage } from '@skiff/api';
 
 const PLUGIN_NAME = APISERVER_NAME;
@@ -128,11 +130,13 @@ const plugin = definePlugin({
         // Kubelets of other processes, and every kubelet through nodes/proxy, are reached over HTTPS with a client certificate
         // from the cluster CA (made by ensurePki below).
         const remoteKubelets = (kubelets = new KubeletClient(() => readClusterCa(dataDir)));
+        // A worker thread reaches the kubelets of the primary thread through it.
+        const primaryNodes = threads.primary ? undefined : new PrimaryNodes(threads.data.nodes as MessagePort);
         registerBuiltinHandlers(
           api.handlers,
           {
             // The kubelet provides `nodeConnections`, possibly after the API server starts: looked up per request.
-            local: (node) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : undefined),
+            local: (node) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : primaryNodes?.get(node)),
             remote: (node) => remoteKubelets.connection(node),
           },
           remoteKubelets,

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Kernel, Logger } from '@skiff/kernel';
 import { ApiServerError } from './errors.js';
+import { serveNodeRelay } from './streaming/node-relay.js';
 
 /** How long a worker thread may take to start (it loads the preset's plugins again) and to stop. */
 const START_TIMEOUT_MS = 60_000;
@@ -79,11 +80,16 @@ export class ApiServerWorkers {
   private async spawn(index: number): Promise<void> {
     const { kernel } = this;
     const fd = await duplicate(this.listenFd);
+    // The kubelets of this thread, for the worker's logs, exec, attach and port-forward requests.
+    const nodes = new MessageChannel();
+    serveNodeRelay(nodes.port1, () => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections') : undefined));
+    nodes.port1.unref();
     const worker = new Worker(workerScript(), {
       workerData: {
         entry: kernel.workerEntry,
-        thread: { index, count: kernel.threads.count, buffers: kernel.threads.sharedBuffers(), data: { listenFd: fd } },
+        thread: { index, count: kernel.threads.count, buffers: kernel.threads.sharedBuffers(), data: { listenFd: fd, nodes: nodes.port2 } },
       },
+      transferList: [nodes.port2],
       // Not the primary's flags (a test runner's loaders): the thread runs the built packages.
       execArgv: [],
       stdout: false,
@@ -91,6 +97,7 @@ export class ApiServerWorkers {
     });
     const running: Running = { worker, stopping: false };
     this.running.set(index, running);
+    worker.once('exit', () => nodes.port1.close());
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(this.failure(index, `not ready after ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
       const settle = (error?: Error) => {

@@ -6,8 +6,11 @@ import { readObject } from '../rest/read.js';
 
 /** How the API server reaches a node's kubelet: in this process when it runs here, otherwise over HTTPS. */
 export interface NodeConnectionLookup {
-  /** The connection of a kubelet running in this process (the fast path); undefined when none of that name runs here. */
-  local(nodeName: string): NodeConnection | undefined;
+  /**
+   * The connection of a kubelet running in this process (the fast path; from an API server worker thread, one in the
+   * primary thread); undefined when none of that name runs here.
+   */
+  local(nodeName: string): NodeConnection | undefined | Promise<NodeConnection | undefined>;
   /** A connection to the node's kubelet at the address its Node reports; absent when the API server has no kubelet client. */
   remote?(node: Node): NodeConnection;
 }
@@ -32,7 +35,7 @@ export function podRef(pod: Pod): PodRef {
 export async function nodeConnectionOf(ctx: RestContext, pod: Pod, nodes: NodeConnectionLookup): Promise<NodeConnection> {
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) throw errors.badRequest(`pod ${pod.metadata.name} does not have a host assigned`);
-  const local = nodes.local(nodeName);
+  const local = await nodes.local(nodeName);
   if (local) return local;
   if (!nodes.remote) throw errors.internal(`error dialing backend: no kubelet of node "${nodeName}" is connected to this API server`);
   return nodes.remote(await readNode(ctx, nodeName));
