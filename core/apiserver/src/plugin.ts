@@ -11,8 +11,7 @@ import { ApiServer, APISERVER_NAME } from './server.js';
 import { KubeletClient } from './streaming/remote-node-client.js';
 import { APISERVER_PACKAGE } from './package-info.js';
 import { ApiServerWorkers } from './workers.js';
-import { PrimaryNodes } from './streaming/node-relay.js';
-import type { MessagePort } from 'node:worker_threads';
+import { PrimaryNodes, serveNodeRelay } from './streaming/node-relay.js';
 import { errorMessage } from '@skiff/api';
 
 const PLUGIN_NAME = APISERVER_NAME;
@@ -130,8 +129,14 @@ const plugin = definePlugin({
         // Kubelets of other processes, and every kubelet through nodes/proxy, are reached over HTTPS with a client certificate
         // from the cluster CA (made by ensurePki below).
         const remoteKubelets = (kubelets = new KubeletClient(() => readClusterCa(dataDir)));
-        // A worker thread reaches the kubelets of the primary thread through it.
-        const primaryNodes = threads.primary ? undefined : new PrimaryNodes(threads.data.nodes as MessagePort);
+        // A worker thread reaches the kubelets of the primary thread (logs, exec, attach, port-forward) through it.
+        const nodesChannel = `${PLUGIN_NAME}/nodes`;
+        const nodesPort = threads.primary ? undefined : threads.port(nodesChannel);
+        const primaryNodes = nodesPort && new PrimaryNodes(nodesPort);
+        if (threads.primary && threads.count > 1)
+          threads.serve(nodesChannel, (port) =>
+            serveNodeRelay(port, () => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections') : undefined)),
+          );
         registerBuiltinHandlers(
           api.handlers,
           {

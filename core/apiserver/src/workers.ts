@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import type { Kernel, Logger } from '@skiff/kernel';
 import { ApiServerError } from './errors.js';
-import { serveNodeRelay } from './streaming/node-relay.js';
 
 /** How long a worker thread may take to start (it loads the preset's plugins again) and to stop. */
 const START_TIMEOUT_MS = 60_000;
@@ -80,16 +79,13 @@ export class ApiServerWorkers {
   private async spawn(index: number): Promise<void> {
     const { kernel } = this;
     const fd = await duplicate(this.listenFd);
-    // The kubelets of this thread, for the worker's logs, exec, attach and port-forward requests.
-    const nodes = new MessageChannel();
-    serveNodeRelay(nodes.port1, () => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections') : undefined));
-    nodes.port1.unref();
+    const ports = kernel.threads.connect(index);
     const worker = new Worker(workerScript(), {
       workerData: {
         entry: kernel.workerEntry,
-        thread: { index, count: kernel.threads.count, buffers: kernel.threads.sharedBuffers(), data: { listenFd: fd, nodes: nodes.port2 } },
+        thread: { index, count: kernel.threads.count, buffers: kernel.threads.sharedBuffers(), data: { listenFd: fd }, ports },
       },
-      transferList: [nodes.port2],
+      transferList: Object.values(ports),
       // Not the primary's flags (a test runner's loaders): the thread runs the built packages.
       execArgv: [],
       stdout: false,
@@ -97,7 +93,6 @@ export class ApiServerWorkers {
     });
     const running: Running = { worker, stopping: false };
     this.running.set(index, running);
-    worker.once('exit', () => nodes.port1.close());
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(this.failure(index, `not ready after ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
       const settle = (error?: Error) => {

@@ -1,3 +1,4 @@
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { Kernel } from './kernel.js';
 
 /**
@@ -26,6 +27,8 @@ export interface ThreadOptions {
   buffers: Record<string, SharedArrayBuffer>;
   /** What the primary hands every worker (the API server: the listening socket). */
   data?: Record<string, unknown>;
+  /** The worker's ends of the channels the primary serves (KernelThreads.serve), by name. */
+  ports?: Record<string, MessagePort>;
 }
 
 /** The most worker threads a config may ask for. */
@@ -37,6 +40,8 @@ export class KernelThreads {
   readonly data: Readonly<Record<string, unknown>>;
   private readonly buffers: Map<string, SharedArrayBuffer>;
   private readonly fixedCount: number | undefined;
+  private readonly servers = new Map<string, (port: MessagePort, index: number) => void>();
+  private readonly ports: Readonly<Record<string, MessagePort>>;
 
   constructor(
     private readonly configured: () => number,
@@ -46,6 +51,7 @@ export class KernelThreads {
     this.fixedCount = options?.count;
     this.data = options?.data ?? {};
     this.buffers = new Map(Object.entries(options?.buffers ?? {}));
+    this.ports = options?.ports ?? {};
   }
 
   /** How many threads serve the API (1: only the primary, as a single process). */
@@ -71,6 +77,35 @@ export class KernelThreads {
     }
     if (buffer.byteLength < bytes) throw new Error(`shared buffer "${name}" has ${buffer.byteLength} bytes, not ${bytes}`);
     return buffer;
+  }
+
+  /**
+   * On the primary: answers every worker thread on a channel of its own under `name` — `handler` gets the primary's
+   * end as each worker is started. A plugin serves in its start, before any worker thread exists.
+   */
+  serve(name: string, handler: (port: MessagePort, index: number) => void): void {
+    if (!this.primary) throw new Error(`only the primary thread serves channels (asked for "${name}")`);
+    this.servers.set(name, handler);
+  }
+
+  /** On a worker: its end of the primary's channel `name`; undefined when the primary serves none of that name. */
+  port(name: string): MessagePort | undefined {
+    return this.ports[name];
+  }
+
+  /**
+   * For whoever starts worker thread `index`: a channel per served name, the primary's ends handed to their handlers;
+   * pass the worker's ends as ThreadOptions.ports and in the Worker's transferList.
+   */
+  connect(index: number): Record<string, MessagePort> {
+    const theirs: Record<string, MessagePort> = {};
+    for (const [name, handler] of this.servers) {
+      const { port1, port2 } = new MessageChannel();
+      port1.unref();
+      handler(port1, index);
+      theirs[name] = port2;
+    }
+    return theirs;
   }
 
   /** Every shared buffer by name, to hand to a worker thread. */

@@ -1,3 +1,8 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { KubeObject } from '@skiff/api';
+import { StoreUsageError } from './errors.js';
+import { StoreError, type Store, type StoreErrorKind, type StoredObject } from './types.js';
+
 /** Atomics.waitAsync (Node 16+; TypeScript's lib has it from es2024 on). */
 const waitAsync = (
   Atomics as unknown as {
@@ -53,5 +58,108 @@ export class CommitAnnouncements {
     return () => {
       following = false;
     };
+  }
+}
+
+/** What a failed write relayed to the primary thread throws in the worker: the primary's error, as it was. */
+interface RelayedFailure {
+  message: string;
+  kind?: StoreErrorKind;
+  key?: string;
+  code?: string;
+  usage?: boolean;
+}
+
+type WriteCall =
+  | { id: number; op: 'create'; key: string; object: KubeObject }
+  | { id: number; op: 'update'; key: string; object: KubeObject; expectedRevision?: number }
+  | { id: number; op: 'delete'; key: string; expectedRevision?: number };
+
+type WriteAnswer = { id: number; stored: StoredObject } | { id: number; failure: RelayedFailure };
+
+/** The error a write relayed from a worker thread failed with in the primary, with its kind, key and code. */
+class RelayedStoreError extends StoreError {
+  constructor(
+    readonly code: string | undefined,
+    kind: StoreErrorKind,
+    message: string,
+    key?: string,
+  ) {
+    super(kind, message, key);
+  }
+}
+
+function failureOf(err: unknown): RelayedFailure {
+  if (err instanceof StoreError) return { message: err.message, kind: err.kind, key: err.key, code: (err as { code?: string }).code };
+  if (err instanceof StoreUsageError) return { message: err.message, code: err.code, usage: true };
+  return { message: err instanceof Error ? err.message : String(err) };
+}
+
+function errorOf(failure: RelayedFailure): Error {
+  if (failure.kind) return new RelayedStoreError(failure.code, failure.kind, failure.message, failure.key);
+  const error = new Error(failure.message);
+  if (failure.usage) error.name = 'StoreUsageError';
+  return Object.assign(error, failure.code ? { code: failure.code } : {});
+}
+
+type Writes = Pick<Store, 'create' | 'update' | 'delete'>;
+
+/**
+ * The primary thread's side of the store's writes: each worker thread sends its creates, updates and deletes here, so
+ * that one thread writes and LMDB commits every thread's writes in one transaction (threads writing for themselves
+ * each hold the write lock for a commit of their own, and wait for the others').
+ */
+export function serveWrites(port: MessagePort, store: Writes): void {
+  port.on('message', (call: WriteCall) => {
+    const written =
+      call.op === 'create'
+        ? store.create(call.key, call.object)
+        : call.op === 'update'
+          ? store.update(call.key, call.object, { expectedRevision: call.expectedRevision })
+          : store.delete(call.key, { expectedRevision: call.expectedRevision });
+    written.then(
+      (stored) => port.postMessage({ id: call.id, stored } satisfies WriteAnswer),
+      (err: unknown) => port.postMessage({ id: call.id, failure: failureOf(err) } satisfies WriteAnswer),
+    );
+  });
+}
+
+/** A worker thread's side: its writes, made by the primary thread. */
+export class WriteRelay implements Writes {
+  private next = 0;
+  private readonly pending = new Map<number, { resolve(stored: StoredObject): void; reject(error: Error): void }>();
+
+  constructor(private readonly port: MessagePort) {
+    port.on('message', (answer: WriteAnswer) => {
+      const waiting = this.pending.get(answer.id);
+      if (!waiting) return;
+      this.pending.delete(answer.id);
+      // Waiting for answers keeps the thread alive; nothing else on this port does.
+      if (this.pending.size === 0) this.port.unref();
+      if ('failure' in answer) waiting.reject(errorOf(answer.failure));
+      else waiting.resolve(answer.stored);
+    });
+    port.unref();
+  }
+
+  create(key: string, object: KubeObject): Promise<StoredObject> {
+    return this.send({ op: 'create', key, object });
+  }
+
+  update(key: string, object: KubeObject, options: { expectedRevision?: number } = {}): Promise<StoredObject> {
+    return this.send({ op: 'update', key, object, expectedRevision: options.expectedRevision });
+  }
+
+  delete(key: string, options: { expectedRevision?: number } = {}): Promise<StoredObject> {
+    return this.send({ op: 'delete', key, expectedRevision: options.expectedRevision });
+  }
+
+  private send(call: WriteCall extends infer C ? (C extends unknown ? Omit<C, 'id'> : never) : never): Promise<StoredObject> {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.port.ref();
+      this.pending.set(id, { resolve, reject });
+      this.port.postMessage({ ...call, id });
+    });
   }
 }

@@ -12,7 +12,9 @@ import { listAtRevision } from './list-snapshot.js';
 import { ObjectCache } from './object-cache.js';
 import { resolveStoreOptions, type LmdbStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { Watcher } from './watcher.js';
-import { CommitAnnouncements } from './cross-thread.js';
+import { CommitAnnouncements, serveWrites, WriteRelay } from './cross-thread.js';
+import type { MessagePort } from 'node:worker_threads';
+import { StoreError } from './types.js';
 import type { ListOptions, ListResult, Store, StoreEvent, StoredObject } from './types.js';
 
 /** How many log entries a watcher reads per snapshot while catching up. */
@@ -66,6 +68,8 @@ export class LmdbStore implements Store {
   private failingSince: number | undefined;
   /** Set when several threads share this store: where commits are announced to the others. */
   private readonly announcements: CommitAnnouncements | undefined;
+  /** A worker thread's writes go to the primary thread's store. */
+  private readonly relay: WriteRelay | undefined;
   private stopFollowing: (() => void) | undefined;
 
   constructor(options: LmdbStoreOptions) {
@@ -77,8 +81,14 @@ export class LmdbStore implements Store {
     this.compacted = revisions.compactedRevision;
     if (this.options.threads) {
       this.announcements = new CommitAnnouncements(this.options.threads.announce);
-      this.announcements.announce(this.lastRevision);
-      this.stopFollowing = this.announcements.follow(() => this.catchUpWithOtherThreads(true), CROSS_THREAD_POLL_MS);
+      if (this.options.threads.primary) {
+        // A worker thread: the primary makes its writes, and it reads everyone's from the log.
+        this.relay = new WriteRelay(this.options.threads.primary);
+        this.stopFollowing = this.announcements.follow(() => this.catchUpWithOtherThreads(true), CROSS_THREAD_POLL_MS);
+      } else {
+        // The primary writes for every thread: its watchers get its events as it commits them, as a single thread's do.
+        this.announcements.announce(this.lastRevision);
+      }
     }
     if (this.options.compactionIntervalMs > 0) {
       this.compactionTimer = setInterval(() => this.compactOldRevisions(), this.options.compactionIntervalMs);
@@ -113,8 +123,8 @@ export class LmdbStore implements Store {
     const transaction = this.dbs.root.useReadTransaction();
     try {
       const { revision: snapshotRevision, compactedRevision } = readRevisions(this.dbs, transaction);
-      // Cached objects are those of `lastRevision`: another thread's newer commits first evict what they changed.
-      if (this.announcements && snapshotRevision > this.lastRevision) this.catchUpWithOtherThreads(false);
+      // Cached objects are those of `lastRevision`: the primary's newer commits first evict what they changed.
+      if (this.relay && snapshotRevision > this.lastRevision) this.catchUpWithOtherThreads(false);
       const revision = position?.revision ?? options.revision ?? snapshotRevision;
       if (revision > snapshotRevision) {
         if (position)
@@ -133,6 +143,7 @@ export class LmdbStore implements Store {
 
   async create(key: string, object: KubeObject): Promise<StoredObject> {
     const next = storable(key, object);
+    if (this.relay) return this.relayed(key, (relay) => relay.create(key, next));
     return this.write(key, () => {
       if (this.dbs.objects.doesExist(key)) throw new CodedStoreError('SKIFF_ERR_STORE_EXISTS', { key }, key);
       return this.record(key, 'ADDED', next);
@@ -141,6 +152,7 @@ export class LmdbStore implements Store {
 
   async update(key: string, object: KubeObject, options: { expectedRevision?: number } = {}): Promise<StoredObject> {
     const next = storable(key, object);
+    if (this.relay) return this.relayed(key, (relay) => relay.update(key, next, options));
     return this.write(key, () => {
       const current = this.existing(key, options.expectedRevision);
       return this.record(key, 'MODIFIED', next, current);
@@ -148,6 +160,7 @@ export class LmdbStore implements Store {
   }
 
   async delete(key: string, options: { expectedRevision?: number } = {}): Promise<StoredObject> {
+    if (this.relay) return this.relayed(key, (relay) => relay.delete(key, options));
     return this.write(key, () => {
       const current = this.existing(key, options.expectedRevision);
       return this.record(key, 'DELETED', cloneJsonValue(current), current);
@@ -160,6 +173,7 @@ export class LmdbStore implements Store {
    * and the current object is returned, as Kubernetes' GuaranteedUpdate does.
    */
   async guaranteedUpdate(key: string, fn: (current: StoredObject | undefined) => KubeObject | undefined): Promise<StoredObject | undefined> {
+    if (this.relay) return this.relayedGuaranteedUpdate(key, fn);
     return this.write(key, (): WriteOutcome<StoredObject | undefined> => {
       const current = this.dbs.codec.fromDisk(key, this.dbs.objects.get(key));
       const proposed = fn(current && stored(key, current));
@@ -274,24 +288,22 @@ export class LmdbStore implements Store {
       result = await this.dbs.root.transaction(() => {
         const outcome = change();
         staged = outcome.event;
-        // Shared by threads, events reach watchers from the log, in the order every thread committed them.
-        if (staged && !this.announcements) this.fanOut.stage(staged);
+        if (staged) this.fanOut.stage(staged);
         return outcome.result;
       });
     } catch (error) {
       this.objectCache.writeEnded(key);
       // Before any await: a later transaction's commit must not find this event still staged.
-      if (staged && !this.announcements) this.fanOut.discard(staged);
+      if (staged) this.fanOut.discard(staged);
       throw await this.commitError(error);
     }
     // The next list reads the written object from LMDB and caches it: writes pay nothing for the cache.
     this.objectCache.writeEnded(key);
-    if (staged && this.announcements) {
-      this.announcements.announce(staged.revision);
-      this.catchUpWithOtherThreads(false);
-    } else if (staged) {
+    if (staged) {
       this.fanOut.committed(staged);
       this.lastRevision = Math.max(this.lastRevision, staged.revision);
+      // The other threads read it from the log.
+      this.announcements?.announce(this.lastRevision);
     }
     this.commitSucceeded();
     return result;
@@ -333,18 +345,59 @@ export class LmdbStore implements Store {
     return current;
   }
 
-  /** Before a read: when another thread has announced a newer commit, reads with a snapshot that has it. */
-  private seeOtherThreadsCommits(): void {
-    if (this.announcements && this.announcements.latest() > this.lastRevision) this.catchUpWithOtherThreads(true);
+  /** On the primary thread: makes the writes of a worker thread's store, sent on `port` (see LmdbStoreOptions.threads). */
+  serveThread(port: MessagePort): void {
+    serveWrites(port, this);
+  }
+
+  /** A worker thread's write, made by the primary thread; once it answers, this thread reads and publishes it. */
+  private async relayed(key: string, send: (relay: WriteRelay) => Promise<StoredObject>): Promise<StoredObject> {
+    this.assertOpen();
+    assertValidKey(key);
+    this.objectCache.writeStarted(key);
+    try {
+      return await send(this.relay!);
+    } finally {
+      this.objectCache.writeEnded(key);
+      this.catchUpWithOtherThreads(true);
+    }
   }
 
   /**
-   * A store shared by threads: publishes, in revision order, every event committed (by any thread) after
-   * `lastRevision`, evicting the cached objects they changed. `fresh` renews this thread's read snapshot first (lmdb-js
+   * guaranteedUpdate on a worker thread: read, apply `fn`, then write only if the key is still at the revision read,
+   * and on a conflict start again (as on etcd, `fn` may run more than once).
+   */
+  private async relayedGuaranteedUpdate(key: string, fn: (current: StoredObject | undefined) => KubeObject | undefined): Promise<StoredObject | undefined> {
+    for (;;) {
+      this.catchUpWithOtherThreads(true);
+      const current = await this.get(key);
+      const proposed = fn(current && { ...current, object: cloneJsonValue(current.object) });
+      if (proposed === undefined) return current;
+      const next = storable(key, proposed);
+      try {
+        if (!current) return await this.relayed(key, (relay) => relay.create(key, next));
+        next.metadata = { ...next.metadata, resourceVersion: current.object.metadata.resourceVersion };
+        if (isDeepStrictEqual(next, current.object)) return current;
+        return await this.relayed(key, (relay) => relay.update(key, next, { expectedRevision: current.revision }));
+      } catch (err) {
+        if (err instanceof StoreError && (err.kind === 'Conflict' || err.kind === 'Exists' || err.kind === 'NotFound')) continue;
+        throw err;
+      }
+    }
+  }
+
+  /** Before a read on a worker thread: when the primary has announced a newer commit, reads with a snapshot that has it. */
+  private seeOtherThreadsCommits(): void {
+    if (this.relay && this.announcements!.latest() > this.lastRevision) this.catchUpWithOtherThreads(true);
+  }
+
+  /**
+   * A worker thread's store: publishes, in revision order, every event the primary committed after `lastRevision`,
+   * evicting the cached objects they changed. `fresh` renews this thread's read snapshot first (lmdb-js
    * renews it once per event-loop turn, and knows nothing of other threads' commits).
    */
   private catchUpWithOtherThreads(fresh: boolean): void {
-    if (this.closing) return;
+    if (this.closing || !this.relay) return;
     if (fresh) this.dbs.root.resetReadTxn();
     const transaction = this.dbs.root.useReadTransaction();
     try {

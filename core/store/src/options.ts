@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from '@skiff/kernel';
 import { StoreUsageError } from './errors.js';
 import type { ValueSealer } from './sealing.js';
@@ -19,11 +20,19 @@ export interface LmdbStoreOptions {
   /** Encrypts the values of the keys it claims (encryption at rest). Default: none, values are stored as they are. */
   sealer?: ValueSealer;
   /**
-   * Opened by several threads of one process at once (the API server on every core): writes made by any of them are
-   * read back from the event log and published to this thread's watchers in revision order. `announce` is a buffer
-   * of `CROSS_THREAD_BUFFER_BYTES` shared by every thread of the store (see sharedBuffer in @skiff/kernel).
+   * Opened by several threads of one process at once (the API server on every core). One thread, the primary, writes:
+   * the others (`primary` set) send it their writes, and read every write back from the event log for their watchers,
+   * in revision order. `announce` is a buffer of `CROSS_THREAD_BUFFER_BYTES` shared by every thread of the store (see
+   * sharedBuffer in @skiff/kernel), where the primary announces its commits.
    */
-  threads?: { announce: SharedArrayBuffer };
+  threads?: {
+    announce: SharedArrayBuffer;
+    /**
+     * A worker thread's channel to the primary thread's store (LmdbStore.serveThread): its writes are made there, in
+     * the primary's transactions. Absent on the primary.
+     */
+    primary?: MessagePort;
+  };
 }
 
 export type ResolvedStoreOptions = Required<Omit<LmdbStoreOptions, 'logger' | 'sealer' | 'threads'>> & {

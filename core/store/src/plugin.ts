@@ -52,7 +52,9 @@ const plugin = definePlugin({
           path: options.path ? resolve(rootDir, options.path) : resolve(rootDir, dataDir, 'store'),
           // With the API server on several threads, each opens the store; the primary alone compacts it.
           compactionIntervalMs: threads.primary ? options.compactionIntervalMs : 0,
-          threads: threads.count > 1 ? { announce: threads.sharedBuffer(PLUGIN_NAME, CROSS_THREAD_BUFFER_BYTES) } : undefined,
+          // A worker thread's writes are made by the primary's store, in its transactions.
+          threads:
+            threads.count > 1 ? { announce: threads.sharedBuffer(PLUGIN_NAME, CROSS_THREAD_BUFFER_BYTES), primary: threads.port(PLUGIN_NAME) } : undefined,
           retainRevisions: options.retainRevisions,
           logger: kernel.logger.child({ component: PLUGIN_NAME }),
           sealer: kernel.hasComponent('storageSealer') ? kernel.resolve('storageSealer') : undefined,
@@ -61,6 +63,10 @@ const plugin = definePlugin({
           const rewritten = await store.resealStale();
           if (rewritten.objects + rewritten.events > 0)
             kernel.logger.child({ component: PLUGIN_NAME }).info(rewritten, 'values sealed again with the current key');
+        }
+        if (threads.primary && threads.count > 1) {
+          const primaryStore = store;
+          threads.serve(PLUGIN_NAME, (port) => primaryStore.serveThread(port));
         }
         kernel.provide('store', store);
       },

@@ -83,6 +83,8 @@ export class PrimaryNodes {
       const waiting = this.pending.get(answer.id);
       if (!waiting) return;
       this.pending.delete(answer.id);
+      // Waiting for answers keeps the thread alive; nothing else on this port does.
+      if (this.pending.size === 0) this.port.unref();
       if ('failure' in answer) waiting.reject(errorOf(answer.failure));
       else waiting.resolve(answer.value);
     });
@@ -148,6 +150,7 @@ export class PrimaryNodes {
   private call(call: CallBody, transfer: MessagePort[] = []): Promise<unknown> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.port.ref();
       this.pending.set(id, { resolve, reject });
       this.port.postMessage({ ...call, id }, transfer);
     });
