@@ -25,6 +25,11 @@ export class FanOut {
     this.subscribers.delete(subscriber);
   }
 
+  /** Whether any watcher listens (with none, events need not be read at all). */
+  get listened(): boolean {
+    return this.subscribers.size > 0;
+  }
+
   stage(event: StoreEvent): void {
     this.staged.push(event);
   }

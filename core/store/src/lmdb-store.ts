@@ -410,6 +410,8 @@ export class LmdbStore implements Store {
         this.lastRevision = revision;
         return;
       }
+      // No watcher to tell and no cached object to evict: nothing to read.
+      if (!this.fanOut.listened && this.objectCache.size === 0) this.lastRevision = Math.max(this.lastRevision, revision);
       while (this.lastRevision < revision) {
         const chunk = readLogChunk(this.dbs, transaction, '', this.lastRevision, WATCH_LOG_CHUNK);
         for (const event of chunk.events) {

@@ -44,6 +44,10 @@ export class ObjectCache {
     this.objects.delete(key);
   }
 
+  get size(): number {
+    return this.objects.size;
+  }
+
   clear(): void {
     this.objects.clear();
   }
