@@ -22,6 +22,7 @@ export type WorkerKernelFactory = (data: unknown, options: { thread: ThreadOptio
 export interface ThreadOptions {
   /** 1 … count-1 (0 is the primary). */
   index: number;
+  /** How many threads serve the API, the primary's included. */
   count: number;
   /** The primary's shared buffers, by name (see KernelThreads.sharedBuffer). */
   buffers: Record<string, SharedArrayBuffer>;
@@ -34,7 +35,9 @@ export interface ThreadOptions {
 /** The most worker threads a config may ask for. */
 export const MAX_API_SERVER_WORKERS = 64;
 
+/** A kernel's place among the API server's threads (`kernel.threads`): which one it is, and what they share. */
 export class KernelThreads {
+  /** 0 on the primary thread; 1 … count-1 on a worker thread. */
   readonly index: number;
   /** What the primary handed this worker; empty on the primary. */
   readonly data: Readonly<Record<string, unknown>>;

@@ -152,14 +152,18 @@ const plugin = definePlugin({
           recorder: new EventRecorderImpl(api, { component: 'ipallocator-repair-controller', logger }),
           logger,
         };
-        await repair(allocator, sources, true);
+        // An API server worker thread learns the allocations without deleting what it sees unowned at once: the primary
+        // thread may be allocating it as the worker starts (as another API server may be).
+        const { primary } = kernel.threads;
+        await repair(allocator, sources, primary);
         ready();
         const info = kernel.resolve('apiServerInfo');
         const address = options.advertiseAddress ?? advertisedAddress(info.host);
-        await ensureKubernetesService(api, ranges[0]!, info.port);
+        if (primary) await ensureKubernetesService(api, ranges[0]!, info.port);
         // One API server on a store of its own (LMDB) is the only one there can be: no lease to renew every few seconds.
+        // Its worker threads are that one API server: the primary thread alone writes its endpoints.
         const shared = kernel.hasComponent('store') && kernel.resolve('store').shared === true;
-        const type = reconcilerOptions.type === 'auto' ? (shared ? 'lease' : 'single') : reconcilerOptions.type;
+        const type = !primary ? 'none' : reconcilerOptions.type === 'auto' ? (shared ? 'lease' : 'single') : reconcilerOptions.type;
         if (type === 'single') await writeKubernetesEndpoints(api, await readKubernetesEndpoints(api), [address], info.port, familyOf(address) ?? 'IPv4');
         if (type === 'lease') {
           const { leaseDurationSeconds, renewIntervalSeconds, expiredLeaseGraceSeconds } = reconcilerOptions;
@@ -178,7 +182,7 @@ const plugin = definePlugin({
         const pass = async () => {
           const report = await repair(allocator!, sources, false);
           if (report.created.length || report.deleted.length || report.freedPorts.length) logger.info(report, 'service allocations repaired');
-          await ensureKubernetesService(api, ranges[0]!, info.port);
+          if (primary) await ensureKubernetesService(api, ranges[0]!, info.port);
           settle('');
         };
         timer = setInterval(() => {
