@@ -12,7 +12,16 @@ export { codedError, formatMessage } from './coded-error.js';
 export { waitFor, type WaitForOptions } from './wait.js';
 export { mkdirExact, writeFileAtomically } from './atomic-file.js';
 export { hostAddress } from './host-address.js';
-export { KernelThreads, MAX_API_SERVER_WORKERS, type ThreadOptions, type WorkerEntry, type WorkerKernelFactory } from './threads.js';
+export {
+  KernelThreads,
+  MAX_API_SERVER_WORKERS,
+  PortCalls,
+  answerCalls,
+  type PortAnswer,
+  type ThreadOptions,
+  type WorkerEntry,
+  type WorkerKernelFactory,
+} from './threads.js';
 export { recordingLogger, type LogRecord } from './recording-logger.js';
 export { PluginFailure, isPluginFailure, pluginInCharge, skipFailingTaps, type PluginInCharge } from './tap-errors.js';
 export { Registrations, type RegistrationsOptions } from './registrations.js';

@@ -116,3 +116,51 @@ export class KernelThreads {
     return Object.fromEntries(this.buffers);
   }
 }
+
+/** An answer to a call made with PortCalls: its value, or what the callee's error was (as `F`, plain data). */
+export type PortAnswer<F> = { id: number; value: unknown } | { id: number; failure: F };
+
+/**
+ * Calls over a MessagePort between threads, each answered once by `answerCalls` on the other end. Waiting for answers
+ * keeps the thread alive; an idle port does not.
+ */
+export class PortCalls<F> {
+  private next = 0;
+  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+
+  /** `errorOf` turns a failure the other end sent back into the error the call throws. */
+  constructor(
+    private readonly port: MessagePort,
+    errorOf: (failure: F) => Error,
+  ) {
+    port.on('message', (answer: PortAnswer<F>) => {
+      const waiting = this.pending.get(answer.id);
+      if (!waiting) return;
+      this.pending.delete(answer.id);
+      if (this.pending.size === 0) this.port.unref();
+      if ('failure' in answer) waiting.reject(errorOf(answer.failure));
+      else waiting.resolve(answer.value);
+    });
+    port.unref();
+  }
+
+  /** Sends `message` (plain data, with ports in `transfer`) and resolves with the other end's answer. */
+  call(message: object, transfer: MessagePort[] = []): Promise<unknown> {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.port.ref();
+      this.pending.set(id, { resolve, reject });
+      this.port.postMessage({ ...message, id }, transfer);
+    });
+  }
+}
+
+/** The other end of PortCalls: answers each call with what `handle` resolves to, or with `failureOf` its error. */
+export function answerCalls<C extends object, F>(port: MessagePort, handle: (call: C) => Promise<unknown>, failureOf: (err: unknown) => F): void {
+  port.on('message', (call: C & { id: number }) => {
+    handle(call).then(
+      (value) => port.postMessage({ id: call.id, value } satisfies PortAnswer<F>),
+      (err: unknown) => port.postMessage({ id: call.id, failure: failureOf(err) } satisfies PortAnswer<F>),
+    );
+  });
+}

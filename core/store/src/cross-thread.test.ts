@@ -41,9 +41,28 @@ const configMap = (name: string, value: string): KubeObject => ({ apiVersion: 'v
 const data = (object: KubeObject | undefined): Record<string, string> | undefined => (object as { data?: Record<string, string> } | undefined)?.data;
 
 /**
- * A worker thread that opens the store and writes through `primary` (LmdbStore.serveThread), as an API server worker
- * does: `count` new ConfigMaps named `<name>-<i>` (unless `create` is false), then updates each once to `value`.
+ * Runs `body` in a worker thread that has opened the store at `path` as an API server worker does, its writes made by
+ * `primary` (LmdbStore.serveThread); `body` sees `store` and `workerData`, and its result is what the thread posts.
  */
+function onWorkerThread<T>(primary: LmdbStore, path: string, announce: SharedArrayBuffer, data: Record<string, unknown>, body: string): Promise<T> {
+  const channel = new MessageChannel();
+  primary.serveThread(channel.port1);
+  const worker = new Worker(
+    `import { workerData, parentPort } from 'node:worker_threads';
+     const { openLmdbStore } = await import(workerData.bundle);
+     const store = await openLmdbStore({ path: workerData.path, compactionIntervalMs: 0, threads: { announce: workerData.announce, primary: workerData.port } });
+     const result = await (async () => { ${body} })();
+     await store.close();
+     parentPort.postMessage(result);`,
+    { eval: true, execArgv: [], workerData: { ...data, bundle, path, announce, port: channel.port2 }, transferList: [channel.port2] },
+  );
+  return new Promise<T>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  }).finally(() => channel.port1.close());
+}
+
+/** A worker thread that writes `count` new ConfigMaps named `<name>-<i>` (unless `create` is false), then updates each once to `value`. */
 function writer(
   path: string,
   announce: SharedArrayBuffer,
@@ -53,50 +72,36 @@ function writer(
   create = true,
   primary: LmdbStore,
 ): Promise<{ revisions: number[] }> {
-  const channel = new MessageChannel();
-  primary.serveThread(channel.port1);
-  const worker = new Worker(
-    `import { workerData, parentPort } from 'node:worker_threads';
-     const { openLmdbStore } = await import(workerData.bundle);
-     const store = await openLmdbStore({ path: workerData.path, compactionIntervalMs: 0, threads: { announce: workerData.announce, primary: workerData.port } });
-     const revisions = [];
+  return onWorkerThread(
+    primary,
+    path,
+    announce,
+    { name, count, value, create },
+    `const revisions = [];
      const key = (i) => '/registry/configmaps/t/' + workerData.name + '-' + i;
      const object = (i, value) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: workerData.name + '-' + i, namespace: 't' }, data: { value, [workerData.name]: 'x' } });
      if (workerData.create) await Promise.all(Array.from({ length: workerData.count }, async (_, i) => revisions.push((await store.create(key(i), object(i, 'created'))).revision)));
      for (let i = 0; i < workerData.count; i++) revisions.push((await store.update(key(i), object(i, workerData.value))).revision);
-     await store.close();
-     parentPort.postMessage({ revisions });`,
-    { eval: true, execArgv: [], workerData: { bundle, path, announce, name, count, value, create, port: channel.port2 }, transferList: [channel.port2] },
+     return { revisions };`,
   );
-  return new Promise<{ revisions: number[] }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  }).finally(() => channel.port1.close());
 }
 
-/** A thread that adds 1 to the counter in `key`, `times` times, each a guaranteedUpdate relayed to `primary`. */
+/** A worker thread that adds 1 to the counter in `key`, `times` times, each a guaranteedUpdate. */
 function incrementer(path: string, announce: SharedArrayBuffer, key: string, times: number, primary: LmdbStore): Promise<{ calls: number }> {
-  const channel = new MessageChannel();
-  primary.serveThread(channel.port1);
-  const worker = new Worker(
-    `import { workerData, parentPort } from 'node:worker_threads';
-     const { openLmdbStore } = await import(workerData.bundle);
-     const store = await openLmdbStore({ path: workerData.path, compactionIntervalMs: 0, threads: { announce: workerData.announce, primary: workerData.port } });
-     let calls = 0;
+  return onWorkerThread(
+    primary,
+    path,
+    announce,
+    { key, times },
+    `let calls = 0;
      await Promise.all(Array.from({ length: workerData.times }, () => store.guaranteedUpdate(workerData.key, (current) => {
        calls++;
        const object = current.object;
        object.data.count = String(Number(object.data.count) + 1);
        return object;
      })));
-     await store.close();
-     parentPort.postMessage({ calls });`,
-    { eval: true, execArgv: [], workerData: { bundle, path, announce, key, times, port: channel.port2 }, transferList: [channel.port2] },
+     return { calls };`,
   );
-  return new Promise<{ calls: number }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  }).finally(() => channel.port1.close());
 }
 
 async function collect(store: LmdbStore, fromRevision: number, count: number, signal: AbortSignal): Promise<StoreEvent[]> {

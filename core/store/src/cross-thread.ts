@@ -1,5 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { KubeObject } from '@skiff/api';
+import { answerCalls, PortCalls } from '@skiff/kernel';
 import { StoreUsageError } from './errors.js';
 import { StoreError, type Store, type StoreErrorKind, type StoredObject } from './types.js';
 
@@ -71,11 +72,9 @@ interface RelayedFailure {
 }
 
 type WriteCall =
-  | { id: number; op: 'create'; key: string; object: KubeObject }
-  | { id: number; op: 'update'; key: string; object: KubeObject; expectedRevision?: number }
-  | { id: number; op: 'delete'; key: string; expectedRevision?: number };
-
-type WriteAnswer = { id: number; stored: StoredObject } | { id: number; failure: RelayedFailure };
+  | { op: 'create'; key: string; object: KubeObject }
+  | { op: 'update'; key: string; object: KubeObject; expectedRevision?: number }
+  | { op: 'delete'; key: string; expectedRevision?: number };
 
 /** The error a write relayed from a worker thread failed with in the primary, with its kind, key and code. */
 class RelayedStoreError extends StoreError {
@@ -110,36 +109,24 @@ type Writes = Pick<Store, 'create' | 'update' | 'delete'>;
  * each hold the write lock for a commit of their own, and wait for the others').
  */
 export function serveWrites(port: MessagePort, store: Writes): void {
-  port.on('message', (call: WriteCall) => {
-    const written =
+  answerCalls<WriteCall, RelayedFailure>(
+    port,
+    (call) =>
       call.op === 'create'
         ? store.create(call.key, call.object)
         : call.op === 'update'
           ? store.update(call.key, call.object, { expectedRevision: call.expectedRevision })
-          : store.delete(call.key, { expectedRevision: call.expectedRevision });
-    written.then(
-      (stored) => port.postMessage({ id: call.id, stored } satisfies WriteAnswer),
-      (err: unknown) => port.postMessage({ id: call.id, failure: failureOf(err) } satisfies WriteAnswer),
-    );
-  });
+          : store.delete(call.key, { expectedRevision: call.expectedRevision }),
+    failureOf,
+  );
 }
 
 /** A worker thread's side: its writes, made by the primary thread. */
 export class WriteRelay implements Writes {
-  private next = 0;
-  private readonly pending = new Map<number, { resolve(stored: StoredObject): void; reject(error: Error): void }>();
+  private readonly calls: PortCalls<RelayedFailure>;
 
-  constructor(private readonly port: MessagePort) {
-    port.on('message', (answer: WriteAnswer) => {
-      const waiting = this.pending.get(answer.id);
-      if (!waiting) return;
-      this.pending.delete(answer.id);
-      // Waiting for answers keeps the thread alive; nothing else on this port does.
-      if (this.pending.size === 0) this.port.unref();
-      if ('failure' in answer) waiting.reject(errorOf(answer.failure));
-      else waiting.resolve(answer.stored);
-    });
-    port.unref();
+  constructor(port: MessagePort) {
+    this.calls = new PortCalls(port, errorOf);
   }
 
   create(key: string, object: KubeObject): Promise<StoredObject> {
@@ -154,12 +141,7 @@ export class WriteRelay implements Writes {
     return this.send({ op: 'delete', key, expectedRevision: options.expectedRevision });
   }
 
-  private send(call: WriteCall extends infer C ? (C extends unknown ? Omit<C, 'id'> : never) : never): Promise<StoredObject> {
-    const id = this.next++;
-    return new Promise((resolve, reject) => {
-      if (this.pending.size === 0) this.port.ref();
-      this.pending.set(id, { resolve, reject });
-      this.port.postMessage({ ...call, id });
-    });
+  private send(call: WriteCall): Promise<StoredObject> {
+    return this.calls.call(call) as Promise<StoredObject>;
   }
 }

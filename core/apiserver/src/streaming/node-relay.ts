@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { ApiError, errorMessage, type ApiErrorCode, type ApiErrorDetails } from '@skiff/api';
-import type { ContainerLogOptions, NodeConnection, NodeConnections, PodRef, StreamRequest } from '@skiff/kernel';
+import { answerCalls, PortCalls, type ContainerLogOptions, type NodeConnection, type NodeConnections, type PodRef, type StreamRequest } from '@skiff/kernel';
 
 /**
  * Kubelets that run in the primary thread (the dev and local presets' nodes), reached from an API server worker
@@ -9,20 +9,15 @@ import type { ContainerLogOptions, NodeConnection, NodeConnections, PodRef, Stre
  */
 
 type Call =
-  | { id: number; op: 'has'; node: string }
-  | { id: number; op: 'streamURL'; node: string; args: Parameters<NodeConnection['streamURL']> }
-  | { id: number; op: 'portForwardURL'; node: string; args: Parameters<NodeConnection['portForwardURL']> }
-  | { id: number; op: 'logs'; node: string; args: [PodRef, string, ContainerLogOptions]; stream: MessagePort };
-
-/** A call as the worker makes it (the id is added when it is sent). */
-type CallBody = Call extends infer C ? (C extends unknown ? Omit<C, 'id'> : never) : never;
+  | { op: 'has'; node: string }
+  | { op: 'streamURL'; node: string; args: Parameters<NodeConnection['streamURL']> }
+  | { op: 'portForwardURL'; node: string; args: Parameters<NodeConnection['portForwardURL']> }
+  | { op: 'logs'; node: string; args: [PodRef, string, ContainerLogOptions]; stream: MessagePort };
 
 interface Failure {
   message: string;
   api?: { code: ApiErrorCode; details?: ApiErrorDetails };
 }
-
-type Answer = { id: number; value: unknown } | { id: number; failure: Failure };
 
 type StreamMessage = { chunk: Uint8Array } | { end: true } | { failure: Failure };
 
@@ -36,20 +31,19 @@ function errorOf(failure: Failure): Error {
 
 /** The primary's side: answers a worker's calls with the kubelets registered in this thread. */
 export function serveNodeRelay(port: MessagePort, connections: () => NodeConnections | undefined): void {
-  port.on('message', (call: Call) => void answer(call));
-  async function answer(call: Call): Promise<void> {
-    try {
+  answerCalls<Call, Failure>(
+    port,
+    async (call) => {
       const connection = connections()?.get(call.node);
-      if (call.op === 'has') return port.postMessage({ id: call.id, value: connection !== undefined } satisfies Answer);
+      if (call.op === 'has') return connection !== undefined;
       if (!connection) throw new Error(`no kubelet of node "${call.node}" runs in the primary thread`);
-      if (call.op === 'streamURL') return port.postMessage({ id: call.id, value: await connection.streamURL(...call.args) } satisfies Answer);
-      if (call.op === 'portForwardURL') return port.postMessage({ id: call.id, value: await connection.portForwardURL(...call.args) } satisfies Answer);
+      if (call.op === 'streamURL') return connection.streamURL(...call.args);
+      if (call.op === 'portForwardURL') return connection.portForwardURL(...call.args);
       await relayLogs(connection, call.args, call.stream);
-      port.postMessage({ id: call.id, value: true } satisfies Answer);
-    } catch (err) {
-      port.postMessage({ id: call.id, failure: failureOf(err) } satisfies Answer);
-    }
-  }
+      return true;
+    },
+    failureOf,
+  );
 }
 
 /** Opens the log (its errors answer the call), then sends its chunks on `stream` until it ends or the worker cancels. */
@@ -75,32 +69,22 @@ async function relayLogs(connection: NodeConnection, [pod, container, options]: 
 
 /** A worker's side: the primary thread's kubelets, as connections of this thread. */
 export class PrimaryNodes {
-  private next = 0;
-  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  private readonly calls: PortCalls<Failure>;
 
-  constructor(private readonly port: MessagePort) {
-    port.on('message', (answer: Answer) => {
-      const waiting = this.pending.get(answer.id);
-      if (!waiting) return;
-      this.pending.delete(answer.id);
-      // Waiting for answers keeps the thread alive; nothing else on this port does.
-      if (this.pending.size === 0) this.port.unref();
-      if ('failure' in answer) waiting.reject(errorOf(answer.failure));
-      else waiting.resolve(answer.value);
-    });
-    port.unref();
+  constructor(port: MessagePort) {
+    this.calls = new PortCalls(port, errorOf);
   }
 
   /** The connection of a kubelet of the primary thread; undefined when none of that name runs there. */
   async get(node: string): Promise<NodeConnection | undefined> {
-    return (await this.call({ op: 'has', node })) ? this.connection(node) : undefined;
+    return (await this.calls.call({ op: 'has', node } satisfies Call)) ? this.connection(node) : undefined;
   }
 
   private connection(node: string): NodeConnection {
     return {
       streamURL: (...args: [kind: 'exec' | 'attach', pod: PodRef, container: string, request: Omit<StreamRequest, 'containerId'>]) =>
-        this.call({ op: 'streamURL', node, args }) as Promise<string>,
-      portForwardURL: (pod: PodRef, ports: number[]) => this.call({ op: 'portForwardURL', node, args: [pod, ports] }) as Promise<string>,
+        this.calls.call({ op: 'streamURL', node, args } satisfies Call) as Promise<string>,
+      portForwardURL: (pod: PodRef, ports: number[]) => this.calls.call({ op: 'portForwardURL', node, args: [pod, ports] } satisfies Call) as Promise<string>,
       containerLogs: (pod, container, options, signal) => this.logs(node, [pod, container, options], signal),
     };
   }
@@ -120,7 +104,7 @@ export class PrimaryNodes {
     };
     signal.addEventListener('abort', cancel, { once: true });
     try {
-      await this.call({ op: 'logs', node, args, stream: theirs }, [theirs]);
+      await this.calls.call({ op: 'logs', node, args, stream: theirs } satisfies Call, [theirs]);
     } catch (err) {
       signal.removeEventListener('abort', cancel);
       mine.close();
@@ -145,14 +129,5 @@ export class PrimaryNodes {
         mine.close();
       }
     })();
-  }
-
-  private call(call: CallBody, transfer: MessagePort[] = []): Promise<unknown> {
-    const id = this.next++;
-    return new Promise((resolve, reject) => {
-      if (this.pending.size === 0) this.port.ref();
-      this.pending.set(id, { resolve, reject });
-      this.port.postMessage({ ...call, id }, transfer);
-    });
   }
 }
