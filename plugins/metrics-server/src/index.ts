@@ -1,0 +1,1 @@
+export const PLUGIN_NAME = '@skiff/plugin-metrics-server';
