@@ -85,6 +85,12 @@ describe('createClient over the loopback transport', () => {
     expect(lastRequest()).toMatchObject({ method: 'PUT', path: '/api/v1/namespaces/team-a/finalize', body: { spec: { finalizers: [] } } });
   });
 
+  it('reads a subresource on its own path (deployments/scale)', async () => {
+    // This test server serves no subresource reads; the request must still go to the subresource's path.
+    await expect(client.get(RESOURCES.deployments, 'web', 'default', { subresource: 'scale' })).rejects.toMatchObject({ status: 404 });
+    expect(lastRequest()).toMatchObject({ method: 'GET', path: '/apis/apps/v1/namespaces/default/deployments/web/scale' });
+  });
+
   it('deletes a collection with the selectors in the query and the options in the body', async () => {
     // This test server deletes only single objects; the request must still arrive as a deletecollection.
     const attempt = client.deleteCollection(RESOURCES.pods, 'team-a', { labelSelector: 'app=web', propagationPolicy: 'Background' });

@@ -34,8 +34,8 @@ export function createClient(transport: Transport): SkiffClient {
 class RestClient implements SkiffClient {
   constructor(private readonly transport: Transport) {}
 
-  async get<T extends KubeObject = KubeObject>(type: ResourceType, name: string, namespace?: string): Promise<T> {
-    return this.send<T>({ method: 'GET', path: resourcePath(type, namespace, name) });
+  async get<T extends KubeObject = KubeObject>(type: ResourceType, name: string, namespace?: string, options: { subresource?: string } = {}): Promise<T> {
+    return this.send<T>({ method: 'GET', path: resourcePath(type, namespace, name, options.subresource) });
   }
 
   async list<T extends KubeObject = KubeObject>(type: ResourceType, namespace?: string, options: ListOptions = {}): Promise<KubeList<T>> {

@@ -34,7 +34,8 @@ export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
  * errors are `ApiError`s rebuilt from the server's Status.
  */
 export interface ApiClient {
-  get<T extends KubeObject = KubeObject>(type: ResourceType, name: string, namespace?: string): Promise<T>;
+  /** GET of the object, or of one of its subresources (a Deployment's `scale`). */
+  get<T extends KubeObject = KubeObject>(type: ResourceType, name: string, namespace?: string, options?: { subresource?: string }): Promise<T>;
   list<T extends KubeObject = KubeObject>(type: ResourceType, namespace?: string, options?: ListOptions): Promise<KubeList<T>>;
   create<T extends KubeObject = KubeObject>(type: ResourceType, object: T, namespace?: string): Promise<T>;
   /** PUT of the object, or of one of its subresources (a namespace's `finalize`). */
