@@ -36,6 +36,21 @@ export interface SkiffConfig {
      */
     workers?: number;
   };
+  /**
+   * Tracing (docs/tracing.md): `mode: 'on'` records every request and what it causes; the default `off` records
+   * only what `skiff trace --next` arms. The sizes bound its memory.
+   */
+  trace?: {
+    mode?: 'off' | 'on';
+    /** Spans kept over all traces (default 20,000). */
+    spans?: number;
+    /** Spans one trace may record (default 5,000). */
+    maxSpans?: number;
+    /** A trace closes this many seconds after it opened (default 60)… */
+    maxSeconds?: number;
+    /** …or after this many seconds without a new span (default 10). */
+    idleSeconds?: number;
+  };
 }
 
 /**
@@ -78,6 +93,7 @@ const KNOWN_TYPES: Record<string, string> = {
   advertiseAddress: 'string',
   logLevel: 'string',
   apiServer: 'object',
+  trace: 'object',
 };
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -107,6 +123,7 @@ export function checkConfig(config: unknown, file: string): asserts config is Sk
       detail: `"advertiseAddress" must be an IP address (got ${JSON.stringify(config.advertiseAddress)})`,
     });
   if (config.apiServer !== undefined) checkApiServerConfig(config.apiServer, file);
+  if (config.trace !== undefined) checkTraceConfig(config.trace, file);
   if (config.plugins !== undefined && !Array.isArray(config.plugins))
     throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: '"plugins" must be a list' });
   if (config.logLevel !== undefined && !LOG_LEVELS.includes(config.logLevel as string))
@@ -131,6 +148,36 @@ function checkApiServerConfig(apiServer: unknown, file: string): void {
       file,
       detail: `"apiServer.workers" must be a whole number from 1 to ${MAX_API_SERVER_WORKERS} (got ${JSON.stringify(workers)})`,
     });
+}
+
+const TRACE_LIMITS: Record<string, [number, number]> = {
+  spans: [100, 10_000_000],
+  maxSpans: [10, 1_000_000],
+  maxSeconds: [1, 86_400],
+  idleSeconds: [1, 3_600],
+};
+
+function checkTraceConfig(trace: unknown, file: string): void {
+  if (!isJsonObject(trace)) throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: '"trace" must be an object' });
+  const known = ['mode', ...Object.keys(TRACE_LIMITS)];
+  for (const [key, value] of Object.entries(trace)) {
+    if (!known.includes(key))
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
+        file,
+        detail: `unknown key "trace.${key}"${didYouMean(key, known)}; known keys: ${known.join(', ')}`,
+      });
+    if (key === 'mode') {
+      if (value !== 'on' && value !== 'off')
+        throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: `"trace.mode" must be "on" or "off" (got ${JSON.stringify(value)})` });
+      continue;
+    }
+    const [min, max] = TRACE_LIMITS[key]!;
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
+      throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
+        file,
+        detail: `"trace.${key}" must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`,
+      });
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { KernelError } from './errors.js';
+import { traceTap } from './tracing/taps.js';
 
 /** A tap as tapable hands it to a `register` interceptor. */
 interface RegisteredTap {
@@ -178,9 +179,11 @@ function guardTap<T extends RegisteredTap>(tap: T, handle: (err: unknown, args: 
 /**
  * Installs, on every hook of the catalogue, an interceptor that remembers which plugin registered each tap
  * and turns an unexpected error from the tap into a PluginFailure naming it. Synchronous taps also run "in
- * charge" (see pluginInCharge), so registries learn who registered what. Returns the hooks.
+ * charge" (see pluginInCharge), so registries learn who registered what. The taps of the hooks a request or
+ * a pod passes through also record a span when they run inside an open trace (tracing/taps.ts), unless
+ * `tracing` is false (the tracing benchmark's baseline). Returns the hooks.
  */
-export function namePluginsInErrors<H extends Readonly<Record<string, InterceptableHook>>>(hooks: H): H {
+export function namePluginsInErrors<H extends Readonly<Record<string, InterceptableHook>>>(hooks: H, tracing = true): H {
   for (const [hookName, hook] of Object.entries(hooks)) {
     hook.intercept({
       name: 'plugin-errors',
@@ -188,8 +191,9 @@ export function namePluginsInErrors<H extends Readonly<Record<string, Intercepta
         const pluginName = tap.plugin ?? inCharge?.pluginName ?? tap.name;
         const who: PluginInCharge = { pluginName, tapName: tap.name };
         const owned = { ...tap, plugin: pluginName };
+        if (tracing) owned.fn = traceTap(hookName, pluginName, tap);
         if (tap.type === 'sync') {
-          const { fn } = tap;
+          const { fn } = owned;
           owned.fn = (...args: unknown[]) => runAs(who, () => fn(...args));
         }
         return guardTap(owned, (err) => {

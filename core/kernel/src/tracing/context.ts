@@ -1,0 +1,160 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import { now, type Span, type SpanAttributes, type SpanKind } from './span.js';
+import { formatTraceParent } from './traceparent.js';
+
+/** An open trace: where its spans go. Implemented by the Tracer that opened it. */
+export interface OpenTrace {
+  readonly id: string;
+  /** True once the trace ran out of time or spans: its contexts then record nothing. */
+  readonly closed: boolean;
+  record(span: Span): void;
+}
+
+/** Where code runs within a trace: the trace, the span new spans are children of, and the component running. */
+export interface TraceContext {
+  readonly trace: OpenTrace;
+  readonly span: string;
+  readonly component: string;
+}
+
+/** What a new span says about itself; times and ids are filled in. */
+export interface SpanStart {
+  name: string;
+  kind: SpanKind;
+  /** Defaults to the component of the context it starts in. */
+  component?: string;
+  plugin?: string;
+  hook?: string;
+  attrs?: SpanAttributes;
+}
+
+interface SharedState {
+  readonly storage: AsyncLocalStorage<TraceContext>;
+  /** Traces open in this process, over every kernel. */
+  open: number;
+}
+
+// One state per process, under a global symbol, so plugins that bundle their own copy of @skiff/kernel see the
+// same context. The AsyncLocalStorage only runs (Node 20 installs a promise hook for it) while a trace is open.
+const KEY = Symbol.for('skiff.tracing');
+const state: SharedState = ((globalThis as Record<symbol, unknown>)[KEY] as SharedState | undefined) ?? {
+  storage: new AsyncLocalStorage<TraceContext>(),
+  open: 0,
+};
+(globalThis as Record<symbol, unknown>)[KEY] = state;
+
+/** True while any trace is open in this process: the one check traced code makes when tracing is off. */
+export function tracingActive(): boolean {
+  return state.open > 0;
+}
+
+/** The trace the running code belongs to, if any trace is open and it belongs to an open one. */
+export function currentTrace(): TraceContext | undefined {
+  if (state.open === 0) return undefined;
+  const ctx = state.storage.getStore();
+  return ctx === undefined || ctx.trace.closed ? undefined : ctx;
+}
+
+/** Runs `fn` in `ctx`: spans it starts (and the async work it starts) become `ctx.span`'s children. */
+export function runInTrace<T>(ctx: TraceContext, fn: () => T): T {
+  return state.storage.run(ctx, fn);
+}
+
+/** @internal The Tracer counts its open traces here. */
+export function noteTraceOpened(): void {
+  state.open++;
+}
+
+/** @internal Called once per closed trace; the last one switches the context tracking off. */
+export function noteTraceClosed(): void {
+  state.open = Math.max(0, state.open - 1);
+  if (state.open === 0) state.storage.disable();
+}
+
+export function newSpanId(): string {
+  return randomBytes(8).toString('hex');
+}
+
+export function newTraceId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** The traceparent header that continues `ctx` in another component. */
+export function traceParentOf(ctx: TraceContext): string {
+  return formatTraceParent(ctx.trace.id, ctx.span);
+}
+
+/** A span being timed: add attributes while it runs. */
+export interface LiveSpan {
+  readonly id: string;
+  readonly attrs: SpanAttributes;
+}
+
+const MAX_ATTRIBUTE = 256;
+
+/** Cuts long strings so one span stays small. */
+export function attribute(value: string): string {
+  return value.length > MAX_ATTRIBUTE ? `${value.slice(0, MAX_ATTRIBUTE - 1)}…` : value;
+}
+
+/**
+ * Times `run` as a child span of the current trace context, and runs it in the span's own context so what it
+ * does is nested under it. Outside a trace it just calls `run` (with no span): one check, nothing allocated.
+ */
+export function withSpan<T>(start: SpanStart, run: (span: LiveSpan | undefined) => T, parent: TraceContext | undefined = currentTrace()): T {
+  if (parent === undefined) return run(undefined);
+  const span: LiveSpan = { id: newSpanId(), attrs: { ...start.attrs } };
+  const ctx: TraceContext = { trace: parent.trace, span: span.id, component: start.component ?? parent.component };
+  const began = now();
+  const finish = (error?: unknown) => recordFinished(parent, start, span, ctx.component, began, error);
+  let result: T;
+  try {
+    result = runInTrace(ctx, () => run(span));
+  } catch (err) {
+    finish(err);
+    throw err;
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      (value) => {
+        finish();
+        return value;
+      },
+      (err: unknown) => {
+        finish(err);
+        throw err;
+      },
+    ) as T;
+  }
+  finish();
+  return result;
+}
+
+function recordFinished(parent: TraceContext, start: SpanStart, span: LiveSpan, component: string, began: number, error?: unknown): void {
+  const finished: Span = { trace: parent.trace.id, id: span.id, name: start.name, kind: start.kind, component, start: began, end: now() };
+  if (parent.span !== '') finished.parent = parent.span;
+  if (start.plugin !== undefined) finished.plugin = start.plugin;
+  if (start.hook !== undefined) finished.hook = start.hook;
+  if (error !== undefined) finished.error = attribute(error instanceof Error ? error.message : String(error));
+  if (Object.keys(span.attrs).length > 0) finished.attrs = span.attrs;
+  parent.trace.record(finished);
+}
+
+/** Records a step that already happened (an instant one when `end` is left out) under `parent`. */
+export function recordSpan(parent: TraceContext, start: SpanStart, began: number, end: number = began): void {
+  const span: Span = {
+    trace: parent.trace.id,
+    id: newSpanId(),
+    name: start.name,
+    kind: start.kind,
+    component: start.component ?? parent.component,
+    start: began,
+    end,
+  };
+  if (parent.span !== '') span.parent = parent.span;
+  if (start.plugin !== undefined) span.plugin = start.plugin;
+  if (start.hook !== undefined) span.hook = start.hook;
+  if (start.attrs !== undefined && Object.keys(start.attrs).length > 0) span.attrs = start.attrs;
+  parent.trace.record(span);
+}
