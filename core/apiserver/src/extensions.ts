@@ -1,11 +1,12 @@
-import { errors, isJsonObject, type KubeObject, type UserInfo } from '@skiff/api';
-import type { ApiRequest, ApiResponse, RouteDefinition } from '@skiff/kernel';
+import { errors, isJsonObject, type KubeObject, type Node, type UserInfo } from '@skiff/api';
+import type { ApiRequest, ApiResponse, NodeConnection, RouteDefinition } from '@skiff/kernel';
 import { admissionRequest, mutate, validate } from './pipeline/admission.js';
 import type { RestContext, ServerCore } from './rest/context.js';
 import type { KindHandlers } from './rest/handlers.js';
 import { objectKey } from './rest/keys.js';
 import { json } from './rest/respond.js';
 import { DelegatedApis, type DelegatedApi } from './discovery/delegated.js';
+import type { NodeConnectionLookup } from './streaming/pod-target.js';
 
 /** A resource request a plugin answers: it has passed authentication and authorization, its body is decoded. */
 export interface ExtensionRequest {
@@ -47,6 +48,12 @@ export interface ApiExtensions {
    * go to `api.serve`, discovery lists it. Returns the function that takes it back.
    */
   delegate(api: DelegatedApi): () => void;
+  /**
+   * How this API server reaches a node's kubelet, as it does for pod logs and exec: the kubelet in this process (from
+   * an API server worker thread, the primary thread's), else over HTTPS at the address its Node reports. Undefined
+   * when no such Node exists; throws a 500 Status when the Node reports no address.
+   */
+  nodeConnection(nodeName: string): Promise<NodeConnection | undefined>;
 }
 
 declare module '@skiff/kernel' {
@@ -74,6 +81,8 @@ async function admitCreate(ctx: RestContext, value: unknown): Promise<unknown> {
 export class ApiExtensionsImpl implements ApiExtensions {
   private readonly routes = new Map<string, RouteDefinition>();
   readonly delegated = new DelegatedApis();
+  /** Set by the API server's start, once it knows how to reach kubelets. */
+  nodes: NodeConnectionLookup | undefined;
 
   constructor(
     private readonly handlers: KindHandlers,
@@ -102,6 +111,14 @@ export class ApiExtensionsImpl implements ApiExtensions {
 
   delegate(api: DelegatedApi): () => void {
     return this.delegated.add(api);
+  }
+
+  async nodeConnection(nodeName: string): Promise<NodeConnection | undefined> {
+    const local = await this.nodes?.local(nodeName);
+    if (local) return local;
+    if (!this.nodes?.remote) return undefined;
+    const node = await this.get<Node>({ group: '', resource: 'nodes' }, '', nodeName);
+    return node && this.nodes.remote(node);
   }
 
   route(route: RouteDefinition): void {

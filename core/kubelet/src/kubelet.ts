@@ -38,6 +38,9 @@ import { requestNodeClientCertificate } from './certificates/request.js';
 import { CertificateRotation } from './certificates/rotation.js';
 import { newServingCertificate, servingCertificate } from './certificates/serving.js';
 import { KubeletServer } from './server/index.js';
+import { readHostStats } from './stats/host-usage.js';
+import { UsageSampler } from './stats/sampler.js';
+import type { UsageSnapshot } from './stats/usage.js';
 
 export interface KubeletConfig {
   nodeName: string;
@@ -51,6 +54,8 @@ export interface KubeletConfig {
   heartbeatSeconds: number;
   leaseDurationSeconds: number;
   podResyncSeconds: number;
+  /** How often resource usage is read (default 10 s). */
+  housekeepingSeconds?: number;
   /** `stop`: tear every pod down (containers, network, sandbox) when the kubelet stops. */
   podsOnShutdown?: 'keep' | 'stop';
   runtimeFactory: RuntimeFactory;
@@ -239,14 +244,24 @@ export class Kubelet {
     await manager.killOrphans((namespace, name, uid) => pods.get(`${namespace}/${name}`)?.metadata.uid === uid);
     await this.workers.removeOrphanFiles();
     this.workers.start(this.abort.signal);
+    // A runtime with real containers and no figures of the node's own gets the machine's (a simulated one has none).
+    const sampler = new UsageSampler({
+      runtime,
+      periodMs: (this.config.housekeepingSeconds ?? 10) * 1000,
+      logger: this.logger,
+      ...(runtime.simulated ? {} : { hostStats: () => readHostStats() }),
+    });
+    sampler.start(this.abort.signal);
+    const usage = () => sampler.snapshot();
     const connection = new KubeletNodeConnection({
       nodeName,
       runtime,
       pod: (namespace, name) => pods.get(`${namespace}/${name}`),
       signal: this.abort.signal,
+      usage,
     });
     this.unregister = this.config.connections?.register(nodeName, connection);
-    if (this.config.serve) await this.serve(client, registration, connection, () => pods.list(), this.config.serve);
+    if (this.config.serve) await this.serve(client, registration, connection, () => pods.list(), usage, this.config.serve);
     if (this.config.credentials) this.rotateClientCertificate(client, this.config.credentials);
     this.logger.info({ runtime: runtime.name, network: network.name, podCIDR: network.podCIDR?.() }, 'kubelet started');
   }
@@ -257,6 +272,7 @@ export class Kubelet {
     registration: NodeRegistration,
     connection: NodeConnection,
     pods: () => Pod[],
+    usage: () => UsageSnapshot,
     serve: KubeletServing,
   ): Promise<void> {
     const { nodeName, nodeIP, dataDir } = this.config;
@@ -266,6 +282,7 @@ export class Kubelet {
       nodeName,
       connection,
       pods,
+      usage,
       client,
       tls: { ...certificate, clientCaPem: serve.clientCaPem },
       host: serve.address,

@@ -62,6 +62,13 @@ export const kubeletOptionsSchema = {
     heartbeatSeconds: { type: 'number', minimum: 1, default: 10, description: 'lease renewal and node status period' },
     leaseDurationSeconds: { type: 'integer', minimum: 1, default: 40, description: 'the node lease duration' },
     podResyncSeconds: { type: 'number', minimum: 1, default: 30, description: 'every pod is synced again this often' },
+    housekeepingSeconds: {
+      type: 'number',
+      minimum: 0.1,
+      default: 10,
+      description:
+        "how often the runtime's CPU and memory figures of each container and of the node are read; usage (kubectl top) is the rate over the last two readings",
+    },
     nodeIP: {
       type: 'string',
       default: '127.0.0.1',

@@ -114,6 +114,7 @@ export const kubeletPlugin = definePlugin({
             heartbeatSeconds: options.heartbeatSeconds,
             leaseDurationSeconds: options.leaseDurationSeconds,
             podResyncSeconds: options.podResyncSeconds,
+            housekeepingSeconds: options.housekeepingSeconds,
             podsOnShutdown: options.podsOnShutdown,
             runtimeFactory,
             networkFactory,

@@ -1,6 +1,6 @@
 // Between the kernel's CRI shape (camelCase, milliseconds) and CRI v1's own messages (snake_case, nanoseconds).
-import type { ContainerConfig, ContainerStatusInfo, NamespaceOptions, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
-import type { CriContainerStatus, CriMessage, CriSandbox } from './cri-client.js';
+import type { ContainerConfig, ContainerStatsInfo, ContainerStatusInfo, NamespaceOptions, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
+import type { CriContainerStats, CriContainerStatus, CriMessage, CriSandbox } from './cri-client.js';
 
 type Obj = Record<string, unknown>;
 
@@ -128,4 +128,28 @@ export function fromCriContainer(item: CriContainerStatus): ContainerStatusInfo 
     annotations: item.annotations,
     logPath: item.log_path || undefined,
   });
+}
+
+/**
+ * A container's figures from ListContainerStats in the kernel's terms; undefined for an entry without attributes or
+ * CPU time (a container whose task has gone: containerd answers it with empty figures).
+ */
+export function fromCriContainerStats(item: CriContainerStats): ContainerStatsInfo | undefined {
+  const { attributes, cpu, memory } = item;
+  const cpuTime = cpu?.usage_core_nano_seconds?.value;
+  if (!attributes?.id || !cpu || cpuTime === undefined || !cpu.timestamp) return undefined;
+  const stats: ContainerStatsInfo = {
+    id: attributes.id,
+    metadata: { name: attributes.metadata?.name ?? '', attempt: attributes.metadata?.attempt ?? 0 },
+    labels: { ...attributes.labels },
+    timestampMs: cpu.timestamp / 1e6,
+    cpuCoreNanoSeconds: cpuTime,
+  };
+  const workingSet = memory?.working_set_bytes?.value;
+  if (workingSet !== undefined) stats.memoryWorkingSetBytes = workingSet;
+  const usage = memory?.usage_bytes?.value;
+  if (usage !== undefined) stats.memoryUsageBytes = usage;
+  const rss = memory?.rss_bytes?.value;
+  if (rss !== undefined) stats.memoryRssBytes = rss;
+  return stats;
 }

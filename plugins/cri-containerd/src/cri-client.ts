@@ -52,6 +52,25 @@ export interface CriContainerStatus extends Omit<CriContainer, 'pod_sandbox_id'>
   log_path: string;
 }
 
+/** A CRI UInt64Value: absent (or null) when containerd has no figure. */
+type CriUInt64 = { value: number } | null | undefined;
+
+/** One container's figures in the answer of ListContainerStats; containerd leaves out what it could not read. */
+export interface CriContainerStats {
+  attributes?: { id: string; metadata?: ContainerConfig['metadata'] | null; labels: Record<string, string>; annotations: Record<string, string> } | null;
+  /** `timestamp` in nanoseconds since the epoch. */
+  cpu?: { timestamp: number; usage_core_nano_seconds?: CriUInt64; usage_nano_cores?: CriUInt64 } | null;
+  memory?: {
+    timestamp: number;
+    working_set_bytes?: CriUInt64;
+    available_bytes?: CriUInt64;
+    usage_bytes?: CriUInt64;
+    rss_bytes?: CriUInt64;
+    page_faults?: CriUInt64;
+    major_page_faults?: CriUInt64;
+  } | null;
+}
+
 interface StreamingAnswer {
   url: string;
 }
@@ -69,6 +88,7 @@ export interface RuntimeAnswers {
   RemoveContainer: object;
   ContainerStatus: { status: CriContainerStatus; info: Record<string, string> };
   ListContainers: { containers: CriContainer[] };
+  ListContainerStats: { stats: CriContainerStats[] };
   ExecSync: { stdout: Uint8Array; stderr: Uint8Array; exit_code: number };
   Exec: StreamingAnswer;
   Attach: StreamingAnswer;

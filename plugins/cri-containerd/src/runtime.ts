@@ -1,6 +1,7 @@
 import type {
   ContainerConfig,
   ContainerRuntime,
+  ContainerStatsInfo,
   ContainerStatusInfo,
   ExecSyncResult,
   ImageAuth,
@@ -10,8 +11,11 @@ import type {
   StreamRequest,
 } from '@skiff/kernel';
 import { type CriClient, isNotFound, type CriMessage, type RuntimeAnswers } from './cri-client.js';
-import { fromCriContainer, fromCriSandbox, toCriContainerConfig, toCriSandboxConfig } from './convert.js';
+import { fromCriContainer, fromCriContainerStats, fromCriSandbox, toCriContainerConfig, toCriSandboxConfig } from './convert.js';
 import { RUNTIME_NAME } from './names.js';
+
+/** How long a stats reading may take: it is taken again next period anyway. */
+const STATS_TIMEOUT_MS = 10_000;
 
 /** The network namespace path containerd made for a sandbox, from its verbose status. */
 function netnsPathOf(info: Record<string, string> | undefined): string | undefined {
@@ -145,6 +149,12 @@ export class ContainerdRuntime implements ContainerRuntime {
     );
     if (!filter?.podSandboxId) for (const id of this.statuses.keys()) if (!seen.has(id)) this.statuses.delete(id);
     return listed.filter((status): status is ContainerStatusInfo => status !== undefined);
+  }
+
+  /** CRI ListContainerStats: containerd reads each container's cgroup (v1 or v2) itself. */
+  async listContainerStats(): Promise<ContainerStatsInfo[]> {
+    const answer = await this.client.runtime('ListContainerStats', {}, STATS_TIMEOUT_MS);
+    return (answer.stats ?? []).flatMap((item) => fromCriContainerStats(item) ?? []);
   }
 
   async pullImage(image: string, auth?: ImageAuth): Promise<string> {

@@ -31,3 +31,9 @@ export const SIMULATE_EXIT_CODE_ANNOTATION = 'skiff.io/simulate-exit-code';
 
 /** Pod annotation: the exit code of commands run in the pod's containers (exec probes and hooks; default 0). */
 export const SIMULATE_EXEC_EXIT_CODE_ANNOTATION = 'skiff.io/simulate-exec-exit-code';
+
+/** Pod annotation: the CPU each of the pod's running containers uses, a quantity ("250m"; default 1m, at most its limit). */
+export const SIMULATE_CPU_ANNOTATION = 'skiff.io/simulate-cpu';
+
+/** Pod annotation: the memory working set of each of the pod's running containers ("64Mi"; default 4Mi, at most its limit). */
+export const SIMULATE_MEMORY_ANNOTATION = 'skiff.io/simulate-memory';

@@ -1,5 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ContainerConfig, ContainerRuntime, ContainerStatusInfo, ExecSyncResult, Logger, PodSandboxConfig, PodSandboxStatus } from '@skiff/kernel';
+import type {
+  ContainerConfig,
+  ContainerRuntime,
+  ContainerStatsInfo,
+  ContainerStatusInfo,
+  ExecSyncResult,
+  Logger,
+  NodeStatsInfo,
+  PodSandboxConfig,
+  PodSandboxStatus,
+} from '@skiff/kernel';
 import { RuntimeError } from './errors.js';
 import { imageDigest, imageSize, normalizeImage, repoDigest } from './images.js';
 import { SimulatedLogs } from './logs.js';
@@ -10,8 +20,11 @@ import {
   RUNTIME_VERSION,
   SIMULATE_EXEC_EXIT_CODE_ANNOTATION,
   SIMULATE_EXIT_CODE_ANNOTATION,
+  SIMULATE_CPU_ANNOTATION,
+  SIMULATE_MEMORY_ANNOTATION,
   SIMULATE_RUN_MS_ANNOTATION,
 } from './names.js';
+import { simulatedNodeStats, simulatedStats, simulatedUsage, type SimulatedUsage } from './usage.js';
 import type { SimulatedRuntimeOptions } from './options.js';
 
 interface Sandbox {
@@ -61,6 +74,11 @@ export class SimulatedRuntime implements ContainerRuntime {
   private readonly argv = new Map<string, string[]>();
   private readonly failImages: Set<string>;
   private readonly options: SimulatedRuntimeOptions;
+  /** What each container uses while it runs (its pod's simulate-cpu and simulate-memory, within its limits). */
+  private readonly usages = new Map<string, SimulatedUsage>();
+  /** CPU time of containers that have ended, which the node's counter keeps. */
+  private endedCpuNanoSeconds = 0;
+  private readonly bootMs = Date.now();
   /** Containers' log files; none without a data folder (a runtime made for a unit test). */
   private readonly logs: SimulatedLogs | undefined;
   private closed = false;
@@ -121,6 +139,7 @@ export class SimulatedRuntime implements ContainerRuntime {
       if (container.podSandboxId !== sandboxId) continue;
       this.containers.delete(id);
       this.argv.delete(id);
+      this.usages.delete(id);
       this.removed.add(id);
       this.forgetExit(id);
       await this.logs?.remove(id);
@@ -166,6 +185,8 @@ export class SimulatedRuntime implements ContainerRuntime {
     // Held before the log is placed, so the name stays reserved while that waits on the disk.
     this.containers.set(id, container);
     this.argv.set(id, [...(config.command ?? []), ...(config.args ?? [])]);
+    const annotations = sandbox.config.annotations ?? {};
+    this.usages.set(id, simulatedUsage(annotations[SIMULATE_CPU_ANNOTATION], annotations[SIMULATE_MEMORY_ANNOTATION], config.linux?.resources));
     const logPath = await this.logs?.place(id, sandboxConfig, config);
     if (logPath) container.logPath = logPath;
     return id;
@@ -246,6 +267,7 @@ export class SimulatedRuntime implements ContainerRuntime {
       throw new RuntimeError('SKIFF_ERR_CRI_STATE', { kind: 'container', id: containerId, state: 'running', detail: 'stop it before removing it' });
     this.containers.delete(containerId);
     this.argv.delete(containerId);
+    this.usages.delete(containerId);
     this.removed.add(containerId);
     this.forgetExit(containerId);
     await this.logs?.remove(containerId);
@@ -260,6 +282,38 @@ export class SimulatedRuntime implements ContainerRuntime {
     return [...this.containers.values()]
       .filter((container) => !filter?.podSandboxId || container.podSandboxId === filter.podSandboxId)
       .map((container) => structuredClone(container));
+  }
+
+  /**
+   * The figures of every running container: CPU time at its pod's `skiff.io/simulate-cpu` rate since it started, and
+   * its `skiff.io/simulate-memory` as working set, so a kubelet measuring over any window reads those rates back.
+   */
+  async listContainerStats(): Promise<ContainerStatsInfo[]> {
+    const now = Date.now();
+    return [...this.containers.values()]
+      .filter((container) => container.state === 'CONTAINER_RUNNING')
+      .map((container) => {
+        const { id, podSandboxId, metadata, labels } = container;
+        return simulatedStats({ id, podSandboxId, metadata: { ...metadata }, labels: { ...labels } }, container.startedAt ?? now, this.usageOf(id), now);
+      });
+  }
+
+  /** The node: a fixed base plus its containers (the CPU time of those that ended included, so the counter only grows). */
+  async nodeStats(): Promise<NodeStatsInfo> {
+    const now = Date.now();
+    let cpu = this.endedCpuNanoSeconds;
+    let memory = 0;
+    for (const container of this.containers.values()) {
+      if (container.state !== 'CONTAINER_RUNNING') continue;
+      const usage = this.usageOf(container.id);
+      cpu += simulatedStats(container, container.startedAt ?? now, usage, now).cpuCoreNanoSeconds ?? 0;
+      memory += usage.memoryBytes;
+    }
+    return simulatedNodeStats(this.bootMs, now, cpu, memory);
+  }
+
+  private usageOf(containerId: string): SimulatedUsage {
+    return this.usages.get(containerId) ?? simulatedUsage(undefined, undefined, undefined);
   }
 
   async pullImage(image: string): Promise<string> {
@@ -283,6 +337,7 @@ export class SimulatedRuntime implements ContainerRuntime {
     this.exits.clear();
     this.sandboxes.clear();
     this.containers.clear();
+    this.usages.clear();
     await this.logs?.removeAll();
   }
 
@@ -293,8 +348,11 @@ export class SimulatedRuntime implements ContainerRuntime {
   private exit(container: ContainerStatusInfo, exitCode = 0): void {
     this.forgetExit(container.id);
     if (container.state === 'CONTAINER_EXITED') return;
+    const finishedAt = Date.now();
+    if (container.state === 'CONTAINER_RUNNING')
+      this.endedCpuNanoSeconds += simulatedStats(container, container.startedAt ?? finishedAt, this.usageOf(container.id), finishedAt).cpuCoreNanoSeconds ?? 0;
     container.state = 'CONTAINER_EXITED';
-    container.finishedAt = Date.now();
+    container.finishedAt = finishedAt;
     container.exitCode = exitCode;
     container.reason = exitCode === 0 ? 'Completed' : 'Error';
   }

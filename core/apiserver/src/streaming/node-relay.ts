@@ -1,17 +1,28 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { ApiError, errorMessage, type ApiErrorCode, type ApiErrorDetails } from '@skiff/api';
-import { answerCalls, PortCalls, type ContainerLogOptions, type NodeConnection, type NodeConnections, type PodRef, type StreamRequest } from '@skiff/kernel';
+import {
+  answerCalls,
+  PortCalls,
+  type ContainerLogOptions,
+  type NodeConnection,
+  type NodeConnections,
+  type NodeResourceUsage,
+  type PodRef,
+  type StreamRequest,
+} from '@skiff/kernel';
 
 /**
  * Kubelets that run in the primary thread (the dev and local presets' nodes), reached from an API server worker
  * thread: the worker asks the primary over a MessagePort, and a container's log comes back chunk by chunk on a port of
- * its own (cancelled when the request ends). Exec, attach and port-forward answer URLs, which any thread can dial.
+ * its own (cancelled when the request ends). Exec, attach and port-forward answer URLs, which any thread can dial; resource
+ * usage (metrics.k8s.io) is one call and answer.
  */
 
 type Call =
   | { op: 'has'; node: string }
   | { op: 'streamURL'; node: string; args: Parameters<NodeConnection['streamURL']> }
   | { op: 'portForwardURL'; node: string; args: Parameters<NodeConnection['portForwardURL']> }
+  | { op: 'resourceUsage'; node: string }
   | { op: 'logs'; node: string; args: [PodRef, string, ContainerLogOptions]; stream: MessagePort };
 
 interface Failure {
@@ -39,6 +50,10 @@ export function serveNodeRelay(port: MessagePort, connections: () => NodeConnect
       if (!connection) throw new Error(`no kubelet of node "${call.node}" runs in the primary thread`);
       if (call.op === 'streamURL') return connection.streamURL(...call.args);
       if (call.op === 'portForwardURL') return connection.portForwardURL(...call.args);
+      if (call.op === 'resourceUsage') {
+        if (!connection.resourceUsage) throw new Error(`the kubelet of node "${call.node}" reports no resource usage`);
+        return connection.resourceUsage();
+      }
       await relayLogs(connection, call.args, call.stream);
       return true;
     },
@@ -86,6 +101,7 @@ export class PrimaryNodes {
         this.calls.call({ op: 'streamURL', node, args } satisfies Call) as Promise<string>,
       portForwardURL: (pod: PodRef, ports: number[]) => this.calls.call({ op: 'portForwardURL', node, args: [pod, ports] } satisfies Call) as Promise<string>,
       containerLogs: (pod, container, options, signal) => this.logs(node, [pod, container, options], signal),
+      resourceUsage: () => this.calls.call({ op: 'resourceUsage', node } satisfies Call) as Promise<NodeResourceUsage>,
     };
   }
 

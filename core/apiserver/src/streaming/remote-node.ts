@@ -2,8 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest, type Agent } from 'node:https';
 import { ApiError, errorMessage, errors, isJsonObject, type Node } from '@skiff/api';
 import { readUpTo } from '@skiff/client';
-import type { ContainerLogOptions, NodeConnection, PodRef, StreamRequest } from '@skiff/kernel';
+import type { ContainerLogOptions, NodeConnection, NodeResourceUsage, PodRef, StreamRequest } from '@skiff/kernel';
 import type { DialTls } from './backend.js';
+import { usageOfSummary } from './summary-usage.js';
 
 /** The kubelet's port when a Node does not report one (kube-apiserver's --kubelet-port default). */
 export const DEFAULT_KUBELET_PORT = 10250;
@@ -19,6 +20,8 @@ export const KUBELET_ADDRESS_PREFERENCE: readonly string[] = Object.freeze(['Int
 const ANSWER_TIMEOUT_MS = 10_000;
 /** The most of an error answer's body kept for the message. */
 const MAX_ERROR_BYTES = 64 * 1024;
+/** The largest stats Summary read (a node of 110 pods answers a few hundred KiB). */
+const MAX_SUMMARY_BYTES = 16 * 1024 * 1024;
 
 export interface KubeletEndpoint {
   /** An address or host name, without brackets. */
@@ -70,6 +73,20 @@ export class RemoteNodeConnection implements NodeConnection {
     return bodyOf(response, signal);
   }
 
+  /** The usage figures of the kubelet's stats Summary (`/stats/summary`, CPU and memory only). */
+  async resourceUsage(signal: AbortSignal = AbortSignal.timeout(ANSWER_TIMEOUT_MS)): Promise<NodeResourceUsage> {
+    const response = await this.get(`${this.base}/stats/summary?only_cpu_and_memory=true`, signal, 'application/json');
+    const status = response.statusCode ?? 0;
+    if (status !== 200) throw answerError(status, response.headers['content-type'], await readUpTo(response, MAX_ERROR_BYTES));
+    const body = await readUpTo(response, MAX_SUMMARY_BYTES + 1);
+    if (body.length > MAX_SUMMARY_BYTES) throw errors.internal(`the stats summary of the kubelet at ${this.base} is larger than ${MAX_SUMMARY_BYTES} bytes`);
+    try {
+      return usageOfSummary(JSON.parse(body.toString('utf8')));
+    } catch (err) {
+      throw errors.internal(`the kubelet at ${this.base} answered an unreadable stats summary: ${errorMessage(err)}`);
+    }
+  }
+
   async streamURL(kind: 'exec' | 'attach', pod: PodRef, container: string, request: Omit<StreamRequest, 'containerId'>): Promise<string> {
     // kube-apiserver's parameter names (PodExecOptions as the kubelet reads them): input, output, error, tty.
     const query = new URLSearchParams();
@@ -88,10 +105,10 @@ export class RemoteNodeConnection implements NodeConnection {
   }
 
   /** Resolves with the kubelet's answer once its head arrived; the body is read by the caller. */
-  private get(url: string, signal: AbortSignal): Promise<IncomingMessage> {
+  private get(url: string, signal: AbortSignal, accept = 'text/plain, */*'): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const { ca, cert, key } = this.tls;
-      const request = httpsRequest(url, { method: 'GET', ca, cert, key, agent: this.agent, signal, headers: { accept: 'text/plain, */*' } });
+      const request = httpsRequest(url, { method: 'GET', ca, cert, key, agent: this.agent, signal, headers: { accept } });
       const timer = setTimeout(
         () => request.destroy(new Error(`no answer from the kubelet at ${this.base} within ${ANSWER_TIMEOUT_MS / 1000}s`)),
         ANSWER_TIMEOUT_MS,

@@ -152,6 +152,37 @@ export interface StreamRequest {
   stderr?: boolean;
 }
 
+// ---- resource usage (CRI ContainerStats, the node's totals) --------------------------------------
+
+/**
+ * A container's usage as the runtime reads it (CRI ContainerStats): cumulative CPU time and current memory figures at
+ * one moment. The kubelet turns two of these into a rate.
+ */
+export interface ContainerStatsInfo {
+  id: string;
+  podSandboxId?: string;
+  metadata: ContainerConfig['metadata'];
+  /** The container's labels: the kubelet finds the pod and container name in them (io.kubernetes.*). */
+  labels?: Record<string, string>;
+  /** When the figures were read, in milliseconds since the epoch (fractions allowed). */
+  timestampMs: number;
+  /** CPU time used since the container started, in nanoseconds (usage_core_nano_seconds). */
+  cpuCoreNanoSeconds?: number;
+  /** Memory the container uses that cannot be reclaimed at once (working_set_bytes): what kubectl top shows. */
+  memoryWorkingSetBytes?: number;
+  memoryUsageBytes?: number;
+  memoryRssBytes?: number;
+}
+
+/** The node's own usage at one moment: cumulative CPU time of the whole machine and its memory working set. */
+export interface NodeStatsInfo {
+  timestampMs: number;
+  cpuCoreNanoSeconds: number;
+  memoryWorkingSetBytes: number;
+  memoryUsageBytes?: number;
+  memoryAvailableBytes?: number;
+}
+
 export interface ContainerRuntime {
   readonly name: string;
   /**
@@ -188,6 +219,13 @@ export interface ContainerRuntime {
   exec?(request: StreamRequest): Promise<string>;
   attach?(request: StreamRequest): Promise<string>;
   portForward?(sandboxId: string, ports: number[]): Promise<string>;
+  /** The usage of every container the runtime runs (CRI ListContainerStats); without it, pods show no usage. */
+  listContainerStats?(): Promise<ContainerStatsInfo[]>;
+  /**
+   * The node's usage, when the runtime decides it (a simulated one); without it the kubelet reads the machine's
+   * (cgroup root, /proc) for a runtime with real containers.
+   */
+  nodeStats?(): Promise<NodeStatsInfo>;
   /** Asks the runtime to reopen a container's log file (after the kubelet rotated it). */
   reopenContainerLog?(containerId: string): Promise<void>;
   /** Releases runtime resources when the node stops. */
@@ -245,7 +283,38 @@ export interface PodRef {
   uid: string;
 }
 
+/** CPU and memory in use over a recent window, as the kubelet measured them. */
+export interface UsageFigures {
+  /** When the newer of the two samples was taken (RFC 3339). */
+  timestamp: string;
+  /**
+   * The time between the two samples the CPU rate comes from, in seconds; absent when the source does not say (a
+   * remote kubelet's stats Summary).
+   */
+  windowSeconds?: number;
+  /** CPU in use, in billionths of a core (nanocores). */
+  cpuNanoCores: number;
+  /** Memory working set in bytes. */
+  memoryWorkingSetBytes: number;
+}
+
+/** A node's resource usage: the node's, and each pod's containers' (only those with two samples yet). */
+export interface NodeResourceUsage {
+  nodeName: string;
+  node?: UsageFigures;
+  pods: PodResourceUsage[];
+}
+
+export interface PodResourceUsage {
+  namespace: string;
+  name: string;
+  uid: string;
+  containers: ({ name: string } & UsageFigures)[];
+}
+
 export interface NodeConnection {
+  /** The node's and its pods' CPU and memory usage (the kubelet's stats); absent when the node cannot say. */
+  resourceUsage?(signal?: AbortSignal): Promise<NodeResourceUsage>;
   /** The container's output as text chunks (ends with the log unless `follow`, then with the signal or the container). */
   containerLogs(pod: PodRef, container: string, options: ContainerLogOptions, signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
   /** A streaming URL for a container of the pod (exec and attach) or for the pod's ports (portforward). */

@@ -28,9 +28,9 @@ export function failureOf(err: unknown): { status: number; text: string } {
 
 const TEXT = 'text/plain; charset=utf-8';
 
-export function answerText(response: ServerResponse, status: number, text: string): void {
+export function answerText(response: ServerResponse, status: number, text: string, contentType = TEXT): void {
   const body = Buffer.from(text);
-  response.writeHead(status, { 'content-type': TEXT, 'content-length': body.length, 'x-content-type-options': 'nosniff' }).end(body);
+  response.writeHead(status, { 'content-type': contentType, 'content-length': body.length, 'x-content-type-options': 'nosniff' }).end(body);
 }
 
 export function answerJson(response: ServerResponse, status: number, value: unknown): void {

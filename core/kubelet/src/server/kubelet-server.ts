@@ -12,6 +12,8 @@ import { parseLogOptions } from './log-options.js';
 import { decodeSegment, parsePorts, parseStreamPath, parseStreamRequest, type StreamTarget } from './stream-request.js';
 import { proxyUpgrade } from './stream-proxy.js';
 import { statsSummary } from './summary.js';
+import { PROMETHEUS_TEXT_TYPE, resourceMetricsText } from '../stats/resource-metrics.js';
+import type { UsageSnapshot } from '../stats/usage.js';
 
 /** The kubelet's port (upstream's --port default). */
 export const KUBELET_PORT = 10250;
@@ -39,6 +41,8 @@ export interface KubeletServerOptions {
   logger: Logger;
   /** When the node started, for the stats Summary (default: this machine's boot time, as upstream reports its root cgroup's). */
   startTime?: Date;
+  /** The usage sampler's readings, for `/stats/summary` and `/metrics/resource` (absent: no usage figures). */
+  usage?: () => UsageSnapshot;
   /** How long review answers are kept (default: upstream's kubelet's cache times). */
   cacheTtls?: Partial<KubeletAuthCacheTtls>;
 }
@@ -48,7 +52,7 @@ const GET_ONLY = new Set(['GET', 'HEAD']);
 /**
  * The kubelet's HTTPS API, as upstream's kubelet serves it on port 10250 for the API server and other clients:
  * `/healthz`, `/pods`, `/containerLogs/…`, `/exec/…`, `/attach/…`, `/portForward/…` (upgrades proxied to the
- * container runtime's streaming server) and `/stats/summary`. Every request is authenticated (a client
+ * container runtime's streaming server), `/stats/summary` and `/metrics/resource`. Every request is authenticated (a client
  * certificate from the client CA, else a bearer token the API server reviews) and authorized by the API server
  * (SubjectAccessReview on the node's subresource) before anything else; errors are plain text, as upstream's.
  */
@@ -175,7 +179,9 @@ export class KubeletServer {
     if (path === '/pods' || path === '/pods/')
       return (response) => answerJson(response, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: this.options.pods() });
     if (path === '/stats/summary' || path === '/stats/summary/')
-      return (response) => answerJson(response, 200, statsSummary(this.options.nodeName, this.startTime, this.options.pods()));
+      return (response) => answerJson(response, 200, statsSummary(this.options.nodeName, this.startTime, this.options.pods(), this.options.usage?.()));
+    if (path === '/metrics/resource' || path === '/metrics/resource/')
+      return (response) => answerText(response, 200, resourceMetricsText(this.options.usage?.() ?? { containers: [] }), PROMETHEUS_TEXT_TYPE);
     if (segments[0] === 'containerLogs' && segments.length === 4) return (response, query) => this.containerLogs(response, query, segments.slice(1));
     return undefined;
   }

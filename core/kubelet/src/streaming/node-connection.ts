@@ -1,8 +1,18 @@
 import { access, constants } from 'node:fs/promises';
 import { errorMessage, type ContainerStatus, type Pod } from '@skiff/api';
-import type { ContainerLogOptions, ContainerRuntime, ContainerStatusInfo, NodeConnection, PodRef, PodSandboxStatus, StreamRequest } from '@skiff/kernel';
+import type {
+  ContainerLogOptions,
+  ContainerRuntime,
+  ContainerStatusInfo,
+  NodeConnection,
+  NodeResourceUsage,
+  PodRef,
+  PodSandboxStatus,
+  StreamRequest,
+} from '@skiff/kernel';
 import { hasErrnoCode, KubeletError } from '../errors.js';
 import { CRI_LABELS } from '../names.js';
+import { resourceUsageOf, type UsageSnapshot } from '../stats/usage.js';
 import { DEFAULT_FOLLOW_TIMING, readContainerLog, type FollowTiming } from './container-log.js';
 
 export interface KubeletNodeConnectionOptions {
@@ -13,6 +23,8 @@ export interface KubeletNodeConnectionOptions {
   /** Aborted when the kubelet stops: log followers end with it. */
   signal?: AbortSignal;
   timing?: FollowTiming;
+  /** The usage sampler's readings (absent: the node reports no usage). */
+  usage?: () => UsageSnapshot;
 }
 
 /** What kubectl shows for the most common waiting reasons, as upstream's kubelet words them. */
@@ -58,6 +70,11 @@ export class KubeletNodeConnection implements NodeConnection {
     const stopped = this.options.signal ? AbortSignal.any([signal, this.options.signal]) : signal;
     const source = { path, exited: () => this.exited(instance.id) };
     return namingReadFailures(readContainerLog(source, options, stopped, this.timing), container, pod.name);
+  }
+
+  /** The node's and its pods' usage over the sampler's last window; pods with fewer than two readings are left out. */
+  async resourceUsage(): Promise<NodeResourceUsage> {
+    return resourceUsageOf(this.options.nodeName, this.options.usage?.() ?? { containers: [] });
   }
 
   async streamURL(kind: 'exec' | 'attach', pod: PodRef, container: string, request: Omit<StreamRequest, 'containerId'>): Promise<string> {
