@@ -12,7 +12,7 @@ import { KubeletClient } from './streaming/remote-node-client.js';
 import { APISERVER_PACKAGE } from './package-info.js';
 import { ApiServerWorkers } from './workers.js';
 import { PrimaryNodes, serveNodeRelay } from './streaming/node-relay.js';
-import { errorMessage } from '@skiff/api';
+import { errorMessage, type Node } from '@skiff/api';
 
 const PLUGIN_NAME = APISERVER_NAME;
 
@@ -137,15 +137,13 @@ const plugin = definePlugin({
           threads.serve(nodesChannel, (port) =>
             serveNodeRelay(port, () => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections') : undefined)),
           );
-        registerBuiltinHandlers(
-          api.handlers,
-          {
-            // The kubelet provides `nodeConnections`, possibly after the API server starts: looked up per request.
-            local: (node) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : primaryNodes?.get(node)),
-            remote: (node) => remoteKubelets.connection(node),
-          },
-          remoteKubelets,
-        );
+        const nodes = {
+          // The kubelet provides `nodeConnections`, possibly after the API server starts: looked up per request.
+          local: (node: string) => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections').get(node) : primaryNodes?.get(node)),
+          remote: (node: Node) => remoteKubelets.connection(node),
+        };
+        api.extensions.nodes = nodes;
+        registerBuiltinHandlers(api.handlers, nodes, remoteKubelets);
         kernel.hooks.resources.call(api.registry);
         for (const { name, resources } of options.initializers) {
           for (const resource of resources) {
