@@ -115,6 +115,8 @@ const plugin = definePlugin({
         logger,
         bookmarkIntervalMs: options.watchBookmarkIntervalMs,
         resourceVersionWaitMs: options.resourceVersionWaitMs,
+        metrics: kernel.resolve('metrics'),
+        thread: threads.index,
       });
       kernel.provide('resourceRegistry', server.registry);
       kernel.provide('initializerRegistry', server.initializers);

@@ -11,6 +11,7 @@ import {
   type ApiResponse,
   type Hooks,
   type Logger,
+  type Registry,
 } from '@skiff/kernel';
 import type { Store } from '@skiff/store';
 import { Discovery } from './discovery/discovery.js';
@@ -24,6 +25,7 @@ import { errorResponse } from './pipeline/error-response.js';
 import { admitFlow, ObjectCounts, releaseWhenComplete, type FlowAdmission } from './pipeline/flow-control.js';
 import { LoopbackTokens } from './pipeline/loopback-tokens.js';
 import { parseRequestInfo } from './pipeline/request-info.js';
+import { ApiServerMetrics } from './metrics/server-metrics.js';
 import { InitializerRegistryImpl } from './registry/initializer-registry.js';
 import { ResourceRegistryImpl } from './registry/resource-registry.js';
 import type { RestContext, ServerCore } from './rest/context.js';
@@ -45,6 +47,10 @@ export interface ApiServerOptions {
    * store to reach it before answering 504 Too large resource version. Default: 3 s, as Kubernetes.
    */
   resourceVersionWaitMs?: number;
+  /** The kernel's metrics registry: the server measures its requests and store calls and serves GET /metrics (docs/metrics.md). */
+  metrics?: Registry;
+  /** This thread's place among the API server's threads (0, the default: the primary). */
+  thread?: number;
 }
 
 const NO_BODY: DecodedBody = Object.freeze({ mediaType: 'application/json', value: undefined });
@@ -65,6 +71,7 @@ export class ApiServer implements ApiHandler {
   private stopping = new AbortController();
   private readonly discovery: Discovery;
   private core?: ServerCore;
+  private readonly metrics?: ApiServerMetrics;
   /** host:port clients should use, reported by GET /api. */
   serverAddress = '';
 
@@ -73,6 +80,8 @@ export class ApiServer implements ApiHandler {
     this.initializers = options.initializers ?? new InitializerRegistryImpl();
     this.discovery = new Discovery(this.registry, () => this.serverAddress, this.extensions.delegated);
     this.objectCounts = new ObjectCounts(this.registry, () => this.core?.store);
+    if (options.metrics)
+      this.metrics = new ApiServerMetrics(options.metrics, { thread: options.thread ?? 0, resources: this.registry, extensions: this.extensions });
     skipFailingAuthenticators(options.hooks.authenticate);
     skipFailingAuthorizers(options.hooks.authorize);
     options.hooks.authenticate.tap({ name: APISERVER_NAME, stage: CHAIN_STAGE.LOOPBACK }, (request) => this.tokens.authenticate(request));
@@ -90,7 +99,7 @@ export class ApiServer implements ApiHandler {
     setMaxListeners(0, this.stopping.signal);
     this.core = {
       hooks,
-      store,
+      store: this.metrics?.instrument(store) ?? store,
       registry: this.registry,
       initializers: this.initializers,
       handlers: this.handlers,
@@ -117,12 +126,14 @@ export class ApiServer implements ApiHandler {
     let response: ApiResponse;
     let unexpected = false;
     const flow: FlowAdmission = { headers: {} };
+    const started = this.metrics?.begin(request);
     try {
       response = await this.serve(request, audit, flow);
     } catch (err) {
       ({ response, unexpected } = errorResponse(err, this.options.logger, request));
     }
     response = releaseWhenComplete(response, flow);
+    if (started !== undefined) response = this.metrics!.end(request, flow.info, response, started);
     if (!audit) return response;
     if (response.stream) {
       const started = response;
@@ -135,7 +146,7 @@ export class ApiServer implements ApiHandler {
   private async serve(request: ApiRequest, audit: AuditRecorder | undefined, flow: FlowAdmission): Promise<ApiResponse> {
     const core = this.core;
     if (!core) throw errors.unavailable('the API server is not serving (starting or stopping)');
-    const info = parseRequestInfo(request.method, request.path, request.query);
+    const info = (flow.info = parseRequestInfo(request.method, request.path, request.query));
     audit?.requestReceived(info);
     const authenticated = await authenticate(core.hooks, request);
     const user = await impersonate(core.hooks, request.headers, authenticated);

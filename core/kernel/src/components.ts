@@ -4,6 +4,7 @@ import type { ApiHandler } from './types/transport.js';
 import type { InitializerRegistry, ResourceRegistry } from './types/apiserver.js';
 import type { Logger } from './types/logger.js';
 import type { NodeConnections } from './types/kubelet.js';
+import type { Registry } from './metrics.js';
 
 /** What the API server reports once it listens (`apiServerInfo`). */
 export interface ApiServerInfo {
@@ -44,6 +45,8 @@ export interface Components {
   kernel: Kernel;
   logger: Logger;
   config: ResolvedConfig;
+  /** The kernel's Prometheus registry: components add their metrics to it (see `counter`, `gauge`, `histogram`). */
+  metrics: Registry;
   /** The API server's request pipeline, for in-process clients (the loopback transport). */
   apiHandler: ApiHandler;
   apiServerInfo: ApiServerInfo;

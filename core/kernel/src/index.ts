@@ -22,6 +22,28 @@ export {
   type WorkerEntry,
   type WorkerKernelFactory,
 } from './threads.js';
+export {
+  addMetricsSource,
+  counter,
+  createMetricsRegistry,
+  exponentialBuckets,
+  gatherMetrics,
+  gauge,
+  histogram,
+  METRICS_CONTENT_TYPE,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  seriesCounter,
+  seriesHistogram,
+  SeriesCounter,
+  SeriesHistogram,
+  CounterSeries,
+  HistogramSeries,
+  type MetricsSnapshot,
+  type MetricsSource,
+} from './metrics.js';
 export { recordingLogger, type LogRecord } from './recording-logger.js';
 export { PluginFailure, isPluginFailure, pluginInCharge, skipFailingTaps, type PluginInCharge } from './tap-errors.js';
 export { Registrations, type RegistrationsOptions } from './registrations.js';

@@ -11,11 +11,12 @@ import type { SkiffPlugin } from './plugin.js';
 import type { ComponentName, Components } from './components.js';
 import type { Logger } from './types/logger.js';
 import { KernelThreads, type ThreadOptions, type WorkerEntry } from './threads.js';
+import { createMetricsRegistry, shareMetricsAcrossThreads, type Registry } from './metrics.js';
 
 export const KERNEL_VERSION = packageVersion(new URL('../package.json', import.meta.url)).version;
 
 /** Components the kernel registers itself; every plugin may resolve them without declaring them. */
-const KERNEL_COMPONENTS: readonly ComponentName[] = ['kernel', 'config', 'logger'];
+const KERNEL_COMPONENTS: readonly ComponentName[] = ['kernel', 'config', 'logger', 'metrics'];
 
 export interface LoadedPlugin {
   plugin: SkiffPlugin<any>;
@@ -40,6 +41,8 @@ export class Kernel {
   readonly hooks: Hooks = namePluginsInErrors(createHooks());
   readonly container: AwilixContainer;
   readonly logger: Logger;
+  /** This kernel's Prometheus registry (component `metrics`); see metrics.ts. */
+  readonly metrics: Registry;
   config: ResolvedConfig;
   /** Which thread this kernel runs on, and how many serve the API (config `apiServer.workers`). */
   readonly threads: KernelThreads;
@@ -55,7 +58,9 @@ export class Kernel {
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.threads = new KernelThreads(() => this.config.apiServer?.workers ?? 1, options.thread);
     this.workerEntry = options.workerEntry;
-    this.container.register({ kernel: asValue(this), logger: asValue(this.logger) });
+    this.metrics = createMetricsRegistry({ defaultMetrics: this.threads.primary });
+    shareMetricsAcrossThreads(this.threads, this.metrics);
+    this.container.register({ kernel: asValue(this), logger: asValue(this.logger), metrics: asValue(this.metrics) });
   }
 
   /** Checks a plugin's metadata and options and lets it tap hooks. */

@@ -11,6 +11,8 @@ export interface FlowAdmission {
   headers: Record<string, string>;
   /** A long-running request (a watch, logs, proxy, exec, attach, port-forward): it holds its seats only while it starts, whatever shape its stream has. */
   longRunning?: boolean;
+  /** What the request is about, once parsed (for the request metrics). */
+  info?: RequestInfo;
 }
 
 /**
