@@ -1,10 +1,19 @@
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { SkiffConfig } from '@skiff/kernel';
+import { LOG_FORMATS, type LogFormat } from './logs.js';
 
 export interface UpArgs {
   configFile?: string;
   overrides: SkiffConfig;
+  /** `--log-format`: component logs to stderr in this format. */
+  logFormat?: LogFormat;
+}
+
+function logFormat(value: string | undefined): LogFormat | undefined {
+  if (value === undefined) return undefined;
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new Error(`--log-format must be one of ${LOG_FORMATS.join(', ')} (got "${value}")`);
+  return value as LogFormat;
 }
 
 function wholeNumber(flag: string, value: string | undefined): number | undefined {
@@ -32,6 +41,7 @@ export function parseUpArgs(argv: string[]): UpArgs {
       nodes: { type: 'string' },
       'advertise-address': { type: 'string' },
       'log-level': { type: 'string' },
+      'log-format': { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -41,6 +51,7 @@ export function parseUpArgs(argv: string[]): UpArgs {
   if (port !== undefined && port > 65535) throw new Error(`--port must be at most 65535 (got ${port})`);
   return {
     configFile: values.config,
+    logFormat: logFormat(values['log-format']),
     overrides: {
       preset: values.preset,
       dataDir: values['data-dir'],

@@ -4,9 +4,13 @@ import { exitOnInternalErrors } from './crash.js';
 import { main } from './main.js';
 import { stopOnSignals, type Output } from './up.js';
 
+/** CI sets CI and wants plain lines, even where its log viewer poses as a terminal. */
+const ci = process.env.CI ?? '';
+const interactive = process.stdout.isTTY === true && (ci === '' || ci === 'false' || ci === '0');
 const output: Output = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+  terminal: interactive ? { write: (text) => process.stdout.write(text) } : undefined,
 };
 exitOnInternalErrors(output);
 

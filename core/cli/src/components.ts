@@ -5,6 +5,7 @@ import { createCluster, Kernel, type ResolvedConfig, type SkiffConfig, type Thre
 import { parseUpArgs } from './args.js';
 import { componentKubeconfigFile, writeComponentKubeconfigs } from './component-kubeconfigs.js';
 import { ensurePrivateDataDir, SERVER_UMASK } from './data-dir.js';
+import { logTarget, targetLogger, type LogChoice } from './logs.js';
 import { pluginComponents, runsIn, type Component } from './roles.js';
 import type { Output } from './up.js';
 
@@ -102,6 +103,8 @@ export interface ClusterBoot {
   cwd: string;
   configFile?: string;
   overrides: SkiffConfig;
+  /** Where the logs go (default: stderr, JSON lines). */
+  logs?: LogChoice;
 }
 
 /** How an API server worker thread builds this cluster's request path: core/cli's api-worker module, with `boot`. */
@@ -122,7 +125,8 @@ export async function createComponentKernel(
   // Every plugin's apply only registers taps: a kernel that is never started shows which hooks each one taps.
   const whole = await createCluster(boot);
   const where = pluginComponents(whole);
-  const kernel = new Kernel({ config: whole.config, thread, workerEntry: apiWorkerEntry(boot) });
+  const logger = boot.logs ? targetLogger(whole.config.logLevel, logTarget(boot.logs, whole.config.dataDir)).logger : undefined;
+  const kernel = new Kernel({ config: whole.config, thread, workerEntry: apiWorkerEntry(boot), logger });
   const { defaults = {}, overrides = {} } = extraOptions(whole.config);
   const plugins = whole.listPlugins();
   const keep = new Set(
@@ -158,13 +162,14 @@ export async function createComponentKernel(
  */
 export async function apiserver(argv: string[], output: Output, cwd = process.cwd()): Promise<Kernel> {
   const started = performance.now();
-  const { configFile, overrides } = parseUpArgs(argv);
+  const { configFile, overrides, logFormat } = parseUpArgs(argv);
   const nodes = overrides.nodes ?? 0;
   process.umask(SERVER_UMASK);
   const { kernel, kept, total } = await createComponentKernel(nodes > 0 ? ['apiserver', 'kubelet'] : ['apiserver'], {
     cwd,
     configFile,
     overrides: { ...overrides, nodes },
+    logs: logFormat ? { toFile: false, format: logFormat } : undefined,
   });
   output.out(`skiff: API server${nodes > 0 ? ' and kubelets' : ''} with ${kept} of the ${total} plugins of preset ${kernel.config.preset}`);
   return startApiServer(kernel, output, cwd, started);

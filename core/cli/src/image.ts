@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG_DEFAULTS, loadConfig } from '@skiff/kernel';
 import type * as ContainerdImages from '@skiff/plugin-cri-containerd/images';
+import { clusterDataDir } from './cluster-dir.js';
 import type { Output } from './up.js';
 
 /** The containerd plugin's image tools, loaded only when an image command runs (the dev preset has no containerd). */
@@ -29,9 +29,7 @@ export async function image(argv: string[], output: Output, cwd: string): Promis
   if (verb !== 'import') throw new Error(verb === undefined ? 'skiff image needs a subcommand: import' : `unknown image subcommand "${verb}" (known: import)`);
   if (files.length === 0) throw new Error('skiff image import needs at least one image archive (an OCI or docker-archive tar)');
   // The cluster's data dir as `skiff up` finds it: the flag, else the config file's (from its own folder).
-  const dataDir = values['data-dir']
-    ? resolve(cwd, values['data-dir'])
-    : await loadConfig({ cwd, file: values.config }).then(({ config, rootDir }) => resolve(rootDir, config.dataDir ?? CONFIG_DEFAULTS.dataDir));
+  const dataDir = await clusterDataDir(cwd, { dataDir: values['data-dir'], configFile: values.config });
   const nodesDir = join(dataDir, 'nodes');
   const nodes = values.node ? [values.node] : existsSync(nodesDir) ? readdirSync(nodesDir).sort() : [];
   const { importImageArchive, nodeContainerdSocket } = await containerdImages();

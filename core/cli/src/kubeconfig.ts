@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG_DEFAULTS, loadConfig, type SkiffConfig } from '@skiff/kernel';
+import { CONFIG_DEFAULTS } from '@skiff/kernel';
+import { ClusterLookup } from './cluster-dir.js';
 import type { Output } from './up.js';
 
 /**
@@ -35,11 +36,8 @@ export async function kubeconfig(argv: string[], output: Output, cwd: string): P
   if (seconds !== undefined && !/^[1-9]\d*$/.test(seconds)) throw new Error(`--expiration-seconds must be a positive whole number (got "${seconds}")`);
 
   // The cluster's data dir and address as `skiff up` finds them: the flags, else the config file's (from its own folder).
-  let loaded: { config: SkiffConfig; rootDir: string } | undefined;
-  const config = async () => (loaded ??= await loadConfig({ cwd, file: values.config }));
-  const dataDir = values['data-dir']
-    ? resolve(cwd, values['data-dir'])
-    : await config().then(({ config, rootDir }) => resolve(rootDir, config.dataDir ?? CONFIG_DEFAULTS.dataDir));
+  const cluster = new ClusterLookup(cwd, { dataDir: values['data-dir'], configFile: values.config });
+  const dataDir = await cluster.dataDir();
 
   // Loaded only now: the API server's package is large, and the other commands do not need it.
   const { readClusterCa, issueClientCertificate, serverUrl, ApiServerError } = await import('@skiff/apiserver');
@@ -57,7 +55,7 @@ export async function kubeconfig(argv: string[], output: Output, cwd: string): P
     values.server ??
     (existsSync(adminKubeconfig)
       ? readKubeconfig(adminKubeconfig).server
-      : await config().then(({ config }) => serverUrl(config.host ?? CONFIG_DEFAULTS.host, config.port ?? CONFIG_DEFAULTS.port)));
+      : await cluster.config().then(({ config }) => serverUrl(config.host ?? CONFIG_DEFAULTS.host, config.port ?? CONFIG_DEFAULTS.port)));
 
   const issued = issueClientCertificate(ca, { user: name, groups, ...(seconds !== undefined ? { validitySeconds: Number(seconds) } : {}) });
   const text = buildKubeconfig({

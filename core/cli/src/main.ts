@@ -6,6 +6,8 @@ import { image } from './image.js';
 import { joinCluster } from './join.js';
 import { kubeconfig } from './kubeconfig.js';
 import { newPlugin } from './new/command.js';
+import { plugins } from './plugins.js';
+import { status } from './status.js';
 import { storeCommand } from './store.js';
 import { up, type Output } from './up.js';
 import { token } from './token.js';
@@ -58,6 +60,11 @@ export async function main(argv: string[], output: Output, cwd = process.cwd()):
       return { exitCode: 0 };
     case 'store':
       await storeCommand(rest, output, cwd);
+      return { exitCode: 0 };
+    case 'status':
+      return { exitCode: await status(rest, output, cwd) };
+    case 'plugins':
+      await plugins(rest, output, cwd);
       return { exitCode: 0 };
     case 'version':
       parseArgs({ args: rest, options: {}, strict: true, allowPositionals: false });

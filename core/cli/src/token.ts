@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ConfigMap } from '@skiff/api';
-import { CONFIG_DEFAULTS, loadConfig } from '@skiff/kernel';
 import { parse as parseYaml } from 'yaml';
+import { adminKubeconfigIn, clusterDataDir } from './cluster-dir.js';
 import { caCertHash } from './join.js';
 import type { Output } from './up.js';
 
@@ -39,12 +37,7 @@ export async function token(argv: string[], output: Output, cwd: string): Promis
   if (verb !== 'create') throw new Error(verb === undefined ? 'skiff token needs a subcommand: create' : `unknown token subcommand "${verb}" (known: create)`);
   if (extra !== undefined) throw new Error(`unexpected argument "${extra}"`);
   const ttlSeconds = parseTtl(values.ttl);
-  const dataDir = values['data-dir']
-    ? resolve(cwd, values['data-dir'])
-    : await loadConfig({ cwd, file: values.config }).then(({ config, rootDir }) => resolve(rootDir, config.dataDir ?? CONFIG_DEFAULTS.dataDir));
-  const adminKubeconfig = join(dataDir, 'admin.kubeconfig');
-  if (!existsSync(adminKubeconfig))
-    throw new Error(`no admin kubeconfig in ${dataDir}: start the cluster there (skiff up), or name its data dir with --data-dir`);
+  const adminKubeconfig = adminKubeconfigIn(await clusterDataDir(cwd, { dataDir: values['data-dir'], configFile: values.config }));
 
   const { createClientFromKubeconfig, readKubeconfig } = await import('@skiff/client');
   const { createBootstrapToken } = await import('@skiff/plugin-controller-bootstrap-signer');

@@ -20,9 +20,9 @@ on to the next. Leader election (a Lease in kube-system) lets several copies run
 export const COMMANDS = Object.freeze({
   up: {
     summary: 'start a whole cluster in this process',
-    usage: `usage: skiff up [--preset NAME] [--config FILE] [--data-dir DIR] [--host IP] [--port N] [--nodes N] [--advertise-address IP] [--log-level LEVEL]
+    usage: `usage: skiff up [--preset NAME] [--config FILE] [--data-dir DIR] [--host IP] [--port N] [--nodes N] [--advertise-address IP] [--log-level LEVEL] [--log-format json|text]
 
-Starts a whole cluster in this process and writes <data-dir>/admin.kubeconfig.
+Starts a whole cluster in this process, printing each step as it goes, and writes <data-dir>/admin.kubeconfig.
 The data dir and everything in it are readable by the owner only (0700 / 0600).
   --preset     preset name or package (default: dev, or the config file's)
   --config     config file (default: skiff.config.* / .skiffrc* / package.json#skiff in this folder)
@@ -33,7 +33,35 @@ The data dir and everything in it are readable by the owner only (0700 / 0600).
   --nodes      number of simulated nodes (default: 1)
   --advertise-address  this machine's address for pods and other machines: the nodes' InternalIP
                (default: the address of the interface the default route leaves by)
-  --log-level  trace|debug|info|warn|error|silent (default: info; logs go to stderr)
+  --log-level  trace|debug|info|warn|error|silent (default: info); given, the logs go to stderr
+  --log-format json|text: the logs go to stderr, as JSON lines or as text for people
+               (default: JSON lines in <data-dir>/logs/skiff.log, 0600, moved to skiff.log.1 at 10 MiB)
+  -h, --help   print this help`,
+  },
+  status: {
+    summary: 'summarise a running cluster: version, preset, nodes, pods, readiness, plugins',
+    usage: `usage: skiff status [--data-dir DIR] [--config FILE]
+
+Asks the cluster of a data dir (through its admin.kubeconfig) how it is: the server and its version, the preset,
+nodes Ready, pods by phase, failing readiness checks, where its logs go and the plugins it loaded, with their taps
+per hook (from <data-dir>/up.json, which skiff up writes once ready). When nothing answers within 2s it says so in
+one line and exits 1.
+  --data-dir   the cluster's data dir (default: the config file's, else ./.skiff)
+  --config     the cluster's config file (default: found in this folder, as skiff up does)
+  -h, --help   print this help`,
+  },
+  plugins: {
+    summary: 'list the plugins of a cluster and the taps of each hook in call order',
+    usage: `usage: skiff plugins [--data-dir DIR] [--config FILE] [--preset NAME] [--json]
+
+Lists the plugins a cluster loads (name, version, the kernel versions it supports) and, for each hook, its taps in
+the order the hook calls them: stage, plugin, tap name; for the registration hooks (controllers, scheduler plugins,
+runtimes…), the names each tap registers. It reads the preset and config as skiff up does, with the preset the last
+skiff up in the data dir used, and builds the kernel without starting it: the cluster may be running or stopped.
+  --data-dir   the cluster's data dir (default: the config file's, else ./.skiff)
+  --config     the cluster's config file (default: found in this folder, as skiff up does)
+  --preset     preset name or package (default: the last skiff up's, else the config file's, else dev)
+  --json       the same as JSON
   -h, --help   print this help`,
   },
   join: {
@@ -56,7 +84,7 @@ gets the node's client certificate through a CertificateSigningRequest (TLS boot
   },
   apiserver: {
     summary: 'run only the API server (and its store) of a cluster',
-    usage: `usage: skiff apiserver [--preset NAME] [--config FILE] [--data-dir DIR] [--host IP] [--port N] [--advertise-address IP] [--nodes N] [--log-level LEVEL]
+    usage: `usage: skiff apiserver [--preset NAME] [--config FILE] [--data-dir DIR] [--host IP] [--port N] [--advertise-address IP] [--nodes N] [--log-level LEVEL] [--log-format json|text]
 
 Runs the plugins of the preset and config that belong with the API server: the store, @skiff/apiserver and the
 request path (authentication, authorization, admission, API extensions, flow control, audit, encryption…).
@@ -72,6 +100,7 @@ serving certificate.
   --advertise-address  this machine's address for pods and other machines (default: the default route's interface)
   --nodes      also run the preset's kubelets, with this many simulated nodes (default: 0, none)
   --log-level  trace|debug|info|warn|error|silent (default: info; logs go to stderr)
+  --log-format json (default) or text (lines for people)
   -h, --help   print this help`,
   },
   'controller-manager': {

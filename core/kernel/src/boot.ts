@@ -131,7 +131,8 @@ export interface BootOptions {
   config?: SkiffConfig;
   /** Values that win over the file and the preset (the CLI's flags). */
   overrides?: SkiffConfig;
-  logger?: Logger;
+  /** The kernel's logger, or a function that makes it from the resolved config (to write into the data dir, say). */
+  logger?: Logger | ((config: ResolvedConfig) => Logger);
   /** For an API server worker thread's kernel (see KernelOptions.thread). */
   thread?: ThreadOptions;
   /** How to build the request path of this cluster in an API server worker thread (see KernelOptions.workerEntry). */
@@ -162,7 +163,8 @@ export async function createCluster(options: BootOptions = {}): Promise<Kernel> 
     configFile: loaded.file,
   };
   delete config.plugins;
-  const kernel = new Kernel({ config, logger: options.logger, thread: options.thread, workerEntry: options.workerEntry });
+  const logger = typeof options.logger === 'function' ? options.logger(config) : options.logger;
+  const kernel = new Kernel({ config, logger, thread: options.thread, workerEntry: options.workerEntry });
   const plugins = await Promise.all(entries.map((entry) => loadPlugin(entry, loaded.rootDir)));
   plugins.forEach((plugin, i) => kernel.use(plugin, entries[i]!.options || {}));
   return kernel;

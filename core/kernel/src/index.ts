@@ -1,4 +1,4 @@
-export { Kernel, KERNEL_VERSION, type KernelOptions, type LoadedPlugin } from './kernel.js';
+export { Kernel, KERNEL_VERSION, createLogger, type KernelOptions, type LoadedPlugin } from './kernel.js';
 export { createHooks, LIFECYCLE_STAGE, ADMISSION_STAGE, CHAIN_STAGE, AUTHORIZE_STAGE, type Hooks } from './hooks.js';
 export { definePlugin, definePreset, type SkiffPlugin, type SkiffPreset, type PluginSpec, type PluginDefinition, type PluginOptions } from './plugin.js';
 export { packageInfo, type PackageInfo } from './package-info.js';

@@ -78,6 +78,22 @@ describe('Kernel', () => {
     expect(order).toEqual(['components nodes=7', 'start good', 'stop good']);
   });
 
+  it('prepares without starting: configure and components run once, start runs the rest', async () => {
+    const kernel = quiet();
+    const order: string[] = [];
+    kernel.hooks.configure.tap('t', (config) => (order.push('configure'), config));
+    kernel.hooks.components.tap('t', () => void order.push('components'));
+    kernel.lifecycle('c', 0, { start: () => void order.push('start'), stop: () => void order.push('stop') });
+    kernel.prepare();
+    kernel.prepare();
+    expect(order).toEqual(['configure', 'components']);
+    expect(kernel.running).toBe(false);
+    await kernel.start();
+    await kernel.stop();
+    expect(order).toEqual(['configure', 'components', 'start', 'stop']);
+    expect(() => kernel.prepare()).toThrow('kernel cannot prepare: it is stopped');
+  });
+
   it('shares components through the container; replacing one must be meant', () => {
     const kernel = quiet();
     kernel.provide('example', { kind: 'lmdb' });

@@ -1,6 +1,6 @@
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import semver from 'semver';
-import { destination, pino } from 'pino';
+import { destination as pinoDestination, pino } from 'pino';
 import { createHooks, type Hooks } from './hooks.js';
 import { applyPlugin, namePluginsInErrors } from './tap-errors.js';
 import { KernelError } from './errors.js';
@@ -21,6 +21,14 @@ const KERNEL_COMPONENTS: readonly ComponentName[] = ['kernel', 'config', 'logger
 export interface LoadedPlugin {
   plugin: SkiffPlugin<any>;
   options: unknown;
+}
+
+/**
+ * A pino logger at `level` writing JSON lines to `destination` (default: stderr, synchronously, so stdout stays for
+ * the CLI's short human lines and nothing is lost when the process ends).
+ */
+export function createLogger(level: string, destination?: { write(line: string): unknown }): Logger {
+  return pino({ level, base: undefined }, destination ?? pinoDestination({ fd: 2, sync: true })) as unknown as Logger;
 }
 
 export interface KernelOptions {
@@ -49,12 +57,11 @@ export class Kernel {
   /** How to build this kernel's request path again in a worker thread; undefined: it cannot be. */
   workerEntry: WorkerEntry | undefined;
   private readonly plugins = new Map<string, LoadedPlugin>();
-  private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
+  private state: 'new' | 'prepared' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
   constructor(options: KernelOptions = {}) {
     this.config = { ...CONFIG_DEFAULTS, rootDir: process.cwd(), ...options.config } as ResolvedConfig;
-    // Logs go to stderr so stdout stays for the CLI's short human lines.
-    this.logger = options.logger ?? (pino({ level: this.config.logLevel, base: undefined }, destination({ fd: 2, sync: true })) as unknown as Logger);
+    this.logger = options.logger ?? createLogger(this.config.logLevel);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.threads = new KernelThreads(() => this.config.apiServer?.workers ?? 1, options.thread);
     this.workerEntry = options.workerEntry;
@@ -148,10 +155,14 @@ export class Kernel {
     }
   }
 
-  /** Checks dependencies, runs configure and components, then starts everything and calls ready. */
-  async start(): Promise<void> {
-    if (this.state !== 'new') throw new Error(`kernel cannot start: it is ${this.state}`);
-    this.state = 'starting';
+  /**
+   * Everything `start` does before the start hook: checks dependencies and contracts, runs configure and components.
+   * Nothing is started, so a kernel that is only prepared (`skiff plugins`) shows the whole cluster's taps and needs
+   * no stop. `start` prepares a kernel that is not prepared yet.
+   */
+  prepare(): void {
+    if (this.state === 'prepared') return;
+    if (this.state !== 'new') throw new Error(`kernel cannot prepare: it is ${this.state}`);
     for (const { plugin } of this.plugins.values()) {
       for (const dependency of plugin.dependencies ?? []) {
         if (!this.plugins.has(dependency)) throw new KernelError('SKIFF_ERR_KERNEL_PLUGIN_DEPENDENCY', { name: plugin.name, dependency });
@@ -161,6 +172,14 @@ export class Kernel {
     this.config = this.hooks.configure.call(this.config);
     this.container.register({ config: asValue(this.config) });
     this.hooks.components.call(this.container);
+    this.state = 'prepared';
+  }
+
+  /** Prepares the kernel (see `prepare`), then starts everything and calls ready. */
+  async start(): Promise<void> {
+    if (this.state !== 'new' && this.state !== 'prepared') throw new Error(`kernel cannot start: it is ${this.state}`);
+    this.prepare();
+    this.state = 'starting';
     try {
       await this.hooks.start.promise();
       this.checkProvided();
