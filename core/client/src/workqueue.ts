@@ -1,5 +1,6 @@
 import { isApiError, type KubeObject } from '@skiff/api';
-import type { Logger } from '@skiff/kernel';
+import type { Logger, Registry } from '@skiff/kernel';
+import { WorkQueueMetrics } from './workqueue-metrics.js';
 
 export interface WorkQueueOptions {
   /** Shown in logs. */
@@ -28,6 +29,10 @@ export class WorkQueue<T = string> {
   private readonly requeues = new Map<T, number>();
   private readonly waiters: (() => void)[] = [];
   private shuttingDown = false;
+  /** Set by `instrument`; the maps below are filled only then. */
+  private metrics?: WorkQueueMetrics;
+  private readonly addedAt = new Map<T, number>();
+  private readonly startedAt = new Map<T, number>();
 
   constructor(options: WorkQueueOptions = {}) {
     this.name = options.name ?? 'queue';
@@ -38,6 +43,10 @@ export class WorkQueue<T = string> {
   add(item: T): void {
     if (this.shuttingDown || this.dirty.has(item)) return;
     this.dirty.add(item);
+    if (this.metrics) {
+      this.metrics.added();
+      this.addedAt.set(item, performance.now());
+    }
     if (this.processing.has(item)) return;
     this.enqueue(item);
   }
@@ -63,6 +72,7 @@ export class WorkQueue<T = string> {
   addRateLimited(item: T): void {
     const requeues = this.numRequeues(item);
     this.requeues.set(item, requeues + 1);
+    this.metrics?.retried();
     this.addAfter(item, Math.min(this.baseDelayMs * 2 ** requeues, this.maxDelayMs));
   }
 
@@ -84,13 +94,37 @@ export class WorkQueue<T = string> {
     const item = this.queue.shift() as T;
     this.dirty.delete(item);
     this.processing.add(item);
+    if (this.metrics) this.took(item);
     return item;
   }
 
   /** Marks `item` processed; if it was added meanwhile, it goes back into the queue now. */
   done(item: T): void {
     this.processing.delete(item);
+    if (this.metrics) this.finished(item);
     if (this.dirty.has(item)) this.enqueue(item);
+  }
+
+  /**
+   * Reports this queue's workqueue_* metrics (client-go's names, label `name`) in `registry` from now on; a controller
+   * calls it before anything is added (runWhenSynced does).
+   */
+  instrument(registry: Registry): void {
+    this.metrics ??= new WorkQueueMetrics(registry, this.name, { depth: () => this.queue.length, processingSince: () => this.startedAt.values() });
+  }
+
+  private took(item: T): void {
+    const now = performance.now();
+    const added = this.addedAt.get(item);
+    this.addedAt.delete(item);
+    if (added !== undefined) this.metrics!.waited((now - added) / 1000);
+    this.startedAt.set(item, now);
+  }
+
+  private finished(item: T): void {
+    const started = this.startedAt.get(item);
+    this.startedAt.delete(item);
+    if (started !== undefined) this.metrics!.worked((performance.now() - started) / 1000);
   }
 
   /** Items ready to be handed out (not counting those being processed or waiting for a delay). */

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { errorMessage } from '@skiff/api';
 import { EventRecorderImpl, SharedInformerFactory } from '@skiff/client';
-import type { ApiClient, ControllerContext, ControllerDefinition, EventRecorder, InformerFactory, Logger } from '@skiff/kernel';
+import type { ApiClient, ControllerContext, ControllerDefinition, EventRecorder, InformerFactory, Logger, Registry } from '@skiff/kernel';
 import { informersFor } from './controller-informers.js';
 import { checkEnabledNames, isControllerEnabled } from './enabled.js';
 import { ControllerManagerError } from './errors.js';
@@ -17,6 +17,8 @@ export interface ControllerManagerDeps {
   informers?: InformerFactory;
   /** One recorder for every controller; by default each controller gets its own, as component `<name>-controller`. */
   recorder?: EventRecorder;
+  /** Where controllers' work queues report their metrics (the kernel's `metrics` component). */
+  metrics?: Registry;
 }
 
 /**
@@ -93,6 +95,7 @@ export class ControllerManager {
       logger,
       signal: this.abort.signal,
       workers: this.options.workers,
+      ...(this.deps.metrics ? { metrics: this.deps.metrics } : {}),
       // Work that fails is logged when it fails, naming the controller, not only once everything stops.
       track: (work) => {
         this.work.push(work.catch((err: unknown) => logger.error({ err }, 'controller stopped with an error')));

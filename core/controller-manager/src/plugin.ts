@@ -53,7 +53,7 @@ export default definePlugin({
         client = connection.client;
         await assertCanI(client, connection.who, { verb: 'create', group: '', resource: 'pods' });
         const logger = kernel.logger.child({ component: 'controller-manager' });
-        const deps = { client, logger };
+        const deps = { client, logger, metrics: kernel.resolve('metrics') };
         // A manager cannot start twice (its informers and stop signal are one-shot): each term as leader gets a new one.
         const startControllers = async () => {
           manager = new ControllerManager(deps, options);

@@ -18,9 +18,10 @@ export interface RunWhenSyncedOptions<T> {
  * half-filled cache would take a missing object for a deleted one, hence the wait. Stopping while the
  * caches are still filling is not a failure: the queue is shut down and the call resolves quietly.
  */
-export async function runWhenSynced<T>(ctx: Pick<ControllerContext, 'signal' | 'logger'>, options: RunWhenSyncedOptions<T>): Promise<void> {
+export async function runWhenSynced<T>(ctx: Pick<ControllerContext, 'signal' | 'logger' | 'metrics'>, options: RunWhenSyncedOptions<T>): Promise<void> {
   const { signal, logger } = ctx;
   const { informers, queue, workers, sync, beforeWorkers } = options;
+  if (ctx.metrics) queue.instrument(ctx.metrics);
   try {
     // One at a time: the caches fill in parallel anyway, and each wait holds just one listener on the shared signal.
     for (const informer of informers) await informer.waitForSync(signal);

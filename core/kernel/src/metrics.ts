@@ -205,6 +205,7 @@ abstract class SeriesMetric<S extends { labels: Readonly<Record<string, string>>
   readonly labelNames: readonly string[];
   readonly aggregator = 'sum';
   protected readonly all: S[] = [];
+  private readonly byLabels = new Map<string, S>();
 
   constructor(config: SeriesMetricConfig) {
     this.name = config.name;
@@ -212,15 +213,21 @@ abstract class SeriesMetric<S extends { labels: Readonly<Record<string, string>>
     this.labelNames = config.labelNames;
   }
 
-  /** A new series with these labels (keep it: asking twice makes two). */
+  /** The series with these labels, made on first use (keep it: finding it costs a lookup). */
   series(labels: Readonly<Record<string, string>>): S {
-    const series = this.create(labels);
-    this.all.push(series);
+    const key = JSON.stringify(this.labelNames.map((name) => labels[name]));
+    let series = this.byLabels.get(key);
+    if (!series) {
+      series = this.create(labels);
+      this.byLabels.set(key, series);
+      this.all.push(series);
+    }
     return series;
   }
 
   reset(): void {
     this.all.length = 0;
+    this.byLabels.clear();
   }
 
   protected abstract create(labels: Readonly<Record<string, string>>): S;

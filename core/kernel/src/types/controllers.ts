@@ -1,5 +1,6 @@
 import type { ApiClient, EventRecorder, InformerFactory } from './client.js';
 import type { Logger } from './logger.js';
+import type { Registry } from '../metrics.js';
 
 export interface ControllerContext {
   client: ApiClient;
@@ -10,6 +11,8 @@ export interface ControllerContext {
   signal: AbortSignal;
   /** How many workers each controller runs unless its own options say otherwise (the manager's `workers` option). */
   workers?: number;
+  /** Where the controller's work queues report their workqueue_* metrics (the kernel's `metrics` registry). */
+  metrics?: Registry;
   /** Hands the manager a controller's long-running work (its workers), so stopping waits for it to finish. */
   track?(work: Promise<unknown>): void;
 }
