@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { definePlugin, hostAddress, KernelError, LIFECYCLE_STAGE, type ApiServerInfo, type Logger, type PluginOptions } from '@skiff/kernel';
 import { bootstrapNamespaces } from './bootstrap.js';
+import { serveTraces } from './debug/traces.js';
 import { ApiServerError } from './errors.js';
 import { CONNECTION_LIMIT_DEFAULTS, HttpServer } from './http/server.js';
 import { writeKubeconfig } from '@skiff/client';
@@ -113,6 +114,7 @@ const plugin = definePlugin({
       server = new ApiServer({
         hooks: kernel.hooks,
         logger,
+        tracer: kernel.tracer,
         bookmarkIntervalMs: options.watchBookmarkIntervalMs,
         resourceVersionWaitMs: options.resourceVersionWaitMs,
         metrics: kernel.resolve('metrics'),
@@ -121,6 +123,7 @@ const plugin = definePlugin({
       kernel.provide('resourceRegistry', server.registry);
       kernel.provide('initializerRegistry', server.initializers);
       kernel.provide('apiExtensions', server.extensions);
+      serveTraces(server.extensions, kernel.tracer);
     });
 
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.API_SERVER, {

@@ -12,6 +12,7 @@ import {
   type Hooks,
   type Logger,
   type Registry,
+  type Tracer,
 } from '@skiff/kernel';
 import type { Store } from '@skiff/store';
 import { Discovery } from './discovery/discovery.js';
@@ -25,6 +26,7 @@ import { errorResponse } from './pipeline/error-response.js';
 import { admitFlow, ObjectCounts, releaseWhenComplete, type FlowAdmission } from './pipeline/flow-control.js';
 import { LoopbackTokens } from './pipeline/loopback-tokens.js';
 import { parseRequestInfo } from './pipeline/request-info.js';
+import { traceRequest } from './pipeline/trace.js';
 import { ApiServerMetrics } from './metrics/server-metrics.js';
 import { InitializerRegistryImpl } from './registry/initializer-registry.js';
 import { ResourceRegistryImpl } from './registry/resource-registry.js';
@@ -51,6 +53,8 @@ export interface ApiServerOptions {
   metrics?: Registry;
   /** This thread's place among the API server's threads (0, the default: the primary). */
   thread?: number;
+  /** The kernel's tracer: requests it wants become traces (docs/tracing.md). */
+  tracer?: Tracer;
 }
 
 const NO_BODY: DecodedBody = Object.freeze({ mediaType: 'application/json', value: undefined });
@@ -120,7 +124,11 @@ export class ApiServer implements ApiHandler {
     return this.tokens.issue(user);
   }
 
-  async handle(request: ApiRequest): Promise<ApiResponse> {
+  handle(request: ApiRequest): Promise<ApiResponse> {
+    return traceRequest(this.options.tracer, request, () => this.respond(request));
+  }
+
+  private async respond(request: ApiRequest): Promise<ApiResponse> {
     // Only taps count: isUsed() is always true, the kernel intercepts every hook to name plugins in errors.
     const audit = this.options.hooks.audit.taps.length > 0 ? new AuditRecorder(this.options.hooks, request) : undefined;
     let response: ApiResponse;

@@ -11,6 +11,7 @@ import { status } from './status.js';
 import { storeCommand } from './store.js';
 import { up, type Output } from './up.js';
 import { token } from './token.js';
+import { trace } from './trace/command.js';
 import { COMMANDS, isCommand, USAGE } from './usage.js';
 import { CLI_VERSION } from './version.js';
 
@@ -49,6 +50,8 @@ export async function main(argv: string[], output: Output, cwd = process.cwd()):
     case 'token':
       await token(rest, output, cwd);
       return { exitCode: 0 };
+    case 'trace':
+      return { exitCode: await trace(rest, output, cwd) };
     case 'new':
       newPlugin(rest, output, cwd);
       return { exitCode: 0 };

@@ -123,6 +123,24 @@ cluster and prints the skiff join command for another machine: the published ser
   --config       the cluster's config file (default: found in this folder, as skiff up does)
   -h, --help     print this help`,
   },
+  trace: {
+    summary: 'show what happened for a request and everything it caused: hooks, plugins, store, controllers, scheduler, kubelets',
+    usage: `usage: skiff trace (KIND/NAME [-n NAMESPACE] | --next [--any] | --id ID | --list) [--json] [--html FILE] [--data-dir DIR] [--config FILE]
+
+Reads the spans the API server records (docs/tracing.md) through the admin kubeconfig of a running cluster and
+prints a timeline: each step with its offset, its duration, the time it spent outside its children, and who did it.
+  KIND/NAME       the traces that touched an object and what it owns (deployment/web: its ReplicaSets and Pods);
+                  needs a cluster tracing every request (config trace.mode "on") or an earlier --next
+  --next          arm a trace for the next create, update, patch or delete (--any: any request), wait for it and
+                  for what it causes to settle, then print it
+  --id            a trace by id; --list the traces held
+  -n, --namespace the object's namespace (default: default)
+  --json          the spans as JSON; --html FILE writes a one-file page with an SVG timeline
+  --timeout       seconds --next waits for a request (default 120); --settle seconds of quiet that end it (default 3)
+  --data-dir      the cluster's data dir, holding admin.kubeconfig (default: the config file's, else ./.skiff)
+  --config        the cluster's config file (default: found in this folder, as skiff up does)
+  -h, --help      print this help`,
+  },
   new: {
     summary: 'write a ready plugin package (admission, scheduler, authenticator, authorizer, controller)',
     usage: `usage: skiff new <kind> <name> [--dir DIR]

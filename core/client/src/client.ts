@@ -1,4 +1,5 @@
 import { resourcePath, type KubeList, type KubeObject, type ResourceType } from '@skiff/api';
+import { currentTrace, traceParentOf, tracingActive } from '@skiff/kernel';
 import type { ApiClient, DeleteCollectionOptions, DeleteOptions, ListOptions, PatchType, WatchEvent, WatchOptions } from '@skiff/kernel';
 import { untilAborted } from './abortable.js';
 import { ClientError } from './errors.js';
@@ -139,7 +140,9 @@ class RestClient implements SkiffClient {
 
   /** `R` is what the caller's resource type holds: the server answers with objects of the kind asked for. */
   private async send<R>(request: Partial<TransportRequest> & Pick<TransportRequest, 'method' | 'path'>): Promise<R> {
-    const response = await this.transport.request({ query: {}, headers: {}, ...request });
+    const traced = tracingActive() ? currentTrace() : undefined;
+    const headers = traced ? { ...request.headers, traceparent: traceParentOf(traced) } : (request.headers ?? {});
+    const response = await this.transport.request({ query: {}, ...request, headers });
     return response.body as R;
   }
 }

@@ -1,5 +1,5 @@
 import { ApiError, isStatus, type KubeObject, type ResourceType } from '@skiff/api';
-import type { ApiClient, Informer, InformerHandlers, Logger, WatchEvent } from '@skiff/kernel';
+import { runInTrace, traceOfEvent, tracingActive, type ApiClient, type Informer, type InformerHandlers, type Logger, type WatchEvent } from '@skiff/kernel';
 import { sleep } from './abortable.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { IndexedCache, NAMESPACE_INDEX, type Indexer } from './cache.js';
@@ -181,7 +181,10 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements Inform
     });
     for await (const event of events) {
       delivered = true;
-      this.apply(event);
+      // An event of a traced write: the handlers (and the work they queue) continue its trace.
+      const traced = tracingActive() ? traceOfEvent(event) : undefined;
+      if (traced) runInTrace(traced, () => this.apply(event));
+      else this.apply(event);
     }
     return delivered || Date.now() - startedAt >= MIN_HEALTHY_WATCH_MS;
   }

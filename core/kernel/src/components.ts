@@ -5,6 +5,7 @@ import type { InitializerRegistry, ResourceRegistry } from './types/apiserver.js
 import type { Logger } from './types/logger.js';
 import type { NodeConnections } from './types/kubelet.js';
 import type { Registry } from './metrics.js';
+import type { Tracer } from './tracing/tracer.js';
 
 /** What the API server reports once it listens (`apiServerInfo`). */
 export interface ApiServerInfo {
@@ -47,6 +48,8 @@ export interface Components {
   config: ResolvedConfig;
   /** The kernel's Prometheus registry: components add their metrics to it (see `counter`, `gauge`, `histogram`). */
   metrics: Registry;
+  /** The kernel's trace recorder (see docs/tracing.md). */
+  tracer: Tracer;
   /** The API server's request pipeline, for in-process clients (the loopback transport). */
   apiHandler: ApiHandler;
   apiServerInfo: ApiServerInfo;

@@ -55,3 +55,25 @@ export * from './types/controllers.js';
 export * from './types/scheduler.js';
 export * from './types/kubelet.js';
 export * from './types/logger.js';
+export { Tracer, TRACE_DEFAULTS, type TraceOptions, type ArmFilter, type RequestToTrace, type TraceSummary, type TracerStatus } from './tracing/tracer.js';
+export {
+  currentTrace,
+  runInTrace,
+  withSpan,
+  recordSpan,
+  traceParentOf,
+  tracingActive,
+  noteWrite,
+  linkedWrite,
+  markEvent,
+  traceOfEvent,
+  attribute as spanAttribute,
+  type TraceContext,
+  type OpenTrace,
+  type SpanStart,
+  type LiveSpan,
+} from './tracing/context.js';
+export { TraceBuffer } from './tracing/buffer.js';
+export { parseTraceParent, formatTraceParent, type TraceParent } from './tracing/traceparent.js';
+export { jsonDiff, summarizeDiff, type DiffOp } from './tracing/diff.js';
+export { now as spanClock, type Span, type SpanKind, type SpanAttributes } from './tracing/span.js';

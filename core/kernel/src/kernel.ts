@@ -3,6 +3,7 @@ import semver from 'semver';
 import { destination as pinoDestination, pino } from 'pino';
 import { createHooks, type Hooks } from './hooks.js';
 import { applyPlugin, namePluginsInErrors } from './tap-errors.js';
+import { Tracer, TRACE_DEFAULTS } from './tracing/tracer.js';
 import { KernelError } from './errors.js';
 import { checkOptions } from './options.js';
 import { packageVersion } from './package-info.js';
@@ -16,7 +17,7 @@ import { createMetricsRegistry, shareMetricsAcrossThreads, type Registry } from 
 export const KERNEL_VERSION = packageVersion(new URL('../package.json', import.meta.url)).version;
 
 /** Components the kernel registers itself; every plugin may resolve them without declaring them. */
-const KERNEL_COMPONENTS: readonly ComponentName[] = ['kernel', 'config', 'logger', 'metrics'];
+const KERNEL_COMPONENTS: readonly ComponentName[] = ['kernel', 'config', 'logger', 'metrics', 'tracer'];
 
 export interface LoadedPlugin {
   plugin: SkiffPlugin<any>;
@@ -38,6 +39,8 @@ export interface KernelOptions {
   thread?: ThreadOptions;
   /** How to build this kernel's request path in a worker thread (needed for `apiServer.workers` > 1). */
   workerEntry?: WorkerEntry;
+  /** False: hooks without the tracing check at all (the tracing benchmark's baseline); `trace` config is then inert. */
+  tracing?: boolean;
 }
 
 /**
@@ -46,7 +49,9 @@ export interface KernelOptions {
  */
 export class Kernel {
   readonly version = KERNEL_VERSION;
-  readonly hooks: Hooks = namePluginsInErrors(createHooks());
+  readonly hooks: Hooks;
+  /** Records traces of requests and what they cause (component `tracer`); see docs/tracing.md. */
+  readonly tracer: Tracer;
   readonly container: AwilixContainer;
   readonly logger: Logger;
   /** This kernel's Prometheus registry (component `metrics`); see metrics.ts. */
@@ -61,13 +66,15 @@ export class Kernel {
 
   constructor(options: KernelOptions = {}) {
     this.config = { ...CONFIG_DEFAULTS, rootDir: process.cwd(), ...options.config } as ResolvedConfig;
+    this.hooks = namePluginsInErrors(createHooks(), options.tracing !== false);
+    this.tracer = new Tracer({ ...TRACE_DEFAULTS, ...this.config.trace });
     this.logger = options.logger ?? createLogger(this.config.logLevel);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.threads = new KernelThreads(() => this.config.apiServer?.workers ?? 1, options.thread);
     this.workerEntry = options.workerEntry;
     this.metrics = createMetricsRegistry({ defaultMetrics: this.threads.primary });
     shareMetricsAcrossThreads(this.threads, this.metrics);
-    this.container.register({ kernel: asValue(this), logger: asValue(this.logger), metrics: asValue(this.metrics) });
+    this.container.register({ kernel: asValue(this), logger: asValue(this.logger), tracer: asValue(this.tracer), metrics: asValue(this.metrics) });
   }
 
   /** Checks a plugin's metadata and options and lets it tap hooks. */
@@ -195,6 +202,7 @@ export class Kernel {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.state = 'stopping';
     await this.hooks.stop.promise();
+    this.tracer.close();
     this.state = 'stopped';
   }
 

@@ -1,7 +1,8 @@
 import { deepFreeze, errors, type KubeObject } from '@skiff/api';
-import { isPluginFailure, type AdmissionOperation, type AdmissionRequest, type Hooks } from '@skiff/kernel';
+import { isPluginFailure, tracingActive, withSpan, type AdmissionOperation, type AdmissionRequest, type Hooks } from '@skiff/kernel';
 import { objectKey } from '../rest/keys.js';
 import { withPluginFailures } from './error-response.js';
+import { step } from './trace.js';
 import type { RestContext } from '../rest/context.js';
 
 export interface AdmissionTarget {
@@ -85,15 +86,16 @@ export async function admitWrite(ctx: RestContext, operation: 'CREATE' | 'UPDATE
   const { definition } = ctx;
   definition.defaults?.(object);
   const request = admissionRequest(ctx, { operation, object, oldObject });
-  const admitted = (await mutate(ctx, request)) ?? object;
+  const admitted = (await step('mutating admission', () => mutate(ctx, request))) ?? object;
   // As kube-apiserver defaults what a mutating webhook returned: what mutation added (an init container, a
   // volume) gets its defaults too. Defaulting only fills what is unset, so what was defaulted stays as it is.
   definition.defaults?.(admitted);
   // A write through a converted version is held to that version's rules where it has its own.
   const validateWrite = ctx.servedAs?.conversion?.validate ?? definition.validate;
-  const causes = validateWrite?.(admitted, oldObject, ctx.info.subresource) ?? [];
+  const validateAdmitted = () => validateWrite?.(admitted, oldObject, ctx.info.subresource) ?? [];
+  const causes = tracingActive() ? withSpan({ name: 'validation', kind: 'step' }, validateAdmitted) : validateAdmitted();
   if (causes.length > 0) throw errors.invalid(definition.kind, definition.group, admitted.metadata.name ?? '', causes);
   request.object = admitted;
-  await validate(ctx, request);
+  await step('validating admission', () => validate(ctx, request));
   return admitted;
 }

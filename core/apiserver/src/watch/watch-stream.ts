@@ -1,5 +1,5 @@
 import { errorMessage, errors, type KubeObject } from '@skiff/api';
-import type { Logger, WatchEvent } from '@skiff/kernel';
+import { linkedWrite, markEvent, recordSpan, spanClock, tracingActive, type Logger, type WatchEvent } from '@skiff/kernel';
 import { StoreError, type Store, type StoreEvent } from '@skiff/store';
 import { longTimeout } from '../util/long-timeout.js';
 import { translateEvent } from './transitions.js';
@@ -20,6 +20,8 @@ export interface WatchStreamOptions {
   timeoutMs?: number;
   /** The stream ends when any of these aborts (the client went away, the server stops). */
   signals: (AbortSignal | undefined)[];
+  /** Who watches (user and resource), named in the spans of traced events. */
+  watcher?: string;
 }
 
 const WOKEN = Symbol('woken');
@@ -102,7 +104,11 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
       if (next.done) return;
       revision = next.value.revision;
       const event = translateEvent(next.value, options.filter);
-      if (event) yield { type: event.type, object: transform(event.object) };
+      if (event) {
+        const out: WatchEvent = { type: event.type, object: transform(event.object) };
+        if (tracingActive()) linkEvent(out, next.value.key, options.watcher);
+        yield out;
+      }
     }
   } catch (err) {
     if (err instanceof StoreError && err.kind === 'Compacted') {
@@ -118,6 +124,18 @@ export async function* watchStream(options: WatchStreamOptions): AsyncGenerator<
     for (const signal of signals) signal.removeEventListener('abort', stop);
     events?.return?.().catch(() => undefined);
   }
+}
+
+/** A watch event of a traced write continues its trace: a span for the delivery, and the event carries it on. */
+function linkEvent(event: WatchEvent, key: string, watcher: string | undefined): void {
+  const write = linkedWrite(key);
+  if (!write) return;
+  const delivered = recordSpan(
+    write,
+    { name: `watch ${event.type} → ${watcher ?? 'watcher'}`, kind: 'watch', component: 'apiserver', attrs: { key } },
+    spanClock(),
+  );
+  markEvent(event, delivered);
 }
 
 function bookmarkEvent(bookmark: NonNullable<WatchStreamOptions['bookmark']>, revision: number, initialEventsEnd: boolean): WatchEvent {

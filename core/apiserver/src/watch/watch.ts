@@ -53,6 +53,7 @@ export async function watchCollection(ctx: RestContext): Promise<ApiResponse> {
     transform: transform || undefined,
     timeoutMs: timeoutSeconds ? timeoutSeconds * 1000 : undefined,
     signals: [request.signal, core.stopping],
+    watcher: `${ctx.user.username} ${definition.resource}`,
   });
   const groupVersion = apiVersionOf(definition);
   if (metadataOnly?.protobuf || (!table && !metadataOnly && prefersProtobuf(request.headers.accept) && protobufMessageOf(groupVersion, definition.kind))) {

@@ -33,6 +33,10 @@ interface SharedState {
   readonly storage: AsyncLocalStorage<TraceContext>;
   /** Traces open in this process, over every kernel. */
   open: number;
+  /** Store keys being written by traced requests, to the write's context: the watch fan-out links events to them. */
+  readonly writes: Map<string, { ctx: TraceContext; until: number }>;
+  /** Watch events that carry a trace on, to the context of their fan-out. */
+  readonly events: WeakMap<object, TraceContext>;
 }
 
 // One state per process, under a global symbol, so plugins that bundle their own copy of @skiff/kernel see the
@@ -41,6 +45,8 @@ const KEY = Symbol.for('skiff.tracing');
 const state: SharedState = ((globalThis as Record<symbol, unknown>)[KEY] as SharedState | undefined) ?? {
   storage: new AsyncLocalStorage<TraceContext>(),
   open: 0,
+  writes: new Map(),
+  events: new WeakMap(),
 };
 (globalThis as Record<symbol, unknown>)[KEY] = state;
 
@@ -69,7 +75,10 @@ export function noteTraceOpened(): void {
 /** @internal Called once per closed trace; the last one switches the context tracking off. */
 export function noteTraceClosed(): void {
   state.open = Math.max(0, state.open - 1);
-  if (state.open === 0) state.storage.disable();
+  if (state.open === 0) {
+    state.storage.disable();
+    state.writes.clear();
+  }
 }
 
 export function newSpanId(): string {
@@ -141,8 +150,43 @@ function recordFinished(parent: TraceContext, start: SpanStart, span: LiveSpan, 
   parent.trace.record(finished);
 }
 
-/** Records a step that already happened (an instant one when `end` is left out) under `parent`. */
-export function recordSpan(parent: TraceContext, start: SpanStart, began: number, end: number = began): void {
+/** How long after a traced write its watch events are still linked to it. */
+const WRITE_LINK_MS = 2000;
+
+/**
+ * Marks `key` as being written in `ctx` (the store write's span), so the watch events of that write continue
+ * the trace (see `linkedWrite`). Call before the write: watchers may hear of it before the write's promise settles.
+ */
+export function noteWrite(key: string, ctx: TraceContext): void {
+  const at = performance.now();
+  if (state.writes.size > 1000) for (const [k, write] of state.writes) if (write.until < at) state.writes.delete(k);
+  state.writes.set(key, { ctx, until: at + WRITE_LINK_MS });
+}
+
+/** The context of a traced write of `key` made in the last moments, if any. */
+export function linkedWrite(key: string): TraceContext | undefined {
+  const write = state.writes.get(key);
+  if (write === undefined) return undefined;
+  if (write.until < performance.now() || write.ctx.trace.closed) {
+    state.writes.delete(key);
+    return undefined;
+  }
+  return write.ctx;
+}
+
+/** Attaches a trace to a watch event object (in-process watchers receive the object itself). */
+export function markEvent(event: object, ctx: TraceContext): void {
+  state.events.set(event, ctx);
+}
+
+/** The trace a watch event continues, if it was marked and the trace is still open. */
+export function traceOfEvent(event: object): TraceContext | undefined {
+  const ctx = state.events.get(event);
+  return ctx === undefined || ctx.trace.closed ? undefined : ctx;
+}
+
+/** Records a step that already happened (an instant one when `end` is left out) under `parent`; answers its context. */
+export function recordSpan(parent: TraceContext, start: SpanStart, began: number, end: number = began): TraceContext {
   const span: Span = {
     trace: parent.trace.id,
     id: newSpanId(),
@@ -157,4 +201,5 @@ export function recordSpan(parent: TraceContext, start: SpanStart, began: number
   if (start.hook !== undefined) span.hook = start.hook;
   if (start.attrs !== undefined && Object.keys(start.attrs).length > 0) span.attrs = start.attrs;
   parent.trace.record(span);
+  return { trace: parent.trace, span: span.id, component: span.component };
 }

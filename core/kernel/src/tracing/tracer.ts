@@ -102,6 +102,14 @@ export class Tracer {
     this.buffer = new TraceBuffer(options.spans);
   }
 
+  /**
+   * False when no request can be traced now (mode off, nothing armed, no trace open, no traceparent): the API
+   * server's one check per request while tracing is off.
+   */
+  mayTrace(hasTraceparent: boolean): boolean {
+    return this.options.mode === 'on' || this.armed.length > 0 || (hasTraceparent && this.open.size > 0);
+  }
+
   /** Makes the next request that matches `filter` the root of a new trace; returns its id. */
   arm(filter: ArmFilter): string {
     const trace = newTraceId();

@@ -61,7 +61,7 @@ export class PodWorkers {
   private readonly finished = new Map<string, string>();
 
   constructor(private readonly options: PodWorkersOptions) {
-    this.queue = new WorkQueue<string>({ name: `pods@${options.nodeName}`, baseDelayMs: 500, maxDelayMs: 30_000 });
+    this.queue = new WorkQueue<string>({ name: `pods@${options.nodeName}`, component: `kubelet/${options.nodeName}`, baseDelayMs: 500, maxDelayMs: 30_000 });
     const enqueue = (pod: Pod) => this.queue.add(objectKey(pod));
     options.pods.addHandlers({ add: enqueue, update: (_old, pod) => enqueue(pod), delete: enqueue });
   }
