@@ -9,7 +9,7 @@ import { definePreset } from '@skiff/kernel';
  * admission webhooks, ValidatingAdmissionPolicy and ResourceQuota admission; the deployment / replicaset /
  * replicationcontroller / daemonset / statefulset / job / cronjob / garbage-collector / namespace / serviceaccount /
  * root-ca-cert-publisher / endpointslice / endpointslice-mirroring / endpoints / disruption / service-lb /
- * resourcequota controllers, host-path volumes (a default StorageClass, provisioning and binding), the node lifecycle
+ * resourcequota / horizontalpodautoscaling controllers, host-path volumes (a default StorageClass, provisioning and binding), the node lifecycle
  * controller; for nodes that join from other machines (skiff join) bootstrap tokens, the signed cluster-info ConfigMap,
  * the CSR approver, signer and cleaner and node IPAM; the scheduler with upstream's default plugins (one package each), and kubelets on a simulated runtime
  * with a simple IPAM network and the built-in volume types.
@@ -45,6 +45,7 @@ export default definePreset({
     '@skiff/plugin-controller-daemonset',
     '@skiff/plugin-controller-statefulset',
     '@skiff/plugin-controller-job',
+    '@skiff/plugin-controller-hpa',
     '@skiff/plugin-storage-host-path',
     '@skiff/plugin-controller-garbage-collector',
     '@skiff/plugin-controller-namespace',

@@ -45,6 +45,7 @@ export default definePreset({
     '@skiff/plugin-controller-daemonset',
     '@skiff/plugin-controller-statefulset',
     '@skiff/plugin-controller-job',
+    '@skiff/plugin-controller-hpa',
     '@skiff/plugin-storage-host-path',
     '@skiff/plugin-controller-garbage-collector',
     '@skiff/plugin-controller-namespace',
