@@ -46,6 +46,11 @@ export class StartProgress {
     this.draw();
   }
 
+  /** Nothing is under way until the next `begin`: the spinner line stays empty. */
+  idle(): void {
+    this.activity = undefined;
+  }
+
   /** A finished step: one line with how long it took. */
   step(text: string, ms: number): void {
     this.line(`skiff: ${text} (${seconds(ms)})`);
@@ -68,7 +73,8 @@ export class StartProgress {
   }
 
   private draw(): void {
-    if (!this.activity || !this.output.terminal) return;
+    if (!this.output.terminal) return;
+    if (!this.activity) return this.output.terminal.write(CLEAR_LINE);
     const frame = FRAMES[this.frame++ % FRAMES.length]!;
     this.output.terminal.write(`${CLEAR_LINE}${frame} ${this.activity.text}… ${seconds(this.now() - this.activity.since)}`);
   }
@@ -129,6 +135,7 @@ export function watchStart(
 
   const finish = () => {
     if (!current) return;
+    progress.idle();
     const ms = progress.now() - current.started;
     const text = current.names ? current.names.done() : ms >= SLOW_STEP_MS ? `${current.name} started` : undefined;
     if (text) progress.step(text, ms);
