@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { kubectlOn, kubectlVersions } from './clients.js';
+import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+
+// A HorizontalPodAutoscaler on the dev preset, end to end: the simulated runtime burns what the pods'
+// skiff.io/simulate-cpu annotation says, the kubelet samples it, @skiff/plugin-metrics-server serves it as
+// metrics.k8s.io, and @skiff/plugin-controller-hpa scales the Deployment through /scale — up while its pods use
+// twice their request against a 50 % target, back down once a new template makes them idle. Periods are short
+// to keep the test short: HPA sync 2 s, kubelet housekeeping and metrics resolution 1 s, scale-down window 5 s.
+
+const kubectl136 = kubectlVersions().find((v) => v.minor === 36)!;
+const project = tempDir('hpa');
+const cacheDir = tempDir('hpa-cache');
+const WAIT = { timeoutMs: 120_000, intervalMs: 500 };
+let skiff: RunningSkiff;
+const { ok, json, apply } = kubectlOn(kubectl136.path, () => skiff.kubeconfig, cacheDir);
+
+const CONFIG = `export default {
+  plugins: [
+    ['@skiff/plugin-controller-hpa', { syncPeriodSeconds: 2 }],
+    ['@skiff/kubelet', { housekeepingSeconds: 1 }],
+    ['@skiff/plugin-metrics-server', { metricResolutionSeconds: 1 }],
+  ],
+};
+`;
+
+const deployment = (cpu: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: burner
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: burner }
+  template:
+    metadata:
+      labels: { app: burner }
+      annotations: { skiff.io/simulate-cpu: "${cpu}" }
+    spec:
+      containers:
+      - name: burn
+        image: busybox:1.36
+        resources:
+          requests: { cpu: 100m }
+`;
+
+const HPA = `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: burner
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: burner }
+  minReplicas: 1
+  maxReplicas: 3
+  metrics:
+  - type: Resource
+    resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } }
+  behavior:
+    scaleDown: { stabilizationWindowSeconds: 5 }
+`;
+
+beforeAll(async () => {
+  writeFileSync(join(project, 'skiff.config.mjs'), CONFIG);
+  skiff = await startSkiff(['--data-dir', join(project, 'data')], { cwd: project });
+});
+afterAll(async () => {
+  await skiff?.stop();
+  rmSync(project, { recursive: true, force: true });
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+const replicas = async () => (await json('get', 'deployment', 'burner')).spec.replicas as number;
+const rescales = async (): Promise<string[]> =>
+  (await json('get', 'events', '--field-selector', 'involvedObject.kind=HorizontalPodAutoscaler,reason=SuccessfulRescale')).items.map(
+    (event: any) => `${event.source?.component}: ${event.message}`,
+  );
+
+describe('a HorizontalPodAutoscaler on simulated CPU usage (kubectl 1.36)', () => {
+  it('scales a busy Deployment up to maxReplicas, and back down once it is idle', async () => {
+    await apply(deployment('200m'));
+    await ok('rollout', 'status', 'deployment/burner', '--timeout=60s');
+    await apply(HPA);
+
+    // 200m of a 100m request is 200 % against 50 %: 4 replicas asked for, 3 allowed.
+    await waitFor('the scale-up to 3', async () => (await replicas()) === 3, WAIT);
+    const busy = await waitFor(
+      'the autoscaler to report the usage',
+      async () => {
+        const hpa = await json('get', 'hpa', 'burner');
+        return hpa.status?.currentMetrics?.[0]?.resource?.current?.averageUtilization >= 150 && hpa;
+      },
+      WAIT,
+    );
+    expect(busy.status.currentMetrics[0].resource.name).toBe('cpu');
+    expect(busy.status.conditions.find((c: any) => c.type === 'ScalingActive')).toMatchObject({ status: 'True', reason: 'ValidMetricFound' });
+    expect(await rescales()).toContain('horizontal-pod-autoscaler: New size: 3; reason: cpu resource utilization (percentage of request) above target');
+    const table = (await ok('get', 'hpa', 'burner')).split('\n');
+    expect(table[0]).toMatch(/^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE$/);
+    expect(table[1]).toMatch(/^burner\s+Deployment\/burner\s+cpu: \d+%\/50%\s+1\s+3\s+\d\s+\S+$/);
+
+    // A new template idles the pods: 20m of 100m is 20 % → fewer replicas, once the 5 s window has passed.
+    await apply(deployment('20m'));
+    await waitFor('the scale-down to 1', async () => (await replicas()) === 1, WAIT);
+    expect((await rescales()).some((line) => line.endsWith('reason: All metrics below target'))).toBe(true);
+    const idle = await json('get', 'hpa', 'burner');
+    expect(idle.status.lastScaleTime).toBeDefined();
+    const describe = await ok('describe', 'hpa', 'burner');
+    expect(describe).toMatch(/AbleToScale\s+True/);
+    expect(describe).toMatch(/SuccessfulRescale/);
+  });
+});
