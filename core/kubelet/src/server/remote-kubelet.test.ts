@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type Node, type Pod, type ResourceType, type SubjectAccessReviewSpec } from '@skiff/api';
 import { AUTHORIZE_STAGE, CHAIN_STAGE, definePlugin, type ContainerRuntime } from '@skiff/kernel';
 import { startControlPlane, type ControlPlane } from '@skiff/testing';
+import { UsageSampler } from '../stats/sampler.js';
 import { KubeletNodeConnection } from '../streaming/node-connection.js';
 import { adminKubeconfig, podLog } from '../test-support/api-https.js';
 import { silentLogger } from '../test-support/objects.js';
@@ -51,6 +52,7 @@ let kubeletUrl: string;
 let caPem: string;
 let containerId: string;
 let web: Pod;
+let sampler: UsageSampler;
 const accessReviews: SubjectAccessReviewSpec[] = [];
 
 beforeAll(async () => {
@@ -79,7 +81,9 @@ beforeAll(async () => {
       return cluster.client.create(type, object as never) as Promise<T>;
     },
   };
+  sampler = new UsageSampler({ runtime, periodMs: 60_000, logger: silentLogger });
   kubelet = new KubeletServer({
+    usage: () => sampler.snapshot(),
     nodeName: NODE,
     connection: new KubeletNodeConnection({
       nodeName: NODE,
@@ -197,6 +201,39 @@ describe('the API server reaches a kubelet of another process over HTTPS', () =>
     expect(await status('nowhere')).toMatchObject({ code: 500, message: expect.stringContaining('no preferred addresses found; known addresses: []') });
     expect(await status('ghost')).toMatchObject({ code: 404, message: 'nodes "node-ghost" not found' });
     expect(await status('down')).toMatchObject({ code: 500, message: expect.stringContaining('error dialing backend') });
+  });
+});
+
+describe("the API server reads a remote kubelet's resource usage (metrics.k8s.io's source)", () => {
+  it('reads the stats Summary over HTTPS: the running container of each pod, rates without a window', async () => {
+    // The Summary lists pods the kubelet has started, with their running containers.
+    web = {
+      ...web,
+      status: { startTime: '2026-03-01T10:00:00Z', containerStatuses: [{ name: 'app', state: { running: { startedAt: '2026-03-01T10:00:01Z' } } } as never] },
+    };
+    await sampler.sample();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sampler.sample();
+    const connection = await cluster.kernel.resolve('apiExtensions').nodeConnection(NODE);
+    const usage = await connection!.resourceUsage!();
+    expect(usage.nodeName).toBe(NODE);
+    expect(usage.pods).toEqual([
+      {
+        namespace: 'default',
+        name: 'web',
+        uid: web.metadata.uid,
+        // The simulated runtime's default: a thousandth of a core and 4 MiB.
+        containers: [{ name: 'app', timestamp: expect.any(String), cpuNanoCores: expect.closeTo(1_000_000, -3), memoryWorkingSetBytes: 4 * 1024 * 1024 }],
+      },
+    ]);
+    expect(accessReviews.at(-1)).toMatchObject({ user: 'kube-apiserver-kubelet-client', resourceAttributes: { verb: 'get', subresource: 'stats' } });
+    expect(await cluster.kernel.resolve('apiExtensions').nodeConnection('node-missing')).toBeUndefined();
+  });
+
+  it('serves /metrics/resource in the Prometheus text format', async () => {
+    const answer = await httpsGet(`${kubeletUrl}/metrics/resource`, { ca: caPem, token: adminToken() });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toMatch(/^container_memory_working_set_bytes\{container="app",namespace="default",pod="web"\} 4194304 \d+$/m);
   });
 });
 
