@@ -1,5 +1,5 @@
 import { errorMessage } from '@skiff/api';
-import type { Logger } from '@skiff/kernel';
+import { currentTrace, spanAttribute, tracingActive, withSpan, type Logger, type SpanAttributes } from '@skiff/kernel';
 import { KubeletError } from './errors.js';
 
 export interface NodePluginIdentity {
@@ -46,6 +46,33 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && 'then' in value && typeof value.then === 'function';
 }
 
+const SPAN_PREFIX = { 'container runtime': 'cri', 'pod network': 'cni', 'service proxy': 'proxy' } as const;
+
+/** The calls that change something are spans in a trace; reads the kubelet polls (status, list, stats) are not. */
+function tracedMethod(method: string): boolean {
+  return !/^(list|version|status|imageStatus|podSandboxStatus|containerStatus|nodeUsage|close|check|peers|podCIDR)/.test(method) && !method.endsWith('Status');
+}
+
+/** What a traced runtime or network call was about: the pod, the container, the image. */
+function callAttrs(identity: NodePluginIdentity, method: string, args: unknown[]): SpanAttributes {
+  const attrs: SpanAttributes = { [LOG_KEYS[identity.kind]]: identity.name };
+  const [first, second] = args as [unknown, unknown];
+  const meta = (value: unknown) =>
+    typeof value === 'object' && value !== null ? (value as { metadata?: { name?: string; namespace?: string; uid?: string } }).metadata : undefined;
+  if (method === 'pullImage' && typeof first === 'string') attrs.image = spanAttribute(first);
+  const sandbox = method === 'runPodSandbox' ? meta(first) : undefined;
+  if (sandbox?.name) attrs.pod = `${sandbox.namespace ?? ''}/${sandbox.name}`;
+  if (sandbox?.uid) attrs.uid = sandbox.uid;
+  if (method === 'createContainer' && typeof second === 'object' && second !== null) {
+    const config = second as { metadata?: { name?: string }; image?: string | { image?: string } };
+    if (config.metadata?.name) attrs.container = config.metadata.name;
+    const image = typeof config.image === 'string' ? config.image : config.image?.image;
+    if (image) attrs.image = spanAttribute(image);
+  }
+  if (typeof first === 'string' && /Container|Sandbox/.test(method) && method !== 'runPodSandbox') attrs.id = first.slice(0, 13);
+  return attrs;
+}
+
 /** Calls a runtime's or network's function; an unexpected failure is logged and rethrown naming it and its plugin. */
 export async function callNamed<T>(identity: NodePluginIdentity, method: string, logger: Logger, call: () => T | Promise<T>): Promise<T> {
   try {
@@ -68,7 +95,7 @@ export function namingFailures<T extends object>(target: T, identity: NodePlugin
       if (typeof value !== 'function') return value;
       if (!wrapped.has(property)) {
         const method = String(property);
-        wrapped.set(property, (...args: unknown[]) => {
+        const call = (...args: unknown[]) => {
           let result: unknown;
           try {
             result = value.apply(object, args);
@@ -79,7 +106,25 @@ export function namingFailures<T extends object>(target: T, identity: NodePlugin
           return result.then(undefined, (err: unknown) => {
             throw named(identity, method, err, logger);
           });
-        });
+        };
+        const traced = tracedMethod(method);
+        wrapped.set(
+          property,
+          traced
+            ? (...args: unknown[]) =>
+                tracingActive() && currentTrace()
+                  ? withSpan(
+                      {
+                        name: `${SPAN_PREFIX[identity.kind]} ${method}`,
+                        kind: identity.kind === 'container runtime' ? 'runtime' : 'network',
+                        ...(identity.plugin ? { plugin: identity.plugin } : {}),
+                        attrs: callAttrs(identity, method, args),
+                      },
+                      () => call(...args),
+                    )
+                  : call(...args)
+            : call,
+        );
       }
       return wrapped.get(property);
     },
