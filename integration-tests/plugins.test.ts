@@ -58,7 +58,7 @@ describe('plugins from the cluster config', () => {
     const result = await runSkiffExpectingFailure([], dir);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
-      `skiff: invalid config ${join(dir, 'skiff.config.mjs')}: unknown key "plugin" (did you mean "plugins"?); known keys: preset, plugins, dataDir, host, port, nodes, advertiseAddress, logLevel, apiServer`,
+      `skiff: invalid config ${join(dir, 'skiff.config.mjs')}: unknown key "plugin" (did you mean "plugins"?); known keys: preset, plugins, dataDir, host, port, nodes, advertiseAddress, logLevel, apiServer, trace`,
     );
   });
 

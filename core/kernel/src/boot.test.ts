@@ -87,7 +87,7 @@ describe('createCluster', () => {
     const file = join(dir, 'skiff.config.json');
     writeFileSync(file, JSON.stringify({ preset: 'base', plugin: ['skiff-plugin-c'] }));
     await expect(createCluster({ cwd: dir })).rejects.toThrow(
-      `invalid config ${file}: unknown key "plugin" (did you mean "plugins"?); known keys: preset, plugins, dataDir, host, port, nodes, advertiseAddress, logLevel, apiServer`,
+      `invalid config ${file}: unknown key "plugin" (did you mean "plugins"?); known keys: preset, plugins, dataDir, host, port, nodes, advertiseAddress, logLevel, apiServer, trace`,
     );
     writeFileSync(file, JSON.stringify({ preset: 'base', logLevel: 'verbose' }));
     await expect(createCluster({ cwd: dir })).rejects.toThrow(
