@@ -100,8 +100,9 @@ describe('a HorizontalPodAutoscaler on simulated CPU usage (kubectl 1.36)', () =
     expect(table[0]).toMatch(/^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE$/);
     expect(table[1]).toMatch(/^burner\s+Deployment\/burner\s+cpu: \d+%\/50%\s+1\s+3\s+\d\s+\S+$/);
 
-    // A new template idles the pods: 20m of 100m is 20 % → fewer replicas, once the 5 s window has passed.
-    await apply(deployment('20m'));
+    // A new template idles the pods: 20m of 100m is 20 % → fewer replicas, once the 5 s window has passed. A patch,
+    // not an apply of the manifest, which would set replicas back to 1 itself.
+    await ok('patch', 'deployment', 'burner', '--type=merge', '-p', '{"spec":{"template":{"metadata":{"annotations":{"skiff.io/simulate-cpu":"20m"}}}}}');
     await waitFor('the scale-down to 1', async () => (await replicas()) === 1, WAIT);
     expect((await rescales()).some((line) => line.endsWith('reason: All metrics below target'))).toBe(true);
     const idle = await json('get', 'hpa', 'burner');
