@@ -38,6 +38,8 @@ const THREAD_CHANNEL = '@skiff/kernel/metrics';
 const GATHER_CHANNEL = '@skiff/kernel/metrics/gather';
 
 const sources = new WeakMap<Registry, Set<MetricsSource>>();
+/** How long the first gather waits for the event-loop monitor it has just started. */
+const FIRST_SAMPLES_MS = 50;
 /** Registries that report prom-client's default metrics once first gathered. */
 const wantsDefaults = new WeakSet<Registry>();
 
@@ -95,7 +97,11 @@ export function addMetricsSource(registry: Registry, source: MetricsSource): () 
 export async function gatherMetrics(registry: Registry): Promise<Registry> {
   const primary = gatheredByPrimary.get(registry);
   if (primary) return AggregatorRegistry.aggregate([await primary()]);
-  if (wantsDefaults.delete(registry)) collectDefaultMetrics({ register: registry });
+  if (wantsDefaults.delete(registry)) {
+    collectDefaultMetrics({ register: registry });
+    // The event-loop monitor needs a few of its 10 ms samples before its mean is a number rather than NaN.
+    await new Promise((resolve) => setTimeout(resolve, FIRST_SAMPLES_MS));
+  }
   const extra = [...(sources.get(registry) ?? [])];
   if (extra.length === 0) return registry;
   const snapshots = await Promise.all([registry.getMetricsAsJSON(), ...extra.map(withinDeadline)]);
