@@ -21,6 +21,7 @@ export default definePreset({
     '@skiff/apiserver',
     '@skiff/plugin-apiextensions',
     '@skiff/plugin-aggregator',
+    '@skiff/plugin-metrics-server',
     '@skiff/plugin-service-allocator',
     '@skiff/plugin-flowcontrol-apf',
     '@skiff/plugin-authn-token-file',

@@ -19,6 +19,7 @@ export default definePreset({
     '@skiff/plugin-audit-log',
     '@skiff/plugin-apiextensions',
     '@skiff/plugin-aggregator',
+    '@skiff/plugin-metrics-server',
     '@skiff/plugin-service-allocator',
     '@skiff/plugin-flowcontrol-apf',
     ['@skiff/plugin-authn-x509', { adminCertificate: true }],
