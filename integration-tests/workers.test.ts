@@ -48,6 +48,24 @@ function send(method: string, path: string, body?: unknown): Promise<{ status: n
   });
 }
 
+/** GET /metrics on a connection of its own: the text the scrape answered. */
+function scrape(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const agent = new Agent({ ca: target.ca, keepAlive: false });
+    const req = request(`${target.url}/metrics`, { agent, headers: { authorization: `Bearer ${target.token}` } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        agent.destroy();
+        if (res.statusCode === 200 && /^text\/plain; version=0\.0\.4/.test(res.headers['content-type'] ?? '')) resolve(text);
+        else reject(new Error(`GET /metrics answered ${res.statusCode} ${res.headers['content-type']}: ${text.slice(0, 200)}`));
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 interface WatchEvent {
   type: string;
   object: { metadata: { name: string; resourceVersion: string } };
@@ -117,6 +135,19 @@ describe(`the API server on ${WORKERS} threads`, () => {
     for (const w of watches.slice(1))
       expect(w.events.map((event) => `${event.type} ${event.object.metadata.name} ${event.object.metadata.resourceVersion}`)).toEqual(expected);
   }, 60_000);
+
+  it('shows both threads at work in /metrics, one scrape aggregating every thread, whichever thread it reaches', async () => {
+    // After the 80 creates above, each on a new connection: several scrapes, each on a new connection too.
+    for (let i = 0; i < 4; i++) {
+      const text = await scrape();
+      const served = new Map([...text.matchAll(/^skiff_apiserver_thread_requests_total\{thread="(\d+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+      expect([...served.keys()].sort()).toEqual(Array.from({ length: WORKERS }, (_, thread) => String(thread)));
+      for (const count of served.values()) expect(count).toBeGreaterThan(0);
+      const creates = [...text.matchAll(/^apiserver_request_total\{verb="POST",[^}]*resource="configmaps",[^}]*code="201"\} (\d+)$/gm)];
+      expect(creates).toHaveLength(1);
+      expect(Number(creates[0]![1])).toBeGreaterThanOrEqual(80);
+    }
+  }, 30_000);
 
   it('reads its own writes on any connection: a GET right after a create, and a list at once', async () => {
     for (let i = 0; i < 20; i++) {
