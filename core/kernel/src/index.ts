@@ -67,6 +67,8 @@ export {
   linkedWrite,
   markEvent,
   traceOfEvent,
+  recordForeignSpans,
+  joinRemoteTrace,
   attribute as spanAttribute,
   type TraceContext,
   type OpenTrace,

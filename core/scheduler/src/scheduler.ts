@@ -1,5 +1,6 @@
 import { errorMessage, RESOURCES, isApiError, isPodTerminal, type KubeObject, type Node, type Pod } from '@skiff/api';
 import { EventRecorderImpl, objectKey, SharedInformerFactory } from '@skiff/client';
+import { currentTrace, runInTrace, withSpan } from '@skiff/kernel';
 import type {
   ApiClient,
   ClusterEvent,
@@ -9,6 +10,7 @@ import type {
   EventRecorder,
   Informer,
   InformerFactory,
+  LiveSpan,
   Logger,
   NodeInfo,
   PostFilterResult,
@@ -18,6 +20,7 @@ import type {
 } from '@skiff/kernel';
 import { SchedulerCache } from './cache/scheduler-cache.js';
 import { schedulePod, SKIPPED_FILTERS_KEY, type ScheduleFailure } from './framework/cycle.js';
+import { recordTallies, talliesOf, tracedProfile, type PluginTallies } from './framework/traced-profile.js';
 import { cloneNodeInfo, addPodToNodeInfo } from './framework/node-info.js';
 import { cloneCycleState, podPriority } from './framework/plugin-helpers.js';
 import { Nominator } from './nominator.js';
@@ -409,15 +412,34 @@ export class Scheduler {
     }
   }
 
-  private async scheduleOne(info: QueuedPod, cycle: number): Promise<void> {
+  private scheduleOne(info: QueuedPod, cycle: number): Promise<void> {
+    const traced = info.trace;
+    if (traced === undefined || traced.trace.closed) return this.attempt(info, cycle);
+    delete info.trace;
+    const { key, pod } = info;
+    const attrs = { pod: key, ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}) };
+    return runInTrace(traced, () =>
+      withSpan({ name: `schedule ${key}`, kind: 'scheduler', component: 'scheduler', attrs }, (span) => this.attempt(info, cycle, span)),
+    );
+  }
+
+  /** One scheduling attempt; with `span` (a traced pod), through a profile that times each plugin. */
+  private async attempt(info: QueuedPod, cycle: number, span?: LiveSpan): Promise<void> {
     const { pod, key } = info;
-    const profile = this.profileFor(pod);
-    if (!profile) {
+    const plain = this.profileFor(pod);
+    if (!plain) {
       this.queue.delete(key);
       return;
     }
+    const tallies: PluginTallies | undefined = span ? new Map() : undefined;
+    const profile = tallies ? tracedProfile(plain, tallies) : plain;
     const state: CycleState = new Map();
     const result = schedulePod(profile, state, pod, this.cache.snapshot(), this.random);
+    if (span) {
+      span.attrs.result = result.nodeName === undefined ? `unschedulable: ${result.message}` : `node ${result.nodeName}`;
+      if (result.nodeName !== undefined) span.attrs.node = result.nodeName;
+      recordTallies(currentTrace()!, tallies!, plain.packages);
+    }
     if (result.nodeName === undefined) {
       await this.failed(profile, info, cycle, await this.filterFailure(profile, state, pod, result));
       return;
@@ -487,6 +509,9 @@ export class Scheduler {
     this.queue.done(key);
     this.nominator.delete(key);
     this.logger.debug({ pod: key, node: nodeName }, 'pod bound');
+    const tallies = talliesOf(profile);
+    const traced = tallies && currentTrace();
+    if (traced) recordTallies(traced, tallies, profile.packages);
     this.recorderOf(profile).event(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
     for (const plugin of profile.postBind) {
       await callPlugin('PostBind', plugin.name, () => plugin.postBind!(state, pod, nodeName)).catch((err: PluginThrew) =>

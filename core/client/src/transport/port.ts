@@ -1,16 +1,29 @@
 import { ApiError, errorMessage } from '@skiff/api';
-import type { ApiHandler, WatchEvent } from '@skiff/kernel';
+import {
+  joinRemoteTrace,
+  markEvent,
+  recordForeignSpans,
+  traceOfEvent,
+  traceParentOf,
+  tracingActive,
+  type ApiHandler,
+  type Span,
+  type WatchEvent,
+} from '@skiff/kernel';
 import type { MessagePort } from 'node:worker_threads';
 import { isSuccess, statusError } from './status-error.js';
 import { isWatchRequest, type Transport, type TransportRequest, type TransportResponse } from './types.js';
 
 /** What crosses the port: requests one way; answers, watch events and their end the other. */
-type ToServer = { id: number; type: 'request'; request: Omit<TransportRequest, 'signal'> } | { id: number; type: 'cancel' };
+type ToServer =
+  | { id: number; type: 'request'; request: Omit<TransportRequest, 'signal'> }
+  | { id: number; type: 'cancel' }
+  | { id: number; type: 'spans'; spans: Span[] };
 type ToClient =
   | { id: number; type: 'response'; status: number; body?: unknown }
   | { id: number; type: 'error'; status: number; body: unknown }
   | { id: number; type: 'stream'; status: number }
-  | { id: number; type: 'events'; events: WatchEvent[] }
+  | { id: number; type: 'events'; events: WatchEvent[]; traces?: Record<number, string> }
   | { id: number; type: 'end'; error?: { status: number; body: unknown } };
 
 /** An answer's error as a Status body and code, whatever the transport threw. */
@@ -34,6 +47,10 @@ export function servePortTransport(port: MessagePort, handler: ApiHandler, token
       watches.delete(message.id);
       return;
     }
+    if (message.type === 'spans') {
+      recordForeignSpans(message.spans);
+      return;
+    }
     const { id, request } = message;
     const abort = isWatchRequest(request) ? new AbortController() : undefined;
     if (abort) watches.set(id, abort);
@@ -52,15 +69,20 @@ export function servePortTransport(port: MessagePort, handler: ApiHandler, token
         }
         port.postMessage({ id, type: 'stream', status: response.status } satisfies ToClient);
         let batch: WatchEvent[] = [];
+        // Events of traced writes carry their trace across (the port copies events, so the object's mark does not).
+        let traces: Record<number, string> | undefined;
         let scheduled = false;
         const flush = () => {
           scheduled = false;
           if (batch.length === 0) return;
-          port.postMessage({ id, type: 'events', events: batch } satisfies ToClient);
+          port.postMessage({ id, type: 'events', events: batch, ...(traces ? { traces } : {}) } satisfies ToClient);
           batch = [];
+          traces = undefined;
         };
         try {
           for await (const event of response.stream) {
+            const traced = tracingActive() ? traceOfEvent(event) : undefined;
+            if (traced) (traces ??= {})[batch.length] = traceParentOf(traced);
             batch.push(event);
             if (!scheduled) {
               scheduled = true;
@@ -170,6 +192,16 @@ export class PortTransport implements Transport {
     this.port.close();
   }
 
+  /** Events of traced writes continue their trace here; spans recorded in it go back to the server's thread. */
+  private markTraced(events: WatchEvent[], traces: Record<number, string>): void {
+    const send = (spans: Span[]) => this.port.postMessage({ id: 0, type: 'spans', spans } satisfies ToServer);
+    for (const [index, traceparent] of Object.entries(traces)) {
+      const event = events[Number(index)];
+      const ctx = event && joinRemoteTrace(traceparent, 'apiserver', send);
+      if (ctx) markEvent(event, ctx);
+    }
+  }
+
   private receive(message: ToClient): void {
     const entry = this.pending.get(message.id);
     if (!entry) return;
@@ -193,6 +225,7 @@ export class PortTransport implements Transport {
         return;
       }
       case 'events':
+        if (message.traces) this.markTraced(message.events, message.traces);
         entry.stream?.push(message.events);
         return;
       case 'end':

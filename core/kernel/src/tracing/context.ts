@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { now, type Span, type SpanAttributes, type SpanKind } from './span.js';
-import { formatTraceParent } from './traceparent.js';
+import { formatTraceParent, parseTraceParent } from './traceparent.js';
 
 /** An open trace: where its spans go. Implemented by the Tracer that opened it. */
 export interface OpenTrace {
@@ -37,6 +37,8 @@ interface SharedState {
   readonly writes: Map<string, { ctx: TraceContext; until: number }>;
   /** Watch events that carry a trace on, to the context of their fan-out. */
   readonly events: WeakMap<object, TraceContext>;
+  /** Every trace open in this thread, by id: where spans recorded in another thread go. */
+  readonly traces: Map<string, OpenTrace>;
 }
 
 // One state per process, under a global symbol, so plugins that bundle their own copy of @skiff/kernel see the
@@ -47,6 +49,7 @@ const state: SharedState = ((globalThis as Record<symbol, unknown>)[KEY] as Shar
   open: 0,
   writes: new Map(),
   events: new WeakMap(),
+  traces: new Map(),
 };
 (globalThis as Record<symbol, unknown>)[KEY] = state;
 
@@ -68,12 +71,14 @@ export function runInTrace<T>(ctx: TraceContext, fn: () => T): T {
 }
 
 /** @internal The Tracer counts its open traces here. */
-export function noteTraceOpened(): void {
+export function noteTraceOpened(trace: OpenTrace): void {
   state.open++;
+  state.traces.set(trace.id, trace);
 }
 
 /** @internal Called once per closed trace; the last one switches the context tracking off. */
-export function noteTraceClosed(): void {
+export function noteTraceClosed(trace: OpenTrace): void {
+  if (state.traces.get(trace.id) === trace) state.traces.delete(trace.id);
   state.open = Math.max(0, state.open - 1);
   if (state.open === 0) {
     state.storage.disable();
@@ -183,6 +188,71 @@ export function markEvent(event: object, ctx: TraceContext): void {
 export function traceOfEvent(event: object): TraceContext | undefined {
   const ctx = state.events.get(event);
   return ctx === undefined || ctx.trace.closed ? undefined : ctx;
+}
+
+/** Records spans another thread recorded into the traces open here; spans of traces not open here are dropped. */
+export function recordForeignSpans(spans: readonly Span[]): void {
+  for (const span of spans) state.traces.get(span.trace)?.record(span);
+}
+
+/**
+ * A trace whose recorder is in another thread (the API server's): spans go back through `send`, batched per
+ * tick. It stays open here until nothing was recorded in it for `idleMs`.
+ */
+class RemoteTrace implements OpenTrace {
+  closed = false;
+  private pending: Span[] = [];
+  private lastActivity = performance.now();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    readonly id: string,
+    private readonly send: (spans: Span[]) => void,
+    private readonly idleMs: number,
+  ) {
+    noteTraceOpened(this);
+    this.timer = setInterval(() => {
+      if (performance.now() - this.lastActivity >= this.idleMs) this.close();
+    }, 1000).unref();
+  }
+
+  record(span: Span): void {
+    if (this.closed) return;
+    this.lastActivity = performance.now();
+    if (this.pending.push(span) === 1) setImmediate(() => this.flush());
+  }
+
+  /** Keeps the trace open while events of it keep arriving. */
+  touch(): void {
+    this.lastActivity = performance.now();
+  }
+
+  private flush(): void {
+    const spans = this.pending;
+    this.pending = [];
+    if (spans.length > 0) this.send(spans);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    clearInterval(this.timer);
+    noteTraceClosed(this);
+  }
+}
+
+/**
+ * The context that continues `traceparent` in this thread when the trace's recorder is in another one: spans
+ * recorded in it are handed to `send` (which posts them to the recorder's thread, see `recordForeignSpans`).
+ */
+export function joinRemoteTrace(traceparent: string, component: string, send: (spans: Span[]) => void, idleMs = 10_000): TraceContext | undefined {
+  const parent = parseTraceParent(traceparent);
+  if (!parent) return undefined;
+  let trace = state.traces.get(parent.trace);
+  if (trace instanceof RemoteTrace) trace.touch();
+  if (trace === undefined || trace.closed) trace = new RemoteTrace(parent.trace, send, idleMs);
+  return { trace, span: parent.span, component };
 }
 
 /** Records a step that already happened (an instant one when `end` is left out) under `parent`; answers its context. */

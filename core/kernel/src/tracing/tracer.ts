@@ -61,7 +61,7 @@ class RecordingTrace implements OpenTrace {
     private readonly tracer: Tracer,
     private readonly options: TraceOptions,
   ) {
-    noteTraceOpened();
+    noteTraceOpened(this);
     this.timer = setInterval(() => this.check(), Math.min(1000, options.idleSeconds * 1000)).unref();
   }
 
@@ -81,7 +81,7 @@ class RecordingTrace implements OpenTrace {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
-    noteTraceClosed();
+    noteTraceClosed(this);
     this.tracer.closed(this);
   }
 }

@@ -1,5 +1,5 @@
 import type { Pod } from '@skiff/api';
-import type { ClusterEventAction, ClusterEventResource } from '@skiff/kernel';
+import { currentTrace, tracingActive, type ClusterEventAction, type ClusterEventResource, type TraceContext } from '@skiff/kernel';
 import { Heap } from './heap.js';
 
 /** A change in the cluster, as the queue matches it against what rejected a parked pod. */
@@ -25,6 +25,8 @@ export interface QueuedPod {
   unschedulablePlugins: ReadonlySet<string>;
   /** Why a preEnqueue plugin holds it back (SchedulingGates), while it is gated. */
   gatedBy?: string;
+  /** The trace the pod's last event continues, while tracing (docs/tracing.md); its next attempt is a span of it. */
+  trace?: TraceContext;
 }
 
 type Place = 'active' | 'backoff' | 'unschedulable' | 'inFlight' | 'gated';
@@ -110,8 +112,11 @@ export class SchedulingQueue {
   add(key: string, pod: Pod, retryParked = true): void {
     if (this.closed) return;
     const entry = this.entries.get(key);
+    const trace = tracingActive() ? currentTrace() : undefined;
+    if (trace && entry) entry.info.trace = trace;
     if (!entry) {
       const info: QueuedPod = { key, pod, attempts: 0, sequence: 0, backoffUntil: 0, parkedAt: 0, unschedulablePlugins: new Set() };
+      if (trace) info.trace = trace;
       const fresh: Entry = { info, place: 'active', generation: 0 };
       this.entries.set(key, fresh);
       const gatedBy = this.gate(pod);
