@@ -28,3 +28,5 @@ export {
   type CertificateSubject,
 } from './certificates/request.js';
 export { KubeletServer, KUBELET_PORT, type KubeletServerOptions, type KubeletServerTls } from './server/index.js';
+export { UsageSampler, type UsageSamplerOptions } from './stats/sampler.js';
+export { cpuRate, resourceUsageOf, type ContainerSamples, type CpuRate, type SamplePair, type UsageSnapshot } from './stats/usage.js';
