@@ -26,6 +26,12 @@ function upstreamResources(): { name: string; shortNames: string; apiVersion: st
     });
 }
 
+/** What the dev preset serves beyond upstream's defaults: metrics.k8s.io, as a cluster with metrics-server lists it. */
+const METRICS_RESOURCES = [
+  { name: 'nodes', shortNames: '', apiVersion: 'metrics.k8s.io/v1beta1', namespaced: 'false', kind: 'NodeMetrics' },
+  { name: 'pods', shortNames: '', apiVersion: 'metrics.k8s.io/v1beta1', namespaced: 'true', kind: 'PodMetrics' },
+];
+
 beforeAll(async () => {
   skiff = await startSkiff(['--data-dir', dataDir, '--nodes', '1']);
 });
@@ -248,11 +254,12 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(gone.stderr).toMatch(/NotFound.*"watched" not found/);
   });
 
-  it('answers auth can-i and lists upstream 1.36’s default resources', async () => {
+  it('answers auth can-i and lists upstream 1.36’s default resources, and metrics.k8s.io', async () => {
     expect((await ok('auth', 'can-i', 'create', 'deployments')).trim()).toBe('yes');
     const listed = await ok('api-resources', '--no-headers');
-    expect(listed.trim().split('\n')).toHaveLength(upstreamResources().length);
-    for (const resource of upstreamResources()) {
+    const expected = [...upstreamResources(), ...METRICS_RESOURCES];
+    expect(listed.trim().split('\n')).toHaveLength(expected.length);
+    for (const resource of expected) {
       const cells = [resource.name, ...(resource.shortNames ? [resource.shortNames] : []), resource.apiVersion, resource.namespaced, resource.kind];
       expect(listed).toMatch(new RegExp(`^${cells.map((cell) => cell.replaceAll('.', '\\.')).join('\\s+')}\\s*$`, 'm'));
     }

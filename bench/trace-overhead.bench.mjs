@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// What tracing costs the request path (docs/tracing.md). Three dev-preset clusters (no nodes) in this process,
+// loaded in turn through the in-process request handler (the full pipeline: authentication, flow control,
+// authorization, every admission plugin of the preset, validation, the LMDB write, the watch fan-out):
+//   - baseline: a kernel built with `tracing: false` — no tracing check on any hook;
+//   - tracing off: the default kernel, nothing armed (the check every request pays);
+//   - tracing on: config trace.mode "on", every request recorded.
+// ConfigMap creates per second, ROUNDS alternating rounds of BENCH_SECONDS each, medians compared. Then a
+// microbenchmark of one hook (6 promise taps) with and without the interceptor. Needs `npm run build` first.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHAIN_STAGE, createCluster, definePlugin, Kernel } from '@skiff/kernel';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const ADMIN = { username: 'bench', groups: ['system:masters', 'system:authenticated'] };
+
+// A client token that is not a loopback one: tracing `on` records requests from users, not the cluster's own clients.
+const TOKEN = 'bench-token';
+const benchAuth = definePlugin({
+  name: 'bench-auth',
+  version: '0.1.0',
+  kernel: '^0.1.0',
+  apply(kernel) {
+    kernel.hooks.authenticate.tap({ name: 'bench-auth', stage: CHAIN_STAGE.TOKEN }, (request) =>
+      request.headers.authorization === `Bearer ${TOKEN}` ? { user: ADMIN } : undefined,
+    );
+  },
+});
+
+const root = mkdtempSync(join(tmpdir(), 'skiff-bench-trace-'));
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function cluster(name, { tracing = true, trace } = {}) {
+  const kernel = await createCluster({
+    cwd: root,
+    config: { preset: 'dev', nodes: 0, port: 0, host: '127.0.0.1', dataDir: join(root, name), logLevel: 'warn', ...(trace ? { trace } : {}) },
+    tracing,
+  });
+  kernel.use(benchAuth);
+  await kernel.start();
+  return { name, kernel, api: kernel.resolve('apiHandler'), token: TOKEN, created: 0 };
+}
+
+/** Creates ConfigMaps for `seconds` with CONCURRENCY requests in flight; answers creates per second. */
+async function creates(target, seconds) {
+  const deadline = performance.now() + seconds * 1000;
+  let done = 0;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const name = `cm-${target.created++}`;
+      const response = await target.api.handle({
+        method: 'POST',
+        path: '/api/v1/namespaces/default/configmaps',
+        query: {},
+        headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'bench' } }, data: { key: 'value' } },
+      });
+      if (response.status !== 201) throw new Error(`${target.name}: create answered ${response.status}: ${JSON.stringify(response.body)}`);
+      done++;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, loop));
+  return done / ((performance.now() - started) / 1000);
+}
+
+try {
+  const targets = [await cluster('baseline', { tracing: false }), await cluster('off'), await cluster('on', { trace: { mode: 'on', idleSeconds: 3600, maxSeconds: 86400 } })];
+  for (const target of targets) await creates(target, 1); // warm up
+  const rates = new Map(targets.map((t) => [t.name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate the order so drift (GC, LMDB growth, CPU boost) does not favour one.
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) rates.get(target.name).push(await creates(target, SECONDS));
+  }
+  const base = median(rates.get('baseline'));
+  const row = (label, name) => {
+    const m = median(rates.get(name));
+    const all = rates.get(name).map((r) => r.toFixed(0)).join(' ');
+    console.log(`${label.padEnd(46)} ${m.toFixed(0).padStart(7)} creates/s  ${((m / base - 1) * 100).toFixed(1).padStart(6)}% vs baseline   rounds: ${all}`);
+  };
+  console.log(`ConfigMap creates through the full dev-preset pipeline, ${CONCURRENCY} in flight, median of ${ROUNDS} × ${SECONDS}s`);
+  row('baseline: kernel without the tracing check', 'baseline');
+  row('tracing off (the default)', 'off');
+  row('tracing on (every request recorded)', 'on');
+  const spans = targets[2].kernel.tracer.status();
+  console.log(`tracing on held ${spans.held} spans (ring of ${spans.capacity}, ${spans.dropped} overwritten)`);
+  for (const target of targets) await target.kernel.stop();
+
+  // One hook, 6 promise taps, called a million times: the interceptor's per-tap cost when nothing is traced.
+  const N = 1_000_000;
+  const hookRate = async (tracing) => {
+    const kernel = new Kernel({ tracing, logger: undefined });
+    for (let i = 0; i < 6; i++) kernel.hooks.authorize.tapPromise(`tap-${i}`, async () => undefined);
+    const attributes = { user: ADMIN, verb: 'get' };
+    const started = performance.now();
+    for (let i = 0; i < N; i++) await kernel.hooks.authorize.promise(attributes);
+    return N / ((performance.now() - started) / 1000);
+  };
+  const hook = { without: [], with: [] };
+  for (let round = 0; round < 5; round++) {
+    hook.without.push(await hookRate(false));
+    hook.with.push(await hookRate(true));
+  }
+  const without = median(hook.without);
+  const withCheck = median(hook.with);
+  console.log(`\nauthorize hook, 6 promise taps, ${N} calls, median of 5`);
+  console.log(`${'without the interceptor'.padEnd(46)} ${(without / 1000).toFixed(0).padStart(7)}k calls/s`);
+  console.log(`${'with it, tracing off'.padEnd(46)} ${(withCheck / 1000).toFixed(0).padStart(7)}k calls/s  ${((withCheck / without - 1) * 100).toFixed(1).padStart(6)}%`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
