@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kubectl, SKIFF_BIN, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
-// `skiff trace` on a real cluster (dev preset, one node): the journey of `kubectl create deployment` from the
+// `skiff trace` on a real cluster (dev preset, two nodes, so the scheduler scores): the journey of `kubectl create deployment` from the
 // API server's hooks through the store, the controllers, the scheduler (in its worker thread) and the kubelet down
 // to the runtime's calls, as the CLI prints it in JSON, and the HTML page rendered by a real headless Chromium.
 
@@ -44,7 +44,7 @@ function runSkiff(args: string[]): Promise<{ code: number | null; stdout: string
 }
 
 beforeAll(async () => {
-  skiff = await startSkiff(['--data-dir', dataDir, '--nodes', '1']);
+  skiff = await startSkiff(['--data-dir', dataDir, '--nodes', '2']);
   kubectl = new Kubectl(skiff.kubeconfig);
 });
 afterAll(async () => {
@@ -104,7 +104,7 @@ describe('skiff trace', () => {
     expect(mutating.size).toBeGreaterThanOrEqual(5);
     expect(validating).toContain('@skiff/plugin-admission-namespace-lifecycle');
     const write = own.find((s) => s.kind === 'store' && s.name === 'store create')!;
-    expect(write.attrs).toMatchObject({ key: '/registry/deployments/default/web' });
+    expect(write.attrs).toMatchObject({ key: '/registry/apps/deployments/default/web' });
     expect(write.attrs?.revision).toEqual(Number(root.attrs?.resourceVersion));
     // A request's steps happen inside it: its duration is its own time plus theirs.
     for (const step of own.filter((s) => s.parent === root.id)) {
@@ -126,7 +126,7 @@ describe('skiff trace', () => {
       first((s) => s.kind === 'request' && s.name === 'POST /api/v1/namespaces/default/pods', 'pod create'),
       first((s) => s.component === 'scheduler' && /^schedule default\/web-/.test(s.name), 'scheduling'),
       first((s) => s.kind === 'request' && /\/pods\/web-[^/]+\/binding$/.test(s.name), 'binding'),
-      first((s) => s.component === 'kubelet/node-1' && s.kind === 'controller', 'kubelet sync'),
+      first((s) => s.component.startsWith('kubelet/node-') && s.kind === 'controller', 'kubelet sync'),
       first((s) => s.name === 'cri runPodSandbox', 'RunPodSandbox'),
       first((s) => s.name === 'cni add', 'CNI add'),
       first((s) => s.name === 'cri pullImage', 'PullImage'),
@@ -142,17 +142,18 @@ describe('skiff trace', () => {
     const schedules = spans.filter((s) => s.component === 'scheduler' && s.name.startsWith('schedule '));
     expect(schedules).toHaveLength(2);
     for (const schedule of schedules) {
-      expect(schedule.attrs?.node).toBe('node-1');
+      expect(schedule.attrs?.node).toMatch(/^node-[12]$/);
       const plugins = spans.filter((s) => s.parent === schedule.id);
       expect(plugins.some((s) => s.name === 'filter NodeResourcesFit' && s.plugin === '@skiff/plugin-scheduler-resources-fit')).toBe(true);
-      expect(plugins.some((s) => s.name.startsWith('score ') && String(s.attrs?.result).includes('node-1='))).toBe(true);
+      const scores = plugins.find((s) => s.name === 'score NodeResourcesBalancedAllocation');
+      expect(String(scores?.attrs?.result)).toMatch(/^scores (node-1=\d+ node-2=\d+|node-2=\d+ node-1=\d+)$/);
       // Linked: the attempt descends from the ReplicaSet controller's create of its pod.
       expect(ancestors(schedule).some((s) => /^replicaset sync /.test(s.name))).toBe(true);
     }
     const started = spans.filter((s) => s.name === 'cri startContainer');
     expect(started).toHaveLength(2);
     for (const start of started)
-      expect(ancestors(start).some((s) => s.component === 'kubelet/node-1' && s.name.startsWith('pods@node-1 sync default/web-'))).toBe(true);
+      expect(ancestors(start).some((s) => /^kubelet\/node-[12]$/.test(s.component) && /^pods@node-[12] sync default\/web-/.test(s.name))).toBe(true);
     expect(spans.filter((s) => s.name === 'cri runPodSandbox').map((s) => s.attrs?.pod)).toEqual(
       expect.arrayContaining([expect.stringMatching(/^default\/web-/)]),
     );
@@ -166,8 +167,8 @@ describe('skiff trace', () => {
     const timeline = await runSkiff(['trace', 'deployment/web']);
     expect(timeline.code).toBe(0);
     expect(timeline.stdout).toMatch(/\[apiserver\] POST \/apis\/apps\/v1\/namespaces\/default\/deployments {2}code=201/);
-    expect(timeline.stdout).toMatch(/\[scheduler\] +schedule default\/web-\S+ {2}result=node node-1/);
-    expect(timeline.stdout).toMatch(/\[kubelet\/node-1\] +cri startContainer · @skiff\/plugin-cri-simulated/);
+    expect(timeline.stdout).toMatch(/\[scheduler\] +schedule default\/web-\S+ {2}result=node node-[12]/);
+    expect(timeline.stdout).toMatch(/\[kubelet\/node-[12]\] +cri startContainer · @skiff\/plugin-cri-simulated/);
   });
 
   it('writes one self-contained HTML page that headless Chromium renders with a row per span', async () => {
