@@ -53,8 +53,7 @@ class RecordingTrace implements OpenTrace {
   closed = false;
   spans = 0;
   lastActivity = now();
-  private readonly opened = now();
-  private readonly timer: NodeJS.Timeout;
+  readonly opened = now();
 
   constructor(
     readonly id: string,
@@ -62,7 +61,6 @@ class RecordingTrace implements OpenTrace {
     private readonly options: TraceOptions,
   ) {
     noteTraceOpened(this);
-    this.timer = setInterval(() => this.check(), Math.min(1000, options.idleSeconds * 1000)).unref();
   }
 
   record(span: Span): void {
@@ -72,19 +70,21 @@ class RecordingTrace implements OpenTrace {
     if (++this.spans >= this.options.maxSpans) this.close();
   }
 
-  private check(): void {
-    const at = now();
-    if (at - this.opened >= this.options.maxSeconds * 1000 || at - this.lastActivity >= this.options.idleSeconds * 1000) this.close();
+  /** Whether it ran out of time (or went quiet) at `at`. */
+  expired(at: number): boolean {
+    return at - this.opened >= this.options.maxSeconds * 1000 || at - this.lastActivity >= this.options.idleSeconds * 1000;
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.timer);
     noteTraceClosed(this);
     this.tracer.closed(this);
   }
 }
+
+/** Traces open at once, at most: with mode `on` every request opens one; past this the oldest is closed. */
+const MAX_OPEN_TRACES = 10_000;
 
 /**
  * A kernel's recorder of traces: which requests to trace, the open traces, and the ring their spans go to.
@@ -97,6 +97,7 @@ export class Tracer {
   private readonly open = new Map<string, RecordingTrace>();
   private readonly recent = new Map<string, RecordingTrace>();
   private readonly armed: { trace: string; filter: ArmFilter }[] = [];
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(readonly options: TraceOptions = TRACE_DEFAULTS) {
     this.buffer = new TraceBuffer(options.spans);
@@ -121,9 +122,18 @@ export class Tracer {
   private openTrace(id: string): RecordingTrace {
     const existing = this.open.get(id);
     if (existing) return existing;
+    if (this.open.size >= MAX_OPEN_TRACES) this.open.values().next().value!.close();
     const trace = new RecordingTrace(id, this, this.options);
     this.open.set(id, trace);
+    // One timer for every open trace, while any is open.
+    this.sweeper ??= setInterval(() => this.sweep(), 1000).unref();
     return trace;
+  }
+
+  /** Closes the traces that ran out of time or went quiet. */
+  private sweep(): void {
+    const at = now();
+    for (const trace of [...this.open.values()]) if (trace.expired(at)) trace.close();
   }
 
   /**
@@ -160,6 +170,10 @@ export class Tracer {
   /** @internal */
   closed(trace: RecordingTrace): void {
     this.open.delete(trace.id);
+    if (this.open.size === 0 && this.sweeper) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
     // Remembered for a while, so a late traceparent of a closed trace does not open it again under mode `on`.
     this.recent.set(trace.id, trace);
     if (this.recent.size > 1000) this.recent.delete(this.recent.keys().next().value!);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Kernel } from '../kernel.js';
+import { waitFor } from '../wait.js';
 import { TraceBuffer } from './buffer.js';
 import { currentTrace, runInTrace, tracingActive, withSpan } from './context.js';
 import { jsonDiff, summarizeDiff } from './diff.js';
@@ -130,6 +131,15 @@ describe('tracing hooks through the kernel', () => {
     expect(tracer.summary(root.trace.id)).toMatchObject({ open: false, spans: 10 });
     expect(tracingActive()).toBe(false);
     expect(runInTrace(root, () => currentTrace())).toBeUndefined();
+  });
+
+  it('closes a trace once it went quiet, and the last close switches tracing off', async () => {
+    const tracer = new Tracer({ ...TRACE_DEFAULTS, idleSeconds: 1 });
+    tracer.arm('any');
+    const root = tracer.startRequest({ mutating: false, exempt: false }, 'test')!;
+    expect(tracingActive()).toBe(true);
+    await waitFor('the quiet trace to close', () => tracer.summary(root.trace.id)?.open === false, { timeoutMs: 5000 });
+    expect(tracingActive()).toBe(false);
   });
 
   it('joins a traceparent only of a trace open here, unless mode is on', () => {
