@@ -10,6 +10,8 @@ const BOOTSTRAPPING = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 /** Skiff's controller manager runs every controller as one identity; this role holds what upstream gives them one by one. */
 export const CONTROLLER_MANAGER_ROLE = 'skiff:kube-controller-manager:controllers';
 export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
+/** The role metrics-server's manifest installs upstream, aggregated into view, edit and admin. */
+export const METRICS_READER_ROLE = 'system:aggregated-metrics-reader';
 
 /** The default objects: upstream's bootstrap policy, plus the role and binding of Skiff's single-identity controller manager. */
 export function defaultPolicy(): { clusterRoles: RoleObject[]; clusterRoleBindings: BindingObject[]; roles: RoleObject[]; roleBindings: BindingObject[] } {
@@ -29,6 +31,18 @@ export function defaultPolicy(): { clusterRoles: RoleObject[]; clusterRoleBindin
     ?.rules?.push({ apiGroups: ['networking.k8s.io'], resources: ['servicecidrs'], verbs: ['list', 'watch'] });
   const metadata = (name: string) => ({ name, labels: { ...BOOTSTRAPPING }, annotations: { [AUTOUPDATE]: 'true' } });
   clusterRoles.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: metadata(CONTROLLER_MANAGER_ROLE), rules: controllerRules });
+  // What a cluster with metrics-server has (its own manifest installs it): whoever may view pods may see their usage
+  // (kubectl top, autoscalers' readers). Skiff's presets serve metrics.k8s.io with @skiff/plugin-metrics-server.
+  const reader = metadata(METRICS_READER_ROLE);
+  clusterRoles.push({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: {
+      ...reader,
+      labels: { ...reader.labels, ...Object.fromEntries(['view', 'edit', 'admin'].map((to) => [`rbac.authorization.k8s.io/aggregate-to-${to}`, 'true'])) },
+    },
+    rules: [{ apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }],
+  });
   const clusterRoleBindings = structuredClone(BOOTSTRAP.clusterRoleBindings) as unknown as BindingObject[];
   clusterRoleBindings.push({
     apiVersion: 'rbac.authorization.k8s.io/v1',

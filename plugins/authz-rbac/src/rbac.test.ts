@@ -124,6 +124,11 @@ describe('RBAC in a real control plane', () => {
     const view = await admin.get<KubeObject & { rules: { resources: string[] }[] }>(RESOURCES.clusterroles, 'view');
     expect(view.metadata.annotations?.['rbac.authorization.kubernetes.io/autoupdate']).toBe('true');
     expect(view.rules.some((rule) => rule.resources.includes('pods'))).toBe(true);
+    // metrics.k8s.io, through system:aggregated-metrics-reader: a viewer may run kubectl top.
+    await waitFor('view to aggregate the metrics reader', async () => {
+      const aggregated = await admin.get<KubeObject & { rules: { apiGroups?: string[]; resources: string[] }[] }>(RESOURCES.clusterroles, 'view');
+      return aggregated.rules.some((rule) => rule.apiGroups?.includes('metrics.k8s.io') && rule.resources.includes('pods'));
+    });
     const admins = await admin.get<KubeObject & { rules: { resources: string[] }[] }>(RESOURCES.clusterroles, 'admin');
     expect(admins.rules.some((rule) => rule.resources.includes('rolebindings'))).toBe(true);
     await admin.get(RESOURCES.clusterrolebindings, 'system:kube-scheduler');
