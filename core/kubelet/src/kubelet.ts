@@ -11,6 +11,7 @@ import type {
   NodeConnections,
   NodeContext,
   PodNetwork,
+  Registry,
   RuntimeFactory,
   ServiceProxy,
   ServiceProxyFactory,
@@ -27,6 +28,7 @@ import { waitForPodCIDR } from './node/pod-cidr.js';
 import { CrashLoopBackOff } from './pods/crash-loop-backoff.js';
 import { PodDns } from './pods/dns.js';
 import { callNamed, namingFailures, type NodePluginIdentity } from './plugin-failures.js';
+import { KubeletMetrics } from './metrics.js';
 import { PodFiles } from './pods/pod-files.js';
 import { PodRuntimeManager } from './pods/pod-runtime.js';
 import { PodWorkers } from './pods/pod-workers.js';
@@ -92,6 +94,8 @@ export interface KubeletConfig {
   logger: Logger;
   /** Where this kubelet offers the API server its pods' logs, exec, attach and port-forward. */
   connections?: NodeConnections;
+  /** The registry its kubelet_* metrics go to (the kernel's `metrics`); several kubelets of a process share its series. */
+  metrics?: Registry;
 }
 
 /** A joined node's client certificate, and where a renewed one goes (its kubeconfig, the client's connections). */
@@ -138,6 +142,7 @@ export class Kubelet {
   private server: KubeletServer | undefined;
   private readonly rotations: CertificateRotation[] = [];
   private readonly logger: Logger;
+  private stopCounting: (() => void) | undefined;
 
   constructor(private readonly config: KubeletConfig) {
     this.logger = config.logger.child({ node: config.nodeName });
@@ -151,7 +156,10 @@ export class Kubelet {
     const runtimeIdentity: NodePluginIdentity = { kind: 'container runtime', name: runtimeFactory.name, plugin: runtimePlugin };
     const networkIdentity: NodePluginIdentity = { kind: 'pod network', name: networkFactory.name, plugin: networkPlugin };
     const created = await callNamed(runtimeIdentity, 'create', this.logger, () => runtimeFactory.create(context));
-    const runtime = (this.runtime = namingFailures(created, runtimeIdentity, this.logger));
+    const metrics = this.config.metrics ? new KubeletMetrics(this.config.metrics) : undefined;
+    const runtime = (this.runtime = namingFailures(created, runtimeIdentity, this.logger, metrics));
+    // Counted through the runtime itself: a scrape's lists are not runtime operations of the kubelet's.
+    this.stopCounting = metrics?.countRunning(created);
     const createNetwork = async (node: NodeContext) => {
       const createdNetwork = await callNamed(networkIdentity, 'create', this.logger, () => networkFactory.create(node));
       return (this.network = namingFailures(createdNetwork, networkIdentity, this.logger));
@@ -237,6 +245,7 @@ export class Kubelet {
       hostIP: this.config.nodeIP,
       logger: this.logger,
       resyncMs: this.config.podResyncSeconds * 1000,
+      metrics,
     });
     informers.start(this.abort.signal);
     await informers.waitForSync(this.abort.signal);
@@ -288,6 +297,7 @@ export class Kubelet {
       host: serve.address,
       port: serve.port,
       logger: this.logger,
+      metrics: this.config.metrics,
     }));
     const port = await server.listen();
     await registration.servingOn(port);
@@ -317,6 +327,7 @@ export class Kubelet {
     for (const rotation of this.rotations.splice(0)) rotation.stop();
     await this.server?.close().catch((err: unknown) => this.logger.warn({ err }, 'closing the kubelet API failed'));
     this.unregister?.();
+    this.stopCounting?.();
     this.abort.abort();
     clearInterval(this.heartbeat);
     await this.workers?.stopped();

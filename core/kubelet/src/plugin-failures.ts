@@ -1,6 +1,7 @@
 import { errorMessage } from '@skiff/api';
 import { currentTrace, spanAttribute, tracingActive, withSpan, type Logger, type SpanAttributes } from '@skiff/kernel';
 import { KubeletError } from './errors.js';
+import type { KubeletMetrics, RuntimeOperationSeries } from './metrics.js';
 
 export interface NodePluginIdentity {
   kind: 'container runtime' | 'pod network' | 'service proxy';
@@ -82,12 +83,46 @@ export async function callNamed<T>(identity: NodePluginIdentity, method: string,
   }
 }
 
+/** `call`, counted and timed as a runtime operation (kubelet_runtime_operations_*). */
+function counting(call: (...args: unknown[]) => unknown, operation: RuntimeOperationSeries): (...args: unknown[]) => unknown {
+  const done = (start: number, failed: boolean) => {
+    operation.total.inc();
+    operation.duration.observe((performance.now() - start) / 1000);
+    if (failed) operation.errors.inc();
+  };
+  return (...args) => {
+    const start = performance.now();
+    let result: unknown;
+    try {
+      result = call(...args);
+    } catch (err) {
+      done(start, true);
+      throw err;
+    }
+    if (!isThenable(result)) {
+      done(start, false);
+      return result;
+    }
+    return result.then(
+      (value) => {
+        done(start, false);
+        return value;
+      },
+      (err: unknown) => {
+        done(start, true);
+        throw err;
+      },
+    );
+  };
+}
+
 /**
  * The runtime or network as the kubelet uses it: every method the same, except that an unexpected failure
  * (a bug in the plugin, not a CRI status) is logged and rethrown as an error naming the runtime or network
- * and the plugin that registered it — the message the pod's container state and events then carry.
+ * and the plugin that registered it — the message the pod's container state and events then carry. With `metrics`
+ * (the container runtime), every CRI call is also counted and timed by its upstream `operation_type`.
  */
-export function namingFailures<T extends object>(target: T, identity: NodePluginIdentity, logger: Logger): T {
+export function namingFailures<T extends object>(target: T, identity: NodePluginIdentity, logger: Logger, metrics?: KubeletMetrics): T {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(object, property) {
@@ -95,7 +130,7 @@ export function namingFailures<T extends object>(target: T, identity: NodePlugin
       if (typeof value !== 'function') return value;
       if (!wrapped.has(property)) {
         const method = String(property);
-        const call = (...args: unknown[]) => {
+        const plain = (...args: unknown[]) => {
           let result: unknown;
           try {
             result = value.apply(object, args);
@@ -107,6 +142,8 @@ export function namingFailures<T extends object>(target: T, identity: NodePlugin
             throw named(identity, method, err, logger);
           });
         };
+        const operation = metrics?.operation(method);
+        const call = operation ? counting(plain, operation) : plain;
         const traced = tracedMethod(method);
         wrapped.set(
           property,

@@ -137,6 +137,7 @@ export const kubeletPlugin = definePlugin({
             hooks: kernel.hooks,
             logger,
             connections,
+            metrics: kernel.resolve('metrics'),
           });
           kubelets.push(kubelet);
           await kubelet.start();

@@ -2,6 +2,7 @@ import { RESOURCES, isApiError, isPodTerminal, type Container, type Node, type P
 import { WorkQueue, objectKey, runWorkers, splitObjectKey } from '@skiff/client';
 import type { ApiClient, ContainerRuntime, EventRecorder, Hooks, Informer, Logger, PodAdmitResult, PodSyncContext } from '@skiff/kernel';
 import { CONTAINER_RELIST_MS, CRI_LABELS, HOUSEKEEPING_MS } from '../names.js';
+import type { KubeletMetrics } from '../metrics.js';
 import type { ProbeManager } from '../probes/probe-manager.js';
 import type { VolumeManager } from '../volumes/volume-manager.js';
 import type { PodEventSink } from './events.js';
@@ -31,6 +32,8 @@ export interface PodWorkersOptions {
   /** How often the runtime's containers are listed to notice exits (default CONTAINER_RELIST_MS). */
   relistMs?: number;
   workers?: number;
+  /** Where the time from first seeing a pod to its running is observed (kubelet_pod_start_duration_seconds). */
+  metrics?: KubeletMetrics;
 }
 
 /** A sync that could not finish yet (an image pull failed…): the worker retries it with backoff. */
@@ -59,10 +62,23 @@ export class PodWorkers {
   private exited = new Set<string>();
   /** Pods whose finish was done (their containers stopped, their final status written): key → uid. */
   private readonly finished = new Map<string, string>();
+  /** When each pod not yet running was first seen (with metrics): key → uid and performance.now(); `at` -1 once it ran. */
+  private readonly firstSeen = new Map<string, { uid: string | undefined; at: number }>();
 
   constructor(private readonly options: PodWorkersOptions) {
     this.queue = new WorkQueue<string>({ name: `pods@${options.nodeName}`, component: `kubelet/${options.nodeName}`, baseDelayMs: 500, maxDelayMs: 30_000 });
-    const enqueue = (pod: Pod) => this.queue.add(objectKey(pod));
+    const enqueue = (pod: Pod) => {
+      const key = objectKey(pod);
+      if (
+        options.metrics &&
+        this.firstSeen.get(key)?.uid !== pod.metadata.uid &&
+        !pod.metadata.deletionTimestamp &&
+        pod.status?.phase !== 'Running' &&
+        !isPodTerminal(pod)
+      )
+        this.firstSeen.set(key, { uid: pod.metadata.uid, at: performance.now() });
+      this.queue.add(key);
+    };
     options.pods.addHandlers({ add: enqueue, update: (_old, pod) => enqueue(pod), delete: enqueue });
   }
 
@@ -153,6 +169,7 @@ export class PodWorkers {
     const status = buildPodStatus(pod, observed, this.statusContext());
     if (context.reasons.length) status.message = context.reasons.join('; ');
     await this.writeStatus(pod, status);
+    if (status.phase === 'Running') this.started(key, pod);
     if (observed.incomplete) {
       const reasons = [...observed.initContainers, ...observed.containers, ...observed.ephemeralContainers].flatMap((c) =>
         c.waiting && c.waiting.reason !== 'PodInitializing' ? [c.waiting.reason] : [],
@@ -282,7 +299,16 @@ export class PodWorkers {
   }
 
   /** Drops what this node remembered about a pod that is gone. */
+  /** The pod runs: the first time, how long since it was first seen is observed. */
+  private started(key: string, pod: Pod): void {
+    const seen = this.firstSeen.get(key);
+    if (!seen || seen.at < 0 || seen.uid !== pod.metadata.uid) return;
+    this.options.metrics?.podStarted((performance.now() - seen.at) / 1000);
+    seen.at = -1;
+  }
+
   private forget(key: string): void {
+    this.firstSeen.delete(key);
     const uid = this.admitted.get(key);
     if (uid) {
       this.options.manager.forget(uid);

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type Pod, type ResourceType, type SubjectAccessReview, type SubjectAccessReviewSpec, type TokenReview } from '@skiff/api';
-import type { ApiClient, ContainerRuntime } from '@skiff/kernel';
+import { createMetricsRegistry, METRICS_CONTENT_TYPE, type ApiClient, type ContainerRuntime } from '@skiff/kernel';
+import { KubeletMetrics } from '../metrics.js';
 import { KubeletNodeConnection } from '../streaming/node-connection.js';
 import { boundPod, silentLogger } from '../test-support/objects.js';
 import { KubeletServer, type KubeletServerOptions } from './kubelet-server.js';
@@ -115,7 +116,9 @@ beforeAll(async () => {
     pod: (namespace, name) => pods.find((pod) => pod.metadata.namespace === namespace && pod.metadata.name === name),
     timing: FAST,
   });
-  ({ server, base } = await startServer({ connection, startTime: new Date('2026-03-01T09:00:00.250Z') }));
+  const metrics = createMetricsRegistry({ defaultMetrics: false });
+  new KubeletMetrics(metrics).countRunning(runtime);
+  ({ server, base } = await startServer({ connection, startTime: new Date('2026-03-01T09:00:00.250Z'), metrics }));
   const client = pki.client('kube-apiserver-kubelet-client', ['system:masters']);
   admin = { ca: pki.caPem, cert: client.certPem, key: client.keyPem };
 });
@@ -210,6 +213,14 @@ describe('authorization', () => {
 });
 
 describe('pods and stats', () => {
+  it("answers /metrics from the kernel's registry: the running pods and containers the runtime reports", async () => {
+    const answer = await httpsGet(`${base}/metrics`, admin);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe(METRICS_CONTENT_TYPE);
+    expect(answer.text).toMatch(/^kubelet_running_pods 1$/m);
+    expect(answer.text).toMatch(/^kubelet_running_containers\{container_state="running"\} 1$/m);
+  });
+
   it('lists the pods of the node as a PodList', async () => {
     const answer = await httpsGet(`${base}/pods`, admin);
     expect(answer.headers['content-type']).toBe('application/json');

@@ -5,7 +5,7 @@ import { uptime } from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { Pod } from '@skiff/api';
 import { drained } from '@skiff/client';
-import type { ApiClient, Logger, NodeConnection, PodRef } from '@skiff/kernel';
+import { gatherMetrics, METRICS_CONTENT_TYPE, type ApiClient, type Logger, type NodeConnection, type PodRef, type Registry } from '@skiff/kernel';
 import { answerJson, answerRaw, answerText, failureOf, HttpFailure } from './answers.js';
 import { authorizationErrorMessage, forbiddenMessage, kubeletAccess, KubeletAuth, type KubeletAuthCacheTtls } from './auth.js';
 import { parseLogOptions } from './log-options.js';
@@ -43,6 +43,8 @@ export interface KubeletServerOptions {
   startTime?: Date;
   /** The usage sampler's readings, for `/stats/summary` and `/metrics/resource` (absent: no usage figures). */
   usage?: () => UsageSnapshot;
+  /** What `/metrics` shows: the kernel's registry, kubelet_* metrics included (absent: no `/metrics`). */
+  metrics?: Registry;
   /** How long review answers are kept (default: upstream's kubelet's cache times). */
   cacheTtls?: Partial<KubeletAuthCacheTtls>;
 }
@@ -52,7 +54,7 @@ const GET_ONLY = new Set(['GET', 'HEAD']);
 /**
  * The kubelet's HTTPS API, as upstream's kubelet serves it on port 10250 for the API server and other clients:
  * `/healthz`, `/pods`, `/containerLogs/…`, `/exec/…`, `/attach/…`, `/portForward/…` (upgrades proxied to the
- * container runtime's streaming server), `/stats/summary` and `/metrics/resource`. Every request is authenticated (a client
+ * container runtime's streaming server), `/stats/summary`, `/metrics/resource` and `/metrics`. Every request is authenticated (a client
  * certificate from the client CA, else a bearer token the API server reviews) and authorized by the API server
  * (SubjectAccessReview on the node's subresource) before anything else; errors are plain text, as upstream's.
  */
@@ -182,6 +184,9 @@ export class KubeletServer {
       return (response) => answerJson(response, 200, statsSummary(this.options.nodeName, this.startTime, this.options.pods(), this.options.usage?.()));
     if (path === '/metrics/resource' || path === '/metrics/resource/')
       return (response) => answerText(response, 200, resourceMetricsText(this.options.usage?.() ?? { containers: [] }), PROMETHEUS_TEXT_TYPE);
+    const { metrics } = this.options;
+    if (metrics && (path === '/metrics' || path === '/metrics/'))
+      return async (response) => answerText(response, 200, await (await gatherMetrics(metrics)).metrics(), METRICS_CONTENT_TYPE);
     if (segments[0] === 'containerLogs' && segments.length === 4) return (response, query) => this.containerLogs(response, query, segments.slice(1));
     return undefined;
   }
