@@ -69,7 +69,7 @@ export const schedulerPlugin = definePlugin({
           plugins: plan.plugins,
           schedulerOptions: options as Record<string, unknown>,
         };
-        thread = SchedulerThread.spawn(plan.file, data, logger);
+        thread = SchedulerThread.spawn(plan.file, data, logger, kernel.resolve('metrics'));
       },
     });
     kernel.lifecycle(PLUGIN_NAME, LIFECYCLE_STAGE.SCHEDULER, {
@@ -88,7 +88,7 @@ export const schedulerPlugin = definePlugin({
             return;
           }
           logger.debug({ reason: mainReason }, 'scheduling on the main thread');
-          ({ scheduler, informers } = createScheduler(connection.client, profiles, logger));
+          ({ scheduler, informers } = createScheduler(connection.client, profiles, logger, kernel.resolve('metrics')));
           kernel.provide('scheduler', scheduler, { replace: true });
           await scheduler.start(signal);
         };

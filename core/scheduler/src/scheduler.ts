@@ -13,6 +13,7 @@ import type {
   LiveSpan,
   Logger,
   NodeInfo,
+  Registry,
   PostFilterResult,
   SchedulerHandle,
   SchedulerPlugin,
@@ -24,6 +25,7 @@ import { recordTallies, talliesOf, tracedProfile, type PluginTallies } from './f
 import { cloneNodeInfo, addPodToNodeInfo } from './framework/node-info.js';
 import { cloneCycleState, podPriority } from './framework/plugin-helpers.js';
 import { Nominator } from './nominator.js';
+import { SchedulerMetrics, type AttemptResult } from './metrics.js';
 import { callPlugin, failureMessage, PluginThrew, type ExtensionPoint } from './framework/extension-points.js';
 import type { SchedulingProfile } from './framework/profile.js';
 import { DEFAULT_SCHEDULER_NAME, SCHEDULER_COMPONENT } from './names.js';
@@ -50,6 +52,8 @@ export interface SchedulerOptions {
   /** Tie breaker among equally scored nodes; `Math.random` unless a test needs it fixed. */
   random?: () => number;
   queue?: Omit<SchedulingQueueOptions, 'compare'>;
+  /** Where the scheduler_* metrics go (the kernel's `metrics`, or the worker thread's own registry). */
+  metrics?: Registry;
 }
 
 /** Why a pod got no node this time: a misfit, or an error naming the plugin that failed and where. */
@@ -152,6 +156,8 @@ export class Scheduler {
   private readonly recorders = new Map<string, EventRecorder>();
   /** Each plugin's registered events (undefined: every event), by plugin name. */
   private readonly pluginEvents = new Map<string, readonly ClusterEvent[] | undefined>();
+  private readonly metrics: SchedulerMetrics | undefined;
+  private stopPending: (() => void) | undefined;
 
   constructor(private readonly options: SchedulerOptions) {
     const profiles =
@@ -162,6 +168,7 @@ export class Scheduler {
     this.first = profiles[0]!;
     this.random = options.random ?? Math.random;
     this.logger = options.logger;
+    this.metrics = options.metrics ? new SchedulerMetrics(options.metrics) : undefined;
     for (const profile of profiles) for (const plugin of profile.plugins) this.pluginEvents.set(plugin.name, plugin.events);
     this.queue = new SchedulingQueue({
       ...options.queue,
@@ -351,12 +358,14 @@ export class Scheduler {
     }
     informers.start(signal);
     await informers.waitForSync(signal);
+    this.stopPending = this.metrics?.pending(() => this.queue.counts());
     this.loop = this.run();
   }
 
   /** Stops taking pods and waits for the cycle and the bindings in flight. */
   async stop(): Promise<void> {
     this.stopping.abort();
+    this.stopPending?.();
     this.queue.close();
     await this.loop;
     await Promise.allSettled([...this.bindings]);
@@ -407,12 +416,21 @@ export class Scheduler {
         await this.scheduleOne(next.info, next.cycle);
       } catch (err) {
         this.logger.error({ err, pod: next.info.key }, 'scheduling cycle failed');
+        this.attemptEnded(next.info, 'error', this.profileFor(next.info.pod));
         this.queue.requeueAfterError(next.info.key);
       }
     }
   }
 
+  /** Counts the pod's attempt that ended now (scheduler_schedule_attempts_total and its duration). */
+  private attemptEnded(info: QueuedPod, result: AttemptResult, profile: SchedulingProfile | undefined): void {
+    if (!this.metrics || info.attemptStartedAt === undefined) return;
+    this.metrics.attempt(result, profile?.schedulerName || DEFAULT_SCHEDULER_NAME, (performance.now() - info.attemptStartedAt) / 1000);
+    delete info.attemptStartedAt;
+  }
+
   private scheduleOne(info: QueuedPod, cycle: number): Promise<void> {
+    if (this.metrics) info.attemptStartedAt = performance.now();
     const traced = info.trace;
     if (traced === undefined || traced.trace.closed) return this.attempt(info, cycle);
     delete info.trace;
@@ -508,6 +526,8 @@ export class Scheduler {
     }
     this.queue.done(key);
     this.nominator.delete(key);
+    this.attemptEnded(info, 'scheduled', profile);
+    this.metrics?.scheduled(info.attempts, (performance.now() - info.queuedAt) / 1000);
     this.logger.debug({ pod: key, node: nodeName }, 'pod bound');
     const tallies = talliesOf(profile);
     const traced = tallies && currentTrace();
@@ -572,6 +592,7 @@ export class Scheduler {
    */
   private async failed(profile: SchedulingProfile, info: QueuedPod, cycle: number, failure: SchedulingFailure): Promise<void> {
     const { message, reason, plugin, extensionPoint, cause, nominatedNodeName } = failure;
+    this.attemptEnded(info, reason === 'SchedulerError' ? 'error' : 'unschedulable', profile);
     if (reason === 'SchedulerError') {
       this.logger.error(
         { err: cause, pod: info.key, message, ...(plugin ? this.pluginFields(profile, plugin) : {}), extensionPoint },
@@ -596,7 +617,12 @@ export class Scheduler {
 }
 
 /** A Scheduler over `client` with informers of its own and a recorder per profile (as the plugin and its worker thread make it). */
-export function createScheduler(client: ApiClient, profiles: SchedulingProfile[], logger: Logger): { scheduler: Scheduler; informers: SharedInformerFactory } {
+export function createScheduler(
+  client: ApiClient,
+  profiles: SchedulingProfile[],
+  logger: Logger,
+  metrics?: Registry,
+): { scheduler: Scheduler; informers: SharedInformerFactory } {
   const informers = new SharedInformerFactory(client, { logger });
   const scheduler = new Scheduler({
     profiles,
@@ -605,6 +631,7 @@ export function createScheduler(client: ApiClient, profiles: SchedulingProfile[]
     recorder: new EventRecorderImpl(client, { component: SCHEDULER_COMPONENT, logger }),
     recorderFor: (component) => new EventRecorderImpl(client, { component, logger }),
     logger,
+    metrics,
   });
   return { scheduler, informers };
 }

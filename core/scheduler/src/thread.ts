@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
-import type { ApiHandler, Kernel, Logger } from '@skiff/kernel';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { addMetricsSource, PortCalls, type ApiHandler, type Kernel, type Logger, type MetricsSnapshot, type Registry } from '@skiff/kernel';
 import { servePortTransport } from '@skiff/client';
 import type { UserInfo } from '@skiff/api';
 
@@ -19,6 +19,8 @@ export interface SchedulerWorkerData {
   config: Record<string, unknown>;
   plugins: WorkerPluginSource[];
   schedulerOptions: Record<string, unknown>;
+  /** Where the parent asks for the worker's metrics at every scrape (the worker answers `getMetricsAsJSON()`). */
+  metrics?: MessagePort;
 }
 
 /** The built worker entry beside this module, or undefined when running from sources (tests). */
@@ -66,20 +68,33 @@ type FromWorker = { type: 'loaded' } | { type: 'ready' } | { type: 'stopped' } |
 /**
  * The scheduler in its own thread, talking to this process's API server through a message port. The worker
  * is spawned early (`spawn`, while the store and the API server start) so loading its modules costs the start
- * nothing; `connect` hands it the port once the API server can answer.
+ * nothing; `connect` hands it the port once the API server can answer. Given the kernel's registry, its metrics show
+ * in the kernel's scrapes (a metrics source asking the worker over a port of its own).
  */
 export class SchedulerThread {
   private readonly worker: Worker;
   private readonly exited: Promise<number>;
   private readonly loaded: Promise<void>;
   private stopServing: (() => void) | undefined;
+  private readonly stopMetrics: (() => void) | undefined;
 
   private constructor(
     file: string,
     data: SchedulerWorkerData,
     private readonly logger: Logger,
+    metrics?: Registry,
   ) {
-    const worker = new Worker(file, { workerData: data });
+    // The worker's scheduler_* metrics join the kernel's registry: every scrape asks the worker for its own.
+    const channel = metrics ? new MessageChannel() : undefined;
+    const worker = new Worker(file, { workerData: { ...data, metrics: channel?.port2 }, transferList: channel ? [channel.port2] : [] });
+    if (metrics && channel) {
+      const calls = new PortCalls<string>(channel.port1, (message) => new Error(message));
+      const remove = addMetricsSource(metrics, () => calls.call({}) as Promise<MetricsSnapshot>);
+      this.stopMetrics = () => {
+        remove();
+        channel.port1.close();
+      };
+    }
     this.worker = worker;
     this.exited = new Promise((resolve) => worker.once('exit', resolve));
     this.loaded = this.next('loaded');
@@ -89,8 +104,8 @@ export class SchedulerThread {
   }
 
   /** Starts the worker: it loads the scheduler plugins and builds the profiles, then waits for `connect`. */
-  static spawn(file: string, data: SchedulerWorkerData, logger: Logger): SchedulerThread {
-    return new SchedulerThread(file, data, logger);
+  static spawn(file: string, data: SchedulerWorkerData, logger: Logger, metrics?: Registry): SchedulerThread {
+    return new SchedulerThread(file, data, logger, metrics);
   }
 
   /** Resolves on the worker's next message of `type`; rejects on its error message, an error or an early exit. */
@@ -149,6 +164,7 @@ export class SchedulerThread {
   }
 
   async stop(): Promise<void> {
+    this.stopMetrics?.();
     await this.disconnect();
     await this.worker.terminate();
     await this.exited;

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { errorMessage } from '@skiff/api';
 import { createClient, createClientFromKubeconfig, PortTransport, type SharedInformerFactory, type SkiffClient } from '@skiff/client';
-import { Kernel, type ResolvedConfig } from '@skiff/kernel';
+import { answerCalls, createMetricsRegistry, Kernel, type ResolvedConfig } from '@skiff/kernel';
 import { buildProfiles, type ProfileConfig } from './framework/profile.js';
 import { collectSchedulerPlugins } from './plugin.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
@@ -34,6 +34,14 @@ async function main(): Promise<void> {
   const configs: ProfileConfig[] = options.profiles?.length ? options.profiles : [{ schedulerName: options.schedulerName }];
   const profiles = buildProfiles(collectSchedulerPlugins(kernel), configs, { percentageOfNodesToScore: options.percentageOfNodesToScore });
   const logger = kernel.logger.child({ component: 'scheduler', thread: 'worker' });
+  // Its own registry, read by the parent's at every scrape; the series outlive terms, as the parent's would.
+  const metrics = createMetricsRegistry({ defaultMetrics: false });
+  if (data.metrics)
+    answerCalls(
+      data.metrics,
+      () => metrics.getMetricsAsJSON(),
+      (err) => errorMessage(err),
+    );
   // One term of scheduling per connect (the parent disconnects when it loses the lease and connects when it leads again).
   let term: { abort: AbortController; scheduler: Scheduler; informers: SharedInformerFactory; client: SkiffClient } | undefined;
   port.on('message', (message: ConnectMessage | { type: 'stop' }) => {
@@ -41,7 +49,7 @@ async function main(): Promise<void> {
       const client = message.port
         ? createClient(new PortTransport(message.port))
         : createClientFromKubeconfig(message.kubeconfig!, undefined, { servers: message.servers });
-      const current = { abort: new AbortController(), client, ...createScheduler(client, profiles, logger) };
+      const current = { abort: new AbortController(), client, ...createScheduler(client, profiles, logger, metrics) };
       term = current;
       current.scheduler
         .start(current.abort.signal)

@@ -25,6 +25,10 @@ export interface QueuedPod {
   unschedulablePlugins: ReadonlySet<string>;
   /** Why a preEnqueue plugin holds it back (SchedulingGates), while it is gated. */
   gatedBy?: string;
+  /** When it first entered the queue (performance.now()): the start of its end-to-end scheduling time. */
+  queuedAt: number;
+  /** When its current or last scheduling attempt began (performance.now()). */
+  attemptStartedAt?: number;
   /** The trace the pod's last event continues, while tracing (docs/tracing.md); its next attempt is a span of it. */
   trace?: TraceContext;
 }
@@ -115,7 +119,16 @@ export class SchedulingQueue {
     const trace = tracingActive() ? currentTrace() : undefined;
     if (trace && entry) entry.info.trace = trace;
     if (!entry) {
-      const info: QueuedPod = { key, pod, attempts: 0, sequence: 0, backoffUntil: 0, parkedAt: 0, unschedulablePlugins: new Set() };
+      const info: QueuedPod = {
+        key,
+        pod,
+        attempts: 0,
+        sequence: 0,
+        backoffUntil: 0,
+        parkedAt: 0,
+        unschedulablePlugins: new Set(),
+        queuedAt: performance.now(),
+      };
       if (trace) info.trace = trace;
       const fresh: Entry = { info, place: 'active', generation: 0 };
       this.entries.set(key, fresh);
@@ -161,6 +174,13 @@ export class SchedulingQueue {
     let count = 0;
     for (const entry of this.entries.values()) if (entry.place !== 'inFlight') count++;
     return count;
+  }
+
+  /** How many pods wait in each place (upstream's scheduler_pending_pods queues); pods being scheduled are not counted. */
+  counts(): { active: number; backoff: number; unschedulable: number; gated: number } {
+    const counts = { active: 0, backoff: 0, unschedulable: 0, gated: 0 };
+    for (const entry of this.entries.values()) if (entry.place !== 'inFlight') counts[entry.place]++;
+    return counts;
   }
 
   /** The next pod to schedule; waits for one. Resolves undefined once the queue is closed or `signal` aborts. */
