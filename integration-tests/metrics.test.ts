@@ -1,6 +1,7 @@
 // GET /metrics on a standard-preset cluster after a small workload driven by the real kubectl, read with a real
 // Prometheus text-format parser (Debian's python3-prometheus-client): kube-apiserver's request and storage metrics,
-// the store timings, the controllers' work queues, and RBAC's system:monitoring access.
+// the store timings, the controllers' work queues, the scheduler's attempts and queue, the kubelets' runtime operations
+// and running pods, and RBAC's system:monitoring access.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,9 +149,54 @@ describe('GET /metrics', () => {
     ])
       expect(families.has(family), family).toBe(true);
 
+    // The scheduler (in its worker thread on this preset) and the kubelets report through the same scrape.
+    const bound = (await admin.json('get', 'pods', '-A')).items.filter((pod: { spec: { nodeName?: string } }) => pod.spec.nodeName);
+    expect(sum(samples(families, 'scheduler_schedule_attempts', 'scheduler_schedule_attempts_total', { result: 'scheduled' }))).toBeGreaterThanOrEqual(
+      bound.length,
+    );
+    expect(samples(families, 'scheduler_schedule_attempts', 'scheduler_schedule_attempts_total', { result: 'scheduled' })[0]!.labels.profile).toBe(
+      'default-scheduler',
+    );
+    expect(
+      sum(samples(families, 'scheduler_scheduling_attempt_duration_seconds', 'scheduler_scheduling_attempt_duration_seconds_count', { result: 'scheduled' })),
+    ).toBeGreaterThanOrEqual(bound.length);
+    expect(
+      families
+        .get('scheduler_pending_pods')!
+        .samples.map((s) => s.labels.queue)
+        .sort(),
+    ).toEqual(['active', 'backoff', 'gated', 'unschedulable']);
+    expect(
+      sum(samples(families, 'scheduler_pod_scheduling_sli_duration_seconds', 'scheduler_pod_scheduling_sli_duration_seconds_count')),
+    ).toBeGreaterThanOrEqual(bound.length);
+    expect(
+      sum(samples(families, 'kubelet_runtime_operations', 'kubelet_runtime_operations_total', { operation_type: 'start_container' })),
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      sum(samples(families, 'kubelet_runtime_operations', 'kubelet_runtime_operations_total', { operation_type: 'run_podsandbox' })),
+    ).toBeGreaterThanOrEqual(2);
+    expect(families.get('kubelet_runtime_operations_duration_seconds')?.type).toBe('histogram');
+    expect(families.has('kubelet_runtime_operations_errors')).toBe(true);
+    expect(sum(samples(families, 'kubelet_pod_start_duration_seconds', 'kubelet_pod_start_duration_seconds_count'))).toBeGreaterThanOrEqual(2);
+    expect(samples(families, 'kubelet_running_containers', 'kubelet_running_containers', { container_state: 'running' })[0]!.value).toBeGreaterThanOrEqual(2);
+
     expect(samples(families, 'skiff_apiserver_thread_requests', 'skiff_apiserver_thread_requests_total', { thread: '0' })[0]!.value).toBeGreaterThan(0);
     expect(samples(families, 'process_cpu_user_seconds', 'process_cpu_user_seconds_total')[0]!.value).toBeGreaterThan(0);
     expect(families.has('nodejs_heap_size_used_bytes')).toBe(true);
+  }, 120_000);
+
+  it('counts as kubelet_running_pods the pods running on the nodes, summed over the kubelets of the process', async () => {
+    // A pod may be starting or stopping between the scrape and the list: compare until both agree.
+    await waitFor(
+      'kubelet_running_pods to equal the running pods',
+      async () => {
+        const families = await parse(await admin.ok('get', '--raw', '/metrics'));
+        const gauge = samples(families, 'kubelet_running_pods', 'kubelet_running_pods');
+        const running = (await admin.json('get', 'pods', '-A', '--field-selector=status.phase=Running')).items.length;
+        return gauge.length === 1 && running >= 2 && gauge[0]!.value === running;
+      },
+      CLUSTER_TIMEOUT,
+    );
   }, 120_000);
 
   it('answers in the Prometheus text format 0.0.4 to a user in system:monitoring, and 403 to one without it', async () => {
