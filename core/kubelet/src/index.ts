@@ -6,6 +6,7 @@ export { Kubelet, type KubeletConfig, type KubeletServing, type NodeCredentials 
 export { kubeletOptionsSchema, type KubeletPluginOptions } from './options.js';
 export { PodRuntimeManager, type PodObservation, type ContainerObservation, type PodRuntimeOptions } from './pods/pod-runtime.js';
 export { PodWorkers, type PodWorkersOptions } from './pods/pod-workers.js';
+export { KubeletMetrics, RUNTIME_OPERATION_TYPES, POD_START_BUCKETS, type RuntimeOperationSeries } from './metrics.js';
 export { buildPodStatus, rejectedPodStatus, sameStatus, type PodOutcome, type StatusContext } from './pods/pod-status.js';
 export { qosClass } from './pods/qos.js';
 export { NodeRegistration } from './node/node-registration.js';

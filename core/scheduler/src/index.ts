@@ -3,6 +3,7 @@ import { schedulerPlugin } from './plugin.js';
 export default schedulerPlugin;
 export { schedulerPlugin, collectSchedulerPlugins } from './plugin.js';
 export { Scheduler, createScheduler, type SchedulerOptions } from './scheduler.js';
+export { SchedulerMetrics, type AttemptResult, type PendingCounts } from './metrics.js';
 export { schedulePod, pickBest, feasibleNodesToFind, type ScheduleResult, type ScheduleSuccess, type ScheduleFailure } from './framework/cycle.js';
 export {
   buildProfile,
