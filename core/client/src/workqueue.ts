@@ -190,7 +190,10 @@ export async function runWorkers<T>(queue: WorkQueue<T>, workers: number, handle
     for (let item = await queue.get(); item !== undefined; item = await queue.get()) {
       try {
         const traced = queue.takeTrace(item);
-        if (traced) await runInTrace(traced, () => withSpan({ name: `${queue.name} sync ${String(item)}`, kind: 'controller', component: queue.component }, () => handle(item)));
+        if (traced)
+          await runInTrace(traced, () =>
+            withSpan({ name: `${queue.name} sync ${String(item)}`, kind: 'controller', component: queue.component }, () => handle(item)),
+          );
         else await handle(item);
         queue.forget(item);
       } catch (err) {

@@ -166,7 +166,13 @@ export async function createCluster(options: BootOptions = {}): Promise<Kernel> 
   };
   delete config.plugins;
   const logger = typeof options.logger === 'function' ? options.logger(config) : options.logger;
-  const kernel = new Kernel({ config, logger, thread: options.thread, workerEntry: options.workerEntry, ...(options.tracing === false ? { tracing: false } : {}) });
+  const kernel = new Kernel({
+    config,
+    logger,
+    thread: options.thread,
+    workerEntry: options.workerEntry,
+    ...(options.tracing === false ? { tracing: false } : {}),
+  });
   const plugins = await Promise.all(entries.map((entry) => loadPlugin(entry, loaded.rootDir)));
   plugins.forEach((plugin, i) => kernel.use(plugin, entries[i]!.options || {}));
   return kernel;
