@@ -3,6 +3,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlOn, kubectlVersions } from './clients.js';
 import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { unreachableRoutes } from './routes.js';
+import { buildTestImages, missingPrerequisites, pushTestImages, startRegistry, type TestRegistry } from '../scripts/test-images.mjs';
 
 // A HorizontalPodAutoscaler on the dev preset, end to end: the simulated runtime burns what the pods'
 // skiff.io/simulate-cpu annotation says, the kubelet samples it, @skiff/plugin-metrics-server serves it as
@@ -111,4 +113,69 @@ describe('a HorizontalPodAutoscaler on simulated CPU usage (kubectl 1.36)', () =
     expect(describe).toMatch(/AbleToScale\s+True/);
     expect(describe).toMatch(/SuccessfulRescale/);
   });
+});
+
+const notRoot = process.getuid?.() !== 0;
+if (notRoot) console.log('hpa.test.ts: the local preset part is skipped: real containers need root (the dev preset part runs)');
+
+// The same on the local preset: real containers under containerd, their CPU read from cgroups through CRI's
+// ListContainerStats. Each pod burns CPU for 30 s (limited to 200m, requesting 100m: 200 % against a 50 % target),
+// then sleeps: the Deployment grows to 3 while they burn and shrinks back to 1 once they all sleep.
+describe.skipIf(notRoot)('a HorizontalPodAutoscaler on real CPU usage (local preset, kubectl 1.36)', () => {
+  const local = tempDir('hpa-local');
+  let cluster: RunningSkiff;
+  let registry: TestRegistry;
+  let removeRoutes: (() => void) | undefined;
+  const real = kubectlOn(kubectl136.path, () => cluster.kubeconfig, join(local, 'cache'));
+  const realReplicas = async () => (await real.json('get', 'deployment', 'burner')).spec.replicas as number;
+
+  beforeAll(async () => {
+    removeRoutes = unreachableRoutes();
+    const missing = missingPrerequisites({ registry: true });
+    if (missing.length) throw new Error(`real containers need: ${missing.join('; ')} (bash scripts/install-system-deps.sh)`);
+    const images = await buildTestImages({ out: join(local, 'images') });
+    registry = await startRegistry({ out: join(local, 'images') });
+    await pushTestImages(images, registry.address);
+    writeFileSync(join(local, 'skiff.config.mjs'), CONFIG.replace('export default {', "export default {\n  preset: 'local',"));
+    cluster = await startSkiff(['--data-dir', join(local, 'data')], { cwd: local, timeoutMs: 60_000 });
+  }, 120_000);
+  afterAll(async () => {
+    removeRoutes?.();
+    await cluster?.stop();
+    await registry?.stop();
+    rmSync(local, { recursive: true, force: true });
+  });
+
+  it('scales a Deployment whose pods burn CPU up to 3, and back to 1 once they stop', async () => {
+    await real.apply(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: burner
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: burner }
+  template:
+    metadata:
+      labels: { app: burner }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: burn
+        image: ${registry.address}/skiff/busybox:1
+        command: [sh, -c, "timeout 30 sh -c 'while :; do :; done'; exec sleep 3600"]
+        resources:
+          requests: { cpu: 100m, memory: 16Mi }
+          limits: { cpu: 200m, memory: 64Mi }
+`);
+    await real.ok('rollout', 'status', 'deployment/burner', '--timeout=60s');
+    await real.apply(HPA);
+    await waitFor('the scale-up to 3', async () => (await realReplicas()) === 3, WAIT);
+    const events = await real.json('get', 'events', '--field-selector', 'involvedObject.kind=HorizontalPodAutoscaler,reason=SuccessfulRescale');
+    expect(events.items.map((event: any) => event.message)).toContain('New size: 3; reason: cpu resource utilization (percentage of request) above target');
+    await waitFor('the scale-down to 1 once every pod sleeps', async () => (await realReplicas()) === 1, { timeoutMs: 150_000, intervalMs: 1000 });
+    const hpa = await real.json('get', 'hpa', 'burner');
+    expect(hpa.status.currentMetrics[0].resource.current.averageUtilization).toBeLessThan(50);
+    await real.ok('delete', 'deployment', 'burner', '--wait=false');
+  }, 240_000);
 });
