@@ -6,9 +6,11 @@
 // within SOAK_HEAP_SLACK_MB of where it was before they started. The baseline in the same run is the
 // server's own heap before any watch opened. Exits non-zero when a check fails, so CI runs it too
 // (integration-tests/watch-soak.test.ts, with small numbers). By hand: `node bench/watch-soak.bench.mjs`
-// (defaults: 200 watches × 1,000 writes × 3 rounds). Needs `npm run build` first.
+// (defaults: 200 watches × 1,000 writes × 3 rounds). SOAK_WORKERS=N serves the API on N threads (config
+// apiServer.workers): watches and writes then spread over the threads, and every watch must still see every write
+// once and in order; the heap figures are then the primary thread's. Needs `npm run build` first.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,7 +26,10 @@ const WRITE_CONCURRENCY = 16;
 const NAMESPACE = 'soak';
 const MB = 1024 * 1024;
 
+const WORKERS = Number(process.env.SOAK_WORKERS ?? 1);
 const dataDir = mkdtempSync(join(tmpdir(), 'skiff-soak-'));
+const configFile = join(dataDir, 'skiff.config.mjs');
+writeFileSync(configFile, `export default { apiServer: { workers: ${WORKERS} } };\n`);
 const server = spawn(
   process.execPath,
   [
@@ -39,7 +44,9 @@ const server = spawn(
     '--port',
     '0',
     '--data-dir',
-    dataDir,
+    join(dataDir, 'data'),
+    '--config',
+    configFile,
     '--log-level',
     'warn',
   ],
@@ -182,7 +189,9 @@ const sample = async (label) => {
   return memory;
 };
 
-console.log(`watch soak: ${WATCHES} watches, ${WRITES} writes × ${ROUNDS.length} rounds, server heap limit ${HEAP_MB} MB`);
+console.log(
+  `watch soak: ${WATCHES} watches, ${WRITES} writes × ${ROUNDS.length} rounds, server heap limit ${HEAP_MB} MB, ${WORKERS} API thread${WORKERS === 1 ? '' : 's'}`,
+);
 await call('POST', `${url}/api/v1/namespaces`, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
 await new Promise((r) => setTimeout(r, 500));
 const start = await sample('start (before watches)');
