@@ -7,9 +7,10 @@ import { CHAIN_STAGE, definePlugin, Kernel } from '@skiff/kernel';
 import storePlugin from '@skiff/store';
 import apiServerPlugin from '@skiff/apiserver';
 
-const TOKEN = 'bench-token';
+/** The bench clients' bearer token; `benchAuth` authenticates it as a member of system:masters. */
+export const TOKEN = 'bench-token';
 
-const benchAuth = definePlugin({
+export const benchAuth = definePlugin({
   name: 'bench-auth',
   version: '0.1.0',
   kernel: '^0.1.0',

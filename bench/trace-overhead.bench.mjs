@@ -11,26 +11,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHAIN_STAGE, createCluster, definePlugin, Kernel } from '@skiff/kernel';
+import { createCluster, Kernel } from '@skiff/kernel';
+import { benchAuth, TOKEN } from './bench-cluster.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ADMIN = { username: 'bench', groups: ['system:masters', 'system:authenticated'] };
 
-// A client token that is not a loopback one: tracing `on` records requests from users, not the cluster's own clients.
-const TOKEN = 'bench-token';
-const benchAuth = definePlugin({
-  name: 'bench-auth',
-  version: '0.1.0',
-  kernel: '^0.1.0',
-  apply(kernel) {
-    kernel.hooks.authenticate.tap({ name: 'bench-auth', stage: CHAIN_STAGE.TOKEN }, (request) =>
-      request.headers.authorization === `Bearer ${TOKEN}` ? { user: ADMIN } : undefined,
-    );
-  },
-});
-
+// benchAuth's token is not a loopback one: tracing `on` records requests from users, not the cluster's own clients.
 const root = mkdtempSync(join(tmpdir(), 'skiff-bench-trace-'));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
