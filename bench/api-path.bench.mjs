@@ -28,6 +28,8 @@ import { CHAIN_STAGE, definePlugin, Kernel } from '@skiff/kernel';
 import storePlugin from '@skiff/store';
 import apiServerPlugin from '@skiff/apiserver';
 import * as api from '@skiff/api';
+// Protobuf encoding moved to its own entry point (@skiff/api/protobuf); older checkouts export it from the root.
+const protobuf = await import('@skiff/api/protobuf').catch(() => api);
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = 16;
@@ -73,7 +75,7 @@ try {
   if (created.status !== 201) throw new Error('could not create the pod to read: ' + JSON.stringify(created.body));
   const measure = async (name, options) => (out.rows[name] = await load({ ca: caPem, ...options }));
   const PROTOBUF = 'application/vnd.kubernetes.protobuf';
-  const protobufBodies = (make) => Array.from({ length: 30000 }, (_, i) => api.encodeProtobufObject(make('b' + i.toString(36))));
+  const protobufBodies = (make) => Array.from({ length: 30000 }, (_, i) => protobuf.encodeProtobufObject(make('b' + i.toString(36))));
   const kinds = [
     ['lease', '/apis/coordination.k8s.io/v1/namespaces/default/leases', lease],
     ['configmap', '/api/v1/namespaces/default/configmaps', configMap],
