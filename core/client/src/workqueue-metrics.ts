@@ -24,19 +24,19 @@ export class WorkQueueMetrics {
   constructor(registry: Registry, name: string, state: QueueState) {
     const labels = { name };
     const labelNames = ['name'];
-    this.adds = seriesCounter(registry, { name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames }).series(labels);
-    this.retries = seriesCounter(registry, { name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames }).series(
+    this.adds = seriesCounter(registry, { name: 'workqueue_adds_total', help: 'Items added to the work queue.', labelNames }).series(labels);
+    this.retries = seriesCounter(registry, { name: 'workqueue_retries_total', help: 'Items added back to the work queue after a failure.', labelNames }).series(
       labels,
     );
     this.queueDuration = seriesHistogram(registry, {
       name: 'workqueue_queue_duration_seconds',
-      help: 'How long in seconds an item stays in workqueue before being requested.',
+      help: 'Seconds an item waited in the work queue before a worker took it.',
       labelNames,
       buckets: DURATION_BUCKETS,
     }).series(labels);
     this.workDuration = seriesHistogram(registry, {
       name: 'workqueue_work_duration_seconds',
-      help: 'How long in seconds processing an item from workqueue takes.',
+      help: 'Seconds a worker spent on one item.',
       labelNames,
       buckets: DURATION_BUCKETS,
     }).series(labels);
@@ -73,7 +73,7 @@ function queueGauges(registry: Registry): Map<string, QueueState> {
   const labelNames = ['name'];
   gauge(registry, {
     name: 'workqueue_depth',
-    help: 'Current depth of workqueue',
+    help: 'Items waiting in the work queue now.',
     labelNames,
     collect() {
       for (const [name, state] of known) this.set({ name }, state.depth());
@@ -86,13 +86,13 @@ function queueGauges(registry: Registry): Map<string, QueueState> {
     };
   gauge(registry, {
     name: 'workqueue_unfinished_work_seconds',
-    help: "How many seconds of work has done that is in progress and hasn't been observed by work_duration.",
+    help: 'Seconds spent so far on the items being worked on now, summed.',
     labelNames,
     collect: processing((seconds) => seconds.reduce((sum, value) => sum + value, 0)),
   });
   gauge(registry, {
     name: 'workqueue_longest_running_processor_seconds',
-    help: 'How many seconds has the longest running processor for workqueue been running.',
+    help: 'Seconds the oldest item being worked on has been at it.',
     labelNames,
     collect: processing((seconds) => seconds.reduce((max, value) => Math.max(max, value), 0)),
   });

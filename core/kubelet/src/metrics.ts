@@ -93,14 +93,14 @@ function runningGauges(registry: Registry): Set<ContainerRuntime> {
     })().finally(() => (reading = undefined)));
   gauge(registry, {
     name: 'kubelet_running_pods',
-    help: 'Number of pods that have a running pod sandbox',
+    help: 'Pods whose sandbox is ready on the kubelets of this process.',
     async collect() {
       this.set((await read()).pods);
     },
   });
   gauge(registry, {
     name: 'kubelet_running_containers',
-    help: 'Number of containers currently running',
+    help: 'Containers on the kubelets of this process, by state.',
     labelNames: ['container_state'],
     async collect() {
       for (const [state, count] of Object.entries((await read()).containers)) this.set({ container_state: state }, count);
@@ -122,7 +122,7 @@ export class KubeletMetrics {
   constructor(private readonly registry: Registry) {
     this.podStart = seriesHistogram(registry, {
       name: 'kubelet_pod_start_duration_seconds',
-      help: 'Duration in seconds from kubelet seeing a pod for the first time to the pod starting to run',
+      help: 'Seconds from a kubelet first seeing a pod to its status reading Running.',
       labelNames: [],
       buckets: POD_START_BUCKETS,
     }).series({});
@@ -139,17 +139,17 @@ export class KubeletMetrics {
     series = {
       total: seriesCounter(this.registry, {
         name: 'kubelet_runtime_operations_total',
-        help: 'Cumulative number of runtime operations by operation type.',
+        help: 'Container runtime (CRI) calls, by operation.',
         labelNames,
       }).series(labels),
       errors: seriesCounter(this.registry, {
         name: 'kubelet_runtime_operations_errors_total',
-        help: 'Cumulative number of runtime operation errors by operation type.',
+        help: 'Container runtime (CRI) calls that failed, by operation.',
         labelNames,
       }).series(labels),
       duration: seriesHistogram(this.registry, {
         name: 'kubelet_runtime_operations_duration_seconds',
-        help: 'Duration in seconds of runtime operations. Broken down by operation type.',
+        help: 'Seconds a container runtime (CRI) call took, by operation.',
         labelNames,
         buckets: OPERATION_BUCKETS,
       }).series(labels),

@@ -26,7 +26,7 @@ function pendingGauge(registry: Registry): Set<() => PendingCounts> {
   queuesOf.set(registry, known);
   gauge(registry, {
     name: 'scheduler_pending_pods',
-    help: "Number of pending pods, by the queue type: 'active', 'backoff', 'unschedulable' (tried and did not fit) and 'gated' (held back by a preEnqueue plugin, never tried).",
+    help: 'Pods waiting to be scheduled, by queue: active, backoff, unschedulable (tried, fit nowhere) and gated (held by a preEnqueue plugin).',
     labelNames: ['queue'],
     collect() {
       const total: PendingCounts = { active: 0, backoff: 0, unschedulable: 0, gated: 0 };
@@ -61,12 +61,12 @@ export class SchedulerMetrics {
       series = {
         total: seriesCounter(this.registry, {
           name: 'scheduler_schedule_attempts_total',
-          help: "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be scheduled, while 'error' means an internal scheduler problem.",
+          help: 'Scheduling attempts by result (scheduled, unschedulable: fits no node, error: the scheduler failed) and profile.',
           labelNames,
         }).series(labels),
         duration: seriesHistogram(this.registry, {
           name: 'scheduler_scheduling_attempt_duration_seconds',
-          help: 'Scheduling attempt latency in seconds (scheduling algorithm + binding)',
+          help: 'Seconds one scheduling attempt took, filtering, scoring and binding included, by result and profile.',
           labelNames,
           buckets: ATTEMPT_BUCKETS,
         }).series(labels),
@@ -83,7 +83,7 @@ export class SchedulerMetrics {
     if (!series) {
       series = seriesHistogram(this.registry, {
         name: 'scheduler_pod_scheduling_sli_duration_seconds',
-        help: 'E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue; it may involve several scheduling attempts.',
+        help: 'Seconds from a pod entering the scheduling queue to its binding, over all its attempts.',
         labelNames: ['attempts'],
         buckets: SLI_BUCKETS,
       }).series({ attempts: String(attempts) });

@@ -48,12 +48,12 @@ export class RequestMetrics {
   ) {
     this.total = seriesCounter(registry, {
       name: 'apiserver_request_total',
-      help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      help: 'API requests answered, by verb, dry run, group, version, resource, subresource, scope, component and HTTP code.',
       labelNames: [...LABEL_NAMES, 'code'],
     });
     this.duration = seriesHistogram(registry, {
       name: 'apiserver_request_duration_seconds',
-      help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+      help: 'Seconds from a request arriving to its answer, by verb, dry run, group, version, resource, subresource, scope and component.',
       labelNames: LABEL_NAMES,
       buckets: REQUEST_DURATION_BUCKETS,
     });
@@ -61,7 +61,7 @@ export class RequestMetrics {
     const inflight = this.inflight;
     gauge(registry, {
       name: 'apiserver_current_inflight_requests',
-      help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+      help: 'Highest number of requests in flight since the last scrape, read-only and mutating apart.',
       labelNames: ['request_kind'],
       collect() {
         this.set({ request_kind: 'readOnly' }, highest.readOnly);

@@ -27,7 +27,7 @@ export function registerStorageObjects(metrics: Registry, registry: ResourceRegi
   };
   gauge(metrics, {
     name: 'apiserver_storage_objects',
-    help: 'Number of stored objects at the time of last check split by kind.',
+    help: 'Objects in the store per resource, counted at most every 5 s.',
     labelNames: ['resource'],
     aggregator: 'max',
     async collect() {

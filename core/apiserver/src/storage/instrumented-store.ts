@@ -36,13 +36,13 @@ export class InstrumentedStore implements Store {
   ) {
     this.duration = seriesHistogram(registry, {
       name: 'etcd_request_duration_seconds',
-      help: 'Store request latency in seconds for each operation and object type.',
+      help: 'Seconds a store call took, by operation and key prefix.',
       labelNames: ['operation', 'type'],
       buckets: REQUEST_DURATION_BUCKETS,
     });
     this.errors = counter(registry, {
       name: 'etcd_request_errors_total',
-      help: 'Store requests that failed, for each operation and object type.',
+      help: 'Store calls that failed, by operation and key prefix.',
       labelNames: ['operation', 'type'],
     });
   }
