@@ -28,7 +28,8 @@ const CONFIG = `export default {
 };
 `;
 
-const deployment = (cpu: string) => `apiVersion: apps/v1
+/** The Deployment both parts scale: one container requesting 100m; the options add annotations, the image and command, and more requests and limits. */
+const burner = (options: { annotations?: string; container: string; requests?: string; limits?: string }) => `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: burner
@@ -39,14 +40,16 @@ spec:
   template:
     metadata:
       labels: { app: burner }
-      annotations: { skiff.io/simulate-cpu: "${cpu}" }
-    spec:
+${options.annotations ? `      annotations: ${options.annotations}\n` : ''}    spec:
+      terminationGracePeriodSeconds: 1
       containers:
       - name: burn
-        image: busybox:1.36
+${options.container}
         resources:
-          requests: { cpu: 100m }
-`;
+          requests: { cpu: 100m${options.requests ?? ''} }
+${options.limits ? `          limits: ${options.limits}\n` : ''}`;
+
+const deployment = (cpu: string) => burner({ annotations: `{ skiff.io/simulate-cpu: "${cpu}" }`, container: '        image: busybox:1.36' });
 
 const HPA = `apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
@@ -147,27 +150,13 @@ describe.skipIf(notRoot)('a HorizontalPodAutoscaler on real CPU usage (local pre
   });
 
   it('scales a Deployment whose pods burn CPU up to 3, and back to 1 once they stop', async () => {
-    await real.apply(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: burner
-spec:
-  replicas: 1
-  selector:
-    matchLabels: { app: burner }
-  template:
-    metadata:
-      labels: { app: burner }
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: burn
-        image: ${registry.address}/skiff/busybox:1
-        command: [sh, -c, "timeout 30 sh -c 'while :; do :; done'; exec sleep 3600"]
-        resources:
-          requests: { cpu: 100m, memory: 16Mi }
-          limits: { cpu: 200m, memory: 64Mi }
-`);
+    await real.apply(
+      burner({
+        container: `        image: ${registry.address}/skiff/busybox:1\n        command: [sh, -c, "timeout 30 sh -c 'while :; do :; done'; exec sleep 3600"]`,
+        requests: ', memory: 16Mi',
+        limits: '{ cpu: 200m, memory: 64Mi }',
+      }),
+    );
     await real.ok('rollout', 'status', 'deployment/burner', '--timeout=60s');
     await real.apply(HPA);
     await waitFor('the scale-up to 3', async () => (await realReplicas()) === 3, WAIT);

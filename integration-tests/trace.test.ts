@@ -1,27 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Span } from '@skiff/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kubectl, SKIFF_BIN, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // `skiff trace` on a real cluster (dev preset, two nodes, so the scheduler scores): the journey of `kubectl create deployment` from the
 // API server's hooks through the store, the controllers, the scheduler (in its worker thread) and the kubelet down
 // to the runtime's calls, as the CLI prints it in JSON, and the HTML page rendered by a real headless Chromium.
-
-interface Span {
-  trace: string;
-  id: string;
-  parent?: string;
-  name: string;
-  kind: string;
-  component: string;
-  plugin?: string;
-  hook?: string;
-  start: number;
-  end: number;
-  error?: string;
-  attrs?: Record<string, string | number | boolean>;
-}
 
 const dataDir = tempDir('trace');
 const work = tempDir('trace-out');
