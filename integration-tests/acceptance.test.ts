@@ -1,18 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlVersions, runProgram } from './clients.js';
-import { REPO_ROOT, startSkiff, tempDir, type RunningSkiff } from './harness.js';
+import { REPO_ROOT, startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
+import { Slots } from './slots.js';
 
 // The everyday kubectl commands, run by every kubectl from 1.27 to 1.36 against one `skiff up` with a node:
 // create of the kinds users create first, apply (client- and server-side), get in every output, watch, describe,
 // explain, scale, rollout status, wait, patch of every type, delete --wait, auth can-i and api-resources.
-// Each version works in a namespace of its own (and cluster-scoped names of its own), so versions do not meet.
+// Each version works in a namespace of its own (and cluster-scoped names of its own), so versions do not meet:
+// VERSIONS_AT_ONCE of them run side by side, each one's steps in order (a failure names its version).
 
 const versions = kubectlVersions();
 let skiff: RunningSkiff;
 const dataDir = tempDir('acceptance');
 const cacheRoot = tempDir('acceptance-cache');
+
+/** How many versions run at once (on two cores, 3 took ~105 s where 1 at a time took ~130 s). */
+const VERSIONS_AT_ONCE = 3;
+/** A version takes a slot before its first step and gives it back after its last. */
+const slots = new Slots(VERSIONS_AT_ONCE);
 
 /** The resources upstream 1.36 serves by default, as the repository writes them down. */
 function upstreamResources(): { name: string; shortNames: string; apiVersion: string; namespaced: string; kind: string }[] {
@@ -41,7 +49,12 @@ afterAll(async () => {
   rmSync(cacheRoot, { recursive: true, force: true });
 });
 
-describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
+// The version suites are concurrent (bounded by the slots); the steps inside one are sequential, each building on the last.
+describe.each(versions)('kubectl 1.$minor', { concurrent: true }, ({ minor, path }) => {
+  const it = test.sequential;
+  // A version waits here for a slot, possibly while others run all their steps.
+  beforeAll(() => slots.take(), 600_000);
+  afterAll(() => slots.give());
   const cacheDir = join(cacheRoot, `1.${minor}`);
   const ns = `acc-1-${minor}`;
   const kubectl = (args: string[], options?: { timeoutMs?: number; input?: string }) =>
@@ -58,7 +71,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     return result.stdout;
   };
 
-  it('creates the kinds users create first, each read back', async () => {
+  it('creates the kinds users create first, each read back', async ({ expect }) => {
     expect((await kubectl(['create', 'namespace', ns])).stdout.trim()).toBe(`namespace/${ns} created`);
     const created = [
       await ok('create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2', '--port=80'),
@@ -109,7 +122,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(binding.subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }]);
   });
 
-  it('creates from a file of several documents, and refuses a malformed one naming the field', async () => {
+  it('creates from a file of several documents, and refuses a malformed one naming the field', async ({ expect }) => {
     const manifest = [
       'apiVersion: v1',
       'kind: ConfigMap',
@@ -137,7 +150,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(bad.stderr).toMatch(/port/);
   });
 
-  it('applies client-side (created, unchanged, configured) and server-side', async () => {
+  it('applies client-side (created, unchanged, configured) and server-side', async ({ expect }) => {
     const manifest = (image: string) =>
       [
         'apiVersion: apps/v1',
@@ -157,7 +170,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect((await ok('get', 'deployment', 'applied', '-o', 'jsonpath={.spec.template.spec.containers[0].image}')).trim()).toBe('nginx:1.28');
   });
 
-  it('reports a server-side apply conflict with another manager, and resolves it with --force-conflicts', async () => {
+  it('reports a server-side apply conflict with another manager, and resolves it with --force-conflicts', async ({ expect }) => {
     const manifest = ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: owned}', 'data: {color: blue, size: small}'].join('\n');
     expect((await withInput(manifest, 'apply', '--server-side', '-f', '-')).trim()).toBe('configmap/owned serverside-applied');
     await ok('patch', 'configmap', 'owned', '--type=merge', '-p', '{"data":{"color":"red"}}', '--field-manager=painter');
@@ -173,7 +186,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(managers).not.toContain('painter/Update');
   });
 
-  it('gets in every output: table, wide, yaml, json, name, jsonpath; across namespaces and by label', async () => {
+  it('gets in every output: table, wide, yaml, json, name, jsonpath; across namespaces and by label', async ({ expect }) => {
     expect(await ok('get', 'configmaps')).toMatch(/^NAME\s+DATA\s+AGE\n(.*\n)*settings\s+2\s+/m);
     expect(await ok('get', 'deployment', 'web', '-o', 'wide')).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nweb\s+/);
     expect(await ok('get', 'configmap', 'settings', '-o', 'yaml')).toMatch(/^ {2}mode: fast$/m);
@@ -191,15 +204,43 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect((await ok('get', 'pods', '-l', 'app=web', '-o', 'name')).trim().split('\n').length).toBeGreaterThanOrEqual(1);
   });
 
-  it('watches a collection and sees a new object arrive', async () => {
-    const watch = kubectl(['-n', ns, 'get', 'configmaps', '-w', '--output-watch-events'], { timeoutMs: 6_000 });
-    await new Promise((resolveWait) => setTimeout(resolveWait, 1_500));
-    await ok('create', 'configmap', 'watched', '--from-literal=x=y');
-    const result = await watch;
-    expect(result.stdout).toMatch(/ADDED\s+watched\s+1\s/);
+  it('watches a collection and sees a new object arrive', async ({ expect }) => {
+    const watch = spawn(path, ['--kubeconfig', skiff.kubeconfig, '--cache-dir', cacheDir, '-n', ns, 'get', 'configmaps', '-w', '--output-watch-events'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    watch.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    watch.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const printed = () => `stdout:\n${out}\nstderr:\n${err}`;
+    try {
+      // The list comes first, as ADDED events; the watch then goes on from the list's resourceVersion, so an
+      // object created after the list is out reaches kubectl only through the watch.
+      await waitFor(
+        `kubectl 1.${minor} get -w to list the configmaps there`,
+        () => {
+          if (watch.exitCode !== null) throw new Error(`it exited with ${watch.exitCode}\n${printed()}`);
+          return /^ADDED\s+settings\s/m.test(out);
+        },
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
+      expect(out).not.toMatch(/watched/);
+      await ok('create', 'configmap', 'watched', '--from-literal=x=y');
+      await waitFor(
+        `kubectl 1.${minor} get -w to print the new configmap`,
+        () => {
+          if (/ADDED\s+watched\s+1\s/.test(out)) return true;
+          throw new Error(`it printed so far:\n${printed()}`);
+        },
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
+    } finally {
+      watch.kill('SIGKILL');
+    }
+    expect(out).toMatch(/ADDED\s+watched\s+1\s/);
   });
 
-  it('describes and explains', async () => {
+  it('describes and explains', async ({ expect }) => {
     expect(await ok('describe', 'configmap', 'settings')).toMatch(/^Name:\s+settings\nNamespace:\s+acc-1-\d+\n/);
     expect(await ok('describe', 'deployment', 'web')).toMatch(/^Replicas:\s+2 desired/m);
     const explained = await ok('explain', 'pods.spec.containers');
@@ -214,7 +255,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(await ok('explain', 'deployment.spec.strategy', '--output', 'plaintext-openapiv2')).toMatch(/^\s+rollingUpdate\s+<Object>/m);
   });
 
-  it('scales, waits for the rollout and a condition', async () => {
+  it('scales, waits for the rollout and a condition', async ({ expect }) => {
     expect((await ok('scale', 'deployment', 'web', '--replicas=3')).trim()).toBe('deployment.apps/web scaled');
     expect(await ok('rollout', 'status', 'deployment/web', '--timeout=60s')).toMatch(/successfully rolled out/);
     expect((await ok('wait', '--for=condition=Available', 'deployment/web', '--timeout=60s')).trim()).toBe('deployment.apps/web condition met');
@@ -224,7 +265,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(await ok('get', 'hpa', 'web')).toMatch(/^web\s+Deployment\/web\s+cpu: <unknown>\/50%\s+1\s+5\s+/m);
   });
 
-  it('patches with every patch type', async () => {
+  it('patches with every patch type', async ({ expect }) => {
     expect((await ok('patch', 'configmap', 'settings', '--type=merge', '-p', '{"data":{"mode":"slow"}}')).trim()).toBe('configmap/settings patched');
     expect((await ok('patch', 'configmap', 'settings', '--type=json', '-p', '[{"op":"add","path":"/data/extra","value":"1"}]')).trim()).toBe(
       'configmap/settings patched',
@@ -239,13 +280,13 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(containers[0]).toMatchObject({ name: 'nginx', image: 'nginx:1.28', ports: [{ containerPort: 80 }] });
   });
 
-  it('adds a debug container to a running pod (pods/ephemeralcontainers)', async () => {
+  it('adds a debug container to a running pod (pods/ephemeralcontainers)', async ({ expect }) => {
     expect((await ok('run', 'debug-target', '--image=nginx')).trim()).toBe('pod/debug-target created');
     await ok('debug', 'debug-target', '--image=busybox', '-c', 'debugger');
     expect(await ok('get', 'pod', 'debug-target', '-o', 'jsonpath={.spec.ephemeralContainers[*].name}')).toBe('debugger');
   });
 
-  it('deletes and waits for the objects to go', async () => {
+  it('deletes and waits for the objects to go', async ({ expect }) => {
     // Newer kubectl add "from <namespace> namespace".
     expect(await ok('delete', 'configmap', 'watched', '--wait')).toMatch(/^configmap "watched" deleted/);
     expect(await ok('delete', 'deployment', 'applied', '--wait', '--timeout=60s')).toMatch(/^deployment\.apps "applied" deleted/);
@@ -254,7 +295,7 @@ describe.each(versions)('kubectl 1.$minor', ({ minor, path }) => {
     expect(gone.stderr).toMatch(/NotFound.*"watched" not found/);
   });
 
-  it('answers auth can-i and lists upstream 1.36’s default resources, and metrics.k8s.io', async () => {
+  it('answers auth can-i and lists upstream 1.36’s default resources, and metrics.k8s.io', async ({ expect }) => {
     expect((await ok('auth', 'can-i', 'create', 'deployments')).trim()).toBe('yes');
     const listed = await ok('api-resources', '--no-headers');
     const expected = [...upstreamResources(), ...METRICS_RESOURCES];

@@ -91,7 +91,8 @@ export function runProgram(file: string, args: string[], options: { timeoutMs?: 
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
     child.once('error', reject);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the process can end before its last output is read from the pipes (seen under load).
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolveRun({ code, stdout, stderr });
     });
