@@ -116,7 +116,7 @@ export async function runSkiffExpectingFailure(args: string[], cwd: string): Pro
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
   clearTimeout(timer);
   return { code, stdout, stderr };
 }
@@ -142,7 +142,8 @@ export class Kubectl {
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
-      child.once('exit', (code) => {
+      // 'close', not 'exit': the process can end before its last output is read from the pipes.
+      child.once('close', (code) => {
         clearTimeout(timer);
         resolveRun({ code, stdout, stderr });
       });
