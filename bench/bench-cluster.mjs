@@ -24,7 +24,7 @@ export const benchAuth = definePlugin({
 
 function benchKernel(dataDir, workers, thread) {
   return new Kernel({
-    config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent', apiServer: { workers } },
+    config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent', apiServer: { workers, workerStart: 'at-start' } },
     thread,
     // An API server worker thread builds the same kernel with this module's default export.
     workerEntry: { module: import.meta.url, data: { dataDir, workers } },

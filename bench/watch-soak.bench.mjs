@@ -29,7 +29,7 @@ const MB = 1024 * 1024;
 const WORKERS = Number(process.env.SOAK_WORKERS ?? 1);
 const dataDir = mkdtempSync(join(tmpdir(), 'skiff-soak-'));
 const configFile = join(dataDir, 'skiff.config.mjs');
-writeFileSync(configFile, `export default { apiServer: { workers: ${WORKERS} } };\n`);
+writeFileSync(configFile, `export default { apiServer: { workers: ${WORKERS}, workerStart: 'at-start' } };\n`);
 const server = spawn(
   process.execPath,
   [

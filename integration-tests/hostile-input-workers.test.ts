@@ -15,7 +15,7 @@ let configFile: string;
 beforeAll(() => {
   configDir = tempDir('hostile-input-workers-config');
   configFile = join(configDir, 'skiff.config.json');
-  writeFileSync(configFile, JSON.stringify({ preset: 'dev', apiServer: { workers: 2 } }));
+  writeFileSync(configFile, JSON.stringify({ preset: 'dev', apiServer: { workers: 2, workerStart: 'at-start' } }));
 });
 
 afterAll(() => {

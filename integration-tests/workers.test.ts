@@ -99,7 +99,7 @@ const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', meta
 
 beforeAll(async () => {
   dir = tempDir('workers');
-  writeFileSync(join(dir, 'skiff.config.json'), JSON.stringify({ preset: 'dev', apiServer: { workers: WORKERS } }));
+  writeFileSync(join(dir, 'skiff.config.json'), JSON.stringify({ preset: 'dev', apiServer: { workers: WORKERS, workerStart: 'at-start' } }));
   skiff = await startSkiff(['--data-dir', join(dir, 'data')], { cwd: dir, timeoutMs: 60_000 });
   target = readTarget(skiff.kubeconfig);
 }, 90_000);

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
-import { definePlugin, hostAddress, KernelError, LIFECYCLE_STAGE, type ApiServerInfo, type Logger, type PluginOptions } from '@skiff/kernel';
+import { performance } from 'node:perf_hooks';
+import type { MessagePort } from 'node:worker_threads';
+import { definePlugin, gauge, hostAddress, KernelError, LIFECYCLE_STAGE, type ApiServerInfo, type Logger, type PluginOptions } from '@skiff/kernel';
 import { bootstrapNamespaces } from './bootstrap.js';
 import { serveTraces } from './debug/traces.js';
 import { ApiServerError } from './errors.js';
@@ -11,7 +13,8 @@ import { builtinResources, registerBuiltinHandlers } from './kinds/index.js';
 import { ApiServer, APISERVER_NAME } from './server.js';
 import { KubeletClient } from './streaming/remote-node-client.js';
 import { APISERVER_PACKAGE } from './package-info.js';
-import { ApiServerWorkers } from './workers.js';
+import { ApiServerWorkers, WORKER_IDLE_CHANNEL } from './workers.js';
+import { IdleMemory } from './idle-memory.js';
 import { PrimaryNodes, serveNodeRelay } from './streaming/node-relay.js';
 import { errorMessage, type Node } from '@skiff/api';
 
@@ -20,6 +23,22 @@ const PLUGIN_NAME = APISERVER_NAME;
 export type ApiServerPluginOptions = PluginOptions<typeof plugin>;
 
 export type { ApiServerInfo } from '@skiff/kernel';
+
+/** On a worker thread: tells the primary once it has had no open connection for `seconds` (the primary then stops it). */
+function idleReporter(port: MessagePort | undefined, http: HttpServer, seconds: number): NodeJS.Timeout | undefined {
+  if (!port) return undefined;
+  let quietSince = performance.now();
+  let told = false;
+  return setInterval(() => {
+    if (http.connectionCount > 0) {
+      quietSince = performance.now();
+      told = false;
+    } else if (!told && performance.now() - quietSince >= seconds * 1000) {
+      told = true;
+      port.postMessage(true);
+    }
+  }, 1000).unref();
+}
 
 const plugin = definePlugin({
   ...APISERVER_PACKAGE,
@@ -87,6 +106,24 @@ const plugin = definePlugin({
           required: ['name', 'resources'],
         },
       },
+      workerIdleSeconds: {
+        type: 'integer',
+        minimum: 1,
+        default: 30,
+        description: 'With apiServer.workerStart "on-demand": a worker thread with no open connection for this long is stopped',
+      },
+      workerIdleCores: {
+        type: 'number',
+        minimum: 0,
+        default: 0.5,
+        description:
+          'With apiServer.workerStart "on-demand": how many cores of the machine must stand idle while the primary is saturated to start a worker thread',
+      },
+      returnIdleMemory: {
+        type: 'boolean',
+        default: true,
+        description: 'After a burst of requests, once the thread is idle, run two full garbage collections so the heap the burst grew is given back',
+      },
       maxRequestHeaderBytes: {
         type: 'integer',
         minimum: 1024,
@@ -106,6 +143,8 @@ const plugin = definePlugin({
     let info: ApiServerInfo | undefined;
     let kubelets: KubeletClient | undefined;
     let workers: ApiServerWorkers | undefined;
+    let idleMemory: IdleMemory | undefined;
+    let reportIdle: NodeJS.Timeout | undefined;
     let logger: Logger = kernel.logger;
     const { threads } = kernel;
 
@@ -138,6 +177,7 @@ const plugin = definePlugin({
         const nodesChannel = `${PLUGIN_NAME}/nodes`;
         const nodesPort = threads.primary ? undefined : threads.port(nodesChannel);
         const primaryNodes = nodesPort && new PrimaryNodes(nodesPort);
+        if (threads.primary && threads.count > 1) ApiServerWorkers.serveIdleReports(kernel, () => workers);
         if (threads.primary && threads.count > 1)
           threads.serve(nodesChannel, (port) =>
             serveNodeRelay(port, () => (kernel.hasComponent('nodeConnections') ? kernel.resolve('nodeConnections') : undefined)),
@@ -190,14 +230,36 @@ const plugin = definePlugin({
         info = { url, host, port, caPem: pki.caPem, caFile: pki.caFile, caKeyFile: pki.caKeyFile };
         kernel.provide('apiHandler', api);
         kernel.provide('apiServerInfo', info);
-        if (!threads.primary) return;
+        if (options.returnIdleMemory)
+          idleMemory = new IdleMemory((pauseMs) => logger.debug({ pauseMs: Math.round(pauseMs) }, 'idle after a burst: heap collected'));
+        if (!threads.primary) {
+          reportIdle = idleReporter(threads.port(WORKER_IDLE_CHANNEL), http, options.workerIdleSeconds);
+          return;
+        }
         if (options.bootstrapNamespaces) await bootstrapNamespaces(api, logger);
-        if (threads.count > 1) workers = await ApiServerWorkers.start(kernel, http.listenFd, logger);
+        if (threads.count > 1) {
+          gauge(kernel.resolve('metrics'), {
+            name: 'skiff_apiserver_threads',
+            help: 'API server threads serving now, the primary included, and the most that may (apiServer.workers).',
+            labelNames: ['state'],
+            collect() {
+              this.set({ state: 'serving' }, 1 + (workers?.size ?? 0));
+              this.set({ state: 'max' }, threads.count);
+            },
+          });
+          workers = await ApiServerWorkers.start(kernel, http.listenFd, logger, {
+            mode: kernel.config.apiServer?.workerStart ?? 'on-demand',
+            idleCores: options.workerIdleCores,
+          });
+        }
         logger.info({ url, maxConnections: http.limits.maxConnections, threads: threads.count }, 'API server listening');
       },
       async stop() {
         await workers?.stop();
         workers = undefined;
+        idleMemory?.stop();
+        if (reportIdle) clearInterval(reportIdle);
+        idleMemory = undefined;
         server?.stop();
         await http?.close();
         kubelets?.close();

@@ -89,6 +89,12 @@ describe('createCluster', () => {
     await expect(createCluster({ cwd: dir })).rejects.toThrow(
       `invalid config ${file}: unknown key "plugin" (did you mean "plugins"?); known keys: preset, plugins, dataDir, host, port, nodes, advertiseAddress, logLevel, apiServer, trace`,
     );
+    writeFileSync(file, JSON.stringify({ preset: 'base', apiServer: { workerstart: 'at-start' } }));
+    await expect(createCluster({ cwd: dir })).rejects.toThrow(
+      `invalid config ${file}: unknown key "apiServer.workerstart" (did you mean "workerStart"?); known keys: workers, workerStart`,
+    );
+    writeFileSync(file, JSON.stringify({ preset: 'base', apiServer: { workerStart: 'lazy' } }));
+    await expect(createCluster({ cwd: dir })).rejects.toThrow(`invalid config ${file}: "apiServer.workerStart" must be "on-demand" or "at-start" (got "lazy")`);
     writeFileSync(file, JSON.stringify({ preset: 'base', logLevel: 'verbose' }));
     await expect(createCluster({ cwd: dir })).rejects.toThrow(
       `invalid config ${file}: "logLevel" must be one of trace, debug, info, warn, error, fatal, silent (got "verbose")`,

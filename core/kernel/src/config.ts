@@ -31,10 +31,17 @@ export interface SkiffConfig {
   /** The API server. */
   apiServer?: {
     /**
-     * Threads that serve the API, each with its own event loop over the same store (the primary's included).
-     * Default: 1 (the request path on one event loop, as one process always had it).
+     * Threads that may serve the API, each with its own event loop over the same store (the primary's included).
+     * Default: the number of cores for a kernel that names a `workerEntry` (skiff up, skiff apiserver), else 1.
+     * 1 keeps the request path on one event loop, as one process always had it.
      */
     workers?: number;
+    /**
+     * When the worker threads start. `on-demand` (the default): one more when the primary's event loop has been
+     * saturated for two seconds while a core of the machine stood idle, and a worker with no connection left is stopped
+     * again. `at-start`: all of them with the API server, kept for the process's life.
+     */
+    workerStart?: 'on-demand' | 'at-start';
   };
   /**
    * Tracing (docs/tracing.md): `mode: 'on'` records every request and what it causes; the default `off` records
@@ -135,14 +142,20 @@ export function checkConfig(config: unknown, file: string): asserts config is Sk
 
 function checkApiServerConfig(apiServer: unknown, file: string): void {
   if (!isJsonObject(apiServer)) throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', { file, detail: '"apiServer" must be an object' });
+  const known = ['workers', 'workerStart'];
   for (const key of Object.keys(apiServer)) {
-    if (key !== 'workers')
+    if (!known.includes(key))
       throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
         file,
-        detail: `unknown key "apiServer.${key}"${didYouMean(key, ['workers'])}; known keys: workers`,
+        detail: `unknown key "apiServer.${key}"${didYouMean(key, known)}; known keys: ${known.join(', ')}`,
       });
   }
-  const { workers } = apiServer;
+  const { workers, workerStart } = apiServer;
+  if (workerStart !== undefined && workerStart !== 'on-demand' && workerStart !== 'at-start')
+    throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
+      file,
+      detail: `"apiServer.workerStart" must be "on-demand" or "at-start" (got ${JSON.stringify(workerStart)})`,
+    });
   if (workers !== undefined && (!Number.isInteger(workers) || (workers as number) < 1 || (workers as number) > MAX_API_SERVER_WORKERS))
     throw new KernelError('SKIFF_ERR_KERNEL_CONFIG_INVALID', {
       file,

@@ -11,7 +11,7 @@ import { CONFIG_DEFAULTS, type ResolvedConfig } from './config.js';
 import type { SkiffPlugin } from './plugin.js';
 import type { ComponentName, Components } from './components.js';
 import type { Logger } from './types/logger.js';
-import { KernelThreads, type ThreadOptions, type WorkerEntry } from './threads.js';
+import { defaultApiServerThreads, KernelThreads, type ThreadOptions, type WorkerEntry } from './threads.js';
 import { createMetricsRegistry, shareMetricsAcrossThreads, type Registry } from './metrics.js';
 
 export const KERNEL_VERSION = packageVersion(new URL('../package.json', import.meta.url)).version;
@@ -70,7 +70,7 @@ export class Kernel {
     this.tracer = new Tracer({ ...TRACE_DEFAULTS, ...this.config.trace });
     this.logger = options.logger ?? createLogger(this.config.logLevel);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
-    this.threads = new KernelThreads(() => this.config.apiServer?.workers ?? 1, options.thread);
+    this.threads = new KernelThreads(() => this.config.apiServer?.workers ?? (this.workerEntry ? defaultApiServerThreads() : 1), options.thread);
     this.workerEntry = options.workerEntry;
     this.metrics = createMetricsRegistry({ defaultMetrics: this.threads.primary });
     shareMetricsAcrossThreads(this.threads, this.metrics);

@@ -21,7 +21,7 @@ export function nearestName(name: string, candidates: Iterable<string>): string 
   for (const candidate of candidates) {
     const lower = candidate.toLowerCase();
     const contains = Math.min(wanted.length, lower.length) >= 3 && (lower.includes(wanted) || wanted.includes(lower));
-    const score = contains ? 0.5 : distance(wanted, lower);
+    const score = lower === wanted ? 0 : contains ? 0.5 : distance(wanted, lower);
     if (score <= Math.max(2, Math.floor(wanted.length / 3)) && (!best || score < best.score)) best = { candidate, score };
   }
   return best?.candidate;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { Kernel } from './kernel.js';
 
@@ -34,6 +35,11 @@ export interface ThreadOptions {
 
 /** The most worker threads a config may ask for. */
 export const MAX_API_SERVER_WORKERS = 64;
+
+/** `apiServer.workers` when the config says nothing and the kernel can build its request path in a thread: one per core. */
+export function defaultApiServerThreads(): number {
+  return Math.min(availableParallelism(), MAX_API_SERVER_WORKERS);
+}
 
 /** A kernel's place among the API server's threads (`kernel.threads`): which one it is, and what they share. */
 export class KernelThreads {
