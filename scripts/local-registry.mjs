@@ -163,6 +163,17 @@ export async function publishDir(registry, dir, { prebuilt = false } = {}) {
   return 'published';
 }
 
+/** `npm publish --ignore-scripts -w …` of every package in one npm; false when npm refused any of them. */
+async function publishAllAtOnce(registry, packages, log) {
+  if (!/^http:\/\/127\.0\.0\.1:\d+\/$/.test(registry.url)) throw new Error(`refusing to publish to ${registry.url}: not a local registry`);
+  const started = performance.now();
+  const workspaces = packages.flatMap(({ dir }) => ['-w', dir]);
+  const result = await run('npm', ['publish', '--registry', registry.url, '--ignore-scripts', ...workspaces], { cwd: REPO_ROOT, env: registryEnv(registry) });
+  if (result.code !== 0) return false;
+  log(`published ${packages.length} packages with one npm (${((performance.now() - started) / 1000).toFixed(1)}s)`);
+  return true;
+}
+
 /**
  * Publishes every non-private workspace package. With prepack builds (the default) one at a time in
  * dependency order, as lerna does, since a package's type build reads its dependencies' dist/; with
@@ -170,6 +181,9 @@ export async function publishDir(registry, dir, { prebuilt = false } = {}) {
  */
 export async function publishWorkspace(registry, { prebuilt = false, log = () => {} } = {}) {
   const packages = publishablePackages();
+  // Prebuilt, one npm publishes them all (-w per package): one npm start instead of one per package, the
+  // bulk of the time. Should any be there already (a kept --dir), the one-by-one way below sorts that out.
+  if (prebuilt && (await publishAllAtOnce(registry, packages, log))) return packages.map(({ pkg }) => `${pkg.name}@${pkg.version}`);
   const queue = [...packages];
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
