@@ -22,31 +22,32 @@ export const benchAuth = definePlugin({
   },
 });
 
-function benchKernel(dataDir, workers, thread) {
+function benchKernel(dataDir, workers, thread, workerStart = 'at-start') {
   return new Kernel({
-    config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent', apiServer: { workers, workerStart: 'at-start' } },
+    config: { dataDir: join(dataDir, 'skiff'), host: '127.0.0.1', port: 0, logLevel: 'silent', apiServer: { workers, workerStart } },
     thread,
     // An API server worker thread builds the same kernel with this module's default export.
-    workerEntry: { module: import.meta.url, data: { dataDir, workers } },
+    workerEntry: { module: import.meta.url, data: { dataDir, workers, workerStart } },
   });
 }
 
 /** The bench server's request path in an API server worker thread (`workers` > 1). */
-export default async function benchWorkerKernel({ dataDir, workers }, { thread }) {
-  return benchKernel(dataDir, workers, thread).use(storePlugin).use(apiServerPlugin).use(benchAuth);
+export default async function benchWorkerKernel({ dataDir, workers, workerStart }, { thread }) {
+  return benchKernel(dataDir, workers, thread, workerStart).use(storePlugin).use(apiServerPlugin).use(benchAuth);
 }
 
 /**
  * Starts the server with its data under `dataDir/skiff` (the caller makes and removes `dataDir`). `plugins` come
  * after store, apiserver and the token plugin, each a plugin or `[plugin, options]`; `store` replaces the LMDB store
  * (a plugin or `[plugin, options]`, e.g. the etcd store); `workers` serve the API on that many threads (config
- * apiServer.workers; the default store and plugins only). Answers the kernel, the
+ * apiServer.workers; the default store and plugins only), all from the start or, with `workerStart: 'on-demand'`, as
+ * the load asks (config apiServer.workerStart). Answers the kernel, the
  * server's `url` and `caPem`, the in-process `handler` and `token`, `call(method, path, body, headers)` for an
  * in-process request with the token, and `stop()`.
  */
-export async function startBenchApiServer({ plugins = [], dataDir, store = storePlugin, workers = 1 }) {
+export async function startBenchApiServer({ plugins = [], dataDir, store = storePlugin, workers = 1, workerStart = 'at-start' }) {
   if (workers > 1 && (plugins.length > 0 || store !== storePlugin)) throw new Error('the bench server runs on several threads only with its own plugins');
-  const kernel = benchKernel(dataDir, workers);
+  const kernel = benchKernel(dataDir, workers, undefined, workerStart);
   const [storeToUse, storeOptions] = Array.isArray(store) ? store : [store];
   kernel.use(storeToUse, storeOptions).use(apiServerPlugin).use(benchAuth);
   for (const entry of plugins) {
