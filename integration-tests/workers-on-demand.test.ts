@@ -3,6 +3,7 @@ import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { sendOnFreshConnection, type HttpsTarget } from './fresh-connection.js';
 import { startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
 // API server worker threads on demand (apiServer.workerStart "on-demand", the default): `skiff up` serves on the
@@ -12,33 +13,10 @@ import { startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
 let dir: string;
 let skiff: RunningSkiff;
-let target: { url: string; ca: Buffer; token: string };
+let target: HttpsTarget;
 
 /** One request on a connection of its own, so that new connections can land on a thread that started meanwhile. */
-function send(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const agent = new Agent({ ca: target.ca, keepAlive: false });
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      `${target.url}${path}`,
-      {
-        method,
-        agent,
-        headers: { authorization: `Bearer ${target.token}`, accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          agent.destroy();
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const send = (method: string, path: string, body?: unknown) => sendOnFreshConnection(target, method, path, body);
 
 /** The serving and maximum thread counts, and the requests each thread answered, from one /metrics scrape. */
 async function threads(): Promise<{ serving: number; max: number; requests: Map<string, number> }> {

@@ -3,6 +3,7 @@ import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { sendOnFreshConnection } from './fresh-connection.js';
 import { Kubectl, startSkiff, tempDir, type RunningSkiff } from './harness.js';
 
 // The API server on two threads (config apiServer.workers: 2) over one LMDB store, driven over many connections —
@@ -22,30 +23,10 @@ function readTarget(kubeconfig: string): { url: string; ca: Buffer; token: strin
   };
 }
 
-/** One request on a connection of its own (a fresh agent per call: no keep-alive reuse). */
-function send(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  return new Promise((resolve, reject) => {
-    const agent = new Agent({ ca: target.ca, keepAlive: false });
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      `${target.url}${path}`,
-      {
-        method,
-        agent,
-        headers: { authorization: `Bearer ${target.token}`, accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => {
-          agent.destroy();
-          resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+/** One request on a connection of its own, its body parsed as JSON. */
+async function send(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const { status, text } = await sendOnFreshConnection(target, method, path, body);
+  return { status, json: text ? JSON.parse(text) : undefined };
 }
 
 /** GET /metrics on a connection of its own: the text the scrape answered. */
