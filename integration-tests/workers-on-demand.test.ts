@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { sendOnFreshConnection, type HttpsTarget } from './fresh-connection.js';
-import { startSkiff, tempDir, type RunningSkiff } from './harness.js';
+import { startSkiff, tempDir, waitFor, type RunningSkiff } from './harness.js';
 
 // API server worker threads on demand (apiServer.workerStart "on-demand", the default): `skiff up` serves on the
 // primary thread alone; LISTs that saturate its event loop start a second thread, which then takes new connections;
@@ -32,16 +32,6 @@ function ours(listText: string): string[] {
   return (JSON.parse(listText) as { items: { metadata: { name: string } }[] }).items
     .map((item) => item.metadata.name)
     .filter((name) => name.startsWith('cm-') || name === 'after');
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
 }
 
 beforeAll(async () => {
@@ -121,7 +111,7 @@ describe('API server worker threads on demand', () => {
           const now = await threads();
           return now.serving === 2 && (now.requests.get('1') ?? 0) > 0 ? now : undefined;
         },
-        90_000,
+        { timeoutMs: 90_000, intervalMs: 1000 },
       );
     } finally {
       loading = false;
@@ -133,7 +123,7 @@ describe('API server worker threads on demand', () => {
     expect(during.requests.get('1')).toBeGreaterThan(0);
 
     // Idle: the worker stops after 3 s without a connection; the primary goes on serving.
-    await waitFor('the worker to stop', async () => ((await threads()).serving === 1 ? true : undefined), 30_000);
+    await waitFor('the worker to stop', async () => (await threads()).serving === 1, { timeoutMs: 30_000, intervalMs: 1000 });
     const created = await send('POST', '/api/v1/namespaces/demand/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' }, data });
     expect(created.status).toBe(201);
     const read = await send('GET', '/api/v1/namespaces/demand/configmaps/after');

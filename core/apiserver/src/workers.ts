@@ -46,7 +46,7 @@ class IdleCores {
   }
 }
 
-/** The channel on which a worker thread tells the primary it has no connection left (true) or has one again (false). */
+/** The channel on which a worker thread tells the primary it has had no connection for a while (the message `true`). */
 export const WORKER_IDLE_CHANNEL = 'skiff-apiserver/worker-idle';
 
 /** The worker thread's script: next to this module once built, in dist/ when the source runs (tests). */
@@ -87,8 +87,6 @@ export class ApiServerWorkers {
   private demandTimer: NodeJS.Timeout | undefined;
   private spawning = false;
   private lastSpawn = 0;
-  /** Workers started on demand, and stopped again, since the start. */
-  readonly counts = { started: 0, retired: 0 };
 
   private constructor(
     private readonly kernel: Kernel,
@@ -174,8 +172,13 @@ export class ApiServerWorkers {
         `API server thread ${index} starting: the primary's event loop is saturated and a core is idle`,
       );
       this.spawn(index, true)
-        .then(() => this.counts.started++)
-        .catch((err: unknown) => this.logger.error({ err, worker: index }, `API server worker thread ${index} did not start`))
+        .catch((err: unknown) => {
+          // A thread that failed to start does not hold its place: the next saturated stretch tries again.
+          const failed = this.running.get(index);
+          this.running.delete(index);
+          void failed?.worker.terminate();
+          this.logger.error({ err, worker: index }, `API server worker thread ${index} did not start`);
+        })
         .finally(() => {
           this.spawning = false;
           this.lastSpawn = performance.now();
@@ -194,7 +197,6 @@ export class ApiServerWorkers {
     if (!running || !running.onDemand || running.stopping || this.stopped) return;
     this.logger.info({ worker: index }, `API server thread ${index} stopping: no connection left`);
     this.running.delete(index);
-    this.counts.retired++;
     this.stopOne(running).catch((err: unknown) => this.logger.error({ err, worker: index }, `API server worker thread ${index} did not stop`));
   }
 
