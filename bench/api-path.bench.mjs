@@ -8,7 +8,9 @@
 //   - LIST of 2,000 leases: p50 and p99 latency.
 // The earlier commit (BENCH_BASELINE_REF, default below: main before the kinds work) is checked out under the
 // system temp folder with `git archive`, given a hard-linked copy of node_modules and built once; later runs
-// reuse it. Bounded in time: BENCH_SECONDS (default 3) per scenario. Needs `npm run build` first.
+// reuse it. Bounded in time: BENCH_SECONDS (default 3) per scenario; BENCH_ROUNDS (default 1) rounds, earlier and
+// now alternating, medians shown. Each row also gives the CPU the API server thread spent per request, read from
+// /proc, which does not depend on how fast the client could send. Needs `npm run build` first.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +37,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = 16;
 const TOKEN = 'bench-token';
 function load(options) {
-  return runLoad({ token: TOKEN, concurrency: CONCURRENCY, seconds: SECONDS, ...options });
+  return runLoad({ token: TOKEN, concurrency: CONCURRENCY, seconds: SECONDS, cpuOf: true, ...options });
 }
 
 function memory() {
@@ -135,52 +137,72 @@ function measure(root) {
 
 const baseline = baselineCheckout(BASELINE_REF);
 const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-const before = measure(baseline.dir);
-const after = measure(ROOT);
+// Rounds alternate earlier and now, so a machine that slows down part-way slows both; each cell is the median.
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
+const runs = { before: [], after: [] };
+for (let round = 0; round < ROUNDS; round++) {
+  runs.before.push(measure(baseline.dir));
+  runs.after.push(measure(ROOT));
+}
+
+const median = (values) => {
+  const known = values.filter((value) => value !== undefined && Number.isFinite(value)).sort((a, b) => a - b);
+  if (known.length === 0) return undefined;
+  const middle = known.length >> 1;
+  return known.length % 2 ? known[middle] : (known[middle - 1] + known[middle]) / 2;
+};
+/** The median of one field of one row (or memory entry) over the rounds. */
+const rowMedian = (list, section, name, field) => median(list.map((out) => out[section][name]?.[field]));
+const served = (list, name) => list.every((out) => out.rows[name] && out.rows[name].errors === 0 && out.rows[name].requests > 0);
 
 const cell = (value, digits = 0) => (value === undefined ? '—' : value.toFixed(digits));
-console.log(`earlier path: ${baseline.sha} (${before.kinds} resources); now: ${head} (${after.kinds} resources)`);
-console.log(`HTTPS keep-alive, 16 concurrent requests, ${process.env.BENCH_SECONDS ?? 3} s per scenario; LIST: 100 sequential requests`);
+const ratio = (now, earlier) => (now === undefined || earlier === undefined ? '—' : `${((now / earlier) * 100).toFixed(0)}%`);
+const first = runs.after[0];
+console.log(`earlier path: ${baseline.sha} (${runs.before[0].kinds} resources); now: ${head} (${first.kinds} resources)`);
+console.log(
+  `HTTPS keep-alive, 16 concurrent requests, ${process.env.BENCH_SECONDS ?? 3} s per scenario; LIST: 100 sequential requests; ` +
+    `${ROUNDS} round(s), earlier and now alternating, medians`,
+);
+console.log('server CPU: the µs the API server thread spent per request (from /proc, warm-up excluded), whatever the client could send');
 console.log('memory (MB, after GC)'.padEnd(34), 'earlier'.padStart(16), 'now'.padStart(16));
 for (const [name, key] of [
   ['idle after start', 'idle'],
   ['after every OpenAPI v3 document', 'openapi'],
 ]) {
-  const a = before.memory[key];
-  const b = after.memory[key];
-  console.log(name.padEnd(34), `${cell(a.rss, 1)} / ${cell(a.heap, 1)}`.padStart(16), `${cell(b.rss, 1)} / ${cell(b.heap, 1)}`.padStart(16), '  (rss / heap)');
+  const pair = (list) => `${cell(rowMedian(list, 'memory', key, 'rss'), 1)} / ${cell(rowMedian(list, 'memory', key, 'heap'), 1)}`;
+  console.log(name.padEnd(34), pair(runs.before).padStart(16), pair(runs.after).padStart(16), '  (rss / heap)');
 }
 console.log(
   'scenario'.padEnd(34),
   'earlier req/s'.padStart(14),
   'now req/s'.padStart(10),
   'now/earlier'.padStart(12),
+  'CPU µs earlier'.padStart(15),
+  'CPU µs now'.padStart(11),
+  'now/earlier'.padStart(12),
   'p50 ms'.padStart(8),
   'p99 ms'.padStart(8),
   'errors'.padStart(7),
 );
-for (const [name, row] of Object.entries(after.rows)) {
-  const old = before.rows[name];
-  const served = old && old.errors === 0 && old.requests > 0;
-  if (name.startsWith('LIST')) {
-    console.log(
-      name.padEnd(34),
-      `${cell(old?.p50, 1)} ms`.padStart(14),
-      `${cell(row.p50, 1)} ms`.padStart(10),
-      (served ? `${((row.p50 / old.p50) * 100).toFixed(0)}%` : '—').padStart(12),
-      cell(row.p50, 2).padStart(8),
-      cell(row.p99, 2).padStart(8),
-      String(row.errors).padStart(7),
-    );
-    continue;
-  }
+for (const name of Object.keys(first.rows)) {
+  const hadIt = served(runs.before, name);
+  const at = (list, field) => rowMedian(list, 'rows', name, field);
+  const cpuBefore = hadIt ? at(runs.before, 'cpuMicros') : undefined;
+  const cpuNow = at(runs.after, 'cpuMicros');
+  const errors = runs.after.reduce((sum, out) => sum + (out.rows[name]?.errors ?? 0), 0);
+  const isList = name.startsWith('LIST');
+  const before = hadIt ? at(runs.before, isList ? 'p50' : 'rps') : undefined;
+  const now = at(runs.after, isList ? 'p50' : 'rps');
   console.log(
     name.padEnd(34),
-    (served ? cell(old.rps) : 'not served').padStart(14),
-    cell(row.rps).padStart(10),
-    (served ? `${((row.rps / old.rps) * 100).toFixed(0)}%` : '—').padStart(12),
-    cell(row.p50, 2).padStart(8),
-    cell(row.p99, 2).padStart(8),
-    String(row.errors).padStart(7),
+    (isList ? `${cell(before, 1)} ms` : hadIt ? cell(before) : 'not served').padStart(14),
+    (isList ? `${cell(now, 1)} ms` : cell(now)).padStart(10),
+    (hadIt ? ratio(now, before) : '—').padStart(12),
+    cell(cpuBefore).padStart(15),
+    cell(cpuNow).padStart(11),
+    ratio(cpuNow, cpuBefore).padStart(12),
+    cell(at(runs.after, 'p50'), 2).padStart(8),
+    cell(at(runs.after, 'p99'), 2).padStart(8),
+    String(errors).padStart(7),
   );
 }

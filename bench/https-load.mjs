@@ -2,6 +2,7 @@
 // not share an event loop), each sending its next request when the previous one is answered, for a warm-up
 // and then `durationMs` — or, with `count`, that many requests one after another. Answers requests,
 // errors, req/s and the p50/p99 latency in ms.
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 const WORKER = `
@@ -32,11 +33,13 @@ async function run() {
     for (let i = 0; i < count; i++) { const r = await once(); if (r.ok) latencies.push(r.ns); else errors++; }
   } else {
     const warmupEnd = Date.now() + warmupMs;
+    let measuring = false;
     const end = warmupEnd + durationMs;
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (Date.now() < end) {
         const result = await once();
         if (Date.now() < warmupEnd) continue;
+        if (!measuring) { measuring = true; parentPort.postMessage({ measuring: true }); }
         if (result.ok) latencies.push(result.ns); else errors++;
       }
     }));
@@ -49,11 +52,43 @@ async function run() {
 run();
 `;
 
-/** Runs one scenario: `{ url, method, ca, token, body? | bodies?, contentType?, count? }`. */
-export function load({ concurrency = 16, seconds = 3, warmupMs = 500, ...options }) {
+/**
+ * CPU time (µs) one thread has used, from /proc (Linux): by default the calling process's main thread, which
+ * is the server's when the server runs in the benchmark's process (the client runs in a worker thread).
+ * Undefined where /proc is not there.
+ */
+export function threadCpuMicros(pid = process.pid, tid = pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+const TICKS_PER_SECOND = 100;
+
+/**
+ * Runs one scenario: `{ url, method, ca, token, body? | bodies?, contentType?, count? }`. With `cpuOf` (a
+ * process id, or true for this process), the answer also has `cpuMicros`: the CPU that process's main thread
+ * used per answered request while the timed requests ran (warm-up excluded).
+ */
+export function load({ concurrency = 16, seconds = 3, warmupMs = 500, cpuOf, ...options }) {
+  const pid = cpuOf === true ? process.pid : cpuOf;
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, { eval: true, workerData: { concurrency, warmupMs, durationMs: seconds * 1000, ...options } });
-    worker.once('message', resolve);
+    let cpuAtStart = options.count && pid ? threadCpuMicros(pid) : undefined;
+    worker.on('message', (message) => {
+      if (message.measuring) {
+        if (pid) cpuAtStart = threadCpuMicros(pid);
+        return;
+      }
+      const cpuAtEnd = pid ? threadCpuMicros(pid) : undefined;
+      if (cpuAtStart !== undefined && cpuAtEnd !== undefined && message.requests > 0) message.cpuMicros = (cpuAtEnd - cpuAtStart) / message.requests;
+      resolve(message);
+    });
     worker.once('error', reject);
   });
 }

@@ -143,7 +143,7 @@ export function parseCron(schedule: string): ParsedCron {
       const duration = spec.slice('@every '.length);
       const everyMs = parseDuration(duration);
       if (everyMs === undefined) throw new CronError(`failed to parse duration ${spec}: time: invalid duration "${duration}"`);
-      return { ...zoned, everyMs };
+      return { ...{}, ...zoned, everyMs };
     }
     spec = expanded;
   }
@@ -156,7 +156,7 @@ export function parseCron(schedule: string): ParsedCron {
     CronField,
     CronField,
   ];
-  return { ...zoned, minutes, hours, daysOfMonth, months, daysOfWeek };
+  return { ...{}, ...zoned, minutes, hours, daysOfMonth, months, daysOfWeek };
 }
 
 /** Why a schedule does not parse (upstream's message), or undefined when it does. */

@@ -59,7 +59,7 @@ export class ApiError extends Error {
       status: 'Failure',
       message: this.message,
       ...(this.reason ? { reason: this.reason } : {}),
-      ...(this.details ? { details: this.details.causes ? { ...this.details, causes: wireCauses(this.details.causes) } : this.details } : {}),
+      ...(this.details ? { details: this.details.causes ? { ...{}, ...this.details, causes: wireCauses(this.details.causes) } : this.details } : {}),
       code: this.status,
     };
   }
@@ -71,7 +71,7 @@ export class ApiError extends Error {
       (Object.entries(API_ERRORS) as [ApiErrorCode, { code: number; reason: string }][]).find(([, e]) => e.reason === status.reason && e.code === code) ??
       (Object.entries(API_ERRORS) as [ApiErrorCode, { code: number; reason: string }][]).find(([, e]) => e.code === code);
     const details = status.details?.causes
-      ? { ...status.details, causes: status.details.causes.map((cause) => ({ ...cause, type: cause.type ?? cause.reason })) }
+      ? { ...{}, ...status.details, causes: status.details.causes.map((cause) => ({ ...{}, ...cause, type: cause.type ?? cause.reason })) }
       : status.details;
     const err = new ApiError(entry?.[0] ?? 'SKIFF_ERR_API_INTERNAL', status.message ?? `HTTP ${code}`, details);
     return err;
@@ -85,6 +85,7 @@ export class ApiError extends Error {
  */
 export function wireCauses(causes: readonly StatusCause[]): StatusCause[] {
   return causes.map(({ type, reason, message, field }) => ({
+    ...{},
     ...((reason ?? type) !== undefined ? { reason: reason ?? type } : {}),
     ...(message !== undefined ? { message } : {}),
     ...(field !== undefined ? { field } : {}),

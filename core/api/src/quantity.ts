@@ -173,7 +173,7 @@ export function formatQuantity(q: Quantity, format?: QuantityFormat): string {
 /** `250` → `"250m"`, `2000` → `"2"`: millicores (rounded up to a whole millicore) as a CPU quantity. */
 export function formatCpuMillis(millis: number): string {
   const cores = exact(parse(Math.ceil(millis)));
-  return formatDecimal({ ...cores, exp10: cores.exp10 - 3 }, false);
+  return formatDecimal({ ...{}, ...cores, exp10: cores.exp10 - 3 }, false);
 }
 
 /** `134217728` → `"128Mi"`, `1500` → `"1500"`: bytes (rounded up to a whole byte) as a BinarySI quantity. */

@@ -27,7 +27,7 @@ export async function publishAuthenticationConfig(client: ApiClient, data: Reado
       }
       const current = existing.data ?? {};
       if (Object.entries(data).every(([key, value]) => current[key] === value)) return;
-      await client.update<ConfigMap>(type, { ...existing, data: { ...current, ...data } });
+      await client.update<ConfigMap>(type, { ...{}, ...existing, data: { ...{}, ...current, ...data } });
       return;
     } catch (err) {
       if (isApiError(err, 'AlreadyExists') && !(await currentConfigMap(client))) return;

@@ -67,7 +67,7 @@ declare module '@skiff/kernel' {
 async function admitCreate(ctx: RestContext, value: unknown): Promise<unknown> {
   if (!isJsonObject(value)) return value;
   // Admission plugins read metadata from every object; a bare TokenRequest may come without it.
-  const object = { ...value, metadata: isJsonObject(value.metadata) ? value.metadata : {} } as KubeObject;
+  const object = { ...{}, ...value, metadata: isJsonObject(value.metadata) ? value.metadata : {} } as KubeObject;
   const [group, version] = (object.apiVersion ?? '').includes('/') ? object.apiVersion!.split('/') : ['', object.apiVersion ?? ''];
   const kind = object.kind ? { group: group!, version: version!, kind: object.kind } : undefined;
   const admission = admissionRequest(ctx, { operation: 'CREATE', object, ...(kind ? { kind } : {}) });

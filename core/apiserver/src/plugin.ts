@@ -41,6 +41,7 @@ function idleReporter(port: MessagePort | undefined, http: HttpServer, seconds: 
 }
 
 const plugin = definePlugin({
+  ...{},
   ...APISERVER_PACKAGE,
   name: PLUGIN_NAME,
   provides: ['resourceRegistry', 'initializerRegistry', 'apiExtensions', 'apiHandler', 'apiServerInfo'],

@@ -145,7 +145,7 @@ export class ApiServer implements ApiHandler {
     if (!audit) return response;
     if (response.stream) {
       const started = response;
-      return { ...response, stream: auditedStream(response.stream, () => audit.responseComplete(started, false)) };
+      return { ...{}, ...response, stream: auditedStream(response.stream, () => audit.responseComplete(started, false)) };
     }
     audit.responseComplete(response, unexpected);
     return response;

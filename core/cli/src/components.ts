@@ -148,8 +148,8 @@ export async function createComponentKernel(
   for (const { plugin, options } of plugins) {
     if (!keep.has(plugin.name)) continue;
     const own = options as Record<string, unknown>;
-    const merged = { ...defaults[plugin.name], ...own, ...overrides[plugin.name] };
-    if (extra[plugin.name]) merged.leaderElection = { ...(own.leaderElection as object), ...extra[plugin.name]!.leaderElection! };
+    const merged: Record<string, unknown> = { ...{}, ...defaults[plugin.name], ...own, ...overrides[plugin.name] };
+    if (extra[plugin.name]) merged.leaderElection = { ...{}, ...(own.leaderElection as object), ...extra[plugin.name]!.leaderElection! };
     kernel.use(plugin, merged);
     kept += 1;
   }
@@ -168,7 +168,7 @@ export async function apiserver(argv: string[], output: Output, cwd = process.cw
   const { kernel, kept, total } = await createComponentKernel(nodes > 0 ? ['apiserver', 'kubelet'] : ['apiserver'], {
     cwd,
     configFile,
-    overrides: { ...overrides, nodes },
+    overrides: { ...{}, ...overrides, nodes },
     logs: logFormat ? { toFile: false, format: logFormat } : undefined,
   });
   output.out(`skiff: API server${nodes > 0 ? ' and kubelets' : ''} with ${kept} of the ${total} plugins of preset ${kernel.config.preset}`);
@@ -198,7 +198,7 @@ export async function separateComponent(component: SeparateComponent, argv: stri
   const started = performance.now();
   const args = parseComponentArgs(argv);
   process.umask(SERVER_UMASK);
-  const boot = { cwd, configFile: args.configFile, overrides: { ...args.overrides, nodes: 0 } };
+  const boot = { cwd, configFile: args.configFile, overrides: { ...{}, ...args.overrides, nodes: 0 } };
   const plugin = COMPONENT_PLUGINS[component];
   let kubeconfig = '';
   const { kernel, kept, total } = await createComponentKernel([component], boot, (config) => {

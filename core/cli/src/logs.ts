@@ -152,7 +152,8 @@ export function observedLogger(inner: Logger, observer: { onRecord?: (record: Ob
     (obj: object | string, msg?: string): void => {
       const onRecord = observer.onRecord;
       if (onRecord && level !== 'debug') {
-        const record = typeof obj === 'string' ? { level, fields: bindings, message: obj } : { level, fields: { ...bindings, ...obj }, message: msg ?? '' };
+        const record =
+          typeof obj === 'string' ? { level, fields: bindings, message: obj } : { level, fields: { ...{}, ...bindings, ...obj }, message: msg ?? '' };
         onRecord(record);
       }
       inner[level](obj, msg);
@@ -162,7 +163,7 @@ export function observedLogger(inner: Logger, observer: { onRecord?: (record: Ob
     info: log('info'),
     warn: log('warn'),
     error: log('error'),
-    child: (more) => observedLogger(inner.child(more), observer, { ...bindings, ...more }),
+    child: (more) => observedLogger(inner.child(more), observer, { ...{}, ...bindings, ...more }),
   };
 }
 

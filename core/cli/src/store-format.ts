@@ -97,7 +97,7 @@ export function parseObjectLine(file: string, line: number, text: string): Expor
 /** The object to create in the new store: everything kept (uid, ownerReferences, status…) but the old revision. */
 export function objectToImport(object: KubeObject): KubeObject {
   const { resourceVersion: _oldRevision, ...metadata } = object.metadata ?? {};
-  return { ...object, metadata };
+  return { ...{}, ...object, metadata };
 }
 
 /** What to count an object as: its kind (objects are stored with one), else the first part of its key. */

@@ -48,7 +48,7 @@ export async function createStoreKernel(boot: { cwd: string; configFile?: string
   if (!provider) throw new Error(`preset ${whole.config.preset} and its config have no plugin that provides the store`);
   const kernel = new Kernel({ config: whole.config });
   for (const { plugin, options } of whole.listPlugins()) {
-    if (keep.has(plugin.name)) kernel.use(plugin, { ...(options as object), ...ONE_SHOT_OPTIONS[plugin.name] });
+    if (keep.has(plugin.name)) kernel.use(plugin, { ...{}, ...(options as object), ...ONE_SHOT_OPTIONS[plugin.name] });
   }
   return { kernel, provider };
 }

@@ -115,6 +115,7 @@ class RestClient implements SkiffClient {
         method: 'GET',
         path,
         query: {
+          ...{},
           ...listQuery(options),
           ...defined({
             watch: 'true',
@@ -141,7 +142,7 @@ class RestClient implements SkiffClient {
   /** `R` is what the caller's resource type holds: the server answers with objects of the kind asked for. */
   private async send<R>(request: Partial<TransportRequest> & Pick<TransportRequest, 'method' | 'path'>): Promise<R> {
     const traced = tracingActive() ? currentTrace() : undefined;
-    const headers = traced ? { ...request.headers, traceparent: traceParentOf(traced) } : (request.headers ?? {});
+    const headers = traced ? { ...{}, ...request.headers, traceparent: traceParentOf(traced) } : (request.headers ?? {});
     const response = await this.transport.request({ query: {}, ...request, headers });
     return response.body as R;
   }

@@ -68,10 +68,10 @@ export class LeaderElector {
   private held = false;
 
   constructor(options: LeaderElectorOptions) {
-    const timing = { ...LEADER_ELECTION_DEFAULTS, ...definedOnly(options) };
+    const timing = { ...{}, ...LEADER_ELECTION_DEFAULTS, ...definedOnly(options) };
     const problem = leaderElectionTimingProblem(timing);
     if (problem) throw new RangeError(problem);
-    this.options = { ...options, ...timing };
+    this.options = { ...{}, ...options, ...timing };
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
     this.logger = (options.logger ?? silentLogger).child({ lease: `${options.lease.namespace}/${options.lease.name}`, identity: this.identity });
     setMaxListeners(0, this.abort.signal);
@@ -197,8 +197,10 @@ export class LeaderElector {
     }
     const holding = spec.holderIdentity === this.identity;
     const next: Lease = {
+      ...{},
       ...current,
       spec: {
+        ...{},
         ...spec,
         ...this.ownSpec(now),
         acquireTime: holding && spec.acquireTime ? spec.acquireTime : microTime(now),
@@ -223,7 +225,7 @@ export class LeaderElector {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: { name: lock.name, namespace: lock.namespace },
-      spec: { ...this.ownSpec(now), acquireTime: microTime(now), leaseTransitions: 0 },
+      spec: { ...{}, ...this.ownSpec(now), acquireTime: microTime(now), leaseTransitions: 0 },
     };
     try {
       this.observe(await client.create<Lease>(RESOURCES.leases, lease, lock.namespace), now);
@@ -243,8 +245,9 @@ export class LeaderElector {
     if (!observed || observed.spec?.holderIdentity !== this.identity) return;
     const now = microTime(Date.now());
     const released: Lease = {
+      ...{},
       ...observed,
-      spec: { ...observed.spec, holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now },
+      spec: { ...{}, ...observed.spec, holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now },
     };
     try {
       await this.options.client.update<Lease>(RESOURCES.leases, released);

@@ -50,6 +50,7 @@ export function controllerPlugin<const P extends OptionProperties = Record<never
     properties: { workers: { type: 'integer', minimum: 1, description: `${workers} (default: the controller manager's workers)` }, ...options },
   } as ControllerOptionsSchema<P>;
   return definePlugin({
+    ...{},
     ...metadata,
     options: schema as OptionsSchema,
     apply(kernel, checked) {

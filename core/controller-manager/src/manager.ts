@@ -37,7 +37,7 @@ export class ControllerManager {
     private readonly deps: ControllerManagerDeps,
     options: Partial<ControllerManagerSettings> = {},
   ) {
-    this.options = { ...CONTROLLER_MANAGER_DEFAULTS, ...options };
+    this.options = { ...{}, ...CONTROLLER_MANAGER_DEFAULTS, ...options };
     // Every controller and informer listens for the manager stopping.
     setMaxListeners(0, this.abort.signal);
     this.informers = deps.informers ?? new SharedInformerFactory(deps.client, { resyncMs: this.options.resyncMs, logger: deps.logger });

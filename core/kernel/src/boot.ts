@@ -55,7 +55,7 @@ function mergeEntries(base: PluginEntry[], added: PluginEntry[]): PluginEntry[] 
       }
       out.splice(i, 1);
     } else if (i >= 0) {
-      out[i] = { ...out[i]!, options: { ...(out[i]!.options || {}), ...entry.options } };
+      out[i] = { ...{}, ...out[i]!, options: { ...{}, ...(out[i]!.options || {}), ...entry.options } };
     } else out.push(entry);
   }
   return out;
@@ -86,13 +86,13 @@ async function loadPreset(name: string, fromDir: string, chain: string[]): Promi
   for (const parent of preset.extends ?? []) {
     const loaded = await loadPreset(parent, presetDir, [...chain, name]);
     entries = mergeEntries(entries, loaded.entries);
-    config = { ...config, ...loaded.config };
+    config = { ...{}, ...config, ...loaded.config };
   }
   entries = mergeEntries(
     entries,
     preset.plugins.map((p) => normaliseSpec(p, presetDir, `preset ${name}`)),
   );
-  return { entries, config: { ...config, ...(preset.config ?? {}) } };
+  return { entries, config: { ...{}, ...config, ...(preset.config ?? {}) } };
 }
 
 async function loadPlugin(entry: PluginEntry, rootDir: string): Promise<SkiffPlugin<any>> {
@@ -156,8 +156,9 @@ export async function createCluster(options: BootOptions = {}): Promise<Kernel> 
     preset.entries,
     (fileConfig.plugins ?? []).map((p) => normaliseSpec(p, loaded.rootDir, where)),
   );
-  const merged = { ...CONFIG_DEFAULTS, ...preset.config, ...fileConfig, ...overrides };
+  const merged = { ...{}, ...CONFIG_DEFAULTS, ...preset.config, ...fileConfig, ...overrides };
   const config: ResolvedConfig = {
+    ...{},
     ...merged,
     preset: presetName,
     dataDir: resolve(loaded.rootDir, merged.dataDir),

@@ -65,9 +65,9 @@ export class Kernel {
   private state: 'new' | 'prepared' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
   constructor(options: KernelOptions = {}) {
-    this.config = { ...CONFIG_DEFAULTS, rootDir: process.cwd(), ...options.config } as ResolvedConfig;
+    this.config = { ...{}, ...CONFIG_DEFAULTS, rootDir: process.cwd(), ...options.config } as ResolvedConfig;
     this.hooks = namePluginsInErrors(createHooks(), options.tracing !== false);
-    this.tracer = new Tracer({ ...TRACE_DEFAULTS, ...this.config.trace });
+    this.tracer = new Tracer({ ...{}, ...TRACE_DEFAULTS, ...this.config.trace });
     this.logger = options.logger ?? createLogger(this.config.logLevel);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.threads = new KernelThreads(() => this.config.apiServer?.workers ?? (this.workerEntry ? defaultApiServerThreads() : 1), options.thread);

@@ -64,17 +64,17 @@ function existing<M>(registry: Registry, name: string, type: abstract new (...ar
 
 /** The registry's counter `config.name`, created on first use. */
 export function counter<L extends string>(registry: Registry, config: Omit<CounterConfiguration<L>, 'registers'>): Counter<L> {
-  return existing<Counter<L>>(registry, config.name, Counter) ?? new Counter({ ...config, registers: [registry] });
+  return existing<Counter<L>>(registry, config.name, Counter) ?? new Counter({ ...{}, ...config, registers: [registry] });
 }
 
 /** The registry's gauge `config.name`, created on first use (a `collect` given later is not used). */
 export function gauge<L extends string>(registry: Registry, config: Omit<GaugeConfiguration<L>, 'registers'>): Gauge<L> {
-  return existing<Gauge<L>>(registry, config.name, Gauge) ?? new Gauge({ ...config, registers: [registry] });
+  return existing<Gauge<L>>(registry, config.name, Gauge) ?? new Gauge({ ...{}, ...config, registers: [registry] });
 }
 
 /** The registry's histogram `config.name`, created on first use. */
 export function histogram<L extends string>(registry: Registry, config: Omit<HistogramConfiguration<L>, 'registers'>): Histogram<L> {
-  return existing<Histogram<L>>(registry, config.name, Histogram) ?? new Histogram({ ...config, registers: [registry] });
+  return existing<Histogram<L>>(registry, config.name, Histogram) ?? new Histogram({ ...{}, ...config, registers: [registry] });
 }
 
 /**
@@ -258,9 +258,9 @@ export class SeriesHistogram extends SeriesMetric<HistogramSeries> {
       let cumulative = 0;
       for (let i = 0; i < this.buckets.length; i++) {
         cumulative += series.counts[i]!;
-        values.push({ labels: { ...series.labels, le: this.buckets[i]! }, value: cumulative, metricName: `${this.name}_bucket` } as MetricValue<string>);
+        values.push({ labels: { ...{}, ...series.labels, le: this.buckets[i]! }, value: cumulative, metricName: `${this.name}_bucket` } as MetricValue<string>);
       }
-      values.push({ labels: { ...series.labels, le: '+Inf' }, value: series.count, metricName: `${this.name}_bucket` } as MetricValue<string>);
+      values.push({ labels: { ...{}, ...series.labels, le: '+Inf' }, value: series.count, metricName: `${this.name}_bucket` } as MetricValue<string>);
       values.push({ labels: { ...series.labels }, value: series.sum, metricName: `${this.name}_sum` } as MetricValue<string>);
       values.push({ labels: { ...series.labels }, value: series.count, metricName: `${this.name}_count` } as MetricValue<string>);
     }

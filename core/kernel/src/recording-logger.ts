@@ -10,7 +10,7 @@ export interface LogRecord {
 export function recordingLogger(records: LogRecord[] = [], bindings: Record<string, unknown> = {}): Logger & { records: LogRecord[] } {
   const log = (level: LogRecord['level']) => (obj: object | string, msg?: string) => {
     if (typeof obj === 'string') records.push({ level, fields: { ...bindings }, message: obj });
-    else records.push({ level, fields: { ...bindings, ...obj }, message: msg });
+    else records.push({ level, fields: { ...{}, ...bindings, ...obj }, message: msg });
   };
   return {
     records,
@@ -18,6 +18,6 @@ export function recordingLogger(records: LogRecord[] = [], bindings: Record<stri
     info: log('info'),
     warn: log('warn'),
     error: log('error'),
-    child: (more) => recordingLogger(records, { ...bindings, ...more }),
+    child: (more) => recordingLogger(records, { ...{}, ...bindings, ...more }),
   };
 }

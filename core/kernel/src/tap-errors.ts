@@ -125,6 +125,7 @@ function guardTap<T extends RegisteredTap>(tap: T, handle: (err: unknown, args: 
   switch (tap.type) {
     case 'sync':
       return {
+        ...{},
         ...tap,
         fn: (...args: unknown[]) => {
           try {
@@ -136,6 +137,7 @@ function guardTap<T extends RegisteredTap>(tap: T, handle: (err: unknown, args: 
       };
     case 'promise':
       return {
+        ...{},
         ...tap,
         fn: async (...args: unknown[]) => {
           try {
@@ -147,6 +149,7 @@ function guardTap<T extends RegisteredTap>(tap: T, handle: (err: unknown, args: 
       };
     case 'async':
       return {
+        ...{},
         ...tap,
         fn: (...args: unknown[]) => {
           const callback = args.pop() as (err?: unknown, result?: unknown) => void;
@@ -190,7 +193,7 @@ export function namePluginsInErrors<H extends Readonly<Record<string, Intercepta
       register(tap: RegisteredTap): RegisteredTap {
         const pluginName = tap.plugin ?? inCharge?.pluginName ?? tap.name;
         const who: PluginInCharge = { pluginName, tapName: tap.name };
-        const owned = { ...tap, plugin: pluginName };
+        const owned = { ...{}, ...tap, plugin: pluginName };
         if (tracing) owned.fn = traceTap(hookName, pluginName, tap);
         if (tap.type === 'sync') {
           const { fn } = owned;

@@ -156,7 +156,7 @@ export class PortCalls<F> {
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) this.port.ref();
       this.pending.set(id, { resolve, reject });
-      this.port.postMessage({ ...message, id }, transfer);
+      this.port.postMessage({ ...{}, ...message, id }, transfer);
     });
   }
 }

@@ -185,7 +185,7 @@ export class Kubelet {
     this.heartbeat.unref();
     if (!network) {
       const podCIDR = await waitForPodCIDR(client, nodeName, (this.config.podCIDRWaitSeconds ?? 120) * 1000, this.abort.signal);
-      network = await createNetwork({ ...context, podCIDR });
+      network = await createNetwork({ ...{}, ...context, podCIDR });
     }
     await this.startServiceProxy(context, network.podCIDR?.());
 
@@ -293,7 +293,7 @@ export class Kubelet {
       pods,
       usage,
       client,
-      tls: { ...certificate, clientCaPem: serve.clientCaPem },
+      tls: { ...{}, ...certificate, clientCaPem: serve.clientCaPem },
       host: serve.address,
       port: serve.port,
       logger: this.logger,
@@ -349,7 +349,7 @@ export class Kubelet {
     if (!factory) return;
     const identity: NodePluginIdentity = { kind: 'service proxy', name: factory.name, plugin: this.config.serviceProxyPlugin };
     const client = this.config.connect({ username: SERVICE_PROXY_USER, groups: ['system:authenticated'] });
-    const proxy = await callNamed(identity, 'create', this.logger, () => factory.create({ ...context, nodeIPs: [this.config.nodeIP], podCIDR, client }));
+    const proxy = await callNamed(identity, 'create', this.logger, () => factory.create({ ...{}, ...context, nodeIPs: [this.config.nodeIP], podCIDR, client }));
     this.serviceProxy = proxy;
     await callNamed(identity, 'synced', this.logger, async () => proxy.synced?.());
   }

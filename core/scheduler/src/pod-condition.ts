@@ -19,6 +19,7 @@ function withNotScheduled(pod: Pod, message: string, reason: NotScheduledReason,
   };
   const updated = structuredClone(pod);
   updated.status = {
+    ...{},
     ...updated.status,
     phase: updated.status?.phase ?? 'Pending',
     conditions: [...conditions.filter((c) => c.type !== 'PodScheduled'), condition],

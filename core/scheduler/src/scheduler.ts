@@ -162,7 +162,7 @@ export class Scheduler {
   constructor(private readonly options: SchedulerOptions) {
     const profiles =
       options.profiles ??
-      (options.profile ? [{ ...options.profile, schedulerName: options.schedulerName ?? options.profile.schedulerName ?? DEFAULT_SCHEDULER_NAME }] : []);
+      (options.profile ? [{ ...{}, ...options.profile, schedulerName: options.schedulerName ?? options.profile.schedulerName ?? DEFAULT_SCHEDULER_NAME }] : []);
     if (profiles.length === 0) throw new Error('a scheduler needs at least one profile');
     for (const profile of profiles) this.profiles.set(profile.schedulerName || DEFAULT_SCHEDULER_NAME, profile);
     this.first = profiles[0]!;
@@ -171,6 +171,7 @@ export class Scheduler {
     this.metrics = options.metrics ? new SchedulerMetrics(options.metrics) : undefined;
     for (const profile of profiles) for (const plugin of profile.plugins) this.pluginEvents.set(plugin.name, plugin.events);
     this.queue = new SchedulingQueue({
+      ...{},
       ...options.queue,
       compare: this.queueSort(),
       interested: (plugin, event) => {
@@ -270,7 +271,7 @@ export class Scheduler {
     for (const plugin of profile.filter) {
       if (skipped?.has(plugin.name)) continue;
       const status = plugin.filter!(state, pod, info);
-      if (status) return status.plugin ? status : { ...status, plugin: plugin.name };
+      if (status) return status.plugin ? status : { ...{}, ...status, plugin: plugin.name };
     }
     return null;
   }

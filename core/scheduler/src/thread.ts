@@ -86,7 +86,7 @@ export class SchedulerThread {
   ) {
     // The worker's scheduler_* metrics join the kernel's registry: every scrape asks the worker for its own.
     const channel = metrics ? new MessageChannel() : undefined;
-    const worker = new Worker(file, { workerData: { ...data, metrics: channel?.port2 }, transferList: channel ? [channel.port2] : [] });
+    const worker = new Worker(file, { workerData: { ...{}, ...data, metrics: channel?.port2 }, transferList: channel ? [channel.port2] : [] });
     if (metrics && channel) {
       const calls = new PortCalls<string>(channel.port1, (message) => new Error(message));
       const remove = addMetricsSource(metrics, () => calls.call({}) as Promise<MetricsSnapshot>);

@@ -41,7 +41,7 @@ export function readLogChunk(dbs: StoreDatabases, transaction: Transaction, pref
   for (const { key: revision, value } of dbs.events.getRange({ start: afterRevision, exclusiveStart: true, limit: maxEntries, transaction })) {
     scanned++;
     scannedThrough = revision;
-    if (value.key.startsWith(prefix)) events.push({ ...dbs.codec.recordFromDisk(value), revision });
+    if (value.key.startsWith(prefix)) events.push({ ...{}, ...dbs.codec.recordFromDisk(value), revision });
   }
   return { events, scannedThrough, reachedEnd: scanned < maxEntries };
 }

@@ -182,7 +182,7 @@ export class LmdbStore implements Store {
       if (proposed === undefined) return { result: pristine && stored(key, pristine) };
       const next = storable(key, proposed);
       if (!pristine) return this.record(key, 'ADDED', next);
-      next.metadata = { ...next.metadata, resourceVersion: pristine.metadata.resourceVersion };
+      next.metadata = { ...{}, ...next.metadata, resourceVersion: pristine.metadata.resourceVersion };
       if (isDeepStrictEqual(next, pristine)) return { result: stored(key, pristine) };
       return this.record(key, 'MODIFIED', next, pristine);
     });
@@ -318,7 +318,7 @@ export class LmdbStore implements Store {
    */
   private record(key: string, type: StoreEvent['type'], object: KubeObject, prevObject?: KubeObject): WriteOutcome<StoredObject> {
     const revision = (this.dbs.meta.get('revision') ?? 0) + 1;
-    object.metadata = { ...object.metadata, resourceVersion: String(revision) };
+    object.metadata = { ...{}, ...object.metadata, resourceVersion: String(revision) };
     const event: StoreEvent = prevObject ? { type, key, revision, object, prevObject } : { type, key, revision, object };
     const { codec } = this.dbs;
     this.dbs.events.put(revision, codec.recordToDisk(prevObject ? { type, key, object, prevObject } : { type, key, object }));
@@ -371,12 +371,12 @@ export class LmdbStore implements Store {
     for (;;) {
       this.catchUpWithOtherThreads(true);
       const current = await this.get(key);
-      const proposed = fn(current && { ...current, object: cloneJsonValue(current.object) });
+      const proposed = fn(current && { ...{}, ...current, object: cloneJsonValue(current.object) });
       if (proposed === undefined) return current;
       const next = storable(key, proposed);
       try {
         if (!current) return await this.relayed(key, (relay) => relay.create(key, next));
-        next.metadata = { ...next.metadata, resourceVersion: current.object.metadata.resourceVersion };
+        next.metadata = { ...{}, ...next.metadata, resourceVersion: current.object.metadata.resourceVersion };
         if (isDeepStrictEqual(next, current.object)) return current;
         return await this.relayed(key, (relay) => relay.update(key, next, { expectedRevision: current.revision }));
       } catch (err) {

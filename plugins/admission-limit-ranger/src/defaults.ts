@@ -21,7 +21,7 @@ export function applyDefaults(pod: Pod, ranges: LimitRange[]): boolean {
   for (const container of pod.spec?.containers ?? []) notes.push(...fill(container, 'container', limits, requests));
   for (const container of pod.spec?.initContainers ?? []) notes.push(...fill(container, 'init container', limits, requests));
   if (notes.length === 0) return false;
-  pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${notes.join('; ')}` };
+  pod.metadata.annotations = { ...{}, ...(pod.metadata.annotations ?? {}), [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${notes.join('; ')}` };
   return true;
 }
 
@@ -31,14 +31,14 @@ function fill(container: Container, label: string, limits: Record<string, Quanti
   const setRequests: string[] = [];
   for (const [name, value] of Object.entries(limits)) {
     if (resources.limits?.[name] !== undefined) continue;
-    resources.limits = { ...(resources.limits ?? {}), [name]: value };
+    resources.limits = { ...{}, ...(resources.limits ?? {}), [name]: value };
     setLimits.push(name);
   }
   for (const [name, value] of Object.entries(requests)) {
     if (resources.requests?.[name] !== undefined) continue;
     // A container that states a limit and no request asks for its limit (the pod's API defaults), not the range's default.
     const ownLimit = setLimits.includes(name) ? undefined : resources.limits?.[name];
-    resources.requests = { ...(resources.requests ?? {}), [name]: ownLimit ?? value };
+    resources.requests = { ...{}, ...(resources.requests ?? {}), [name]: ownLimit ?? value };
     if (ownLimit === undefined) setRequests.push(name);
   }
   const notes: string[] = [];

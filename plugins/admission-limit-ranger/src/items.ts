@@ -14,7 +14,7 @@ export function effectiveItem(item: LimitRangeItem): LimitRangeItem {
   const requests: Record<string, Quantity> = { ...(item.defaultRequest ?? {}) };
   fill(requests, limits);
   fill(requests, item.min);
-  return { ...item, default: limits, defaultRequest: requests };
+  return { ...{}, ...item, default: limits, defaultRequest: requests };
 }
 
 /** Every item of the namespace's LimitRanges of one type, defaults applied, in the ranges' name order. */

@@ -307,7 +307,7 @@ function statusComplete(quota: ResourceQuota): boolean {
 
 function withUsage(quota: ResourceQuota, used: Amounts): ResourceQuota {
   const hard = quota.spec?.hard ?? {};
-  return { ...quota, status: { hard: { ...hard }, used: toList(used, Object.keys(hard)) } };
+  return { ...{}, ...quota, status: { hard: { ...hard }, used: toList(used, Object.keys(hard)) } };
 }
 
 function subject(request: AdmissionRequest): string {

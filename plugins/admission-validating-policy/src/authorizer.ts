@@ -168,7 +168,7 @@ type Attribute = 'subresource' | 'namespace' | 'name';
 const resourceSetter = (field: Attribute) =>
   celMethod(field, DYN, [STRING], DYN, function (value: string) {
     const rc = as(this, ResourceCheck);
-    return new ResourceCheck(rc.authorizer, { ...rc.attributes, [field]: value }) as never;
+    return new ResourceCheck(rc.authorizer, { ...{}, ...rc.attributes, [field]: value }) as never;
   });
 
 /** The library's functions, added to the rule library for policy expressions. */

@@ -128,7 +128,7 @@ function celParam(param: KubeObject | null, policy: CompiledPolicy): unknown {
   let value = PARAM_VALUES.get(param);
   if (value === undefined) {
     const kind = policy.policy.spec?.paramKind;
-    value = jsonToCel({ ...param, apiVersion: param.apiVersion ?? kind?.apiVersion, kind: param.kind ?? kind?.kind });
+    value = jsonToCel({ ...{}, ...param, apiVersion: param.apiVersion ?? kind?.apiVersion, kind: param.kind ?? kind?.kind });
     PARAM_VALUES.set(param, value);
   }
   return value;
@@ -197,7 +197,7 @@ export async function dispatch(request: AdmissionRequest, hooks: readonly Policy
         }),
       };
       for (const param of params) {
-        const evaluate = () => validatePolicy(compiled, { ...input, params: celParam(param, compiled) });
+        const evaluate = () => validatePolicy(compiled, { ...{}, ...input, params: celParam(param, compiled) });
         let result = evaluate();
         for (let round = 1; checks.undecided; round++) {
           if (round >= MAX_AUTHORIZATION_ROUNDS) checks.abandon();
@@ -207,7 +207,7 @@ export async function dispatch(request: AdmissionRequest, hooks: readonly Policy
         result.decisions.forEach((decision, index) => {
           if (decision.action !== 'deny') return;
           for (const action of binding.spec?.validationActions ?? []) {
-            if (action === 'Deny') denials.push({ ...decision, policy: policyName, binding: bindingName });
+            if (action === 'Deny') denials.push({ ...{}, ...decision, policy: policyName, binding: bindingName });
             else if (action === 'Warn')
               request.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${decision.message}`);
             else if (action === 'Audit')

@@ -75,8 +75,13 @@ export class PolicySource {
     const policy = this.policies.get(name);
     if (!policy || policy.status?.observedGeneration === policy.metadata.generation) return;
     const warnings = typeCheck(policy, this.registry.list());
-    const status = { ...policy.status, observedGeneration: policy.metadata.generation, typeChecking: warnings.length ? { expressionWarnings: warnings } : {} };
-    await this.client.updateStatus(RESOURCES.validatingadmissionpolicies, { ...policy, status });
+    const status = {
+      ...{},
+      ...policy.status,
+      observedGeneration: policy.metadata.generation,
+      typeChecking: warnings.length ? { expressionWarnings: warnings } : {},
+    };
+    await this.client.updateStatus(RESOURCES.validatingadmissionpolicies, { ...{}, ...policy, status });
   }
 
   private invalidate(): void {

@@ -103,7 +103,7 @@ function patched(webhook: Webhook, object: KubeObject, invocation: Invocation, p
   } catch (err) {
     throw errors.internal(`the patch of admission webhook "${webhook.name}" cannot be applied: ${errorMessage(err)}`);
   }
-  result = { ...result, apiVersion: object.apiVersion, kind: object.kind };
+  result = { ...{}, ...result, apiVersion: object.apiVersion, kind: object.kind };
   return JSON.stringify(result) === JSON.stringify(object) ? undefined : result;
 }
 

@@ -26,7 +26,7 @@ const apiVersionOf = (kind: GroupVersionKind) => (kind.group ? `${kind.group}/${
 /** The object in the version the webhook matched (the same schema: only `apiVersion` changes). */
 export function inVersion<T extends KubeObject | undefined>(object: T, kind: GroupVersionKind): T {
   if (!object || object.apiVersion === apiVersionOf(kind) || object.kind !== kind.kind) return object;
-  return { ...object, apiVersion: apiVersionOf(kind) };
+  return { ...{}, ...object, apiVersion: apiVersionOf(kind) };
 }
 
 export interface AdmissionReviewRequest {

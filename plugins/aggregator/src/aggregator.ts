@@ -186,16 +186,16 @@ export class Aggregator {
         port: String(backend.port),
         path,
         tls: backendTls(apiService, this.options.identity),
-        identity: { ...DISCOVERY_CHECK_USER, groups: [...DISCOVERY_CHECK_USER.groups] },
+        identity: { ...{}, ...DISCOVERY_CHECK_USER, groups: [...DISCOVERY_CHECK_USER.groups] },
         signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
       });
       const body = await collect(response);
       if (response.status < 200 || response.status >= 300) {
-        if (response.status < 400 && response.status >= 300) return { ...PASSED_CONDITION, status: 'True' };
+        if (response.status < 400 && response.status >= 300) return { ...{}, ...PASSED_CONDITION, status: 'True' };
         return failure(`bad status from ${url}: ${response.status}`);
       }
       delegation.resources = resourcesOf(body);
-      return { ...PASSED_CONDITION, status: 'True' };
+      return { ...{}, ...PASSED_CONDITION, status: 'True' };
     } catch (err) {
       return failure(isApiError(err) ? err.message : errorMessage(err));
     }
@@ -205,7 +205,7 @@ export class Aggregator {
     const conditions = withAvailability(apiService, availability, new Date());
     if (!conditions) return;
     try {
-      await this.options.client.updateStatus(RESOURCES.apiservices, { ...apiService, status: { ...apiService.status, conditions } });
+      await this.options.client.updateStatus(RESOURCES.apiservices, { ...{}, ...apiService, status: { ...{}, ...apiService.status, conditions } });
     } catch (err) {
       // A newer version is on its way through the informer, and with it another sync.
       if (!isApiError(err, 'Conflict') && !isApiError(err, 'NotFound')) throw err;

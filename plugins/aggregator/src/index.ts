@@ -38,7 +38,7 @@ const plugin = definePlugin({
       async start() {
         stop = new AbortController();
         const logger = kernel.logger.child({ component: 'aggregator' });
-        const client = createLoopbackClient(kernel.resolve('apiHandler'), { ...AGGREGATOR_CLIENT_USER, groups: [...AGGREGATOR_CLIENT_USER.groups] });
+        const client = createLoopbackClient(kernel.resolve('apiHandler'), { ...{}, ...AGGREGATOR_CLIENT_USER, groups: [...AGGREGATOR_CLIENT_USER.groups] });
         const identity = frontProxyIdentity(kernel);
         if (options.publishRequestHeaderConfig) await publishRequestHeaderConfig(client, identity);
         const aggregator = new Aggregator({ client, extensions: kernel.resolve('apiExtensions'), identity, logger, recheckMs: options.recheckSeconds * 1000 });

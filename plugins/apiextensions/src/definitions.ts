@@ -43,7 +43,7 @@ export function customResourceDefinitions(crd: CustomResourceDefinition, webhook
   const { group } = crd.spec;
   const storedAs = apiVersionOf({ group, version: stored.name });
   const convert = (object: KubeObject, apiVersion: string): KubeObject | Promise<KubeObject> =>
-    object.apiVersion === apiVersion ? object : webhook ? webhookConvert(webhook, object, apiVersion) : { ...object, apiVersion };
+    object.apiVersion === apiVersion ? object : webhook ? webhookConvert(webhook, object, apiVersion) : { ...{}, ...object, apiVersion };
   const definition = (version: CustomResourceVersion, isStored: boolean) => {
     const apiVersion = apiVersionOf({ group, version: version.name });
     const compiled = version.schema?.openAPIV3Schema ? compileSchema(version.schema.openAPIV3Schema) : undefined;
@@ -95,6 +95,7 @@ function versionDefinition(
     ...(conversion ? { conversion } : {}),
   });
   return {
+    ...{},
     ...definition,
     ...(readConversion ? { readConversion } : {}),
     listKind: names.listKind || `${names.kind}List`,

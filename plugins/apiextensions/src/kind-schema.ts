@@ -21,7 +21,7 @@ function typeMetaFields(): Record<string, Schema> {
   return {
     apiVersion: t.string(TYPE_META_DESCRIPTIONS.apiVersion),
     kind: t.string(TYPE_META_DESCRIPTIONS.kind),
-    metadata: { ...messageSchema(OBJECT_META), description: TYPE_META_DESCRIPTIONS.metadata },
+    metadata: { ...{}, ...messageSchema(OBJECT_META), description: TYPE_META_DESCRIPTIONS.metadata },
   };
 }
 const LIST_TYPES = ['atomic', 'set', 'map'] as const;
@@ -50,9 +50,10 @@ export function customKindSchema(names: KindNames, props: JSONSchemaProps | unde
     if (fact) facts[name] = fact;
   }
   return {
+    ...{},
     ...t.object(
       names.kind,
-      { ...typeMetaFields(), ...fields },
+      { ...{}, ...typeMetaFields(), ...fields },
       {
         package: pkg,
         gvk: { group: names.group, version: names.version, kind: names.kind },
@@ -114,6 +115,7 @@ function convertObject(props: JSONSchemaProps, pkg: string, name: string, openap
   }
   const atomic = props['x-kubernetes-map-type'] === 'atomic';
   return {
+    ...{},
     ...t.object(name, fields, { package: pkg, openapi }),
     ...(Object.keys(facts).length ? { fieldFacts: facts } : {}),
     ...(atomic ? { structType: 'atomic' as const } : {}),

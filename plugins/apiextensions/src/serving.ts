@@ -150,15 +150,15 @@ export class CrdServing {
     const conditions = wanted.map((condition) => {
       const current = conditionOf(crd, condition.type);
       const same = current && current.status === condition.status && current.reason === condition.reason && current.message === condition.message;
-      return same ? current : { ...condition, lastTransitionTime: now };
+      return same ? current : { ...{}, ...condition, lastTransitionTime: now };
     });
     const stored = storageVersion(crd)?.name;
     const storedVersions = [...new Set([...(crd.status?.storedVersions ?? []), ...(stored ? [stored] : [])])];
     const acceptedNames = accepted ? crd.spec.names : (crd.status?.acceptedNames ?? { plural: '', kind: '' });
-    const status = { ...crd.status, conditions, acceptedNames, storedVersions };
+    const status = { ...{}, ...crd.status, conditions, acceptedNames, storedVersions };
     if (JSON.stringify(status) === JSON.stringify(crd.status)) return;
     try {
-      await this.client.updateStatus<CustomResourceDefinition>(RESOURCES.customresourcedefinitions, { ...crd, status });
+      await this.client.updateStatus<CustomResourceDefinition>(RESOURCES.customresourcedefinitions, { ...{}, ...crd, status });
     } catch (err) {
       // A newer version of the CRD arrives as another event and is synced then.
       if (!isApiError(err, 'Conflict')) throw err;
@@ -195,7 +195,7 @@ export class CrdServing {
       if (!current || !current.metadata.finalizers?.includes(CLEANUP_FINALIZER)) return;
       const finalizers = current.metadata.finalizers.filter((f) => f !== CLEANUP_FINALIZER);
       try {
-        await this.client.update(RESOURCES.customresourcedefinitions, { ...current, metadata: { ...current.metadata, finalizers } });
+        await this.client.update(RESOURCES.customresourcedefinitions, { ...{}, ...current, metadata: { ...{}, ...current.metadata, finalizers } });
         return;
       } catch (err) {
         if (!isApiError(err, 'Conflict')) throw err;

@@ -107,5 +107,5 @@ function body(value: unknown, omitManagedFields: boolean): unknown {
   const metadata = (value as { metadata?: { managedFields?: unknown } }).metadata;
   if (!metadata?.managedFields) return value;
   const { managedFields: _dropped, ...rest } = metadata;
-  return { ...value, metadata: rest };
+  return { ...{}, ...value, metadata: rest };
 }

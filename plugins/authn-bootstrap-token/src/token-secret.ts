@@ -63,5 +63,5 @@ export function readBootstrapToken(secret: Secret): BootstrapToken | undefined {
     .split(',')
     .map((group) => group.trim())
     .filter(Boolean);
-  return { ...parts, expiration: expirationOf(data[TOKEN_DATA.EXPIRATION]), usages, extraGroups };
+  return { ...{}, ...parts, expiration: expirationOf(data[TOKEN_DATA.EXPIRATION]), usages, extraGroups };
 }

@@ -61,7 +61,7 @@ export class OidcAuthenticator {
     if ('error' in outcome) return { error: outcome.error };
     // A copy: whoever receives the user may add to it without changing what the cache holds.
     const { user } = outcome;
-    return { user: { ...user, groups: [...user.groups], ...(user.extra ? { extra: structuredClone(user.extra) } : {}) } };
+    return { user: { ...{}, ...user, groups: [...user.groups], ...(user.extra ? { extra: structuredClone(user.extra) } : {}) } };
   }
 
   private async verify(token: string): Promise<Outcome> {

@@ -52,7 +52,7 @@ const plugin = definePlugin({
     kernel.hooks.authenticate.tapPromise({ name: PLUGIN_NAME, stage: CHAIN_STAGE.TOKEN }, (request) =>
       authenticateBearerToken(request, (token) => {
         const user = tokens.get(token);
-        return user ? { user: { ...user, groups: [...new Set([...user.groups, 'system:authenticated'])] } } : { error: 'invalid bearer token' };
+        return user ? { user: { ...{}, ...user, groups: [...new Set([...user.groups, 'system:authenticated'])] } } : { error: 'invalid bearer token' };
       }),
     );
   },

@@ -67,7 +67,7 @@ export class AggregationController {
       if (!role.aggregationRule || this.stopped) continue;
       const rules = aggregatedRules(role, this.policy);
       if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
-      await this.client.update(RESOURCES.clusterroles, { ...role, rules });
+      await this.client.update(RESOURCES.clusterroles, { ...{}, ...role, rules });
     }
   }
 }

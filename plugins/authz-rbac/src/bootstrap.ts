@@ -38,8 +38,13 @@ export function defaultPolicy(): { clusterRoles: RoleObject[]; clusterRoleBindin
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: {
+      ...{},
       ...reader,
-      labels: { ...reader.labels, ...Object.fromEntries(['view', 'edit', 'admin'].map((to) => [`rbac.authorization.k8s.io/aggregate-to-${to}`, 'true'])) },
+      labels: {
+        ...{},
+        ...reader.labels,
+        ...Object.fromEntries(['view', 'edit', 'admin'].map((to) => [`rbac.authorization.k8s.io/aggregate-to-${to}`, 'true'])),
+      },
     },
     rules: [{ apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }],
   });
@@ -95,12 +100,12 @@ export async function reconcileDefaults(client: ApiClient): Promise<number> {
     const aggregation = wanted.aggregationRule && JSON.stringify(current.aggregationRule) !== JSON.stringify(wanted.aggregationRule);
     if (missing.length === 0 && !aggregation) return undefined;
     // Aggregated roles get their rules from the aggregation controller; only their selectors are reconciled.
-    return { ...current, ...(wanted.aggregationRule ? { aggregationRule: wanted.aggregationRule } : { rules: [...(current.rules ?? []), ...missing] }) };
+    return { ...{}, ...current, ...(wanted.aggregationRule ? { aggregationRule: wanted.aggregationRule } : { rules: [...(current.rules ?? []), ...missing] }) };
   };
   const mergeSubjects = (current: BindingObject, wanted: BindingObject): BindingObject | undefined => {
     const have = new Set((current.subjects ?? []).map(subjectKey));
     const missing = (wanted.subjects ?? []).filter((subject) => !have.has(subjectKey(subject)));
-    return missing.length ? { ...current, subjects: [...(current.subjects ?? []), ...missing] } : undefined;
+    return missing.length ? { ...{}, ...current, subjects: [...(current.subjects ?? []), ...missing] } : undefined;
   };
   for (const role of policy.clusterRoles) await reconcile(RESOURCES.clusterroles, role, mergeRules);
   for (const binding of policy.clusterRoleBindings) await reconcile(RESOURCES.clusterrolebindings, binding, mergeSubjects);

@@ -12,6 +12,7 @@ export function reviewSpec(attributes: AuthzAttributes): SubjectAccessReviewSpec
   const { user } = attributes;
   const extra = user.extra && Object.keys(user.extra).length ? Object.fromEntries(Object.entries(user.extra).sort(([a], [b]) => (a < b ? -1 : 1))) : undefined;
   return {
+    ...{},
     ...(attributes.isResourceRequest
       ? {
           resourceAttributes: present({

@@ -20,7 +20,8 @@ export class CniRunner {
   /** Each plugin gets the result of the one before as prevResult; the last one's result is the list's. */
   async add(list: CniConfList, target: ChainTarget): Promise<CniResult> {
     let prevResult: CniResult | undefined;
-    for (const plugin of list.plugins) prevResult = await this.exec('ADD', list, plugin.type, target, pluginInput(list, plugin, { ...target, prevResult }));
+    for (const plugin of list.plugins)
+      prevResult = await this.exec('ADD', list, plugin.type, target, pluginInput(list, plugin, { ...{}, ...target, prevResult }));
     return prevResult!;
   }
 
@@ -29,7 +30,7 @@ export class CniRunner {
     let first: unknown;
     for (const plugin of [...list.plugins].reverse()) {
       try {
-        await this.exec('DEL', list, plugin.type, target, pluginInput(list, plugin, { ...target, prevResult }));
+        await this.exec('DEL', list, plugin.type, target, pluginInput(list, plugin, { ...{}, ...target, prevResult }));
       } catch (err) {
         this.logger.warn({ err, plugin: plugin.type, container: target.containerId }, 'CNI DEL failed');
         first ??= err;
@@ -39,7 +40,7 @@ export class CniRunner {
   }
 
   async check(list: CniConfList, target: ChainTarget, prevResult: CniResult): Promise<void> {
-    for (const plugin of list.plugins) await this.exec('CHECK', list, plugin.type, target, pluginInput(list, plugin, { ...target, prevResult }));
+    for (const plugin of list.plugins) await this.exec('CHECK', list, plugin.type, target, pluginInput(list, plugin, { ...{}, ...target, prevResult }));
   }
 
   private async exec(
@@ -50,7 +51,7 @@ export class CniRunner {
     input: Record<string, unknown>,
   ): Promise<CniResult | undefined> {
     const started = performance.now();
-    const env = cniEnv({ ...target, command }, this.binDir, this.baseEnv);
+    const env = cniEnv({ ...{}, ...target, command }, this.binDir, this.baseEnv);
     const exit = await runPlugin(this.binDir, plugin, env, JSON.stringify(input), this.timeoutMs).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') throw new CniError('SKIFF_ERR_CNI_PLUGIN_MISSING', { plugin, binDir: this.binDir });
       throw err;

@@ -46,7 +46,7 @@ export function pluginInput(
   plugin: CniPluginConf,
   extra: { runtimeConfig?: RuntimeConfig; prevResult?: CniResult },
 ): Record<string, unknown> {
-  const input: Record<string, unknown> = { ...plugin, cniVersion: list.cniVersion, name: list.name };
+  const input: Record<string, unknown> = { ...{}, ...plugin, cniVersion: list.cniVersion, name: list.name };
   const wanted = Object.entries(plugin.capabilities ?? {}).filter(([, on]) => on);
   const runtimeConfig = Object.fromEntries(
     wanted.map(([key]) => [key, extra.runtimeConfig?.[key as keyof RuntimeConfig]]).filter(([, value]) => value !== undefined),

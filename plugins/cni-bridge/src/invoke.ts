@@ -36,6 +36,7 @@ export function formatCniArgs(args: [string, string][]): string {
 /** The environment of a plugin process: ours (PATH for iptables and friends) plus the CNI variables. */
 export function cniEnv(invocation: Invocation, cniPath: string, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
+    ...{},
     ...base,
     CNI_COMMAND: invocation.command,
     CNI_CONTAINERID: invocation.containerId,

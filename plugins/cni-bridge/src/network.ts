@@ -113,7 +113,7 @@ export class BridgeNetwork implements PodNetwork {
     if (options.ipMasq) await keepPodToPodAddresses(tools.iptables, options.clusterCIDR);
 
     const logger = node.logger.child({ network: NETWORK_NAME, bridge });
-    const runner = new CniRunner(options.binDir, { ...process.env, PATH: path }, PLUGIN_TIMEOUT_MS, logger);
+    const runner = new CniRunner(options.binDir, { ...{}, ...process.env, PATH: path }, PLUGIN_TIMEOUT_MS, logger);
     const network = new BridgeNetwork({ bridge, subnet, main, loopback, ipamDir, cache: new ResultCache(join(dir, 'results')), tools }, runner, logger);
     const released = await network.releaseDeadAttachments();
     logger.info({ podCIDR: formatCidr(subnet), forwardingTurnedOn, released }, 'bridge network ready');
@@ -146,7 +146,7 @@ export class BridgeNetwork implements PodNetwork {
       if (cached) {
         if (cached.netns === attachment.netnsPath && (await this.stillAttached(attachment))) return toNetworkResult(cached.result);
         // The old attachment lives in the namespace it was made in.
-        await this.detach({ ...attachment, netnsPath: cached.netns });
+        await this.detach({ ...{}, ...attachment, netnsPath: cached.netns });
       }
       return toNetworkResult(await this.attach(attachment));
     });

@@ -93,10 +93,10 @@ export class BootstrapSigner {
       return;
     }
     const kept = Object.entries(current.data ?? {}).filter(([key]) => key !== KUBECONFIG_KEY && !key.startsWith(SIGNATURE_KEY_PREFIX));
-    const data = { ...Object.fromEntries(kept), [KUBECONFIG_KEY]: this.kubeconfig, ...signatures };
+    const data = { ...{}, ...Object.fromEntries(kept), [KUBECONFIG_KEY]: this.kubeconfig, ...signatures };
     if (sameData(current.data ?? {}, data)) return;
     // Conditional on the version read: a 409 means someone wrote it since, and the retry reads again.
-    await this.ctx.client.update<ConfigMap>(RESOURCES.configmaps, { ...current, data });
+    await this.ctx.client.update<ConfigMap>(RESOURCES.configmaps, { ...{}, ...current, data });
     this.ctx.logger.debug({ signatures: Object.keys(signatures).length }, 'cluster-info signed');
   }
 }

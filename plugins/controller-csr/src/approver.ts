@@ -109,6 +109,7 @@ export class CsrApprover {
       kind: 'SubjectAccessReview',
       metadata: {},
       spec: {
+        ...{},
         ...(username ? { user: username } : {}),
         ...(groups ? { groups } : {}),
         ...(uid ? { uid } : {}),

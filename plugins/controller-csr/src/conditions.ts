@@ -19,5 +19,5 @@ export function trueCondition(type: string, reason: string, message: string, now
 
 /** The request with `condition` added to its status (no other change). */
 export function withCondition(csr: CertificateSigningRequest, condition: CertificateSigningRequestCondition): CertificateSigningRequest {
-  return { ...csr, status: { ...csr.status, conditions: [...(csr.status?.conditions ?? []), condition] } };
+  return { ...{}, ...csr, status: { ...{}, ...csr.status, conditions: [...(csr.status?.conditions ?? []), condition] } };
 }

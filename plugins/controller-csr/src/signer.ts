@@ -69,8 +69,9 @@ export class CsrSigner {
     if (validity.notAfter.getTime() <= now) throw new CsrError('SKIFF_ERR_CSR_NO_CA', { detail: `the CA expired on ${this.ca.notAfter.toISOString()}` });
     const pem = issueCertificate(this.ca, request, usages, validity);
     await this.ctx.client.updateStatus<CertificateSigningRequest>(RESOURCES.certificatesigningrequests, {
+      ...{},
       ...csr,
-      status: { ...csr.status, certificate: Buffer.from(pem).toString('base64') },
+      status: { ...{}, ...csr.status, certificate: Buffer.from(pem).toString('base64') },
     });
     this.ctx.logger.info({ csr: name, signer: csr.spec.signerName, notAfter: validity.notAfter.toISOString() }, 'certificate issued');
   }

@@ -248,13 +248,17 @@ export class DaemonSetController {
     if (statusChanged(ds, status)) {
       const { client } = this.ctx;
       try {
-        await client.updateStatus<DaemonSet>(RESOURCES.daemonsets, { ...structuredClone(ds), status });
+        await client.updateStatus<DaemonSet>(RESOURCES.daemonsets, { ...{}, ...structuredClone(ds), status });
       } catch (err) {
         if (isApiError(err, 'NotFound')) return;
         if (!isApiError(err, 'Conflict')) throw err;
         const fresh = await client.get<DaemonSet>(RESOURCES.daemonsets, ds.metadata.name!, ds.metadata.namespace);
         if (fresh.metadata.uid !== ds.metadata.uid) return;
-        await client.updateStatus<DaemonSet>(RESOURCES.daemonsets, { ...fresh, status: { ...status, collisionCount: fresh.status?.collisionCount } });
+        await client.updateStatus<DaemonSet>(RESOURCES.daemonsets, {
+          ...{},
+          ...fresh,
+          status: { ...{}, ...status, collisionCount: fresh.status?.collisionCount },
+        });
       }
     }
     // Pods turn available minReadySeconds after turning ready; nothing else would wake us then.

@@ -86,7 +86,7 @@ export class RevisionHistory {
       metadata: {
         name,
         namespace: ds.metadata.namespace,
-        labels: { ...ds.spec.template.metadata?.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash },
+        labels: { ...{}, ...ds.spec.template.metadata?.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash },
         ...(ds.metadata.annotations ? { annotations: { ...ds.metadata.annotations } } : {}),
         ownerReferences: [newControllerRef(ds, RESOURCES.daemonsets)],
       },
@@ -102,7 +102,7 @@ export class RevisionHistory {
     if (controllerRefOf(existing)?.uid === ds.metadata.uid && revisionMatches(ds, existing)) return existing;
     const fresh = await this.client.get<DaemonSet>(RESOURCES.daemonsets, ds.metadata.name!, ds.metadata.namespace);
     const count = (fresh.status?.collisionCount ?? 0) + 1;
-    await this.client.updateStatus<DaemonSet>(RESOURCES.daemonsets, { ...fresh, status: { ...fresh.status!, collisionCount: count } });
+    await this.client.updateStatus<DaemonSet>(RESOURCES.daemonsets, { ...{}, ...fresh, status: { ...{}, ...fresh.status!, collisionCount: count } });
     throw new DaemonSetError('SKIFF_ERR_DAEMONSET_HASH_COLLISION', { name, count });
   }
 

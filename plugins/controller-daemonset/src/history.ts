@@ -28,7 +28,7 @@ function normalizedData(data: unknown): unknown {
   if (!isJsonObject(data) || !isJsonObject(data.spec) || !isJsonObject(data.spec.template)) return data;
   const { $patch, ...template } = data.spec.template;
   if ($patch !== 'replace') return data;
-  return { ...data, spec: { ...data.spec, template: withReplaceDirective(goJson(POD_TEMPLATE_SPEC, template)) } };
+  return { ...{}, ...data, spec: { ...{}, ...data.spec, template: withReplaceDirective(goJson(POD_TEMPLATE_SPEC, template)) } };
 }
 
 /** `$patch` sorts before every field name, so it comes first, as in a Go map. */

@@ -16,6 +16,7 @@ export const BURST_REPLICAS = 250;
 
 /** Event reasons, as kube-controller-manager records them. */
 export const EVENT_REASON = Object.freeze({
+  ...{},
   ...POD_CONTROL_EVENT_REASON,
   FAILED_DAEMON_POD: 'FailedDaemonPod',
   SELECTING_ALL: 'SelectingAll',

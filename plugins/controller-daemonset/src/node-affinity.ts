@@ -7,7 +7,7 @@ import { NODE_NAME_FIELD, type Affinity, type NodeSelector, type PodSpec } from 
 export function affinityForNode(affinity: Affinity | undefined, nodeName: string): Affinity {
   const required: NodeSelector = { nodeSelectorTerms: [{ matchFields: [{ key: NODE_NAME_FIELD, operator: 'In', values: [nodeName] }] }] };
   const copy = structuredClone(affinity ?? {});
-  copy.nodeAffinity = { ...copy.nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: required };
+  copy.nodeAffinity = { ...{}, ...copy.nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: required };
   return copy;
 }
 

@@ -27,7 +27,7 @@ export function isPodUpdated(pod: Pod, hash: string, generation: number | undefi
  */
 export function podForNode(ds: DaemonSet, nodeName: string, hash: string, controllerRef: OwnerReference): Pod {
   const template = ds.spec.template;
-  const labels: Record<string, string> = { ...template.metadata?.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash };
+  const labels: Record<string, string> = { ...{}, ...template.metadata?.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash };
   const generation = templateGeneration(ds);
   if (generation !== undefined) labels[TEMPLATE_GENERATION_LABEL] = String(generation);
   const metadata: Pod['metadata'] = { generateName: `${ds.metadata.name}-`, namespace: ds.metadata.namespace, labels, ownerReferences: [controllerRef] };

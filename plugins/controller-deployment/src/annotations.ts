@@ -56,7 +56,7 @@ export function copyDeploymentAnnotations(d: Deployment, rs: ReplicaSet): boolea
   let changed = false;
   for (const [key, value] of Object.entries(d.metadata.annotations ?? {})) {
     if (NOT_COPIED.has(key) || rs.metadata.annotations?.[key] === value) continue;
-    rs.metadata.annotations = { ...rs.metadata.annotations, [key]: value };
+    rs.metadata.annotations = { ...{}, ...rs.metadata.annotations, [key]: value };
     changed = true;
   }
   return changed;
@@ -66,7 +66,7 @@ export function copyDeploymentAnnotations(d: Deployment, rs: ReplicaSet): boolea
 export function setReplicasAnnotations(rs: ReplicaSet, desired: number, max: number): boolean {
   const annotations = rs.metadata.annotations ?? {};
   if (annotations[ANNOTATION.DESIRED_REPLICAS] === String(desired) && annotations[ANNOTATION.MAX_REPLICAS] === String(max)) return false;
-  rs.metadata.annotations = { ...annotations, [ANNOTATION.DESIRED_REPLICAS]: String(desired), [ANNOTATION.MAX_REPLICAS]: String(max) };
+  rs.metadata.annotations = { ...{}, ...annotations, [ANNOTATION.DESIRED_REPLICAS]: String(desired), [ANNOTATION.MAX_REPLICAS]: String(max) };
   return true;
 }
 
@@ -86,7 +86,7 @@ export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRe
   const previous = rs.metadata.annotations?.[ANNOTATION.REVISION];
   const current = previous ? parseRevision(previous) : 0n;
   if (current !== undefined && current < newRevision) {
-    const annotations: Record<string, string> = { ...rs.metadata.annotations, [ANNOTATION.REVISION]: String(newRevision) };
+    const annotations: Record<string, string> = { ...{}, ...rs.metadata.annotations, [ANNOTATION.REVISION]: String(newRevision) };
     if (previous) {
       const history = annotations[ANNOTATION.REVISION_HISTORY];
       annotations[ANNOTATION.REVISION_HISTORY] = appendRevisionHistory(history ? history.split(',') : [], previous);

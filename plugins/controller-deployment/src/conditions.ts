@@ -17,13 +17,13 @@ export function getCondition(status: DeploymentStatus | undefined, type: string)
 export function setCondition(status: DeploymentStatus, condition: DeploymentCondition): DeploymentStatus {
   const current = getCondition(status, condition.type);
   if (current && current.status === condition.status && current.reason === condition.reason) return status;
-  const next = current && current.status === condition.status ? { ...condition, lastTransitionTime: current.lastTransitionTime } : condition;
-  return { ...status, conditions: [...(status.conditions ?? []).filter((c) => c.type !== condition.type), next] };
+  const next = current && current.status === condition.status ? { ...{}, ...condition, lastTransitionTime: current.lastTransitionTime } : condition;
+  return { ...{}, ...status, conditions: [...(status.conditions ?? []).filter((c) => c.type !== condition.type), next] };
 }
 
 export function removeCondition(status: DeploymentStatus, type: string): DeploymentStatus {
   if (!getCondition(status, type)) return status;
-  const next: DeploymentStatus = { ...status, conditions: status.conditions!.filter((condition) => condition.type !== type) };
+  const next: DeploymentStatus = { ...{}, ...status, conditions: status.conditions!.filter((condition) => condition.type !== type) };
   if (next.conditions!.length === 0) delete next.conditions;
   return next;
 }

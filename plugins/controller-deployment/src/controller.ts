@@ -84,7 +84,11 @@ export class DeploymentController {
     this.ctx.recorder.event(d, 'Warning', EVENT_REASON.SELECTING_ALL, 'This deployment is selecting all pods. A non-empty selector is required.');
     const generation = d.metadata.generation ?? 0;
     if ((d.status?.observedGeneration ?? 0) >= generation) return;
-    await this.ctx.client.updateStatus<Deployment>(RESOURCES.deployments, { ...structuredClone(d), status: { ...d.status, observedGeneration: generation } });
+    await this.ctx.client.updateStatus<Deployment>(RESOURCES.deployments, {
+      ...{},
+      ...structuredClone(d),
+      status: { ...{}, ...d.status, observedGeneration: generation },
+    });
   }
 
   private claimReplicaSets(d: Deployment): Promise<ReplicaSet[]> {

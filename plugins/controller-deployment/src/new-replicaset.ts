@@ -7,7 +7,7 @@ function withoutHashLabel(template: PodTemplateSpec | undefined): unknown {
   if (!template) return undefined;
   const labels = { ...template.metadata?.labels };
   delete labels[POD_TEMPLATE_HASH_LABEL];
-  return { ...template, metadata: { ...template.metadata, labels } };
+  return { ...{}, ...template, metadata: { ...{}, ...template.metadata, labels } };
 }
 
 /** Whether two pod templates are the same apart from the pod-template-hash label. */
@@ -27,10 +27,10 @@ export function findNewReplicaSet(d: Deployment, replicaSets: readonly ReplicaSe
  */
 export function buildNewReplicaSet(d: Deployment, hash: string, controllerRef: OwnerReference): ReplicaSet {
   const template = structuredClone(d.spec.template);
-  const labels = { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash };
-  template.metadata = { ...template.metadata, labels };
+  const labels = { ...{}, ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash };
+  template.metadata = { ...{}, ...template.metadata, labels };
   const selector = structuredClone(d.spec.selector);
-  selector.matchLabels = { ...selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash };
+  selector.matchLabels = { ...{}, ...selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash };
   const spec: ReplicaSet['spec'] = { replicas: 0, selector, template };
   if (d.spec.minReadySeconds !== undefined) spec.minReadySeconds = d.spec.minReadySeconds;
   return {

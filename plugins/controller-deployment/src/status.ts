@@ -81,7 +81,7 @@ function replicaFailures(allRSs: readonly ReplicaSet[], newRS: ReplicaSet | unde
   const failuresOf = (rs: ReplicaSet) =>
     (rs.status?.conditions ?? [])
       .filter((condition) => condition.type === CONDITION.REPLICA_FAILURE)
-      .map((condition) => ({ ...condition, lastUpdateTime: condition.lastTransitionTime }));
+      .map((condition) => ({ ...{}, ...condition, lastUpdateTime: condition.lastTransitionTime }));
   const ofNew = newRS ? failuresOf(newRS) : [];
   return ofNew.length > 0 ? ofNew : allRSs.flatMap(failuresOf);
 }

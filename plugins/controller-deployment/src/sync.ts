@@ -245,7 +245,7 @@ export class DeploymentSync {
     const d = this.deployment;
     const existing = await this.deps.client.get<ReplicaSet>(RESOURCES.replicasets, wanted.metadata.name!, d.metadata.namespace);
     if (controllerRefOf(existing)?.uid === d.metadata.uid && equalIgnoreHash(d.spec.template, existing.spec.template)) return existing;
-    await this.writeStatus({ ...d.status, collisionCount: (d.status?.collisionCount ?? 0) + 1 });
+    await this.writeStatus({ ...{}, ...d.status, collisionCount: (d.status?.collisionCount ?? 0) + 1 });
     throw conflict;
   }
 
@@ -298,16 +298,18 @@ export class DeploymentSync {
     );
     // Keep our generation: the status we write must only claim to have observed the spec we acted on.
     this.deployment = {
+      ...{},
       ...d,
-      metadata: { ...d.metadata, annotations: patched.metadata.annotations, resourceVersion: patched.metadata.resourceVersion },
+      metadata: { ...{}, ...d.metadata, annotations: patched.metadata.annotations, resourceVersion: patched.metadata.resourceVersion },
     };
   }
 
   private async writeStatus(status: DeploymentStatus): Promise<void> {
-    const updated = await this.deps.client.updateStatus<Deployment>(RESOURCES.deployments, { ...this.deployment, status });
+    const updated = await this.deps.client.updateStatus<Deployment>(RESOURCES.deployments, { ...{}, ...this.deployment, status });
     this.deployment = {
+      ...{},
       ...this.deployment,
-      metadata: { ...this.deployment.metadata, resourceVersion: updated.metadata.resourceVersion },
+      metadata: { ...{}, ...this.deployment.metadata, resourceVersion: updated.metadata.resourceVersion },
       status: updated.status ?? status,
     };
   }

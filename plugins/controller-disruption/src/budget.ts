@@ -98,9 +98,9 @@ type ConditionChange = Omit<Condition, 'lastTransitionTime'>;
 /** `conditions` with `change` applied; the transition time moves only when the status does. */
 function setCondition(conditions: readonly Condition[], change: ConditionChange, now: number): Condition[] {
   const existing = conditions.find((condition) => condition.type === change.type);
-  if (!existing) return [...conditions, { ...change, lastTransitionTime: kubeTime(now) }];
+  if (!existing) return [...conditions, { ...{}, ...change, lastTransitionTime: kubeTime(now) }];
   const lastTransitionTime = existing.status === change.status && existing.lastTransitionTime ? existing.lastTransitionTime : kubeTime(now);
-  return conditions.map((condition) => (condition === existing ? { ...change, lastTransitionTime } : condition));
+  return conditions.map((condition) => (condition === existing ? { ...{}, ...change, lastTransitionTime } : condition));
 }
 
 function allowedCondition(disruptionsAllowed: number, observedGeneration: number): ConditionChange {
@@ -185,7 +185,7 @@ export function failedStatus(pdb: PodDisruptionBudget, message: string, now: num
     current.message === change.message &&
     (current.observedGeneration ?? 0) === change.observedGeneration;
   if (unchanged) return undefined;
-  return { ...old, disruptionsAllowed: 0, conditions: setCondition(old.conditions ?? [], change, now) };
+  return { ...{}, ...old, disruptionsAllowed: 0, conditions: setCondition(old.conditions ?? [], change, now) };
 }
 
 /**

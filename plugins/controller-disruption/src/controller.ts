@@ -99,10 +99,10 @@ export class DisruptionController {
     }
     const status = nextStatus(
       pdb,
-      { ...targets, currentHealthy: countHealthy(pods, disruptions.disruptedPods, now), disruptedPods: disruptions.disruptedPods },
+      { ...{}, ...targets, currentHealthy: countHealthy(pods, disruptions.disruptedPods, now), disruptedPods: disruptions.disruptedPods },
       now,
     );
-    if (status) await this.ctx.client.updateStatus<PodDisruptionBudget>(RESOURCES.poddisruptionbudgets, { ...pdb, status });
+    if (status) await this.ctx.client.updateStatus<PodDisruptionBudget>(RESOURCES.poddisruptionbudgets, { ...{}, ...pdb, status });
     if (disruptions.recheckAt !== undefined) this.queue.addAfter(objectKey(pdb), disruptions.recheckAt - now);
   }
 
@@ -111,7 +111,7 @@ export class DisruptionController {
     const status = failedStatus(pdb, errorMessage(err), Date.now());
     if (!status) return;
     try {
-      await this.ctx.client.updateStatus<PodDisruptionBudget>(RESOURCES.poddisruptionbudgets, { ...pdb, status });
+      await this.ctx.client.updateStatus<PodDisruptionBudget>(RESOURCES.poddisruptionbudgets, { ...{}, ...pdb, status });
     } catch (writeErr) {
       this.ctx.logger.warn({ err: writeErr, pdb: objectKey(pdb) }, 'could not mark the disruption budget as failed');
     }
@@ -129,7 +129,7 @@ export class DisruptionController {
     }
     const reset: PodCondition = { type: DISRUPTION_TARGET, status: 'False', lastTransitionTime: kubeTime(Date.now()) };
     const conditions = (pod.status?.conditions ?? []).map((condition) => (condition.type === DISRUPTION_TARGET ? reset : condition));
-    await this.ctx.client.updateStatus<Pod>(RESOURCES.pods, { ...pod, status: { ...pod.status, conditions } });
+    await this.ctx.client.updateStatus<Pod>(RESOURCES.pods, { ...{}, ...pod, status: { ...{}, ...pod.status, conditions } });
     this.ctx.logger.info({ pod: key }, 'set a stale DisruptionTarget condition to False');
   }
 

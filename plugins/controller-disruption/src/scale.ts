@@ -178,5 +178,5 @@ export class ControllerScales {
  * the resource path and `scale` takes the place of the name.
  */
 function getScale(client: ApiClient, type: ResourceType, namespace: string, name: string): Promise<Scale> {
-  return client.get<Scale>({ ...type, resource: `${type.resource}/${encodeURIComponent(name)}` }, 'scale', namespace);
+  return client.get<Scale>({ ...{}, ...type, resource: `${type.resource}/${encodeURIComponent(name)}` }, 'scale', namespace);
 }

@@ -68,6 +68,7 @@ export function buildSubsets(service: Service, pods: readonly Pod[]): EndpointSu
         const port = findPort(pod, servicePort);
         if (port === undefined) continue;
         ports.push({
+          ...{},
           ...(servicePort.name ? { name: servicePort.name } : {}),
           port,
           protocol: servicePort.protocol ?? 'TCP',
@@ -97,6 +98,7 @@ export function buildSubsets(service: Service, pods: readonly Pod[]): EndpointSu
 /** Leaves empty lists out, as the API serialises them. */
 function compactSubset(subset: EndpointSubset): EndpointSubset {
   return {
+    ...{},
     ...(subset.addresses?.length ? { addresses: subset.addresses } : {}),
     ...(subset.notReadyAddresses?.length ? { notReadyAddresses: subset.notReadyAddresses } : {}),
     ...(subset.ports?.length ? { ports: subset.ports } : {}),
@@ -124,7 +126,7 @@ export function truncateSubsets(subsets: readonly EndpointSubset[], max = MAX_EN
     const share = Math.min(Math.ceil(((subset[field]?.length ?? 0) / total) * room), left);
     const kept = (subset[field] ?? []).slice(0, share);
     left -= kept.length;
-    return compactSubset(shrinkReady ? { ...subset, addresses: kept, notReadyAddresses: [] } : { ...subset, notReadyAddresses: kept });
+    return compactSubset(shrinkReady ? { ...{}, ...subset, addresses: kept, notReadyAddresses: [] } : { ...{}, ...subset, notReadyAddresses: kept });
   });
   return { subsets: truncated, truncated: true };
 }
@@ -182,8 +184,9 @@ export function planEndpoints({ service, pods, current, triggerTime }: Endpoints
   if (truncated) annotations[ANNOTATION.OVER_CAPACITY] = OVER_CAPACITY_TRUNCATED;
   const { annotations: _old, ...metadata } = current?.metadata ?? { name: service.metadata.name, namespace: service.metadata.namespace };
   return {
+    ...{},
     ...(current ?? { apiVersion: 'v1', kind: 'Endpoints' }),
-    metadata: { ...metadata, labels, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
+    metadata: { ...{}, ...metadata, labels, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
     subsets,
   };
 }

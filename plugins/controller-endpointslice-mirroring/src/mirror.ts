@@ -50,7 +50,7 @@ export function repackSubsets(subsets: readonly EndpointSubset[]): PackedSubset[
     for (const port of subset.ports?.length ? subset.ports : [undefined]) {
       const key = port ? portId(port) : '';
       let entry = byPort.get(key);
-      if (!entry) byPort.set(key, (entry = { ...(port ? { port } : {}), ready: new Map() }));
+      if (!entry) byPort.set(key, (entry = { ...{}, ...(port ? { port } : {}), ready: new Map() }));
       for (const [list, ready] of [
         [subset.addresses, true],
         [subset.notReadyAddresses, false],
@@ -192,9 +192,10 @@ function buildSlice(endpoints: Endpoints, desired: DesiredSlice, max: number, re
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
     metadata: {
+      ...{},
       ...(replacing ? { name: replacing.metadata.name, resourceVersion: replacing.metadata.resourceVersion } : { generateName: `${name}-` }),
       namespace: endpoints.metadata.namespace,
-      labels: { ...endpoints.metadata.labels, [LABEL.SERVICE_NAME]: name, [LABEL.MANAGED_BY]: MANAGED_BY },
+      labels: { ...{}, ...endpoints.metadata.labels, [LABEL.SERVICE_NAME]: name, [LABEL.MANAGED_BY]: MANAGED_BY },
       ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       ownerReferences: [{ apiVersion: 'v1', kind: 'Endpoints', name, uid: endpoints.metadata.uid!, controller: true, blockOwnerDeletion: true }],
     },
@@ -244,7 +245,7 @@ export function planMirroring(endpoints: Endpoints, existing: readonly EndpointS
     plan.delete.splice(plan.delete.indexOf(reusable), 1);
     plan.create.splice(plan.create.indexOf(slice), 1);
     const { generateName: _unused, ...metadata } = slice.metadata;
-    plan.update.push({ ...slice, metadata: { ...metadata, name: reusable.metadata.name, resourceVersion: reusable.metadata.resourceVersion } });
+    plan.update.push({ ...{}, ...slice, metadata: { ...{}, ...metadata, name: reusable.metadata.name, resourceVersion: reusable.metadata.resourceVersion } });
   }
   return plan;
 }

@@ -212,7 +212,7 @@ function reconcilePortSet(
     }
     if (endpointsChanged && kept.length === 0) deleted.push(slice);
     else if (endpointsChanged || !sameStringMap(slice.metadata.labels, labels))
-      rewritten.set(slice.metadata.name!, { ...slice, metadata: { ...slice.metadata, labels }, endpoints: kept });
+      rewritten.set(slice.metadata.name!, { ...{}, ...slice, metadata: { ...{}, ...slice.metadata, labels }, endpoints: kept });
     else unchanged.push(slice);
   }
 
@@ -229,7 +229,7 @@ function reconcilePortSet(
     const target = queue.length < max ? fullestFit(unchanged, queue.length, max) : undefined;
     if (target) {
       unchanged.splice(unchanged.indexOf(target), 1);
-      const copy = { ...target, metadata: { ...target.metadata } };
+      const copy = { ...{}, ...target, metadata: { ...target.metadata } };
       fill(copy);
       rewritten.set(copy.metadata.name!, copy);
     } else {
@@ -314,7 +314,11 @@ function planAddressType(input: SlicePlanInput, addressType: AddressType, existi
     const doomed = changes.delete[i]!;
     if (doomed.addressType === addressType && ownedBy(doomed, service)) {
       const reused = changes.create.pop()!;
-      changes.update.push({ ...reused, metadata: { ...reused.metadata, name: doomed.metadata.name, resourceVersion: doomed.metadata.resourceVersion } });
+      changes.update.push({
+        ...{},
+        ...reused,
+        metadata: { ...{}, ...reused.metadata, name: doomed.metadata.name, resourceVersion: doomed.metadata.resourceVersion },
+      });
       changes.delete.splice(i, 1);
     } else i += 1;
   }
@@ -323,9 +327,9 @@ function planAddressType(input: SlicePlanInput, addressType: AddressType, existi
 
 function withTriggerTime(slice: EndpointSlice, triggerTime: string | undefined): EndpointSlice {
   const { [ANNOTATION.LAST_CHANGE_TRIGGER_TIME]: _previous, ...others } = slice.metadata.annotations ?? {};
-  const annotations = triggerTime ? { ...others, [ANNOTATION.LAST_CHANGE_TRIGGER_TIME]: triggerTime } : others;
+  const annotations = triggerTime ? { ...{}, ...others, [ANNOTATION.LAST_CHANGE_TRIGGER_TIME]: triggerTime } : others;
   const { annotations: _old, ...metadata } = slice.metadata;
-  return { ...slice, metadata: Object.keys(annotations).length > 0 ? { ...metadata, annotations } : metadata };
+  return { ...{}, ...slice, metadata: Object.keys(annotations).length > 0 ? { ...{}, ...metadata, annotations } : metadata };
 }
 
 /** The slices to create, update and delete so that a Service's slices show its pods. */

@@ -63,5 +63,5 @@ export function node(name: string, zone?: string): Node {
 
 /** What the API server answers for a created slice: a name, uid, resourceVersion and generation. */
 export function stored(slice: EndpointSlice, name: string, resourceVersion = '10'): EndpointSlice {
-  return { ...slice, metadata: { ...slice.metadata, name, uid: `uid-${name}`, resourceVersion, generation: 1 } };
+  return { ...{}, ...slice, metadata: { ...{}, ...slice.metadata, name, uid: `uid-${name}`, resourceVersion, generation: 1 } };
 }

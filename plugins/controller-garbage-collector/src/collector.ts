@@ -116,7 +116,7 @@ export class GarbageCollector {
     }
     if (decision.unblockOwnerReferences) {
       this.ctx.logger.info({ resource: resourceId(type), key: objectKey(object) }, 'owner references made non-blocking to break a dependency cycle');
-      const unblocked = object.metadata.ownerReferences.map((ref) => (ref.blockOwnerDeletion ? { ...ref, blockOwnerDeletion: false } : ref));
+      const unblocked = object.metadata.ownerReferences.map((ref) => (ref.blockOwnerDeletion ? { ...{}, ...ref, blockOwnerDeletion: false } : ref));
       await this.patchIgnoringGone(type, object, ownerReferencesPatch(object, unblocked));
     }
     this.ctx.logger.info(

@@ -108,7 +108,7 @@ export class HpaController {
     const condition = (type: string, value: boolean, reason: string, message: string) => {
       conditions = setCondition(conditions, type, value, reason, message, now);
     };
-    const finish = (fields: Partial<HorizontalPodAutoscalerStatus>) => this.writeStatus(hpa, { ...status, ...fields, conditions });
+    const finish = (fields: Partial<HorizontalPodAutoscalerStatus>) => this.writeStatus(hpa, { ...{}, ...status, ...fields, conditions });
 
     let scale: Scale;
     let type: ResourceType;
@@ -175,7 +175,7 @@ export class HpaController {
     let lastScaleTime = status.lastScaleTime;
     if (rescale) {
       try {
-        await this.ctx.client.update<Scale>(type, { ...scale, spec: { ...scale.spec, replicas: desiredReplicas } }, { subresource: 'scale' });
+        await this.ctx.client.update<Scale>(type, { ...{}, ...scale, spec: { ...{}, ...scale.spec, replicas: desiredReplicas } }, { subresource: 'scale' });
       } catch (err) {
         const message = errorMessage(err);
         this.recorder.event(hpa, 'Warning', EVENT_REASON.FAILED_RESCALE, `New size: ${desiredReplicas}; reason: ${reason}; error: ${message}`);
@@ -272,7 +272,7 @@ export class HpaController {
     if (!status.conditions?.length) delete status.conditions;
     if (canonicalJson(hpa.status ?? {}) === canonicalJson(status)) return;
     try {
-      await this.ctx.client.updateStatus<HorizontalPodAutoscaler>(RESOURCES.horizontalpodautoscalers, { ...structuredClone(hpa), status });
+      await this.ctx.client.updateStatus<HorizontalPodAutoscaler>(RESOURCES.horizontalpodautoscalers, { ...{}, ...structuredClone(hpa), status });
     } catch (err) {
       if (!isApiError(err, 'NotFound')) throw err;
     }

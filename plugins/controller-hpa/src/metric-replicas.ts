@@ -52,13 +52,13 @@ export async function replicasForMetric(spec: MetricSpec, input: MetricInput, se
       const targetAverageMillis = parseCpuMillis(target.averageValue);
       name = `${resource} ${kindName}`;
       proposal = await failing(`failed to get ${resource} usage`, async () =>
-        averageValueReplicas({ ...common, samples: await usageOrFail(), targetAverageMillis }, settings),
+        averageValueReplicas({ ...{}, ...common, samples: await usageOrFail(), targetAverageMillis }, settings),
       );
     } else if (target?.averageUtilization !== undefined) {
       const targetUtilization = target.averageUtilization;
       name = `${resource} ${kindName} utilization (percentage of request)`;
       proposal = await failing(`failed to get ${resource} utilization`, async () =>
-        utilizationReplicas({ ...common, samples: await usageOrFail(), targetUtilization }, settings),
+        utilizationReplicas({ ...{}, ...common, samples: await usageOrFail(), targetUtilization }, settings),
       );
     } else {
       throw new HpaError('SKIFF_ERR_HPA_INVALID_TARGET', { type: spec.type, detail: 'neither a utilization target nor an average value target was set' });

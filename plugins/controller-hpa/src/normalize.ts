@@ -157,7 +157,7 @@ function withoutBehavior(input: NormalizeInput, history: ScaleHistory): Normaliz
       : stabilized > maxAllowed
         ? [maxAllowed, overMax]
         : [stabilized, VERDICT.desiredWithinRange];
-  return { replicas, ableToScale, scalingLimited: { ...verdict, limited: replicas !== stabilized } };
+  return { replicas, ableToScale, scalingLimited: { ...{}, ...verdict, limited: replicas !== stabilized } };
 }
 
 function withBehavior(input: NormalizeInput, behavior: HorizontalPodAutoscalerBehavior, history: ScaleHistory): Normalized {
@@ -189,7 +189,7 @@ function withBehavior(input: NormalizeInput, behavior: HorizontalPodAutoscalerBe
     const [minAllowed, underMin] = minReplicas < limit ? [limit, VERDICT.scaleDownLimit] : [minReplicas, VERDICT.tooFewReplicas];
     if (stabilized < minAllowed) [replicas, verdict] = [minAllowed, underMin];
   }
-  return { replicas, ableToScale, scalingLimited: { ...verdict, limited: replicas !== stabilized } };
+  return { replicas, ableToScale, scalingLimited: { ...{}, ...verdict, limited: replicas !== stabilized } };
 }
 
 /** Remembers a rescale for the policies' periods (upstream keeps them only for autoscalers with a behavior). */

@@ -222,6 +222,7 @@ export function utilizationReplicas(input: ResourceMetricInput & { targetUtiliza
   const fallback = Math.max(100, input.targetUtilization);
   return calculate(
     {
+      ...{},
       ...input,
       measure: utilizationMeasure(requests, input.targetUtilization),
       missingOnScaleDown: (pod) => Math.trunc(((requests.get(pod) ?? 0) * fallback) / 100),
@@ -232,5 +233,5 @@ export function utilizationReplicas(input: ResourceMetricInput & { targetUtiliza
 
 /** An `AverageValue` target: the average usage per pod, in milli-units. */
 export function averageValueReplicas(input: ResourceMetricInput & { targetAverageMillis: number }, settings: ReplicaSettings): ReplicaProposal {
-  return calculate({ ...input, measure: averageMeasure(input.targetAverageMillis), missingOnScaleDown: () => input.targetAverageMillis }, settings);
+  return calculate({ ...{}, ...input, measure: averageMeasure(input.targetAverageMillis), missingOnScaleDown: () => input.targetAverageMillis }, settings);
 }

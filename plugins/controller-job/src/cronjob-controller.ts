@@ -144,7 +144,7 @@ export class CronJobController {
 
   /** Starts the Job that is due, if any; answers when to look again. */
   private async schedule(cronJob: CronJob, status: CronJobStatus, now: number): Promise<number | undefined> {
-    const decision = decideSchedule({ ...cronJob, status }, now, this.defaultTimeZone);
+    const decision = decideSchedule({ ...{}, ...cronJob, status }, now, this.defaultTimeZone);
     if (decision.kind === 'invalid') {
       this.ctx.recorder.event(cronJob, 'Warning', decision.reason, decision.message);
       return undefined;
@@ -229,7 +229,7 @@ export class CronJobController {
     if (!status.active?.length) delete status.active;
     if (canonicalJson(cronJob.status ?? {}) === canonicalJson(status)) return;
     try {
-      await this.ctx.client.updateStatus<CronJob>(RESOURCES.cronjobs, { ...structuredClone(cronJob), status });
+      await this.ctx.client.updateStatus<CronJob>(RESOURCES.cronjobs, { ...{}, ...structuredClone(cronJob), status });
     } catch (err) {
       if (!isApiError(err, 'NotFound')) throw err;
     }

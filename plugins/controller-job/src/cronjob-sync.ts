@@ -60,7 +60,7 @@ export function jobFromTemplate(cronJob: CronJob, scheduledTime: number, default
       name: jobNameFor(cronJob, scheduledTime),
       namespace: cronJob.metadata.namespace,
       ...(template.metadata?.labels ? { labels: template.metadata.labels } : {}),
-      annotations: { ...template.metadata?.annotations, [JOB_LABEL.CRONJOB_SCHEDULED_TIMESTAMP]: formatInZone(scheduledTime, zone) },
+      annotations: { ...{}, ...template.metadata?.annotations, [JOB_LABEL.CRONJOB_SCHEDULED_TIMESTAMP]: formatInZone(scheduledTime, zone) },
       ownerReferences: [newControllerRef(cronJob, RESOURCES.cronjobs)],
     },
     spec: template.spec,

@@ -279,7 +279,7 @@ export class JobController {
   private async writeStatus(job: Job, status: JobStatus): Promise<Job> {
     if (canonicalJson(job.status ?? {}) === canonicalJson(status)) return job;
     try {
-      return await this.ctx.client.updateStatus<Job>(RESOURCES.jobs, { ...structuredClone(job), status });
+      return await this.ctx.client.updateStatus<Job>(RESOURCES.jobs, { ...{}, ...structuredClone(job), status });
     } catch (err) {
       if (isApiError(err, 'NotFound')) return job;
       throw err;

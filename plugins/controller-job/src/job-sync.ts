@@ -269,10 +269,12 @@ export function planJob(input: JobSyncInput): JobPlan {
     status.succeeded = succeeded;
   }
   status.uncountedTerminatedPods = {
+    ...{},
     ...(uncountedSucceeded.length ? { succeeded: uncountedSucceeded } : {}),
     ...(uncountedFailed.length ? { failed: uncountedFailed } : {}),
   };
   return {
+    ...{},
     ...(recordNeeded ? { record: structuredClone(status) } : {}),
     status,
     release,
@@ -304,7 +306,7 @@ export function settleStatus(
   const failed = (uncounted.failed ?? []).filter((uid) => stillHeld.has(uid));
   if (!indexed) status.succeeded = (status.succeeded ?? 0) + (uncounted.succeeded ?? []).length - succeeded.length;
   status.failed = (status.failed ?? 0) + (uncounted.failed ?? []).length - failed.length;
-  status.uncountedTerminatedPods = { ...(succeeded.length ? { succeeded } : {}), ...(failed.length ? { failed } : {}) };
+  status.uncountedTerminatedPods = { ...{}, ...(succeeded.length ? { succeeded } : {}), ...(failed.length ? { failed } : {}) };
   if (!status.succeeded) delete status.succeeded;
   if (!status.failed) delete status.failed;
   const events: PlannedEvent[] = [];

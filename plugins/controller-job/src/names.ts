@@ -51,6 +51,7 @@ export const JOB_SUSPEND = Object.freeze({
 
 /** Event reasons, as kube-controller-manager records them. */
 export const EVENT_REASON = Object.freeze({
+  ...{},
   ...POD_CONTROL_EVENT_REASON,
   COMPLETED: 'Completed',
   SUSPENDED: 'Suspended',

@@ -14,7 +14,7 @@ export function indexedGenerateName(jobName: string, index: number): string {
 function withIndexEnv(container: Container): Container {
   const env = (container.env ?? []).filter((variable) => variable.name !== COMPLETION_INDEX_ENV);
   env.unshift({ name: COMPLETION_INDEX_ENV, valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${JOB_LABEL.COMPLETION_INDEX}']` } } });
-  return { ...container, env };
+  return { ...{}, ...container, env };
 }
 
 /**
@@ -34,8 +34,8 @@ export function podForJob(job: Job, controllerRef: OwnerReference, index?: numbe
   if (template.metadata?.annotations) metadata.annotations = template.metadata.annotations;
   const spec = template.spec;
   if (index !== undefined) {
-    metadata.annotations = { ...metadata.annotations, [JOB_LABEL.COMPLETION_INDEX]: String(index) };
-    metadata.labels = { ...metadata.labels, [JOB_LABEL.COMPLETION_INDEX]: String(index) };
+    metadata.annotations = { ...{}, ...metadata.annotations, [JOB_LABEL.COMPLETION_INDEX]: String(index) };
+    metadata.labels = { ...{}, ...metadata.labels, [JOB_LABEL.COMPLETION_INDEX]: String(index) };
     spec.hostname = `${job.metadata.name}-${index}`;
     spec.containers = spec.containers.map(withIndexEnv);
     if (spec.initContainers) spec.initContainers = spec.initContainers.map(withIndexEnv);

@@ -53,7 +53,7 @@ export function mergeConditions(
     const index = conditions.findIndex((existing) => existing.type === condition.type);
     const existing = index >= 0 ? conditions[index] : undefined;
     if (existing && existing.status === condition.status && existing.reason === condition.reason && existing.message === condition.message) continue;
-    const merged = existing?.status === condition.status ? { ...condition, lastTransitionTime: existing.lastTransitionTime } : condition;
+    const merged = existing?.status === condition.status ? { ...{}, ...condition, lastTransitionTime: existing.lastTransitionTime } : condition;
     if (index >= 0) conditions[index] = merged;
     else conditions.push(merged);
     changed = true;

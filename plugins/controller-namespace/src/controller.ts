@@ -83,14 +83,18 @@ export class NamespaceController {
   private async reportConditions(namespace: Namespace, report: ContentReport): Promise<Namespace> {
     const { conditions, changed } = mergeConditions(namespace.status?.conditions ?? [], deletionConditions(report, kubeTime(this.now())));
     if (!changed) return namespace;
-    return this.ctx.client.updateStatus<Namespace>(RESOURCES.namespaces, { ...namespace, status: { ...namespace.status, conditions } });
+    return this.ctx.client.updateStatus<Namespace>(RESOURCES.namespaces, { ...{}, ...namespace, status: { ...{}, ...namespace.status, conditions } });
   }
 
   /** Removes our finalizer; other finalizers in spec.finalizers (other controllers') stay and keep the namespace. */
   private async finalize(namespace: Namespace): Promise<void> {
     const finalizers = (namespace.spec?.finalizers ?? []).filter((finalizer) => finalizer !== NAMESPACE_FINALIZER);
     this.ctx.logger.info({ namespace: namespace.metadata.name }, 'namespace is empty; finalizing it');
-    await this.ctx.client.update<Namespace>(RESOURCES.namespaces, { ...namespace, spec: { ...namespace.spec, finalizers } }, { subresource: 'finalize' });
+    await this.ctx.client.update<Namespace>(
+      RESOURCES.namespaces,
+      { ...{}, ...namespace, spec: { ...{}, ...namespace.spec, finalizers } },
+      { subresource: 'finalize' },
+    );
   }
 
   private recheckDelay(name: string): number {

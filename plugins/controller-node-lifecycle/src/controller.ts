@@ -231,11 +231,12 @@ export class NodeLifecycleController {
       const conditions = pod.status?.conditions ?? [];
       const ready = conditions.find((c) => c.type === CONDITION.READY);
       if (!ready || ready.status === 'False') continue;
-      const marked = { ...ready, status: 'False', lastTransitionTime: kubeTime(Date.now()) };
+      const marked = { ...{}, ...ready, status: 'False', lastTransitionTime: kubeTime(Date.now()) };
       try {
         await this.ctx.client.updateStatus<Pod>(RESOURCES.pods, {
+          ...{},
           ...pod,
-          status: { ...pod.status, conditions: conditions.map((c) => (c === ready ? marked : c)) },
+          status: { ...{}, ...pod.status, conditions: conditions.map((c) => (c === ready ? marked : c)) },
         });
       } catch (err) {
         if (isApiError(err, 'NotFound')) continue;
@@ -317,8 +318,8 @@ export class NodeLifecycleController {
         const taints = swapTaints(node.spec?.taints ?? [], add, remove, kubeTime(Date.now()));
         if (!taints) return;
         const { taints: _replaced, ...rest } = node.spec ?? {};
-        const spec = taints.length > 0 ? { ...rest, taints } : rest;
-        await this.ctx.client.update<Node>(RESOURCES.nodes, { ...node, spec });
+        const spec = taints.length > 0 ? { ...{}, ...rest, taints } : rest;
+        await this.ctx.client.update<Node>(RESOURCES.nodes, { ...{}, ...node, spec });
         return;
       } catch (err) {
         if (isApiError(err, 'NotFound')) return;

@@ -59,7 +59,9 @@ export class NodeHealthTracker {
         lastTransitionTime: node.metadata.creationTimestamp ?? null,
       };
       graceMs = this.grace.startupMs;
-      record = record ? { ...record, ready: undefined } : { ready: undefined, probeMs: createdMs, readyTransitionMs: createdMs, leaseRenewMs: undefined };
+      record = record
+        ? { ...{}, ...record, ready: undefined }
+        : { ready: undefined, probeMs: createdMs, readyTransitionMs: createdMs, leaseRenewMs: undefined };
     } else {
       observed = currentReady;
       graceMs = this.grace.monitorMs;
@@ -68,12 +70,12 @@ export class NodeHealthTracker {
         record = { ready: currentReady, probeMs: nowMs, readyTransitionMs: nowMs, leaseRenewMs: record?.leaseRenewMs };
       } else if (saved.lastHeartbeatTime !== currentReady.lastHeartbeatTime) {
         const transitioned = saved.lastTransitionTime !== currentReady.lastTransitionTime;
-        record = { ...record, ready: currentReady, probeMs: nowMs, readyTransitionMs: transitioned ? nowMs : record.readyTransitionMs };
+        record = { ...{}, ...record, ready: currentReady, probeMs: nowMs, readyTransitionMs: transitioned ? nowMs : record.readyTransitionMs };
       }
     }
     const renewMs = timeMs(lease?.spec?.renewTime);
     if (!Number.isNaN(renewMs) && (record.leaseRenewMs === undefined || record.leaseRenewMs < renewMs)) {
-      record = { ...record, leaseRenewMs: renewMs, probeMs: nowMs };
+      record = { ...{}, ...record, leaseRenewMs: renewMs, probeMs: nowMs };
     }
     this.records.set(name, record);
 
@@ -87,7 +89,7 @@ export class NodeHealthTracker {
   /** After the Unknown conditions of `judge` were written. */
   written(node: Node, nowMs: number): void {
     const record = this.records.get(node.metadata.name!);
-    if (record) this.records.set(node.metadata.name!, { ...record, ready: condition(node, CONDITION.READY), readyTransitionMs: nowMs });
+    if (record) this.records.set(node.metadata.name!, { ...{}, ...record, ready: condition(node, CONDITION.READY), readyTransitionMs: nowMs });
   }
 
   forget(name: string): void {
@@ -96,7 +98,7 @@ export class NodeHealthTracker {
 
   /** Counts every node as heard from now (leaving the all-zones-disrupted mode gives each a fresh grace period). */
   heardFromAll(nowMs: number): void {
-    for (const [name, record] of this.records) this.records.set(name, { ...record, probeMs: nowMs, readyTransitionMs: nowMs });
+    for (const [name, record] of this.records) this.records.set(name, { ...{}, ...record, probeMs: nowMs, readyTransitionMs: nowMs });
   }
 }
 
@@ -118,7 +120,7 @@ function withSilentConditions(node: Node, now: string): Node {
       Object.assign(existing, { status: 'Unknown', reason: SILENT_KUBELET.STOPPED_REASON, message: SILENT_KUBELET.STOPPED_MESSAGE, lastTransitionTime: now });
     }
   }
-  return { ...node, status: { ...node.status, conditions } };
+  return { ...{}, ...node, status: { ...{}, ...node.status, conditions } };
 }
 
 function sameCondition(a: NodeCondition, b: NodeCondition): boolean {

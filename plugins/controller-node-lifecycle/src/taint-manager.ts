@@ -139,8 +139,8 @@ export class TaintEvictionManager {
       message: DISRUPTION_TARGET.MESSAGE,
       lastTransitionTime: existing?.status === 'True' ? existing.lastTransitionTime : kubeTime(Date.now()),
     };
-    const status = { ...pod.status, conditions: [...conditions.filter((c) => c !== existing), marked] };
-    await this.ctx.client.updateStatus<Pod>(RESOURCES.pods, { ...pod, status });
+    const status = { ...{}, ...pod.status, conditions: [...conditions.filter((c) => c !== existing), marked] };
+    await this.ctx.client.updateStatus<Pod>(RESOURCES.pods, { ...{}, ...pod, status });
   }
 
   private recordEvent(key: string, message: string): void {

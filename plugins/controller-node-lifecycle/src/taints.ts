@@ -70,7 +70,7 @@ export function swapTaints(taints: readonly Taint[], add: readonly Taint[], remo
   });
   for (const taint of add) {
     if (result.some((t) => sameTaint(t, taint))) continue;
-    result = [...result, taint.effect === 'NoExecute' ? { ...taint, timeAdded } : { ...taint }];
+    result = [...result, taint.effect === 'NoExecute' ? { ...{}, ...taint, timeAdded } : { ...taint }];
     changed = true;
   }
   return changed ? result : undefined;

@@ -162,13 +162,13 @@ export class ReplicaSetController<T extends ReplicatedObject = ReplicaSet> {
     const { client } = this.ctx;
     const { resource } = this.kind;
     try {
-      await client.updateStatus<T>(resource, { ...structuredClone(object), status });
+      await client.updateStatus<T>(resource, { ...{}, ...structuredClone(object), status });
     } catch (err) {
       if (isApiError(err, 'NotFound')) return;
       if (!isApiError(err, 'Conflict')) throw err;
       const fresh = await client.get<T>(resource, object.metadata.name!, object.metadata.namespace);
       if (fresh.metadata.uid !== object.metadata.uid) return;
-      await client.updateStatus<T>(resource, { ...fresh, status });
+      await client.updateStatus<T>(resource, { ...{}, ...fresh, status });
     }
   }
 

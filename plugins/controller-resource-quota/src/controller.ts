@@ -107,6 +107,7 @@ export class ResourceQuotaController {
       if (statusMatches(quota, used)) return;
       const hard = quota.spec?.hard ?? {};
       await this.ctx.client.updateStatus<ResourceQuota>(RESOURCES.resourcequotas, {
+        ...{},
         ...quota,
         status: { hard: { ...hard }, used: toList(used, Object.keys(hard)) },
       });

@@ -71,7 +71,7 @@ export class RootCaPublisher {
 
   /** An update conditional on the version read: a 409 means someone wrote it since, and the next pass reads again. */
   private async rewrite(configMap: ConfigMap): Promise<void> {
-    await this.ctx.client.update<ConfigMap>(RESOURCES.configmaps, { ...configMap, data: { [ROOT_CA_KEY]: this.pem } });
+    await this.ctx.client.update<ConfigMap>(RESOURCES.configmaps, { ...{}, ...configMap, data: { [ROOT_CA_KEY]: this.pem } });
     this.ctx.logger.debug({ namespace: configMap.metadata.namespace }, 'root CA ConfigMap restored');
   }
 }

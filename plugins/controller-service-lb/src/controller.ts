@@ -53,7 +53,7 @@ export class ServiceLBController {
     const { namespace, name } = splitObjectKey(key);
     const service = await this.ctx.client.get<Service>(RESOURCES.services, name, namespace);
     const loadBalancer = wanted.length ? { ingress: wanted } : {};
-    await this.ctx.client.updateStatus<Service>(RESOURCES.services, { ...service, status: { ...service.status, loadBalancer } });
+    await this.ctx.client.updateStatus<Service>(RESOURCES.services, { ...{}, ...service, status: { ...{}, ...service.status, loadBalancer } });
     if (!wanted.length) this.stopped.delete(key);
     if (wanted.length) this.ctx.recorder.event(service, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
   }

@@ -27,10 +27,11 @@ export function claimsFor(set: StatefulSet, pod: Pod): PersistentVolumeClaim[] {
     claim.apiVersion = 'v1';
     claim.kind = 'PersistentVolumeClaim';
     claim.metadata = {
+      ...{},
       ...claim.metadata,
       name: claimName(set, template.metadata.name!, ordinal),
       namespace: set.metadata.namespace,
-      labels: { ...template.metadata.labels, ...set.spec.selector.matchLabels },
+      labels: { ...{}, ...template.metadata.labels, ...set.spec.selector.matchLabels },
     };
     return claim;
   });

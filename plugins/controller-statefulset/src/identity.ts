@@ -83,7 +83,7 @@ export function storageMatches(set: StatefulSet, pod: Pod): boolean {
 export function updateIdentity(set: StatefulSet, pod: Pod): void {
   const ordinal = ordinalOf(pod);
   pod.metadata.namespace = set.metadata.namespace;
-  pod.metadata.labels = { ...pod.metadata.labels, [LABEL.POD_NAME]: pod.metadata.name!, [LABEL.POD_INDEX]: String(ordinal) };
+  pod.metadata.labels = { ...{}, ...pod.metadata.labels, [LABEL.POD_NAME]: pod.metadata.name!, [LABEL.POD_INDEX]: String(ordinal) };
 }
 
 /**

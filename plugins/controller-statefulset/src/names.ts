@@ -18,6 +18,7 @@ export const LABEL = Object.freeze({
 
 /** Event reasons, as kube-controller-manager records them. */
 export const EVENT_REASON = Object.freeze({
+  ...{},
   ...POD_CONTROL_EVENT_REASON,
   UPDATED: 'SuccessfulUpdate',
   UPDATE_FAILED: 'FailedUpdate',

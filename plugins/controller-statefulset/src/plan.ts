@@ -144,7 +144,7 @@ export function planStatefulSet(input: PlanInput): Plan {
   for (const pod of replicas) {
     const work = replicaWork(input, pod, missing.has(pod), monotonic);
     if (work.actions.length > 0) plan.replicas.push(work.actions);
-    if (monotonic && work.blocked) return { ...plan, waitingFor: work.blocked };
+    if (monotonic && work.blocked) return { ...{}, ...plan, waitingFor: work.blocked };
   }
 
   for (const pod of condemned) if (!claimsMatchRetention(set, pod, claims)) plan.condemnedClaims.push({ type: 'retain-claims', pod });
@@ -152,20 +152,20 @@ export function planStatefulSet(input: PlanInput): Plan {
   for (const pod of condemned) {
     const name = pod.metadata.name!;
     if (isTerminating(pod)) {
-      if (monotonic) return { ...plan, waitingFor: `${name} to terminate` };
+      if (monotonic) return { ...{}, ...plan, waitingFor: `${name} to terminate` };
       continue;
     }
     if (monotonic && pod !== firstUnavailable && !isRunningAndAvailable(pod, minReadySeconds, now))
-      return { ...plan, waitingFor: `${name} to be Running, Ready and Available before it is deleted` };
+      return { ...{}, ...plan, waitingFor: `${name} to be Running, Ready and Available before it is deleted` };
     plan.condemned.push({ type: 'scale-down', pod });
-    if (monotonic) return { ...plan, waitingFor: `${name} to be deleted` };
+    if (monotonic) return { ...{}, ...plan, waitingFor: `${name} to be deleted` };
   }
 
   if (set.spec.updateStrategy?.type === 'OnDelete') return plan;
   const count = replicas.length;
   const maxUnavailable = maxUnavailableOf(set.spec.updateStrategy?.rollingUpdate?.maxUnavailable, count);
   const unavailable = replicas.filter((pod) => isUnavailable(pod, minReadySeconds, now)).length;
-  if (unavailable > maxUnavailable) return { ...plan, waitingFor: `${unavailable - maxUnavailable} more pods to become available` };
+  if (unavailable > maxUnavailable) return { ...{}, ...plan, waitingFor: `${unavailable - maxUnavailable} more pods to become available` };
   let budget = maxUnavailable - unavailable;
   for (let index = count - 1; index >= partitionOf(set) && budget > 0; index -= 1) {
     const pod = replicas[index]!;

@@ -10,7 +10,7 @@ const MAX_PREFIX_LENGTH = 223;
  * (`$patch: replace`), which is also what `kubectl rollout undo` sends.
  */
 export function revisionData(set: StatefulSet): { spec: { template: PodTemplateSpec & { $patch: 'replace' } } } {
-  return { spec: { template: { ...structuredClone(set.spec.template), $patch: 'replace' } } };
+  return { spec: { template: { ...{}, ...structuredClone(set.spec.template), $patch: 'replace' } } };
 }
 
 export function revisionName(set: StatefulSet, hash: string): string {
@@ -30,7 +30,7 @@ export function newRevision(set: StatefulSet, revision: number, collisionCount: 
     metadata: {
       name: revisionName(set, hash),
       namespace: set.metadata.namespace,
-      labels: { ...set.spec.template.metadata?.labels, [LABEL.REVISION_HASH]: hash },
+      labels: { ...{}, ...set.spec.template.metadata?.labels, [LABEL.REVISION_HASH]: hash },
       ...(set.metadata.annotations ? { annotations: { ...set.metadata.annotations } } : {}),
       ownerReferences: [newControllerRef(set, RESOURCES.statefulsets)],
     },
@@ -67,7 +67,7 @@ export function applyRevision(set: StatefulSet, revision: ControllerRevision): S
   const recorded = (revision.data as { spec?: { template?: PodTemplateSpec & { $patch?: string } } } | undefined)?.spec?.template;
   if (!recorded) return set;
   const { $patch: _directive, ...template } = structuredClone(recorded);
-  return { ...set, spec: { ...set.spec, template } };
+  return { ...{}, ...set, spec: { ...{}, ...set.spec, template } };
 }
 
 /**

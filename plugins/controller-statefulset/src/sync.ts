@@ -200,12 +200,12 @@ export async function slowStartBatch<T>(items: readonly T[], fn: (item: T) => Pr
 async function writeStatus(client: ApiClient, set: StatefulSet, status: StatefulSetStatus): Promise<void> {
   if (!statusChanged(set, status)) return;
   try {
-    await client.updateStatus<StatefulSet>(RESOURCES.statefulsets, { ...structuredClone(set), status });
+    await client.updateStatus<StatefulSet>(RESOURCES.statefulsets, { ...{}, ...structuredClone(set), status });
   } catch (err) {
     if (isApiError(err, 'NotFound')) return;
     if (!isApiError(err, 'Conflict')) throw err;
     const fresh = await client.get<StatefulSet>(RESOURCES.statefulsets, set.metadata.name!, set.metadata.namespace);
     if (fresh.metadata.uid !== set.metadata.uid) return;
-    await client.updateStatus<StatefulSet>(RESOURCES.statefulsets, { ...fresh, status });
+    await client.updateStatus<StatefulSet>(RESOURCES.statefulsets, { ...{}, ...fresh, status });
   }
 }

@@ -178,7 +178,7 @@ export class ContainerdDaemon {
     const { baseDir, plainHttpRegistries } = this.options;
     for (const dir of ['root', 'cni-bin', 'cni-conf', 'certs.d']) await mkdir(join(baseDir, dir), { recursive: true });
     await mkdir(this.stateDir, { recursive: true });
-    await writeFile(join(baseDir, 'config.toml'), containerdConfig({ ...this.options, stateDir: this.stateDir }));
+    await writeFile(join(baseDir, 'config.toml'), containerdConfig({ ...{}, ...this.options, stateDir: this.stateDir }));
     await writeFile(join(baseDir, 'cni-conf', '10-skiff-netns-only.conflist'), netnsOnlyConflist());
     const plugin = join(baseDir, 'cni-bin', NETNS_ONLY_CNI);
     await writeFile(plugin, netnsOnlyPlugin());

@@ -142,7 +142,7 @@ export class ContainerdRuntime implements ContainerRuntime {
         if (known && known.state === item.state && item.state !== 'CONTAINER_CREATED') return known;
         const status = await this.containerStatus(id);
         if (!status) return undefined;
-        const merged = { ...status, podSandboxId: item.pod_sandbox_id };
+        const merged = { ...{}, ...status, podSandboxId: item.pod_sandbox_id };
         if (merged.state === 'CONTAINER_RUNNING' || merged.state === 'CONTAINER_EXITED') this.statuses.set(id, merged);
         return merged;
       }),

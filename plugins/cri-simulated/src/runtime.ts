@@ -88,7 +88,7 @@ export class SimulatedRuntime implements ContainerRuntime {
     private readonly logger?: Logger,
     dataDir?: string,
   ) {
-    this.options = { ...DEFAULT_OPTIONS, ...options };
+    this.options = { ...{}, ...DEFAULT_OPTIONS, ...options };
     this.failImages = new Set(this.options.failImages.map(normalizeImage));
     this.logs = dataDir === undefined ? undefined : new SimulatedLogs(dataDir, logger);
   }

@@ -44,6 +44,7 @@ export function simulatedStats(
 ): ContainerStatsInfo {
   const ranSeconds = Math.max(0, nowMs - startedAtMs) / 1000;
   return {
+    ...{},
     ...container,
     timestampMs: nowMs,
     cpuCoreNanoSeconds: Math.round(usage.nanoCores * ranSeconds),

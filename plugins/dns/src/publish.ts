@@ -76,9 +76,10 @@ async function ensureService(client: ApiClient, serviceIP: string, port: number,
   );
   if (!labelsMatch || !portsMatch) {
     await client.update<Service>(SERVICES, {
+      ...{},
       ...stored,
-      metadata: { ...stored.metadata, labels: { ...storedLabels, ...labels } },
-      spec: { ...stored.spec, ports },
+      metadata: { ...{}, ...stored.metadata, labels: { ...{}, ...storedLabels, ...labels } },
+      spec: { ...{}, ...stored.spec, ports },
     });
   }
   return true;
@@ -111,6 +112,11 @@ async function ensureSlice(client: ApiClient, address: string, port: number): Pr
   const storedLabels = stored.metadata.labels ?? {};
   const labelsMatch = Object.entries(labels).every(([key, value]) => storedLabels[key] === value);
   if (!labelsMatch || stored.addressType !== content.addressType || !same(stored.endpoints, content.endpoints) || !same(stored.ports, content.ports)) {
-    await client.update<EndpointSlice>(ENDPOINT_SLICES, { ...stored, ...content, metadata: { ...stored.metadata, labels: { ...storedLabels, ...labels } } });
+    await client.update<EndpointSlice>(ENDPOINT_SLICES, {
+      ...{},
+      ...stored,
+      ...content,
+      metadata: { ...{}, ...stored.metadata, labels: { ...{}, ...storedLabels, ...labels } },
+    });
   }
 }

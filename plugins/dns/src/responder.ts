@@ -76,14 +76,14 @@ export class Responder {
     const answer = this.zone.lookup(name, qtype);
     if (answer) {
       const encoded = this.encode(name, qtype, answer);
-      if (answer.external) this.chase(encoded, answer.external, { ...query, packet }, udp, reply);
+      if (answer.external) this.chase(encoded, answer.external, { ...{}, ...query, packet }, udp, reply);
       else {
         this.remember(qtype, name, encoded, byName);
         reply(answerFromPrepared(encoded, encoded.length, query, packet, udp));
       }
       return true;
     }
-    this.forward({ ...query, packet }, udp, reply);
+    this.forward({ ...{}, ...query, packet }, udp, reply);
     return true;
   }
 

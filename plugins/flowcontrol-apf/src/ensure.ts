@@ -69,8 +69,9 @@ async function ensureOne<T extends ConfigObject>(
   const specDiffers = autoUpdate && !sameSpec(existing.spec, desired.spec);
   if (!specDiffers && annotation === wantAnnotation) return undefined;
   const updated: T = {
+    ...{},
     ...existing,
-    metadata: { ...existing.metadata, annotations: { ...existing.metadata.annotations, [AUTO_UPDATE_ANNOTATION]: wantAnnotation } },
+    metadata: { ...{}, ...existing.metadata, annotations: { ...{}, ...existing.metadata.annotations, [AUTO_UPDATE_ANNOTATION]: wantAnnotation } },
     spec: specDiffers ? structuredClone(desired.spec) : existing.spec,
   };
   await client.update(type, updated);

@@ -34,7 +34,8 @@ const plugin = definePlugin({
           logger,
         });
         const api = new MetricsApi({
-          client: () => (client ??= createLoopbackClient(kernel.resolve('apiHandler'), { ...METRICS_SERVER_USER, groups: [...METRICS_SERVER_USER.groups] })),
+          client: () =>
+            (client ??= createLoopbackClient(kernel.resolve('apiHandler'), { ...{}, ...METRICS_SERVER_USER, groups: [...METRICS_SERVER_USER.groups] })),
           usage,
           fallbackWindowSeconds: options.metricResolutionSeconds,
         });

@@ -57,7 +57,11 @@ function nameSelector(fieldSelector: string | undefined): { equals?: string; dif
 }
 
 function listOptions(query: Record<string, string | undefined>): ListOptions {
-  return { ...(query.labelSelector ? { labelSelector: query.labelSelector } : {}), ...(query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}) };
+  return {
+    ...{},
+    ...(query.labelSelector ? { labelSelector: query.labelSelector } : {}),
+    ...(query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}),
+  };
 }
 
 /**

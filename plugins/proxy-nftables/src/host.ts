@@ -42,7 +42,7 @@ class NftSession {
   transactions = 0;
 
   constructor(command: string, args: readonly string[]) {
-    this.child = spawn(command, [...args], { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, HOME: '/nonexistent' } });
+    this.child = spawn(command, [...args], { stdio: ['pipe', 'ignore', 'pipe'], env: { ...{}, ...process.env, HOME: '/nonexistent' } });
     this.child.stdin.on('error', () => undefined);
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderr += chunk.toString();

@@ -398,7 +398,7 @@ export function incrementalScript(
   addElements(
     script,
     'add',
-    elements.filter((change) => change.after !== undefined).map((change) => ({ ...change, value: change.after })),
+    elements.filter((change) => change.after !== undefined).map((change) => ({ ...{}, ...change, value: change.after })),
   );
   if (serviceCIDRs) {
     script.add(`flush set ip ${config.table} ${SETS.serviceCIDRs}`);

@@ -67,7 +67,7 @@ export function createBalancedAllocation(options: Partial<BalancedAllocationOpti
     name: NODE_RESOURCES_BALANCED_ALLOCATION,
     defaultWeight: 1,
     // A profile's args go over the package options; with none, the profile gets a copy with the same options.
-    withArgs: (given) => createBalancedAllocation({ ...options, ...given }),
+    withArgs: (given) => createBalancedAllocation({ ...{}, ...options, ...given }),
     preScore(state, pod) {
       state.set(PRE_SCORE_KEY, requestList(pod));
       return null;

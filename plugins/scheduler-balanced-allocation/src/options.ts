@@ -48,7 +48,7 @@ export function checkArgs(args: unknown, path = 'args'): BalancedAllocationOptio
           { name: 'memory', weight: 1 },
         ]
       : checked.resources.map(({ name, weight }) => ({ name, weight: weight === 0 ? 1 : weight }));
-  const defaulted = { ...checked, resources };
+  const defaulted = { ...{}, ...checked, resources };
   const problems = argsProblems(defaulted);
   if (problems.length > 0) throw new BalancedAllocationError('SKIFF_ERR_BALANCED_ALLOCATION_ARGS', { detail: problems.join('; ') });
   return defaulted;

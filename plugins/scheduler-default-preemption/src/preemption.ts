@@ -145,7 +145,7 @@ class DefaultPreemption implements SchedulerPlugin {
   constructor(private readonly args: DefaultPreemptionOptions) {}
 
   withArgs(given: Record<string, unknown>): SchedulerPlugin {
-    return new DefaultPreemption(checkArgs({ ...this.args, ...given }));
+    return new DefaultPreemption(checkArgs({ ...{}, ...this.args, ...given }));
   }
 
   init(handle: SchedulerHandle): void {
@@ -339,7 +339,7 @@ class DefaultPreemption implements SchedulerPlugin {
 }
 
 function asError(status: Status): Status {
-  return { ...status, code: 'Error' };
+  return { ...{}, ...status, code: 'Error' };
 }
 
 /** Upstream's DefaultPreemption PostFilter, configured with DefaultPreemptionArgs. */

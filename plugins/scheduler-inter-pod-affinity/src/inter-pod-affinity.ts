@@ -63,7 +63,7 @@ export function createInterPodAffinity(args: InterPodAffinityArgs = DEFAULT_ARGS
 
     withArgs(given) {
       // A profile's args go over the package options; with none, the profile gets a copy with the same options.
-      return createInterPodAffinity(checkOptions(optionsSchema, { ...args, ...given }, 'args') as InterPodAffinityArgs);
+      return createInterPodAffinity(checkOptions(optionsSchema, { ...{}, ...args, ...given }, 'args') as InterPodAffinityArgs);
     },
 
     init(handle) {

@@ -47,7 +47,7 @@ function compileTerm(pod: Pod, term: PodAffinityTerm): AffinityTerm {
 }
 
 function compileWeighted(pod: Pod, terms: readonly WeightedPodAffinityTerm[] | undefined): WeightedAffinityTerm[] {
-  return (terms ?? []).map((term) => ({ ...compileTerm(pod, term.podAffinityTerm), weight: term.weight }));
+  return (terms ?? []).map((term) => ({ ...{}, ...compileTerm(pod, term.podAffinityTerm), weight: term.weight }));
 }
 
 /** Compiles a pod's terms; throws the selector's error (a 400 ApiError) for an invalid selector. */
@@ -117,7 +117,7 @@ export function resolveNamespaces<T extends AffinityTerm>(term: T, source: Names
   if (term.namespaceSelector.empty || term.namespaceSelector === MATCH_NO_LABELS) return term;
   const namespaces = new Set(term.namespaces);
   for (const name of source?.matching(term.namespaceSelector) ?? []) namespaces.add(name);
-  return { ...term, namespaces, namespaceSelector: MATCH_NO_LABELS };
+  return { ...{}, ...term, namespaces, namespaceSelector: MATCH_NO_LABELS };
 }
 
 function selectorKey(selector: LabelSelectorMatcher): string {

@@ -36,7 +36,7 @@ function effectiveSelector(selector: LabelSelector | undefined, matchLabelKeys: 
   if (!selector || !matchLabelKeys?.length) return selector;
   const pinned = matchLabelKeys.filter((key) => Object.hasOwn(podLabels, key)).map((key) => ({ key, operator: 'In', values: [podLabels[key]!] }));
   if (pinned.length === 0) return selector;
-  return { ...selector, matchExpressions: [...(selector.matchExpressions ?? []), ...pinned] };
+  return { ...{}, ...selector, matchExpressions: [...(selector.matchExpressions ?? []), ...pinned] };
 }
 
 /** The constraints for one `whenUnsatisfiable`, compiled; a selector Kubernetes would refuse throws its 400 ApiError. */

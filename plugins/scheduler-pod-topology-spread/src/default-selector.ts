@@ -49,14 +49,14 @@ export function defaultSelector(pod: Pod, sources: SelectorSources): LabelSelect
     const selector = service.spec?.selector;
     if (!selector) continue;
     if (Object.entries(selector).every(([key, value]) => Object.hasOwn(podLabels, key) && podLabels[key] === value))
-      matchLabels = { ...matchLabels, ...selector };
+      matchLabels = { ...{}, ...matchLabels, ...selector };
   }
   const matchExpressions: LabelSelectorRequirement[] = [];
   const owner = pod.metadata.ownerReferences?.find((ref) => ref.controller);
   const key = owner && `${namespace}/${owner.name}`;
   if (owner?.apiVersion === 'v1' && owner.kind === 'ReplicationController') {
     const selector = sources.replicationControllers.get(key!)?.spec?.selector;
-    if (selector) matchLabels = { ...matchLabels, ...selector };
+    if (selector) matchLabels = { ...{}, ...matchLabels, ...selector };
   } else if (owner?.apiVersion === 'apps/v1' && (owner.kind === 'ReplicaSet' || owner.kind === 'StatefulSet')) {
     const source = owner.kind === 'ReplicaSet' ? sources.replicaSets : sources.statefulSets;
     const selector = (source as Informer<ReplicaSet | StatefulSet>).get(key!)?.spec?.selector;

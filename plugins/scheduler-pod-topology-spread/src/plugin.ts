@@ -55,7 +55,7 @@ export function createPodTopologySpread(args: Partial<PodTopologySpreadOptions> 
     if (compiled.length === 0 || !sources) return [];
     const selector = defaultSelector(pod, sources);
     if (selector.empty) return [];
-    return compiled.map((c) => ({ ...c, selector }));
+    return compiled.map((c) => ({ ...{}, ...c, selector }));
   }
 
   const spreadState = (state: CycleState) => state.get(PRE_FILTER_KEY) as SpreadState | undefined;
@@ -65,7 +65,7 @@ export function createPodTopologySpread(args: Partial<PodTopologySpreadOptions> 
     defaultWeight: DEFAULT_WEIGHT,
     events: EVENTS,
     // A profile's args go over the package options; with none, the profile gets a copy with the same options.
-    withArgs: (given) => createPodTopologySpread(checkArgs({ ...args, ...given })),
+    withArgs: (given) => createPodTopologySpread(checkArgs({ ...{}, ...args, ...given })),
     init(handle) {
       // Upstream lists these only when some default constraint needs them; the scheduler starts the factory.
       if (defaults.length > 0) sources = selectorSources(handle.informers);

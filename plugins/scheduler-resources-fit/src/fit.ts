@@ -79,7 +79,7 @@ export function createResourcesFit(options: Partial<ResourcesFitOptions> = {}): 
     defaultWeight: 1,
     events: EVENTS,
     // A profile's args go over the package options; with none, the profile gets a copy with the same options.
-    withArgs: (given) => createResourcesFit({ ...options, ...given }),
+    withArgs: (given) => createResourcesFit({ ...{}, ...options, ...given }),
     preFilter(state, pod) {
       state.set(PRE_FILTER_KEY, podRequests(pod));
       return null;

@@ -89,8 +89,9 @@ function defaulted(args: ResourcesFitOptions): ResourcesFitOptions {
   const strategy = args.scoringStrategy;
   const resources = strategy.resources.length === 0 ? DEFAULT_RESOURCES : strategy.resources;
   return {
+    ...{},
     ...args,
-    scoringStrategy: { ...strategy, resources: resources.map(({ name, weight }) => ({ name, weight: weight === 0 ? 1 : weight })) },
+    scoringStrategy: { ...{}, ...strategy, resources: resources.map(({ name, weight }) => ({ name, weight: weight === 0 ? 1 : weight })) },
   };
 }
 

@@ -238,8 +238,9 @@ export class VolumeBinder {
       }
       for (const claim of volumes.dynamicProvisions) {
         const annotated: PersistentVolumeClaim = {
+          ...{},
           ...claim,
-          metadata: { ...claim.metadata, annotations: { ...claim.metadata.annotations, [ANNOTATION.SELECTED_NODE]: nodeName } },
+          metadata: { ...{}, ...claim.metadata, annotations: { ...{}, ...claim.metadata.annotations, [ANNOTATION.SELECTED_NODE]: nodeName } },
         };
         this.claims.assume(annotated);
         provisions.push(annotated);

@@ -119,12 +119,15 @@ export function volumeBoundToClaim(volume: PersistentVolume, claim: PersistentVo
   if (sameClaim && !markByController) return { volume, changed: false };
   return {
     volume: {
+      ...{},
       ...volume,
       metadata: {
+        ...{},
         ...volume.metadata,
-        ...(markByController ? { annotations: { ...volume.metadata.annotations, [ANNOTATION.BOUND_BY_CONTROLLER]: 'yes' } } : {}),
+        ...(markByController ? { annotations: { ...{}, ...volume.metadata.annotations, [ANNOTATION.BOUND_BY_CONTROLLER]: 'yes' } } : {}),
       },
       spec: {
+        ...{},
         ...volume.spec,
         claimRef: sameClaim
           ? ref

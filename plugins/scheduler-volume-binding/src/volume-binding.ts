@@ -62,7 +62,7 @@ export function createVolumeBinding(options: VolumeBindingOptions = checkVolumeB
 
     withArgs(args) {
       // A profile's args go over the package options; with none, the profile gets a copy with the same options.
-      return createVolumeBinding(checkVolumeBindingArgs({ ...options, ...args }));
+      return createVolumeBinding(checkVolumeBindingArgs({ ...{}, ...options, ...args }));
     },
 
     init(handle: HandleWithSignal) {

@@ -174,13 +174,15 @@ export class LeaseEndpointReconciler {
   private renewed(lease: Lease, now: string): Lease {
     const { address, port, leaseDurationSeconds } = this.options;
     return {
+      ...{},
       ...lease,
       metadata: {
+        ...{},
         ...lease.metadata,
-        labels: { ...lease.metadata.labels, [LABEL_APISERVER_IDENTITY]: APISERVER_IDENTITY, [LABEL_ENDPOINT_RECONCILER]: ENDPOINT_RECONCILER_LEASE },
-        annotations: { ...lease.metadata.annotations, [ANNOTATION_ADVERTISE_ADDRESS]: address, [ANNOTATION_ADVERTISE_PORT]: String(port) },
+        labels: { ...{}, ...lease.metadata.labels, [LABEL_APISERVER_IDENTITY]: APISERVER_IDENTITY, [LABEL_ENDPOINT_RECONCILER]: ENDPOINT_RECONCILER_LEASE },
+        annotations: { ...{}, ...lease.metadata.annotations, [ANNOTATION_ADVERTISE_ADDRESS]: address, [ANNOTATION_ADVERTISE_PORT]: String(port) },
       },
-      spec: { ...lease.spec, holderIdentity: this.leaseName, leaseDurationSeconds, renewTime: now },
+      spec: { ...{}, ...lease.spec, holderIdentity: this.leaseName, leaseDurationSeconds, renewTime: now },
     };
   }
 

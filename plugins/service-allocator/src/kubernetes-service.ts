@@ -64,7 +64,7 @@ export async function ensureServiceCIDR(client: ApiClient, ranges: readonly Serv
     message: 'Kubernetes default Service CIDR is ready',
     lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
   });
-  await client.updateStatus<ServiceCIDRObject>(RESOURCES.servicecidrs, { ...stored, status: { ...stored.status, conditions } });
+  await client.updateStatus<ServiceCIDRObject>(RESOURCES.servicecidrs, { ...{}, ...stored, status: { ...{}, ...stored.status, conditions } });
   return undefined;
 }
 
@@ -95,7 +95,7 @@ export async function ensureKubernetesService(client: ApiClient, range: ServiceC
   } else {
     const current = service.spec?.ports ?? [];
     const matches = current.length === 1 && current[0]!.name === PORT_NAME && current[0]!.port === SERVICE_PORT && current[0]!.targetPort === port;
-    if (!matches) await client.update<Service>(RESOURCES.services, { ...service, spec: { ...service.spec, ports } });
+    if (!matches) await client.update<Service>(RESOURCES.services, { ...{}, ...service, spec: { ...{}, ...service.spec, ports } });
   }
 }
 
@@ -134,7 +134,7 @@ export async function writeKubernetesEndpoints(
   if (!endpoints) {
     await client.create<Endpoints>(RESOURCES.endpoints, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace, labels }, subsets }, namespace);
   } else if (!same(endpoints.subsets ?? [], subsets) || !same(endpoints.metadata.labels, labels)) {
-    await client.update(RESOURCES.endpoints, { ...endpoints, metadata: { ...endpoints.metadata, labels }, subsets });
+    await client.update(RESOURCES.endpoints, { ...{}, ...endpoints, metadata: { ...{}, ...endpoints.metadata, labels }, subsets });
   }
 
   const slice: Pick<EndpointSlice, 'addressType' | 'endpoints' | 'ports'> = {
@@ -156,6 +156,6 @@ export async function writeKubernetesEndpoints(
     !same(storedSlice.metadata.labels, sliceLabels) ||
     storedSlice.addressType !== slice.addressType
   ) {
-    await client.update(RESOURCES.endpointslices, { ...storedSlice, ...slice, metadata: { ...storedSlice.metadata, labels: sliceLabels } });
+    await client.update(RESOURCES.endpointslices, { ...{}, ...storedSlice, ...slice, metadata: { ...{}, ...storedSlice.metadata, labels: sliceLabels } });
   }
 }

@@ -171,7 +171,7 @@ export class PersistentVolumeBinder {
     if (!volume) {
       if (claim.status?.phase === 'Bound') {
         this.ctx.recorder.event(claim, 'Warning', 'ClaimLost', 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!');
-        await this.ctx.client.updateStatus(RESOURCES.persistentvolumeclaims, { ...claim, status: { ...claim.status, phase: 'Lost' } });
+        await this.ctx.client.updateStatus(RESOURCES.persistentvolumeclaims, { ...{}, ...claim, status: { ...{}, ...claim.status, phase: 'Lost' } });
       }
       return;
     }
@@ -242,15 +242,18 @@ export class PersistentVolumeBinder {
     let pv = volume;
     if (!pv.spec.claimRef?.uid || !isVolumeBoundToClaim(pv, claim)) {
       pv = await client.update(RESOURCES.persistentvolumes, {
+        ...{},
         ...pv,
-        metadata: { ...pv.metadata, annotations: { ...pv.metadata.annotations, [ANNOTATION.BOUND_BY_CONTROLLER]: 'yes' } },
-        spec: { ...pv.spec, claimRef: claimRefOf(claim) },
+        metadata: { ...{}, ...pv.metadata, annotations: { ...{}, ...pv.metadata.annotations, [ANNOTATION.BOUND_BY_CONTROLLER]: 'yes' } },
+        spec: { ...{}, ...pv.spec, claimRef: claimRefOf(claim) },
       });
     }
-    if (pv.status?.phase !== 'Bound') pv = await client.updateStatus(RESOURCES.persistentvolumes, { ...pv, status: { ...pv.status, phase: 'Bound' } });
+    if (pv.status?.phase !== 'Bound')
+      pv = await client.updateStatus(RESOURCES.persistentvolumes, { ...{}, ...pv, status: { ...{}, ...pv.status, phase: 'Bound' } });
 
     let pvc = claim;
     const annotations = {
+      ...{},
       ...pvc.metadata.annotations,
       ...claimAnnotations,
       [ANNOTATION.BIND_COMPLETED]: 'yes',
@@ -259,14 +262,15 @@ export class PersistentVolumeBinder {
     const annotated = Object.entries(annotations).every(([key, value]) => pvc.metadata.annotations?.[key] === value);
     if (pvc.spec?.volumeName !== pv.metadata.name || !annotated) {
       pvc = await client.update(RESOURCES.persistentvolumeclaims, {
+        ...{},
         ...pvc,
-        metadata: { ...pvc.metadata, annotations },
-        spec: { ...pvc.spec, volumeName: pv.metadata.name },
+        metadata: { ...{}, ...pvc.metadata, annotations },
+        spec: { ...{}, ...pvc.spec, volumeName: pv.metadata.name },
       });
     }
-    const status = { ...pvc.status, phase: 'Bound' as const, capacity: { ...pv.spec.capacity }, accessModes: [...(pv.spec.accessModes ?? [])] };
+    const status = { ...{}, ...pvc.status, phase: 'Bound' as const, capacity: { ...pv.spec.capacity }, accessModes: [...(pv.spec.accessModes ?? [])] };
     if (JSON.stringify(status) !== JSON.stringify(pvc.status)) {
-      await client.updateStatus(RESOURCES.persistentvolumeclaims, { ...pvc, status });
+      await client.updateStatus(RESOURCES.persistentvolumeclaims, { ...{}, ...pvc, status });
       this.ctx.logger.info({ claim: claimKey(claim), volume: pv.metadata.name }, 'bound a claim to its volume');
     }
     this.reported.delete(claimKey(claim));
@@ -276,8 +280,10 @@ export class PersistentVolumeBinder {
   private async rescheduleProvisioning(claim: PersistentVolumeClaim): Promise<void> {
     const annotations = { ...claim.metadata.annotations };
     delete annotations[ANNOTATION.SELECTED_NODE];
-    await this.ignoringGone(() => this.ctx.client.update(RESOURCES.persistentvolumeclaims, { ...claim, metadata: { ...claim.metadata, annotations } })).catch(
-      (err: unknown) => this.ctx.logger.warn({ err, claim: claimKey(claim) }, 'could not remove the selected node from a claim whose provisioning failed'),
+    await this.ignoringGone(() =>
+      this.ctx.client.update(RESOURCES.persistentvolumeclaims, { ...{}, ...claim, metadata: { ...{}, ...claim.metadata, annotations } }),
+    ).catch((err: unknown) =>
+      this.ctx.logger.warn({ err, claim: claimKey(claim) }, 'could not remove the selected node from a claim whose provisioning failed'),
     );
   }
 
@@ -291,8 +297,9 @@ export class PersistentVolumeBinder {
     if (isClaimInUse(claim, live.items)) return;
     await this.ignoringGone(() =>
       this.ctx.client.update(RESOURCES.persistentvolumeclaims, {
+        ...{},
         ...claim,
-        metadata: { ...claim.metadata, finalizers: finalizers.filter((finalizer) => finalizer !== FINALIZER.PVC_PROTECTION) },
+        metadata: { ...{}, ...claim.metadata, finalizers: finalizers.filter((finalizer) => finalizer !== FINALIZER.PVC_PROTECTION) },
       }),
     );
   }
@@ -319,7 +326,7 @@ export class PersistentVolumeBinder {
       delete annotations[ANNOTATION.BOUND_BY_CONTROLLER];
       const spec = { ...volume.spec };
       delete spec.claimRef;
-      const freed = await this.ctx.client.update(RESOURCES.persistentvolumes, { ...volume, metadata: { ...volume.metadata, annotations }, spec });
+      const freed = await this.ctx.client.update(RESOURCES.persistentvolumes, { ...{}, ...volume, metadata: { ...{}, ...volume.metadata, annotations }, spec });
       await this.setVolumePhase(freed, 'Available');
     }
   }
@@ -348,7 +355,7 @@ export class PersistentVolumeBinder {
         : `recycling is not supported for volume "${volume.metadata.name}"`;
     if (volume.status?.phase === 'Failed') return;
     this.ctx.recorder.event(volume, 'Warning', policy === 'Delete' ? 'VolumeFailedDelete' : 'VolumeFailedRecycle', message);
-    await this.ctx.client.updateStatus(RESOURCES.persistentvolumes, { ...volume, status: { ...volume.status, phase: 'Failed', message } });
+    await this.ctx.client.updateStatus(RESOURCES.persistentvolumes, { ...{}, ...volume, status: { ...{}, ...volume.status, phase: 'Failed', message } });
   }
 
   /** pv-protection: a volume being deleted stays while a claim is bound to it; ours with the Delete policy take their directory along. */
@@ -359,8 +366,9 @@ export class PersistentVolumeBinder {
     if (this.isOurs(volume) && volume.spec.persistentVolumeReclaimPolicy === 'Delete') await this.options.directories.remove(volume.spec.hostPath!.path);
     await this.ignoringGone(() =>
       this.ctx.client.update(RESOURCES.persistentvolumes, {
+        ...{},
         ...volume,
-        metadata: { ...volume.metadata, finalizers: finalizers.filter((finalizer) => finalizer !== FINALIZER.PV_PROTECTION) },
+        metadata: { ...{}, ...volume.metadata, finalizers: finalizers.filter((finalizer) => finalizer !== FINALIZER.PV_PROTECTION) },
       }),
     );
   }
@@ -373,7 +381,7 @@ export class PersistentVolumeBinder {
 
   private async setVolumePhase(volume: PersistentVolume, phase: NonNullable<PersistentVolume['status']>['phase']): Promise<PersistentVolume> {
     if (volume.status?.phase === phase) return volume;
-    return this.ctx.client.updateStatus(RESOURCES.persistentvolumes, { ...volume, status: { phase } });
+    return this.ctx.client.updateStatus(RESOURCES.persistentvolumes, { ...{}, ...volume, status: { phase } });
   }
 
   // ---- helpers --------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ export class EtcdCodec {
 
   encode(key: string, object: KubeObject): Buffer {
     const { resourceVersion: _ignored, ...metadata } = object.metadata ?? {};
-    const json = Buffer.from(JSON.stringify({ ...object, metadata }));
+    const json = Buffer.from(JSON.stringify({ ...{}, ...object, metadata }));
     const value = this.sealer?.seals(key) ? Buffer.from(this.sealer.seal(key, json)) : json;
     if (value.length > this.maxValueBytes)
       throw new EtcdStoreError('SKIFF_ERR_ETCD_VALUE', { key: JSON.stringify(key), detail: `it is ${value.length} bytes, more than ${this.maxValueBytes}` });
@@ -57,7 +57,7 @@ export class EtcdCodec {
     } catch (err) {
       throw new EtcdStoreError('SKIFF_ERR_ETCD_CORRUPT', { key: JSON.stringify(key), detail: (err as Error).message });
     }
-    object.metadata = { ...object.metadata, resourceVersion: String(revision) };
+    object.metadata = { ...{}, ...object.metadata, resourceVersion: String(revision) };
     return object;
   }
 

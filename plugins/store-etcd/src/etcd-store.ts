@@ -230,7 +230,7 @@ export class EtcdStore implements Store {
       const value = this.codec.encode(key, proposed);
       if (pristine) {
         const next = cloneJsonValue(proposed);
-        next.metadata = { ...next.metadata, resourceVersion: pristine.object.metadata.resourceVersion };
+        next.metadata = { ...{}, ...next.metadata, resourceVersion: pristine.object.metadata.resourceVersion };
         if (isDeepStrictEqual(next, pristine.object)) return pristine;
       }
       const compare: Compare = currentKv

@@ -54,6 +54,7 @@ export function resolveEtcdStoreOptions(options: EtcdStoreOptions): ResolvedEtcd
   if (keyPrefix !== '' && (!keyPrefix.startsWith('/') || keyPrefix.endsWith('/')))
     throw invalid(`keyPrefix: "${keyPrefix}" must start with "/" and not end with one`);
   return {
+    ...{},
     ...ETCD_STORE_DEFAULTS,
     ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
     endpoints: options.endpoints,

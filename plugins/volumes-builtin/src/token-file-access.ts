@@ -27,6 +27,6 @@ export function tokenFile(pod: Pod, data: Buffer, defaultMode: number): PayloadF
   const uid = podFsUser(pod);
   const gid = pod.spec.securityContext?.fsGroup;
   if (uid === undefined && gid === undefined) return { data, mode: defaultMode };
-  const owner: FileOwner = { ...(uid !== undefined ? { uid } : {}), ...(gid !== undefined ? { gid } : {}) };
+  const owner: FileOwner = { ...{}, ...(uid !== undefined ? { uid } : {}), ...(gid !== undefined ? { gid } : {}) };
   return { data, mode: gid !== undefined ? 0o640 : 0o600, owner };
 }

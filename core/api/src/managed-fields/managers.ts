@@ -77,7 +77,7 @@ function store(entries: Entry[], write: ManagedWrite): ManagedFieldsEntry[] {
     .map(({ entry, set, touched, merged }) => {
       if (!touched) return entry;
       const stamp = merged ? {} : { apiVersion: write.apiVersion, time: write.now };
-      return { ...entry, ...stamp, fieldsType: 'FieldsV1', fieldsV1: set.toJSON() };
+      return { ...{}, ...entry, ...stamp, fieldsType: 'FieldsV1', fieldsV1: set.toJSON() };
     });
 }
 
@@ -151,7 +151,7 @@ function capUpdateManagers(entries: Entry[], max = MAX_UPDATE_MANAGERS): Entry[]
     }
     bucket.set.addAll(item.set);
     // The merged entry is more recent than the bucket.
-    if (item.entry.time !== undefined) bucket.entry = { ...bucket.entry, time: item.entry.time };
+    if (item.entry.time !== undefined) bucket.entry = { ...{}, ...bucket.entry, time: item.entry.time };
     gone.add(item);
     count--;
   }

@@ -47,7 +47,7 @@ export function openApiComponentName(object: ObjectSchema): string {
 }
 
 function withDescription(schema: OpenApiSchema, description: string | undefined): OpenApiSchema {
-  return description ? { ...schema, description } : schema;
+  return description ? { ...{}, ...schema, description } : schema;
 }
 
 /** What a field's generated facts add to its schema: list and map types, merge keys, the patch strategy, a default. */
@@ -66,7 +66,7 @@ function fieldExtensions(facts: ApiFieldFacts | undefined): OpenApiSchema {
 function objectSchema(object: ObjectSchema, options: OpenApiOptions): OpenApiSchema {
   const properties: Record<string, OpenApiSchema> = {};
   for (const [name, field] of Object.entries(object.fields)) {
-    properties[name] = { ...convert(field, options, true), ...fieldExtensions(object.fieldFacts?.[name]) };
+    properties[name] = { ...{}, ...convert(field, options, true), ...fieldExtensions(object.fieldFacts?.[name]) };
   }
   return {
     type: 'object',

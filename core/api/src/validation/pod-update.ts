@@ -45,7 +45,7 @@ function validateActiveDeadlineUpdate(next: unknown, old: unknown): StatusCause[
 /** Existing tolerations stay (only their tolerationSeconds may change); new ones may be added. */
 function validateOnlyAddedTolerations(next: Toleration[] | undefined, old: Toleration[] | undefined): StatusCause[] {
   for (const existing of old ?? []) {
-    const kept = (next ?? []).some((candidate) => semanticEqual({ ...existing, tolerationSeconds: candidate.tolerationSeconds }, candidate));
+    const kept = (next ?? []).some((candidate) => semanticEqual({ ...{}, ...existing, tolerationSeconds: candidate.tolerationSeconds }, candidate));
     if (!kept) return [forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds')];
   }
   return [];
@@ -55,7 +55,7 @@ function validateOnlyAddedTolerations(next: Toleration[] | undefined, old: Toler
 function withoutUpdatableChanges(next: PodSpec, old: PodSpec): PodSpec {
   const munged: PodSpec = structuredClone(next);
   const keepImages = (containers: Container[] | undefined, previous: Container[] | undefined) =>
-    containers?.map((c, i) => ({ ...c, image: previous?.[i]?.image }));
+    containers?.map((c, i) => ({ ...{}, ...c, image: previous?.[i]?.image }));
   munged.containers = keepImages(munged.containers, old.containers) ?? [];
   if (munged.initContainers) munged.initContainers = keepImages(munged.initContainers, old.initContainers);
   munged.activeDeadlineSeconds = old.activeDeadlineSeconds;
@@ -122,7 +122,7 @@ export function validatePodEphemeralContainersUpdate(pod: Pod, old: Pod): Status
 function renumber(cause: StatusCause, field: string, i: number): StatusCause {
   const from = `${field}[0]`;
   return cause.field?.startsWith(from)
-    ? { ...cause, field: `${field}[${i}]${cause.field.slice(from.length)}`, message: cause.message?.replace(from, `${field}[${i}]`) }
+    ? { ...{}, ...cause, field: `${field}[${i}]${cause.field.slice(from.length)}`, message: cause.message?.replace(from, `${field}[${i}]`) }
     : cause;
 }
 

@@ -42,12 +42,12 @@ export function serveTraces(extensions: ApiExtensions, tracer: Tracer): void {
     async handler(request) {
       const { id, uid } = request.query;
       const clock = spanClock();
-      if (request.query.status !== undefined) return { status: 200, headers: JSON_HEADERS, body: { ...tracer.status(), now: clock } };
+      if (request.query.status !== undefined) return { status: 200, headers: JSON_HEADERS, body: { ...{}, ...tracer.status(), now: clock } };
       if (id) {
         const summary = tracer.summary(id);
         if (!summary) throw errors.notFound('traces', '', id);
         const waiting = tracer.isWaiting(id);
-        return { status: 200, headers: JSON_HEADERS, body: { ...summary, waiting, now: clock, spans: tracer.buffer.ofTraces(new Set([id])) } };
+        return { status: 200, headers: JSON_HEADERS, body: { ...{}, ...summary, waiting, now: clock, spans: tracer.buffer.ofTraces(new Set([id])) } };
       }
       if (uid) {
         const { traces, uids } = tracer.buffer.tracesOfObjects(uid.split(','));

@@ -59,7 +59,7 @@ export class Discovery {
     if (first === 'apis') {
       if (parts.length === 1) {
         const list = apiGroupList(this.groups);
-        return this.discoveryRoot(request, false) ?? json({ ...list, groups: [...list.groups, ...this.delegatedGroups().map(delegatedApiGroup)] });
+        return this.discoveryRoot(request, false) ?? json({ ...{}, ...list, groups: [...list.groups, ...this.delegatedGroups().map(delegatedApiGroup)] });
       }
       const entry = this.groups.find((candidate) => candidate.group === second && candidate.group !== '');
       const delegated = entry ? undefined : this.delegatedGroups().find((group) => group.name === second);
@@ -120,7 +120,7 @@ export class Discovery {
     }
     const { json: text, etag } = this.openapiV2;
     if (etagMatches(request.headers['if-none-match'], etag)) return { status: 304, headers: { etag, vary: 'Accept' } };
-    if (format === 'json') return { status: 200, headers: { ...JSON_TYPE, etag, vary: 'Accept' }, body: text };
+    if (format === 'json') return { status: 200, headers: { ...{}, ...JSON_TYPE, etag, vary: 'Accept' }, body: text };
     this.openapiV2Protobuf ??= openApiV2Protobuf(this.groups);
     return { status: 200, headers: { 'content-type': OPENAPI_V2_CONTENT_TYPE, etag, vary: 'Accept' }, body: this.openapiV2Protobuf };
   }

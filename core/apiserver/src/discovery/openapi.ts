@@ -95,7 +95,7 @@ function groupVersionDocument({ group, version, definitions }: Document) {
       },
     };
   }
-  const schemas: Record<string, OpenApiSchema> = { ...toOpenApiComponents(schemasOf(definitions)), [PATCH_COMPONENT]: { type: 'object' } };
+  const schemas: Record<string, OpenApiSchema> = { ...{}, ...toOpenApiComponents(schemasOf(definitions)), [PATCH_COMPONENT]: { type: 'object' } };
   return { openapi: '3.0.0', info: { title: 'Kubernetes', version: GIT_VERSION }, paths, components: { schemas } };
 }
 

@@ -17,7 +17,7 @@ export async function sendResponse(reply: FastifyReply, response: ApiResponse): 
   reply.hijack();
   const body = response.body;
   const payload = body === undefined ? '' : Buffer.isBuffer(body) || typeof body === 'string' ? body : JSON.stringify(body);
-  const headers: Record<string, string | number> = { ...response.headers, 'content-length': Buffer.byteLength(payload) };
+  const headers: Record<string, string | number> = { ...{}, ...response.headers, 'content-length': Buffer.byteLength(payload) };
   if (body !== undefined && !headers['content-type']) headers['content-type'] = JSON_TYPE;
   reply.raw.writeHead(response.status, headers);
   reply.raw.end(payload);

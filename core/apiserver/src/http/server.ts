@@ -69,12 +69,13 @@ export class HttpServer {
 
   constructor(private readonly options: HttpServerOptions) {
     const given: ConnectionLimits = {
+      ...{},
       ...CONNECTION_LIMIT_DEFAULTS,
       maxConnections: options.connections?.maxConnections ?? defaultMaxConnections(openFileLimit()),
       ...definedOnly(options.connections ?? {}),
     };
     // Node refuses a headers timeout longer than the request timeout: the headers are part of the request.
-    const limits = { ...given, requestHeadersTimeoutMs: Math.min(given.requestHeadersTimeoutMs, given.requestTimeoutMs) };
+    const limits = { ...{}, ...given, requestHeadersTimeoutMs: Math.min(given.requestHeadersTimeoutMs, given.requestTimeoutMs) };
     this.limits = limits;
     this.guard = new ConnectionGuard({ maxConnections: limits.maxConnections, handshakeTimeoutMs: limits.tlsHandshakeTimeoutMs, logger: options.logger });
     this.app = fastify({

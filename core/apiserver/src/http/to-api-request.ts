@@ -19,6 +19,7 @@ export function toApiRequest(request: FastifyRequest, signal: () => AbortSignal,
   const url = request.raw.url ?? '/';
   const question = url.indexOf('?');
   return {
+    ...{},
     ...(proxied ? { queryAll: queryAllOf(question < 0 ? '' : url.slice(question + 1)) } : {}),
     method: proxied && (request.method === 'HEAD' || request.method === 'OPTIONS') ? request.method : apiMethodOf(request.method),
     path: question < 0 ? url : url.slice(0, question),

@@ -284,6 +284,7 @@ const PARAM_KIND_COLUMN = computed<AdmissionPolicy>('ParamKind', paramKindCell);
 const BINDING_COLUMNS = [computed<PolicyBinding>('PolicyName', (b) => b.spec?.policyName ?? ''), computed<PolicyBinding>('ParamRef', paramRefCell), AGE_COLUMN];
 
 export const mutatingWebhookConfigurations = defineKind<MutatingWebhookConfiguration>({
+  ...{},
   ...RESOURCES.mutatingwebhookconfigurations,
   columns: WEBHOOK_COLUMNS,
   strategy: {
@@ -295,6 +296,7 @@ export const mutatingWebhookConfigurations = defineKind<MutatingWebhookConfigura
 });
 
 export const validatingWebhookConfigurations = defineKind<ValidatingWebhookConfiguration>({
+  ...{},
   ...RESOURCES.validatingwebhookconfigurations,
   columns: WEBHOOK_COLUMNS,
   strategy: {
@@ -306,6 +308,7 @@ export const validatingWebhookConfigurations = defineKind<ValidatingWebhookConfi
 });
 
 export const validatingAdmissionPolicies = defineKind<ValidatingAdmissionPolicy>({
+  ...{},
   ...RESOURCES.validatingadmissionpolicies,
   subresources: ['status'],
   keptOnStatusUpdate: STATUS_ONLY_METADATA,
@@ -320,6 +323,7 @@ export const validatingAdmissionPolicies = defineKind<ValidatingAdmissionPolicy>
 });
 
 export const mutatingAdmissionPolicies = defineKind<MutatingAdmissionPolicy>({
+  ...{},
   ...RESOURCES.mutatingadmissionpolicies,
   columns: [computed('Mutations', (p) => p.spec?.mutations?.length ?? 0, { type: 'integer' }), PARAM_KIND_COLUMN, AGE_COLUMN],
   strategy: {
@@ -335,6 +339,7 @@ export const mutatingAdmissionPolicies = defineKind<MutatingAdmissionPolicy>({
 });
 
 export const validatingAdmissionPolicyBindings = defineKind<ValidatingAdmissionPolicyBinding>({
+  ...{},
   ...RESOURCES.validatingadmissionpolicybindings,
   columns: BINDING_COLUMNS,
   strategy: {
@@ -347,6 +352,7 @@ export const validatingAdmissionPolicyBindings = defineKind<ValidatingAdmissionP
 });
 
 export const mutatingAdmissionPolicyBindings = defineKind<MutatingAdmissionPolicyBinding>({
+  ...{},
   ...RESOURCES.mutatingadmissionpolicybindings,
   columns: BINDING_COLUMNS,
   strategy: { defaults: defaultBinding, validate: (binding) => validateBindingSpec(binding.spec ?? {}) },

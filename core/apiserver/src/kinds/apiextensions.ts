@@ -83,6 +83,7 @@ function validateCRD(crd: CustomResourceDefinition, old?: CustomResourceDefiniti
 }
 
 export const customResourceDefinitions = defineKind<CustomResourceDefinition>({
+  ...{},
   ...RESOURCES.customresourcedefinitions,
   subresources: ['status'],
   columns: [column('Created At', '.metadata.creationTimestamp', { type: 'date' })],

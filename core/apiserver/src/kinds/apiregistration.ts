@@ -55,6 +55,7 @@ function availableCell(apiService: APIService): string {
 }
 
 export const apiServices = defineKind<APIService>({
+  ...{},
   ...RESOURCES.apiservices,
   // The core group's service is named `v1.`, so names are path segments; validate insists on <version>.<group>.
   names: 'path-segment',

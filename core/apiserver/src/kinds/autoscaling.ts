@@ -187,9 +187,10 @@ function formatMetrics(specs: MetricSpec[] | undefined, statuses: MetricStatus[]
 }
 
 /** What both served versions of the autoscalers share. */
-const HPA_NAMES = { ...RESOURCES.horizontalpodautoscalers, subresources: ['status'] };
+const HPA_NAMES = { ...{}, ...RESOURCES.horizontalpodautoscalers, subresources: ['status'] };
 
 export const horizontalPodAutoscalers = defineKind<HorizontalPodAutoscaler>({
+  ...{},
   ...HPA_NAMES,
   columns: [
     computed('Reference', (hpa) => `${hpa.spec?.scaleTargetRef?.kind ?? ''}/${hpa.spec?.scaleTargetRef?.name ?? ''}`),
@@ -259,14 +260,15 @@ function hpaToV1(hpa: HorizontalPodAutoscaler): KubeObject {
   return {
     apiVersion: 'autoscaling/v1',
     kind: 'HorizontalPodAutoscaler',
-    metadata: { ...hpa.metadata, ...(Object.keys(annotations).length ? { annotations } : {}) },
+    metadata: { ...{}, ...hpa.metadata, ...(Object.keys(annotations).length ? { annotations } : {}) },
     spec: {
+      ...{},
       ...(spec.scaleTargetRef ? { scaleTargetRef: spec.scaleTargetRef } : {}),
       ...(spec.minReplicas !== undefined ? { minReplicas: spec.minReplicas } : {}),
       ...(spec.maxReplicas !== undefined ? { maxReplicas: spec.maxReplicas } : {}),
       ...(cpu?.resource?.target?.averageUtilization !== undefined ? { targetCPUUtilizationPercentage: cpu.resource.target.averageUtilization } : {}),
     },
-    status: { ...restStatus, ...(currentUtilization !== undefined ? { currentCPUUtilizationPercentage: currentUtilization } : {}) },
+    status: { ...{}, ...restStatus, ...(currentUtilization !== undefined ? { currentCPUUtilizationPercentage: currentUtilization } : {}) },
   };
 }
 
@@ -295,13 +297,16 @@ function hpaFromV1(v1: AutoscalingV1HorizontalPodAutoscaler): KubeObject {
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
     metadata,
-    spec: { ...spec, ...(metrics.length ? { metrics } : {}), ...(behavior ? { behavior } : {}) },
-    ...(v1.status !== undefined ? { status: { ...status, ...(currentMetrics.length ? { currentMetrics } : {}), ...(conditions ? { conditions } : {}) } } : {}),
+    spec: { ...{}, ...spec, ...(metrics.length ? { metrics } : {}), ...(behavior ? { behavior } : {}) },
+    ...(v1.status !== undefined
+      ? { status: { ...{}, ...status, ...(currentMetrics.length ? { currentMetrics } : {}), ...(conditions ? { conditions } : {}) } }
+      : {}),
   };
 }
 
 /** autoscaling/v1, served from the stored v2 autoscalers (kubectl before 1.2x's `autoscale` writes v1). */
 export const horizontalPodAutoscalersV1 = defineKind<AutoscalingV1HorizontalPodAutoscaler>({
+  ...{},
   ...HPA_NAMES,
   version: 'v1',
   conversion: { toStorage: hpaFromV1, fromStorage: hpaToV1 },

@@ -329,7 +329,7 @@ function validateTemplateUpdate(spec: Partial<JobSpec>, old: Job): StatusCause[]
     podSpec.schedulingGates = newPodSpec?.schedulingGates;
     const affinity = newPodSpec?.affinity;
     const { nodeAffinity: _replaced, ...oldAffinity } = podSpec.affinity ?? {};
-    if (affinity) podSpec.affinity = { ...oldAffinity, ...(affinity.nodeAffinity !== undefined ? { nodeAffinity: affinity.nodeAffinity } : {}) };
+    if (affinity) podSpec.affinity = { ...{}, ...oldAffinity, ...(affinity.nodeAffinity !== undefined ? { nodeAffinity: affinity.nodeAffinity } : {}) };
     else podSpec.affinity = Object.keys(oldAffinity).length ? oldAffinity : undefined;
   }
   return validateImmutable(after, before, 'spec.template');
@@ -400,6 +400,7 @@ function jobDuration(job: Job, now: number): string {
 }
 
 export const jobs = defineKind<Job>({
+  ...{},
   ...RESOURCES.jobs,
   subresources: ['status'],
   columns: [
@@ -480,6 +481,7 @@ function defaultCronJob(cronJob: { spec?: Partial<CronJobSpec> }): void {
 const printBool = (value: boolean | undefined) => (value === undefined ? '<unset>' : value ? 'True' : 'False');
 
 export const cronJobs = defineKind<CronJob>({
+  ...{},
   ...RESOURCES.cronjobs,
   subresources: ['status'],
   columns: [

@@ -105,6 +105,7 @@ function csrCondition(csr: CertificateSigningRequest): string {
 }
 
 export const certificateSigningRequests = defineKind<CertificateSigningRequest>({
+  ...{},
   ...RESOURCES.certificatesigningrequests,
   subresources: ['approval', 'status'],
   columns: [
@@ -129,7 +130,7 @@ export const certificateSigningRequests = defineKind<CertificateSigningRequest>(
       // An approval write changes the conditions only (a patch of approval may send a whole status).
       if (subresource === 'approval') {
         const conditions = csr.status?.conditions;
-        csr.status = { ...was.status, ...(conditions ? { conditions } : {}) };
+        csr.status = { ...{}, ...was.status, ...(conditions ? { conditions } : {}) };
         if (!conditions) delete csr.status.conditions;
       }
     },

@@ -17,6 +17,7 @@ export function validateLease(lease: Lease, old?: Lease): StatusCause[] {
 }
 
 export const leases = defineKind<Lease>({
+  ...{},
   ...RESOURCES.leases,
   columns: [column('Holder', '.spec.holderIdentity'), AGE_COLUMN],
   strategy: { validateAll: validateLease },

@@ -74,6 +74,7 @@ function listCell(items: string[]): string {
 }
 
 export const endpointSlices = defineKind<EndpointSlice>({
+  ...{},
   ...RESOURCES.endpointslices,
   columns: [
     computed<EndpointSlice>('AddressType', (slice) => slice.addressType ?? ''),

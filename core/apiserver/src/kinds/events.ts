@@ -79,6 +79,6 @@ const conversion: VersionConversion = {
   validate: (object, old) => validateEvent(object as Event, old as Event | undefined, 'events.k8s.io'),
 };
 
-export const events = defineKind<EventsV1Event>({ ...RESOURCES['events.events.k8s.io'], conversion });
+export const events = defineKind<EventsV1Event>({ ...{}, ...RESOURCES['events.events.k8s.io'], conversion });
 
 export const EVENTS_KINDS: ResourceDefinition[] = [events];

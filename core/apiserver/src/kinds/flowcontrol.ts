@@ -132,6 +132,7 @@ function limitedCell(level: PriorityLevelConfiguration, read: (limited: LimitedP
 }
 
 export const flowSchemas = defineKind<FlowSchema>({
+  ...{},
   ...RESOURCES.flowschemas,
   subresources: ['status'],
   keptOnStatusUpdate: STATUS_ONLY_METADATA,
@@ -154,6 +155,7 @@ export const flowSchemas = defineKind<FlowSchema>({
 });
 
 export const priorityLevelConfigurations = defineKind<PriorityLevelConfiguration>({
+  ...{},
   ...RESOURCES.prioritylevelconfigurations,
   subresources: ['status'],
   keptOnStatusUpdate: STATUS_ONLY_METADATA,
@@ -197,14 +199,16 @@ const V1 = 'flowcontrol.apiserver.k8s.io/v1';
 const PRESERVE_ZERO = 'flowcontrol.k8s.io/v1beta3-preserve-zero';
 
 export const flowSchemasV1beta3 = defineKind<FlowSchema>({
+  ...{},
   ...RESOURCES.flowschemas,
   version: 'v1beta3',
   subresources: ['status'],
   keptOnStatusUpdate: STATUS_ONLY_METADATA,
-  conversion: { toStorage: (object) => ({ ...object, apiVersion: V1 }), fromStorage: (object) => ({ ...object, apiVersion: V1BETA3 }) },
+  conversion: { toStorage: (object) => ({ ...{}, ...object, apiVersion: V1 }), fromStorage: (object) => ({ ...{}, ...object, apiVersion: V1BETA3 }) },
 });
 
 export const priorityLevelConfigurationsV1beta3 = defineKind<PriorityLevelConfiguration>({
+  ...{},
   ...RESOURCES.prioritylevelconfigurations,
   version: 'v1beta3',
   subresources: ['status'],
@@ -215,9 +219,9 @@ export const priorityLevelConfigurationsV1beta3 = defineKind<PriorityLevelConfig
       const level = structuredClone(object) as PriorityLevelConfiguration;
       const limited = level.spec?.limited;
       if (limited?.nominalConcurrencyShares === 0 && level.metadata.annotations?.[PRESERVE_ZERO] !== 'true') delete limited.nominalConcurrencyShares;
-      return { ...level, apiVersion: V1 };
+      return { ...{}, ...level, apiVersion: V1 };
     },
-    fromStorage: (object) => ({ ...object, apiVersion: V1BETA3 }),
+    fromStorage: (object) => ({ ...{}, ...object, apiVersion: V1BETA3 }),
   },
 });
 

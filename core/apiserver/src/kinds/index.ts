@@ -69,7 +69,7 @@ const GENERATION_KEPT = new Set([
 
 function withGenerationRule(definition: ResourceDefinition): ResourceDefinition {
   const key = definition.group ? `${definition.resource}.${definition.group}` : definition.resource;
-  return GENERATION_KEPT.has(key) ? definition : { ...definition, generation: false };
+  return GENERATION_KEPT.has(key) ? definition : { ...{}, ...definition, generation: false };
 }
 
 /** Every built-in kind, grouped by API group. */
@@ -113,11 +113,14 @@ export function registerBuiltinHandlers(handlers: KindHandlers, nodes: NodeConne
       const name = (body.value as KubeObject | undefined)?.metadata?.name;
       if (!name) throw errors.badRequest('the Binding must name the pod in metadata.name');
       const podDefinition = ctx.core.registry.get('', pods.resource) ?? pods;
-      return bindPod({ ...ctx, definition: podDefinition, info: { ...ctx.info, resource: pods.resource, name, subresource: 'binding' } }, body.value);
+      return bindPod(
+        { ...{}, ...ctx, definition: podDefinition, info: { ...{}, ...ctx.info, resource: pods.resource, name, subresource: 'binding' } },
+        body.value,
+      );
     });
   // certificatesigningrequests: the request records who asked (whatever the client wrote there), then is created.
   const csr = { group: 'certificates.k8s.io', resource: 'certificatesigningrequests' };
-  handlers.register({ ...csr, verb: 'create' }, (ctx, body) => {
+  handlers.register({ ...{}, ...csr, verb: 'create' }, (ctx, body) => {
     const object = body.value as { spec?: Record<string, unknown> } | undefined;
     if (object && typeof object === 'object' && !Array.isArray(object)) {
       const { username, uid, groups, extra } = ctx.user;
@@ -125,6 +128,7 @@ export function registerBuiltinHandlers(handlers: KindHandlers, nodes: NodeConne
       for (const field of ['username', 'uid', 'groups', 'extra']) delete spec[field];
       // Copies: the request's object is frozen later on, and the user's info outlives the request.
       object.spec = {
+        ...{},
         ...spec,
         username,
         ...(uid ? { uid } : {}),
@@ -135,18 +139,18 @@ export function registerBuiltinHandlers(handlers: KindHandlers, nodes: NodeConne
     return createObject(ctx, body.value);
   });
   // certificatesigningrequests/approval: only the Approved/Denied conditions change (kubectl certificate approve|deny).
-  const approval = { ...csr, subresource: 'approval' };
+  const approval = { ...{}, ...csr, subresource: 'approval' };
   handlers
-    .register({ ...approval, verb: 'get' }, (ctx) => getObject(ctx))
-    .register({ ...approval, verb: 'patch' }, (ctx, body) => patchObject(ctx, body))
-    .register({ ...approval, verb: 'update' }, async (ctx, body) => {
+    .register({ ...{}, ...approval, verb: 'get' }, (ctx) => getObject(ctx))
+    .register({ ...{}, ...approval, verb: 'patch' }, (ctx, body) => patchObject(ctx, body))
+    .register({ ...{}, ...approval, verb: 'update' }, async (ctx, body) => {
       const requested = requireObject(body.value, ctx.definition);
       checkIdentity(ctx, requested);
       const conditions = (requested.status as { conditions?: unknown[] } | undefined)?.conditions;
       const updated = await guardedUpdate(ctx, (current) => {
         const next = structuredClone(current.object);
         next.metadata.resourceVersion = requested.metadata.resourceVersion ?? next.metadata.resourceVersion;
-        next.status = { ...(next.status as object), ...(conditions ? { conditions } : {}) };
+        next.status = { ...{}, ...(next.status as object), ...(conditions ? { conditions } : {}) };
         return { object: next, conditional: requested.metadata.resourceVersion !== undefined };
       });
       return json(updated);

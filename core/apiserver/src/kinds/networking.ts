@@ -185,6 +185,7 @@ function ingressAddress(ingress: Ingress): string {
 }
 
 export const ingresses = defineKind<Ingress>({
+  ...{},
   ...RESOURCES.ingresses,
   subresources: ['status'],
   columns: [
@@ -234,6 +235,7 @@ function ingressClassParameters(ingressClass: IngressClass): string {
 }
 
 export const ingressClasses = defineKind<IngressClass>({
+  ...{},
   ...RESOURCES.ingressclasses,
   columns: [computed('Controller', (ic) => ic.spec?.controller ?? ''), computed('Parameters', ingressClassParameters), AGE_COLUMN],
   strategy: {
@@ -333,6 +335,7 @@ function validateNetworkPolicy(policy: NetworkPolicy): StatusCause[] {
 }
 
 export const networkPolicies = defineKind<NetworkPolicy>({
+  ...{},
   ...RESOURCES.networkpolicies,
   columns: [computed('Pod-Selector', (np) => selectorCell(np.spec?.podSelector)), AGE_COLUMN],
   strategy: {
@@ -393,6 +396,7 @@ function ipAddressParent(ip: IPAddress): string {
 }
 
 export const ipAddresses = defineKind<IPAddress>({
+  ...{},
   ...RESOURCES.ipaddresses,
   // Upstream's IPAddress table has no Age column.
   columns: [computed('ParentRef', ipAddressParent)],
@@ -416,6 +420,7 @@ function validateServiceCIDRs(cidrs: string[]): StatusCause[] {
 }
 
 export const serviceCIDRs = defineKind<ServiceCIDR>({
+  ...{},
   ...RESOURCES.servicecidrs,
   subresources: ['status'],
   columns: [computed('CIDRs', (sc) => (sc.spec?.cidrs ?? []).join(',')), AGE_COLUMN],

@@ -23,6 +23,7 @@ function validateRuntimeClass(rc: RuntimeClass, old?: RuntimeClass): StatusCause
 }
 
 export const runtimeClasses = defineKind<RuntimeClass>({
+  ...{},
   ...RESOURCES.runtimeclasses,
   columns: [column('Handler', '.handler'), AGE_COLUMN],
   strategy: { validate: validateRuntimeClass },

@@ -10,8 +10,8 @@ import { pods } from './core/index.js';
  */
 export function registerPodStreamHandlers(handlers: KindHandlers, nodes: NodeConnectionLookup): void {
   const pod = { group: '', resource: pods.resource };
-  handlers.register({ ...pod, subresource: 'log', verb: 'get' }, (ctx) => podLog(ctx, nodes));
+  handlers.register({ ...{}, ...pod, subresource: 'log', verb: 'get' }, (ctx) => podLog(ctx, nodes));
   for (const kind of ['exec', 'attach', 'portforward'] as const) {
-    for (const verb of ['get', 'create']) handlers.register({ ...pod, subresource: kind, verb }, (ctx) => podStream(ctx, kind, nodes));
+    for (const verb of ['get', 'create']) handlers.register({ ...{}, ...pod, subresource: kind, verb }, (ctx) => podStream(ctx, kind, nodes));
   }
 }

@@ -27,6 +27,7 @@ function validatePDB(pdb: PodDisruptionBudget): StatusCause[] {
 const budgetCell = (value: IntOrString | undefined) => (value === undefined ? 'N/A' : String(value));
 
 export const podDisruptionBudgets = defineKind<PodDisruptionBudget>({
+  ...{},
   ...RESOURCES.poddisruptionbudgets,
   subresources: ['status'],
   columns: [

@@ -109,6 +109,7 @@ const BINDING_COLUMNS = [
 ];
 
 export const roles = defineKind<Role>({
+  ...{},
   ...RESOURCES.roles,
   names: 'path-segment',
   columns: [CREATED_AT],
@@ -116,6 +117,7 @@ export const roles = defineKind<Role>({
 });
 
 export const clusterRoles = defineKind<ClusterRole>({
+  ...{},
   ...RESOURCES.clusterroles,
   names: 'path-segment',
   columns: [CREATED_AT],
@@ -135,6 +137,7 @@ export const clusterRoles = defineKind<ClusterRole>({
 });
 
 export const roleBindings = defineKind<RoleBinding>({
+  ...{},
   ...RESOURCES.rolebindings,
   names: 'path-segment',
   columns: BINDING_COLUMNS,
@@ -145,6 +148,7 @@ export const roleBindings = defineKind<RoleBinding>({
 });
 
 export const clusterRoleBindings = defineKind<ClusterRoleBinding>({
+  ...{},
   ...RESOURCES.clusterrolebindings,
   names: 'path-segment',
   columns: BINDING_COLUMNS,

@@ -109,6 +109,7 @@ function claimStrategy<T extends ResourceClaim | ResourceClaimTemplate>(
 export const deviceClasses = defineKind<DeviceClass>(RESOURCES.deviceclasses);
 
 export const resourceClaims = defineKind<ResourceClaim>({
+  ...{},
   ...RESOURCES.resourceclaims,
   subresources: ['status'],
   columns: [computed('State', claimState), AGE_COLUMN],
@@ -116,11 +117,13 @@ export const resourceClaims = defineKind<ResourceClaim>({
 });
 
 export const resourceClaimTemplates = defineKind<ResourceClaimTemplate>({
+  ...{},
   ...RESOURCES.resourceclaimtemplates,
   strategy: claimStrategy((template) => template.spec?.spec, 'spec.spec'),
 });
 
 export const resourceSlices = defineKind<ResourceSlice>({
+  ...{},
   ...RESOURCES.resourceslices,
   columns: [
     computed('Node', (slice) => slice.spec?.nodeName ?? ''),

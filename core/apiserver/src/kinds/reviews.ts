@@ -29,7 +29,7 @@ const AUTHENTICATION = RESOURCES.tokenreviews.group;
  * whoami` (SelfSubjectReview), and for other components TokenReview, SubjectAccessReview and
  * LocalSubjectAccessReview.
  */
-const review = <T extends KubeObject>(coordinates: ResourceType): ResourceDefinition => defineKind<T>({ ...coordinates, verbs: ['create'] });
+const review = <T extends KubeObject>(coordinates: ResourceType): ResourceDefinition => defineKind<T>({ ...{}, ...coordinates, verbs: ['create'] });
 
 export const selfSubjectAccessReviews = review<SelfSubjectAccessReview>(RESOURCES.selfsubjectaccessreviews);
 export const selfSubjectRulesReviews = review<SelfSubjectRulesReview>(RESOURCES.selfsubjectrulesreviews);

@@ -41,6 +41,7 @@ function validatePriorityClass(pc: PriorityClass, old?: PriorityClass): StatusCa
 }
 
 export const priorityClasses = defineKind<PriorityClass>({
+  ...{},
   ...RESOURCES.priorityclasses,
   columns: [
     computed<PriorityClass>('Value', (pc) => pc.value ?? 0, { type: 'integer' }),

@@ -73,6 +73,7 @@ function isDefaultClass(sc: StorageClass): boolean {
 }
 
 export const storageClasses = defineKind<StorageClass>({
+  ...{},
   ...RESOURCES.storageclasses,
   columns: [
     { name: 'Name', format: 'name', cell: (sc) => (isDefaultClass(sc) ? `${sc.metadata.name} (default)` : sc.metadata.name) },
@@ -111,6 +112,7 @@ export const storageClasses = defineKind<StorageClass>({
 });
 
 export const csiDrivers = defineKind<CSIDriver>({
+  ...{},
   ...RESOURCES.csidrivers,
   columns: [
     computed('AttachRequired', (d) => d.spec?.attachRequired ?? true, { type: 'boolean' }),
@@ -170,6 +172,7 @@ export const csiDrivers = defineKind<CSIDriver>({
 });
 
 export const csiNodes = defineKind<CSINode>({
+  ...{},
   ...RESOURCES.csinodes,
   columns: [computed('Drivers', (node) => node.spec?.drivers?.length ?? 0, { type: 'integer' }), AGE_COLUMN],
   strategy: {
@@ -204,6 +207,7 @@ export const csiNodes = defineKind<CSINode>({
 });
 
 export const volumeAttachments = defineKind<VolumeAttachment>({
+  ...{},
   ...RESOURCES.volumeattachments,
   subresources: ['status'],
   keptOnStatusUpdate: STATUS_ONLY_METADATA,
@@ -230,6 +234,7 @@ export const volumeAttachments = defineKind<VolumeAttachment>({
 });
 
 export const volumeAttributesClasses = defineKind<VolumeAttributesClass>({
+  ...{},
   ...RESOURCES.volumeattributesclasses,
   columns: [column('DriverName', '.driverName'), AGE_COLUMN],
   strategy: {
@@ -245,6 +250,7 @@ export const volumeAttributesClasses = defineKind<VolumeAttributesClass>({
 });
 
 export const csiStorageCapacities = defineKind<CSIStorageCapacity>({
+  ...{},
   ...RESOURCES.csistoragecapacities,
   columns: [column('StorageClassName', '.storageClassName'), computed('Capacity', (c) => c.capacity ?? '<unset>')],
   strategy: {

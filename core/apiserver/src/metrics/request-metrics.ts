@@ -95,8 +95,8 @@ export class RequestMetrics {
     this.threadRequests.inc();
     const known = info === undefined ? false : info.isResourceRequest ? this.options.served(info) : response.status !== 404;
     const series = this.seriesOf(requestLabels(request.method, info, request.query.dryRun, request.headers['content-type'], known));
-    if (response.stream) return { ...response, stream: this.recordedAtEnd(response.stream, series, response.status, started) };
-    if (response.textStream) return { ...response, textStream: this.recordedAtEnd(response.textStream, series, response.status, started) };
+    if (response.stream) return { ...{}, ...response, stream: this.recordedAtEnd(response.stream, series, response.status, started) };
+    if (response.textStream) return { ...{}, ...response, textStream: this.recordedAtEnd(response.textStream, series, response.status, started) };
     this.record(series, response.status, started);
     return response;
   }
@@ -114,7 +114,7 @@ export class RequestMetrics {
   private record(series: RequestSeries, status: number, started: number): void {
     series.duration.observe((performance.now() - started) / 1000);
     let total = series.codes.get(status);
-    if (!total) series.codes.set(status, (total = this.total.series({ ...series.labels, code: String(status) })));
+    if (!total) series.codes.set(status, (total = this.total.series({ ...{}, ...series.labels, code: String(status) })));
     total.inc();
   }
 

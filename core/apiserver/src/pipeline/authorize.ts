@@ -59,6 +59,6 @@ export function forbidden(attributes: AuthzAttributes, decision: AuthzDecision) 
   const scope = attributes.namespace ? `in the namespace "${attributes.namespace}"` : 'at the cluster scope';
   return errors.forbidden(
     `${subject} is forbidden: User "${user}" cannot ${attributes.verb} resource "${resource}" in API group "${attributes.apiGroup}" ${scope}${why}`,
-    { ...(attributes.name ? { name: attributes.name } : {}), ...(attributes.apiGroup ? { group: attributes.apiGroup } : {}), kind: attributes.resource },
+    { ...{}, ...(attributes.name ? { name: attributes.name } : {}), ...(attributes.apiGroup ? { group: attributes.apiGroup } : {}), kind: attributes.resource },
   );
 }

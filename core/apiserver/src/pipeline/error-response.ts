@@ -66,7 +66,7 @@ function logPluginFailure(failure: PluginFailure, logger: Logger, context: { met
 /** Kubernetes sends a Retry-After header with every error Status that says when to try again (429, 504). */
 function withRetryAfter(response: ApiResponse, seconds: number | undefined): ApiResponse {
   if (seconds === undefined) return response;
-  return { ...response, headers: { ...response.headers, 'retry-after': String(seconds) } };
+  return { ...{}, ...response, headers: { ...{}, ...response.headers, 'retry-after': String(seconds) } };
 }
 
 function admissionStatus(err: AdmissionErrorLike): Status {

@@ -92,10 +92,10 @@ class FlowRequest implements FlowControlRequest {
  * while it starts, as in Kubernetes.
  */
 export function releaseWhenComplete(response: ApiResponse, admission: FlowAdmission): ApiResponse {
-  const withHeaders = Object.keys(admission.headers).length ? { ...response, headers: { ...response.headers, ...admission.headers } } : response;
+  const withHeaders = Object.keys(admission.headers).length ? { ...{}, ...response, headers: { ...{}, ...response.headers, ...admission.headers } } : response;
   const grant = admission.grant;
   if (!grant) return withHeaders;
-  if (withHeaders.textStream && !admission.longRunning) return { ...withHeaders, textStream: releasedAtEnd(withHeaders.textStream, grant) };
+  if (withHeaders.textStream && !admission.longRunning) return { ...{}, ...withHeaders, textStream: releasedAtEnd(withHeaders.textStream, grant) };
   grant.release();
   return withHeaders;
 }

@@ -38,13 +38,13 @@ export async function impersonate(hooks: Hooks, headers: Record<string, string |
   const serviceAccount = serviceAccountOf(username);
   const checks: Impersonation[] = [
     serviceAccount
-      ? { ...CORE, resource: 'serviceaccounts', namespace: serviceAccount.namespace, name: serviceAccount.name }
-      : { ...CORE, resource: 'users', name: username },
-    ...(groups ?? []).map((group) => ({ ...CORE, resource: 'groups', name: group })),
+      ? { ...{}, ...CORE, resource: 'serviceaccounts', namespace: serviceAccount.namespace, name: serviceAccount.name }
+      : { ...{}, ...CORE, resource: 'users', name: username },
+    ...(groups ?? []).map((group) => ({ ...{}, ...CORE, resource: 'groups', name: group })),
     ...Object.entries(extra ?? {}).flatMap(([key, values]) =>
-      values.map((value) => ({ ...AUTHENTICATION, resource: 'userextras', subresource: key, name: value })),
+      values.map((value) => ({ ...{}, ...AUTHENTICATION, resource: 'userextras', subresource: key, name: value })),
     ),
-    ...(uid !== undefined ? [{ ...AUTHENTICATION, resource: 'uids', name: uid }] : []),
+    ...(uid !== undefined ? [{ ...{}, ...AUTHENTICATION, resource: 'uids', name: uid }] : []),
   ];
   for (const check of checks) {
     await authorize(hooks, { user: requester, verb: 'impersonate', isResourceRequest: true, path: '', ...check });

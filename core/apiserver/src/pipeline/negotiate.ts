@@ -20,5 +20,5 @@ export function negotiateProtobuf(request: ApiRequest, response: ApiResponse): A
   if (response.stream || response.textStream || !body || typeof body !== 'object' || Buffer.isBuffer(body)) return response;
   if (!prefersProtobuf(request.headers.accept) || !body.apiVersion || !body.kind || body.kind === 'Status' || !protobufMessageOf(body.apiVersion, body.kind))
     return response;
-  return { ...response, headers: { ...response.headers, 'content-type': PROTOBUF_MEDIA_TYPE }, body: Buffer.from(encodeProtobufObject(body)) };
+  return { ...{}, ...response, headers: { ...{}, ...response.headers, 'content-type': PROTOBUF_MEDIA_TYPE }, body: Buffer.from(encodeProtobufObject(body)) };
 }

@@ -29,7 +29,7 @@ export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiRespo
     const current = await readObject<Pod>(ctx, { includeUninitialized: true });
     // The stored object is frozen and only three branches change: copy those, share the rest.
     const stored = current.object;
-    const pod: Pod = { ...stored, metadata: { ...stored.metadata }, spec: { ...stored.spec }, status: { ...stored.status } };
+    const pod: Pod = { ...{}, ...stored, metadata: { ...stored.metadata }, spec: { ...stored.spec }, status: { ...stored.status } };
     if (pod.metadata.deletionTimestamp) throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is being deleted, cannot be assigned to a host`);
     if (pod.spec.nodeName) throw errors.conflict('pods/binding', '', info.name, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
     if (admitted.metadata.uid && admitted.metadata.uid !== pod.metadata.uid)
@@ -40,8 +40,8 @@ export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiRespo
         `Precondition failed: UID in precondition: ${admitted.metadata.uid}, UID in object meta: ${pod.metadata.uid}`,
       );
     pod.spec.nodeName = admitted.target.name;
-    if (admitted.metadata.annotations) pod.metadata.annotations = { ...pod.metadata.annotations, ...admitted.metadata.annotations };
-    pod.status = { ...pod.status, conditions: withScheduledCondition(pod.status?.conditions ?? []) };
+    if (admitted.metadata.annotations) pod.metadata.annotations = { ...{}, ...pod.metadata.annotations, ...admitted.metadata.annotations };
+    pod.status = { ...{}, ...pod.status, conditions: withScheduledCondition(pod.status?.conditions ?? []) };
     if (ctx.dryRun) break;
     try {
       await ctx.core.store.update(key, pod, { expectedRevision: current.revision });
@@ -50,7 +50,7 @@ export async function bindPod(ctx: RestContext, body: unknown): Promise<ApiRespo
       if (!(err instanceof StoreError && err.kind === 'Conflict' && attempt < MAX_ATTEMPTS)) throw translateStoreError(err, definition, info.name);
     }
   }
-  return json({ ...successStatus(), code: 201 }, 201, ctx.warnings);
+  return json({ ...{}, ...successStatus(), code: 201 }, 201, ctx.warnings);
 }
 
 function checkBinding(ctx: RestContext, body: unknown): Binding {

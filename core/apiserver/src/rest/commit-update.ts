@@ -42,7 +42,7 @@ export async function guardedUpdate(ctx: RestContext, build: UpdateBuilder): Pro
 async function inServedVersion(ctx: RestContext, current: StoredObject): Promise<StoredObject> {
   const { definition } = ctx;
   if (!definition.readConversion || current.object.apiVersion === apiVersionOf(definition)) return current;
-  return { ...current, object: await definition.readConversion(current.object) };
+  return { ...{}, ...current, object: await definition.readConversion(current.object) };
 }
 
 /**
@@ -120,7 +120,7 @@ function projectSubresource(definition: ResourceDefinition, subresource: string,
     else next.status = requested.status;
   } else if (subresource === 'finalize') {
     const finalizers = (requested.spec as { finalizers?: string[] } | undefined)?.finalizers;
-    next.spec = { ...(next.spec as object), finalizers: finalizers ?? [] };
+    next.spec = { ...{}, ...(next.spec as object), finalizers: finalizers ?? [] };
   } else {
     // Other parts of the spec (pods' ephemeralcontainers, resize): the requested spec, narrowed by the kind's prepareForUpdate.
     next.spec = structuredClone(requested.spec);

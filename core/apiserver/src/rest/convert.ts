@@ -33,31 +33,34 @@ export async function routeConverted(ctx: RestContext, body: DecodedBody, route:
   const served = ctx.definition;
   // Watches and reads come back as JSON to be converted (protobuf frames could not be).
   const accept = prefersProtobuf(ctx.request.headers.accept) ? 'application/json' : ctx.request.headers.accept;
-  const headers = { ...ctx.request.headers, ...(accept ? { accept } : {}) };
+  const headers = { ...{}, ...ctx.request.headers, ...(accept ? { accept } : {}) };
   const conversion = served.conversion;
   if (!conversion) {
-    const response = await route({ ...ctx, request: { ...ctx.request, headers } }, body);
+    const response = await route({ ...{}, ...ctx, request: { ...{}, ...ctx.request, headers } }, body);
     return convertResponse(response, served, served, served.readConversion!);
   }
   const stored = ctx.core.registry.storageOf(served);
   if (!stored) throw errors.pathNotFound(ctx.info.path);
   const query = storedQuery(ctx.request.query, conversion);
-  const inner: RestContext = { ...ctx, definition: stored, servedAs: served, request: { ...ctx.request, headers, query } };
+  const inner: RestContext = { ...{}, ...ctx, definition: stored, servedAs: served, request: { ...{}, ...ctx.request, headers, query } };
   const out = (response: ApiResponse) => convertResponse(response, served, stored, conversion.fromStorage);
   switch (ctx.info.verb) {
     case 'create':
     case 'update': {
       const object = withTypeMeta(requireObject(body.value, served), served);
       ctx.warnings.push(...typeCheck(object, served, fieldValidationOf(ctx.request.query), ctx));
-      const response = await route({ ...inner, duplicateFields: undefined, numberLiterals: undefined }, { ...body, value: await conversion.toStorage(object) });
-      return out({ ...response, headers: withWarnings(response.headers, ctx.warnings) });
+      const response = await route(
+        { ...{}, ...inner, duplicateFields: undefined, numberLiterals: undefined },
+        { ...{}, ...body, value: await conversion.toStorage(object) },
+      );
+      return out({ ...{}, ...response, headers: withWarnings(response.headers, ctx.warnings) });
     }
     case 'patch': {
       const kind = patchKindOf(body.mediaType, ctx.request.headers['content-type'], ctx.definition);
       checkPatchShape(kind, body.value);
       if (kind === 'apply') {
         const config = withTypeMeta(requireObject(structuredClone(body.value), served), served);
-        return out(await route(inner, { ...body, value: await conversion.toStorage(config) }));
+        return out(await route(inner, { ...{}, ...body, value: await conversion.toStorage(config) }));
       }
       // The patch applies to the object as this version shows it.
       const updated = await guardedUpdate(inner, async (current) => {
@@ -100,12 +103,12 @@ function storedQuery(query: Record<string, string | undefined>, conversion: Vers
     if (label === undefined) throw errors.badRequest(`field label not supported: ${field}`);
     return `${label}${operator}${escapeFieldSelectorValue(value)}`;
   });
-  return { ...query, fieldSelector: terms.join(',') };
+  return { ...{}, ...query, fieldSelector: terms.join(',') };
 }
 
 function withWarnings(headers: Record<string, string> | undefined, warnings: string[]): Record<string, string> | undefined {
   if (warnings.length === 0 || headers?.warning) return headers;
-  return { ...headers, warning: warningHeaders(warnings) };
+  return { ...{}, ...headers, warning: warningHeaders(warnings) };
 }
 
 /** An object of the kind as the served version shows it; anything else as it is. */
@@ -121,13 +124,19 @@ async function convertResponse(
   const ours = (object: unknown): object is KubeObject => isKubeObject(object) && object.kind === stored.kind;
   const convert: Converter = async (object) => (ours(object) ? fromStorage(object) : object);
   // A bookmark carries only metadata: it changes version, nothing else.
-  const bookmark: Converter = async (object) => (ours(object) ? { ...object, apiVersion: apiVersionOf(served) } : object);
-  if (response.stream) return { ...response, stream: convertEvents(response.stream, convert, bookmark) };
+  const bookmark: Converter = async (object) => (ours(object) ? { ...{}, ...object, apiVersion: apiVersionOf(served) } : object);
+  if (response.stream) return { ...{}, ...response, stream: convertEvents(response.stream, convert, bookmark) };
   let body = typeof response.body === 'string' ? parseJson(response.body) : response.body;
   if (isJsonObject(body) && body.kind === (stored.listKind ?? `${stored.kind}List`) && Array.isArray(body.items)) {
-    body = { ...body, kind: served.listKind ?? `${served.kind}List`, apiVersion: apiVersionOf(served), items: await Promise.all(body.items.map(convert)) };
+    body = {
+      ...{},
+      ...body,
+      kind: served.listKind ?? `${served.kind}List`,
+      apiVersion: apiVersionOf(served),
+      items: await Promise.all(body.items.map(convert)),
+    };
   } else body = await convert(body);
-  return { ...response, body };
+  return { ...{}, ...response, body };
 }
 
 function parseJson(text: string): unknown {
@@ -139,5 +148,5 @@ function parseJson(text: string): unknown {
 }
 
 async function* convertEvents(stream: AsyncIterable<WatchEvent>, convert: Converter, bookmark: Converter): AsyncIterable<WatchEvent> {
-  for await (const event of stream) yield { ...event, object: await (event.type === 'BOOKMARK' ? bookmark(event.object) : convert(event.object)) };
+  for await (const event of stream) yield { ...{}, ...event, object: await (event.type === 'BOOKMARK' ? bookmark(event.object) : convert(event.object)) };
 }

@@ -13,14 +13,15 @@ import { json } from './respond.js';
 export async function deleteCollection(ctx: RestContext, body: unknown): Promise<ApiResponse> {
   const options = deleteOptionsOf(body, ctx.request.query, ctx);
   const { items, metadata } = await listObjects({
+    ...{},
     ...ctx,
-    request: { ...ctx.request, query: { ...ctx.request.query, limit: undefined, continue: undefined } },
+    request: { ...{}, ...ctx.request, query: { ...{}, ...ctx.request.query, limit: undefined, continue: undefined } },
   });
   const deleted: KubeObject[] = [];
   for (const item of items) {
-    const info = { ...ctx.info, name: item.metadata.name!, namespace: item.metadata.namespace ?? ctx.info.namespace, verb: 'delete' };
+    const info = { ...{}, ...ctx.info, name: item.metadata.name!, namespace: item.metadata.namespace ?? ctx.info.namespace, verb: 'delete' };
     try {
-      deleted.push(await deleteNamed({ ...ctx, info }, options));
+      deleted.push(await deleteNamed({ ...{}, ...ctx, info }, options));
     } catch (err) {
       // Gone in the meantime (another client, the garbage collector): nothing left to do for it.
       if (!isApiError(err, 'NotFound')) throw err;

@@ -67,10 +67,10 @@ function mark(
   current: KubeObject,
   changes: { finalizers: string[]; deletionTimestamp: string; deletionGracePeriodSeconds: number },
 ): { action: 'mark'; object: KubeObject } {
-  const metadata = { ...current.metadata, deletionTimestamp: changes.deletionTimestamp, deletionGracePeriodSeconds: changes.deletionGracePeriodSeconds };
+  const metadata = { ...{}, ...current.metadata, deletionTimestamp: changes.deletionTimestamp, deletionGracePeriodSeconds: changes.deletionGracePeriodSeconds };
   if (changes.finalizers.length > 0) metadata.finalizers = changes.finalizers;
   else delete metadata.finalizers;
-  return { action: 'mark', object: { ...current, metadata } };
+  return { action: 'mark', object: { ...{}, ...current, metadata } };
 }
 
 function sameList(a: string[], b: string[]): boolean {

@@ -55,7 +55,7 @@ export async function evictPod(ctx: RestContext, body: unknown): Promise<ApiResp
   // `kubectl drain --dry-run=server` asks in the Eviction's delete options rather than the query.
   const bodyDryRun = (admitted.deleteOptions as { dryRun?: unknown } | undefined)?.dryRun;
   const dryRun = ctx.dryRun || (Array.isArray(bodyDryRun) && bodyDryRun.includes('All'));
-  return evict(dryRun === ctx.dryRun ? ctx : { ...ctx, dryRun }, options);
+  return evict(dryRun === ctx.dryRun ? ctx : { ...{}, ...ctx, dryRun }, options);
 }
 
 /** The eviction proper, once admission has let the Eviction through. */
@@ -104,7 +104,7 @@ async function evict(ctx: RestContext, options: DeleteOptions): Promise<ApiRespo
 }
 
 function evicted(ctx: RestContext): ApiResponse {
-  return json({ ...successStatus(), code: 201 }, 201, ctx.warnings);
+  return json({ ...{}, ...successStatus(), code: 201 }, 201, ctx.warnings);
 }
 
 /** Pending, finished and terminating pods are not protected by a budget. */
@@ -117,7 +117,7 @@ function isTerminal(pod: Pod): boolean {
 }
 
 function withResourceVersion(options: DeleteOptions, pod: Pod): DeleteOptions {
-  return { ...options, preconditions: { ...options.preconditions, resourceVersion: pod.metadata.resourceVersion } };
+  return { ...{}, ...options, preconditions: { ...{}, ...options.preconditions, resourceVersion: pod.metadata.resourceVersion } };
 }
 
 function isConflict(err: unknown): boolean {
@@ -126,6 +126,7 @@ function isConflict(err: unknown): boolean {
 
 function budgetViolation(cause: string, retryAfterSeconds: number): ApiError {
   return new ApiError('SKIFF_ERR_API_TOO_MANY_REQUESTS', VIOLATION, {
+    ...{},
     ...(retryAfterSeconds > 0 ? { retryAfterSeconds } : {}),
     causes: [{ type: DISRUPTION_BUDGET_CAUSE, message: cause }],
   });
@@ -178,8 +179,15 @@ async function takeDisruption(ctx: RestContext, key: string, podName: string): P
     const now = timestamp();
     const conditions = allowed - 1 === 0 ? insufficientPods(status.conditions ?? [], status.observedGeneration ?? 0, now) : status.conditions;
     return {
+      ...{},
       ...pdb,
-      status: { ...status, disruptionsAllowed: allowed - 1, disruptedPods: { ...status.disruptedPods, [podName]: now }, ...(conditions ? { conditions } : {}) },
+      status: {
+        ...{},
+        ...status,
+        disruptionsAllowed: allowed - 1,
+        disruptedPods: { ...{}, ...status.disruptedPods, [podName]: now },
+        ...(conditions ? { conditions } : {}),
+      },
     };
   };
   try {
@@ -214,7 +222,7 @@ function insufficientPods(conditions: readonly Condition[], observedGeneration: 
  * precondition moves on to the marked pod.
  */
 async function markAndDelete(ctx: RestContext, options: DeleteOptions): Promise<void> {
-  const deleteCtx: RestContext = { ...ctx, info: { ...ctx.info, subresource: '', verb: 'delete' } };
+  const deleteCtx: RestContext = { ...{}, ...ctx, info: { ...{}, ...ctx.info, subresource: '', verb: 'delete' } };
   if (ctx.dryRun) {
     await deleteNamed(deleteCtx, options);
     return;
@@ -237,7 +245,7 @@ async function markAndDelete(ctx: RestContext, options: DeleteOptions): Promise<
       info.name,
       `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${pod.metadata.resourceVersion}). The object might have been modified`,
     );
-  const marked: Pod = { ...pod, status: { ...pod.status, conditions: withDisruptionTarget(pod.status?.conditions ?? []) } };
+  const marked: Pod = { ...{}, ...pod, status: { ...{}, ...pod.status, conditions: withDisruptionTarget(pod.status?.conditions ?? []) } };
   let written;
   try {
     written = await ctx.core.store.update(objectKey(definition, info.namespace, info.name), marked, { expectedRevision: current.revision });
@@ -252,7 +260,7 @@ async function markAndDelete(ctx: RestContext, options: DeleteOptions): Promise<
     throw translateStoreError(err, definition, info.name);
   }
   const next = resourceVersion
-    ? { ...options, preconditions: { ...options.preconditions, resourceVersion: written.object.metadata.resourceVersion } }
+    ? { ...{}, ...options, preconditions: { ...{}, ...options.preconditions, resourceVersion: written.object.metadata.resourceVersion } }
     : options;
   await deleteNamed(deleteCtx, next);
 }

@@ -20,6 +20,7 @@ export function managerOf(ctx: RestContext): string {
 export function managedWrite(ctx: RestContext): ManagedWrite {
   const { definition, info } = ctx;
   return {
+    ...{},
     ...(definition.schema ? { schema: definition.schema } : {}),
     apiVersion: apiVersionOf(definition),
     subresource: info.subresource,

@@ -45,7 +45,7 @@ export async function runInitializers(
     }
     await initializer.initialize(working);
     const remaining = working.metadata.initializers?.pending ?? [];
-    working.metadata.initializers = { ...working.metadata.initializers, pending: remaining.filter((entry) => entry.name !== head.name) };
+    working.metadata.initializers = { ...{}, ...working.metadata.initializers, pending: remaining.filter((entry) => entry.name !== head.name) };
   }
   if (!working.metadata.initializers?.pending?.length) delete working.metadata.initializers;
   return working;

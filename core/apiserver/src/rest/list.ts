@@ -37,6 +37,7 @@ export async function listObjects(ctx: RestContext): Promise<ListedObjects> {
   let result: ListResult;
   try {
     result = await ctx.core.store.list(collectionPrefix(definition, info.namespace), {
+      ...{},
       ...(limit ? { limit } : {}),
       ...(consistency.kind === 'continue' ? { continue: request.query.continue } : {}),
       ...(consistency.kind === 'exact' ? { revision: consistency.revision } : {}),
@@ -80,7 +81,7 @@ export async function listCollection(ctx: RestContext): Promise<ApiResponse> {
     if (!protobufMessageOf(apiVersion, kind)) return json(list);
     return { status: 200, headers: { 'content-type': PROTOBUF_MEDIA_TYPE }, body: await protobufList({ apiVersion, kind, metadata }, stored) };
   }
-  const head = JSON.stringify({ ...list, items: [] }).slice(0, -2);
+  const head = JSON.stringify({ ...{}, ...list, items: [] }).slice(0, -2);
   if (stored.length <= STREAM_ABOVE_ITEMS) {
     const text = `${head}${stored.map((item) => cachedJson(item.key, item.revision, item.object)).join(',')}]}`;
     return { status: 200, headers: { 'content-type': 'application/json' }, body: text };

@@ -19,7 +19,7 @@ export function sizeWithoutManagedFields(ctx: RestContext, object: KubeObject, w
   const rest =
     object.metadata?.managedFields === undefined
       ? jsonByteLength(object, MAX_OBJECT_BYTES)
-      : jsonByteLength({ ...object, metadata: { ...object.metadata, managedFields: undefined } }, MAX_OBJECT_BYTES);
+      : jsonByteLength({ ...{}, ...object, metadata: { ...{}, ...object.metadata, managedFields: undefined } }, MAX_OBJECT_BYTES);
   if (rest > MAX_OBJECT_BYTES) throw tooLarge(ctx, what);
   return rest;
 }

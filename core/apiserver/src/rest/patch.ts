@@ -91,7 +91,7 @@ function appliedDuplicates(ctx: RestContext, validation: FieldValidation): strin
 
 /** The body facts without the repeats, for the type check of an apply (whose repeats appliedDuplicates judged). */
 function withoutDuplicates(ctx: RestContext): RestContext {
-  return { ...ctx, duplicateFields: undefined };
+  return { ...{}, ...ctx, duplicateFields: undefined };
 }
 
 /** Server-side apply with field ownership: conflicts (409 unless `force=true`), fields no longer applied removed. */
@@ -110,11 +110,12 @@ function applyByManager(ctx: RestContext, current: KubeObject | undefined, confi
       config,
       manager,
       force,
-      { ...managedWrite(ctx), kind: definition.kind, group: definition.group, name: info.name },
+      { ...{}, ...managedWrite(ctx), kind: definition.kind, group: definition.group, name: info.name },
       (live, applied) => applyApplyPatch(live, applied, rules),
       allowed,
     );
-    if (lastApplied !== undefined) result.metadata.annotations = { ...result.metadata.annotations, [LAST_APPLIED]: JSON.stringify(withoutLastApplied(config)) };
+    if (lastApplied !== undefined)
+      result.metadata.annotations = { ...{}, ...result.metadata.annotations, [LAST_APPLIED]: JSON.stringify(withoutLastApplied(config)) };
     return result;
   } catch (err) {
     if (err instanceof ApiError) throw err;

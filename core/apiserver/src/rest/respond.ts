@@ -5,7 +5,7 @@ const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
 export function json(body: unknown, status = 200, warnings?: string[]): ApiResponse {
   if (!warnings || warnings.length === 0) return { status, headers: JSON_HEADERS, body };
-  return { status, headers: { ...JSON_HEADERS, warning: warningHeaders(warnings) }, body };
+  return { status, headers: { ...{}, ...JSON_HEADERS, warning: warningHeaders(warnings) }, body };
 }
 
 /**

@@ -27,7 +27,7 @@ export async function podStream(ctx: RestContext, kind: PodStreamKind, nodes: No
   if (!isUpgradeRequest(request.headers)) throw errors.badRequest('Upgrade request required');
   // A WebSocket handshake is a GET (authorized as get); kube-apiserver (AuthorizePodWebsocketUpgradeCreatePermission,
   // on by default) also asks for create, the verb of the SPDY POST, so both transports need the same permission.
-  if (ctx.info.verb !== 'create') await authorize(ctx.core.hooks, { ...authzAttributes(ctx.user, ctx.info), verb: 'create' });
+  if (ctx.info.verb !== 'create') await authorize(ctx.core.hooks, { ...{}, ...authzAttributes(ctx.user, ctx.info), verb: 'create' });
   const websocket = isWebSocketRequest(request.headers);
   if (!websocket && request.headers.upgrade?.trim().toLowerCase() !== SPDY_UPGRADE.toLowerCase()) {
     throw errors.badRequest(`unable to upgrade: unsupported protocol ${JSON.stringify(request.headers.upgrade)} (expected websocket or ${SPDY_UPGRADE})`);
@@ -64,7 +64,7 @@ async function remoteCommand(ctx: RestContext, kind: 'exec' | 'attach', nodes: N
   const connection = await nodeConnectionOf(ctx, pod, nodes);
   let url: string;
   try {
-    url = await connection.streamURL(kind, podRef(pod), container, { ...(kind === 'exec' ? { cmd: command } : {}), ...streams });
+    url = await connection.streamURL(kind, podRef(pod), container, { ...{}, ...(kind === 'exec' ? { cmd: command } : {}), ...streams });
   } catch (err) {
     throw nodeFailure(err);
   }

@@ -11,7 +11,7 @@ import type { ApiResponse } from '@skiff/kernel';
  */
 export async function writeRawResponse(socket: Duplex, response: ApiResponse): Promise<void> {
   if (socket.destroyed) return;
-  const headers: Record<string, string> = { ...response.headers, connection: 'close' };
+  const headers: Record<string, string> = { ...{}, ...response.headers, connection: 'close' };
   const stream = rawChunks(response);
   if (stream) {
     socket.write(responseHead(response.status, { 'cache-control': 'no-cache, private', ...headers }));

@@ -5,7 +5,8 @@ import { isJsonObject, type KubeObject } from '@skiff/api';
  * server's own bookkeeping, without cloning the spec.
  */
 export function withWritableMetadata(object: KubeObject): KubeObject {
-  return { ...object, metadata: { ...object.metadata } };
+  // `...{}` first in both: writes add members (managedFields) to the copies (docs/contributing.md, "Object spread").
+  return { ...{}, ...object, metadata: { ...{}, ...object.metadata } };
 }
 
 /** Structural equality of JSON values; object key order does not matter. */

@@ -32,5 +32,5 @@ export function translateEvent(event: StoreEvent, filter: ((object: KubeObject) 
 function withRevision(object: KubeObject, revision: number): KubeObject {
   const resourceVersion = String(revision);
   if (object.metadata.resourceVersion === resourceVersion) return object;
-  return { ...object, metadata: { ...object.metadata, resourceVersion } };
+  return { ...{}, ...object, metadata: { ...{}, ...object.metadata, resourceVersion } };
 }

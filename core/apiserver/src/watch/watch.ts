@@ -48,7 +48,7 @@ export async function watchCollection(ctx: RestContext): Promise<ApiResponse> {
     initialEvents: start.initialEvents,
     fromRevision: start.revision === 0 ? core.store.revision() : start.revision,
     bookmark: queryBool(query.allowWatchBookmarks)
-      ? { ...bookmarkKind, intervalMs: core.bookmarkIntervalMs, afterInitialEvents: start.initialEventsRequested }
+      ? { ...{}, ...bookmarkKind, intervalMs: core.bookmarkIntervalMs, afterInitialEvents: start.initialEventsRequested }
       : undefined,
     transform: transform || undefined,
     timeoutMs: timeoutSeconds ? timeoutSeconds * 1000 : undefined,

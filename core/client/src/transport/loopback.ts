@@ -18,7 +18,7 @@ export class LoopbackTransport implements Transport {
       method: request.method,
       path: request.path,
       query: request.query,
-      headers: { ...request.headers, authorization: `Bearer ${this.token}` },
+      headers: { ...{}, ...request.headers, authorization: `Bearer ${this.token}` },
       body: ownedCopy(request.body),
       signal: request.signal,
     });

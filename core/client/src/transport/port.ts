@@ -55,7 +55,7 @@ export function servePortTransport(port: MessagePort, handler: ApiHandler, token
     const abort = isWatchRequest(request) ? new AbortController() : undefined;
     if (abort) watches.set(id, abort);
     handler
-      .handle({ ...request, headers: { ...request.headers, authorization }, ...(abort ? { signal: abort.signal } : {}) })
+      .handle({ ...{}, ...request, headers: { ...{}, ...request.headers, authorization }, ...(abort ? { signal: abort.signal } : {}) })
       .then(async (response) => {
         if (!isSuccess(response.status)) {
           watches.delete(id);

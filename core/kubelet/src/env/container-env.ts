@@ -151,6 +151,7 @@ export async function containerEnvironment(
 export function expandCommand(container: Container, env: ReadonlyMap<string, string>): { command?: string[]; args?: string[] } {
   const lookup = lookupIn(env);
   return {
+    ...{},
     ...(container.command ? { command: container.command.map((part) => expand(part, lookup)) } : {}),
     ...(container.args ? { args: container.args.map((part) => expand(part, lookup)) } : {}),
   };

@@ -29,7 +29,7 @@ export class NodeLease {
       if (created) return;
     }
     const renewed = structuredClone(this.lease);
-    renewed.spec = { ...renewed.spec, holderIdentity: this.nodeName, leaseDurationSeconds: this.durationSeconds, renewTime: now };
+    renewed.spec = { ...{}, ...renewed.spec, holderIdentity: this.nodeName, leaseDurationSeconds: this.durationSeconds, renewTime: now };
     try {
       this.lease = await this.client.update<Lease>(RESOURCES.leases, renewed);
     } catch (err) {

@@ -58,7 +58,7 @@ export function healthyConditions(now: string, previous?: NodeCondition[]): Node
   return conditions.map((c) => {
     const before = previous?.find((p) => p.type === c.type);
     const lastTransitionTime = before?.status === c.status && before.lastTransitionTime ? before.lastTransitionTime : now;
-    return { ...c, lastHeartbeatTime: now, lastTransitionTime };
+    return { ...{}, ...c, lastHeartbeatTime: now, lastTransitionTime };
   });
 }
 

@@ -50,10 +50,10 @@ export class NodeRegistration {
   private async updateExisting(): Promise<Node> {
     const existing = await this.client.get<Node>(RESOURCES.nodes, this.description.name);
     const updated = structuredClone(existing);
-    updated.metadata.labels = { ...existing.metadata.labels, ...nodeLabels(this.description.name) };
+    updated.metadata.labels = { ...{}, ...existing.metadata.labels, ...nodeLabels(this.description.name) };
     const podCIDR = this.description.podCIDR;
     // A pod CIDR, once set, stays (Kubernetes refuses to change it).
-    if (podCIDR && !existing.spec?.podCIDR) updated.spec = { ...existing.spec, podCIDR, podCIDRs: [podCIDR] };
+    if (podCIDR && !existing.spec?.podCIDR) updated.spec = { ...{}, ...existing.spec, podCIDR, podCIDRs: [podCIDR] };
     return this.client.update<Node>(RESOURCES.nodes, updated);
   }
 }

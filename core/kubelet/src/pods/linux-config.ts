@@ -99,7 +99,7 @@ export function containerSecurityContext(pod: Pod, container: Container): NonNul
     // Only an explicit `allowPrivilegeEscalation: false` sets no_new_privs, as upstream's kubelet does.
     ...(own.allowPrivilegeEscalation === false ? { noNewPrivs: true } : {}),
     ...(add.length || drop.length
-      ? { capabilities: { ...(add.length ? { addCapabilities: add } : {}), ...(drop.length ? { dropCapabilities: drop } : {}) } }
+      ? { capabilities: { ...{}, ...(add.length ? { addCapabilities: add } : {}), ...(drop.length ? { dropCapabilities: drop } : {}) } }
       : {}),
   };
 }
@@ -116,6 +116,7 @@ export function sandboxLinux(pod: Pod): NonNullable<PodSandboxConfig['linux']> {
   const groups = podGroups(security);
   const sysctls = Object.fromEntries((security.sysctls ?? []).map((sysctl) => [sysctl.name, sysctl.value]));
   return {
+    ...{},
     ...(Object.keys(sysctls).length ? { sysctls } : {}),
     securityContext: {
       namespaceOptions: namespaceOptions(pod),

@@ -307,7 +307,7 @@ export class PodRuntimeManager {
       message = (await terminationMessage(container, instance, path)) ?? '';
       this.terminationMessages.set(instance.id, message);
     }
-    return message ? { ...instance, message } : instance;
+    return message ? { ...{}, ...instance, message } : instance;
   }
 
   /**
@@ -450,7 +450,7 @@ export class PodRuntimeManager {
   private async addNetwork(pod: Pod, sandbox: PodSandboxStatus, preferredIP = pod.status?.podIP): Promise<string> {
     const { network } = this.options;
     const portMappings = hostPortMappings(pod);
-    const result = await network.add({ ...this.attachment(sandbox, preferredIP), ...(portMappings.length ? { portMappings } : {}) });
+    const result = await network.add({ ...{}, ...this.attachment(sandbox, preferredIP), ...(portMappings.length ? { portMappings } : {}) });
     const address = result.ips[0]?.address.split('/')[0];
     if (!address) throw new KubeletError('SKIFF_ERR_KUBELET_NETWORK_NO_IP', { name: network.name, pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
     this.ips.set(sandbox.id, address);

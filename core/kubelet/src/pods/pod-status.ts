@@ -142,7 +142,7 @@ export function buildPodStatus(pod: Pod, observed: PodObservation, context: Stat
     // One that ran in an earlier sandbox is not started again: it keeps the status it had.
     if (!observation.status && before?.containerID) return before;
     // Probes never run in them: never ready, and no `started` (as upstream leaves it unset).
-    const status = { ...containerStatus(spec as Container, observation, context, false, before), ready: false };
+    const status = { ...{}, ...containerStatus(spec as Container, observation, context, false, before), ready: false };
     delete status.started;
     return status;
   });
@@ -184,6 +184,7 @@ export function buildPodStatus(pod: Pod, observed: PodObservation, context: Stat
 /** The status of a pod node-level admission turned away: Failed, with the admitter's reason and message. */
 export function rejectedPodStatus(pod: Pod, rejection: { reason: string; message: string }, context: StatusContext): PodStatus {
   return {
+    ...{},
     ...pod.status,
     phase: 'Failed',
     reason: rejection.reason,

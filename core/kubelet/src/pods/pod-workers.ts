@@ -321,7 +321,7 @@ export class PodWorkers {
 
   private async writeStatus(pod: Pod, status: PodStatus): Promise<void> {
     if (sameStatus(pod.status, status)) return;
-    const updated: Pod = { ...structuredClone(pod), status };
+    const updated: Pod = { ...{}, ...structuredClone(pod), status };
     await this.options.client.updateStatus(RESOURCES.pods, updated);
   }
 

@@ -13,7 +13,7 @@ export function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   for (const container of containers) {
     const limits = container.resources?.limits ?? {};
     // Unset requests default to the limits.
-    const requests = { ...limits, ...container.resources?.requests };
+    const requests: typeof limits = { ...{}, ...limits, ...container.resources?.requests };
     for (const resource of COMPUTE) {
       const request = requests[resource];
       const limit = limits[resource];

@@ -133,7 +133,7 @@ export class ActionRunner {
     try {
       const result = await Promise.race([this.runtime.execSync(target.containerId, command, timeoutSeconds), timedOut]);
       const output = Buffer.concat([result.stdout, result.stderr]).toString('utf8');
-      return { ...(result.exitCode === 0 ? success(output) : failure(output)), exitCode: result.exitCode };
+      return { ...{}, ...(result.exitCode === 0 ? success(output) : failure(output)), exitCode: result.exitCode };
     } catch (err) {
       if (err instanceof ExecTimeoutError) return failure(err.message);
       if (isDeadlineExceeded(err)) return failure(new ExecTimeoutError(command).message);

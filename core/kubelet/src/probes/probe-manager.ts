@@ -218,7 +218,7 @@ export class ProbeManager {
     };
     const started = verdict('startup');
     const ready = started === false ? false : verdict('readiness');
-    return { ...(started !== undefined ? { started } : {}), ...(ready !== undefined ? { ready } : {}) };
+    return { ...{}, ...(started !== undefined ? { started } : {}), ...(ready !== undefined ? { ready } : {}) };
   }
 
   /** Whether the container has a startup probe that has not succeeded for this instance yet. */

@@ -93,7 +93,7 @@ export class KubeletAuth {
   private readonly certificateUsers = new WeakMap<TLSSocket, UserInfo | null>();
 
   constructor(private readonly options: KubeletAuthOptions) {
-    this.ttls = { ...KUBELET_AUTH_CACHE_DEFAULTS, ...options.cacheTtls };
+    this.ttls = { ...{}, ...KUBELET_AUTH_CACHE_DEFAULTS, ...options.cacheTtls };
     this.tokens = new ExpiringCache(4096, options.now);
     this.decisions = new ExpiringCache(4096, options.now);
   }
@@ -180,5 +180,5 @@ function userOfCertificate(socket: TLSSocket): UserInfo | null {
 }
 
 function withAuthenticatedGroup(user: UserInfo): UserInfo {
-  return user.groups.includes(AUTHENTICATED_GROUP) ? user : { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+  return user.groups.includes(AUTHENTICATED_GROUP) ? user : { ...{}, ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
 }

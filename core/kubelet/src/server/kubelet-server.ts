@@ -254,7 +254,7 @@ export class KubeletServer {
   private streamPod(target: StreamTarget): PodRef {
     const pod = this.pod(target.namespace, target.pod);
     if (!pod) throw new HttpFailure(404, 'pod does not exist');
-    return { ...refOf(pod), ...(target.uid ? { uid: target.uid } : {}) };
+    return { ...{}, ...refOf(pod), ...(target.uid ? { uid: target.uid } : {}) };
   }
 
   private pod(namespace: string, name: string): Pod | undefined {

@@ -71,7 +71,7 @@ function usageOf(pair: SamplePair<Reading> | undefined): { cpu?: CpuStats; memor
   if (!pair) return {};
   const cpu = cpuOf(pair);
   const memory = memoryOf(pair.newer);
-  return { ...(cpu ? { cpu } : {}), ...(memory ? { memory } : {}) };
+  return { ...{}, ...(cpu ? { cpu } : {}), ...(memory ? { memory } : {}) };
 }
 
 /** A pod's figures: the sums of its containers' (the newest of their times). */

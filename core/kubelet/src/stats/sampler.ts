@@ -43,7 +43,7 @@ export class UsageSampler {
 
   /** The readings held now. */
   snapshot(): UsageSnapshot {
-    return { ...(this.node ? { node: this.node } : {}), containers: [...this.containers.values()], failed: this.failing };
+    return { ...{}, ...(this.node ? { node: this.node } : {}), containers: [...this.containers.values()], failed: this.failing };
   }
 
   private async read(): Promise<void> {
@@ -54,7 +54,7 @@ export class UsageSampler {
         runtime.nodeStats?.() ?? hostStats?.() ?? Promise.resolve(undefined),
       ]);
       if (stats) this.takeContainers(stats);
-      if (node) this.node = { ...(this.node ? { older: this.node.newer } : {}), newer: node };
+      if (node) this.node = { ...{}, ...(this.node ? { older: this.node.newer } : {}), newer: node };
       if (this.failing) this.options.logger.info({}, 'reading resource usage works again');
       this.failing = false;
     } catch (err) {

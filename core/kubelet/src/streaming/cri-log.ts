@@ -45,7 +45,7 @@ export function parseCriLogLine(line: Buffer): CriLogEntry | undefined {
   if (afterTag < 0) afterTag = line.length;
   const tag = line.toString('latin1', afterStream + 1, afterTag);
   if (!tag) return undefined;
-  return { ...time, stream, partial: tag.split(':')[0] === 'P', content: line.subarray(Math.min(afterTag + 1, line.length)) };
+  return { ...{}, ...time, stream, partial: tag.split(':')[0] === 'P', content: line.subarray(Math.min(afterTag + 1, line.length)) };
 }
 
 /**
@@ -95,7 +95,7 @@ export class LogLineAssembler {
     }
     if (line.bytes < MAX_HELD_LINE_BYTES) return undefined;
     const piece = this.lineOf(entry.stream, line, false);
-    this.open.set(entry.stream, { ...line, parts: [], bytes: 0, continuation: true });
+    this.open.set(entry.stream, { ...{}, ...line, parts: [], bytes: 0, continuation: true });
     return piece;
   }
 

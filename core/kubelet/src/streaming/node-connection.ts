@@ -84,7 +84,7 @@ export class KubeletNodeConnection implements NodeConnection {
     if (!latest) throw new KubeletError('SKIFF_ERR_KUBELET_CONTAINER_NOT_FOUND', { container });
     if (latest.state !== 'CONTAINER_RUNNING')
       throw new KubeletError('SKIFF_ERR_KUBELET_CONTAINER_NOT_RUNNING', { container, pod: pod.name, state: notRunning(latest) });
-    return runtime[kind]({ ...request, containerId: latest.id });
+    return runtime[kind]({ ...{}, ...request, containerId: latest.id });
   }
 
   async portForwardURL(pod: PodRef, ports: number[]): Promise<string> {

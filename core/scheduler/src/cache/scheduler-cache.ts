@@ -143,7 +143,7 @@ export class SchedulerCache {
 
   /** Counts `pod` on `nodeName` before the binding is confirmed. */
   assume(key: string, pod: Pod, nodeName: string): void {
-    const assumed: Pod = { ...pod, spec: { ...pod.spec, nodeName } };
+    const assumed: Pod = { ...{}, ...pod, spec: { ...{}, ...pod.spec, nodeName } };
     this.place(key, assumed, nodeName, true);
   }
 

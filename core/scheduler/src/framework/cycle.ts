@@ -31,7 +31,7 @@ export interface ScheduleFailure {
 export type ScheduleResult = ScheduleSuccess | ScheduleFailure;
 
 function stamp(status: NonNullable<SchedulingStatus>, plugin: string): NonNullable<SchedulingStatus> {
-  return status.plugin ? status : { ...status, plugin };
+  return status.plugin ? status : { ...{}, ...status, plugin };
 }
 
 function errorResult(point: ExtensionPoint, status: NonNullable<SchedulingStatus>, plugin: string, totalNodes: number): ScheduleFailure {

@@ -226,7 +226,7 @@ export function buildProfiles(registry: Registry, configs: ProfileConfig[], defa
   const names = new Set<string>();
   for (const config of configs.length ? configs : [{}]) {
     const percentage = config.percentageOfNodesToScore ?? defaults.percentageOfNodesToScore;
-    const profile = buildProfile(registry, { ...config, ...(percentage !== undefined ? { percentageOfNodesToScore: percentage } : {}) });
+    const profile = buildProfile(registry, { ...{}, ...config, ...(percentage !== undefined ? { percentageOfNodesToScore: percentage } : {}) });
     if (names.has(profile.schedulerName)) throw new SchedulerError('SKIFF_ERR_SCHEDULER_PROFILE_DUPLICATE', { name: profile.schedulerName });
     names.add(profile.schedulerName);
     const first = profiles[0];

@@ -67,7 +67,7 @@ function containerRequests(container: Container, options: PodRequestOptions): Re
   // API defaulting copies limits into unset requests; doing the same here keeps the scheduler right
   // for objects stored before (or without) that defaulting.
   const resources = container.resources;
-  const list: ResourceList = { ...resources?.limits, ...resources?.requests };
+  const list: ResourceList = { ...{}, ...resources?.limits, ...resources?.requests };
   const amounts = amountsFromResourceList(list);
   if (options.nonZeroDefaults) {
     if (list.cpu === undefined) amounts.milliCPU = DEFAULT_MILLI_CPU_REQUEST;

@@ -69,12 +69,13 @@ export function tracedProfile(profile: SchedulingProfile, tallies: Map<string, T
     return wrapped;
   };
   const traced: SchedulingProfile = {
+    ...{},
     ...profile,
     preFilter: profile.preFilter.map(proxy),
     filter: profile.filter.map(proxy),
     postFilter: profile.postFilter.map(proxy),
     preScore: profile.preScore.map(proxy),
-    score: profile.score.map((entry) => ({ ...entry, plugin: proxy(entry.plugin) })),
+    score: profile.score.map((entry) => ({ ...{}, ...entry, plugin: proxy(entry.plugin) })),
     reserve: profile.reserve.map(proxy),
     permit: profile.permit.map(proxy),
     preBind: profile.preBind.map(proxy),

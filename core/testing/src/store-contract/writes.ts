@@ -59,7 +59,7 @@ export function describeWrites(h: ContractHarness): void {
     it('replaces the object at a later revision', async () => {
       const store = await h.open();
       const created = await store.create(h.podKey('a'), h.pod('a'));
-      const updated = await store.update(h.podKey('a'), { ...created.object, spec: { nodeName: 'n1' } }, { expectedRevision: created.revision });
+      const updated = await store.update(h.podKey('a'), { ...{}, ...created.object, spec: { nodeName: 'n1' } }, { expectedRevision: created.revision });
       expectConsistent(updated, h.podKey('a'));
       expect(updated.revision).toBeGreaterThan(created.revision);
       expect(updated.object.spec).toEqual({ nodeName: 'n1' });
@@ -127,7 +127,7 @@ export function describeWrites(h: ContractHarness): void {
       const store = await h.open();
       const created = await store.guaranteedUpdate(h.podKey('a'), (current) => (current ? undefined : h.pod('a')));
       expectConsistent(created!, h.podKey('a'));
-      const modified = await store.guaranteedUpdate(h.podKey('a'), (current) => ({ ...current!.object, status: { phase: 'Running' } }));
+      const modified = await store.guaranteedUpdate(h.podKey('a'), (current) => ({ ...{}, ...current!.object, status: { phase: 'Running' } }));
       expectConsistent(modified!, h.podKey('a'));
       expect(modified!.revision).toBeGreaterThan(created!.revision);
       expect(modified!.object.status).toEqual({ phase: 'Running' });

@@ -75,7 +75,7 @@ export function restoreMetadata(original: KubeObject, converted: Record<string, 
     if (causes.length) throw new Error(causes.map((c) => `${c.field}: ${c.message}`).join(', '));
     metadata[field] = strings;
   }
-  return { ...converted, metadata } as KubeObject;
+  return { ...{}, ...converted, metadata } as KubeObject;
 }
 
 function goType(value: unknown): string {

@@ -379,8 +379,8 @@ function checkRulePrograms(s: JSONSchemaProps, node: SchemaNode, path: string, c
   });
 }
 
-const withForbiddenDefaults = (ctx: Context, reason: string): Context => ({ ...ctx, forbidDefaults: reason });
-const withUncorrelatable = (ctx: Context, path: string): Context => (ctx.uncorrelatable === undefined ? { ...ctx, uncorrelatable: path } : ctx);
+const withForbiddenDefaults = (ctx: Context, reason: string): Context => ({ ...{}, ...ctx, forbidDefaults: reason });
+const withUncorrelatable = (ctx: Context, path: string): Context => (ctx.uncorrelatable === undefined ? { ...{}, ...ctx, uncorrelatable: path } : ctx);
 
 function checkOpenAPI(s: JSONSchemaProps, path: string, ctx: Context, isRoot: boolean, node: SchemaNode | undefined): Findings {
   const found: Findings = { schema: [], cel: [] };
@@ -405,7 +405,7 @@ function checkOpenAPI(s: JSONSchemaProps, path: string, ctx: Context, isRoot: bo
   for (const [name, property] of Object.entries(properties)) {
     let sub = mapCorrelatable ? ctx : withUncorrelatable(ctx, path);
     if ((isRoot || s['x-kubernetes-embedded-resource']) && META_FIELDS.has(name)) {
-      sub = { ...sub, insideResourceMeta: true };
+      sub = { ...{}, ...sub, insideResourceMeta: true };
       if (isRoot) sub = withForbiddenDefaults(sub, `in top-level ${name}`);
     }
     merge(checkOpenAPI(property, keyed(at(path, 'properties'), name), sub, false, node?.properties?.get(name)));

@@ -73,7 +73,7 @@ function pruneNulls(value: unknown, node: SchemaNode | undefined, isRoot: boolea
  */
 export function pruneObject(object: Record<string, unknown>, root: SchemaNode): string[] {
   const pruner = new Pruner();
-  pruner.prune(object, root.embedded ? root : { ...root, embedded: true }, '');
+  pruner.prune(object, root.embedded ? root : { ...{}, ...root, embedded: true }, '');
   pruneNulls(object, root, true);
   return pruner.unknown.sort();
 }
@@ -81,6 +81,6 @@ export function pruneObject(object: Record<string, unknown>, root: SchemaNode): 
 /** Prunes a value below `node` (not a resource root) and returns the dropped paths: for checking defaults. */
 export function pruneValue(value: unknown, node: SchemaNode, asResourceRoot: boolean): string[] {
   const pruner = new Pruner();
-  pruner.prune(value, asResourceRoot && !node.embedded ? { ...node, embedded: true } : node, '');
+  pruner.prune(value, asResourceRoot && !node.embedded ? { ...{}, ...node, embedded: true } : node, '');
   return pruner.unknown;
 }

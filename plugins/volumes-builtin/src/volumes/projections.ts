@@ -47,7 +47,7 @@ function payloadPlugin<F extends PayloadSource>(
 export function withFsGroup(pod: Pod, files: Payload): Payload {
   const gid = pod.spec?.securityContext?.fsGroup;
   if (gid === undefined) return files;
-  return new Map([...files].map(([path, file]) => [path, { ...file, mode: file.mode | 0o440, owner: { ...file.owner, gid } }]));
+  return new Map([...files].map(([path, file]) => [path, { ...{}, ...file, mode: file.mode | 0o440, owner: { ...{}, ...file.owner, gid } }]));
 }
 
 const modeOf = (source: { defaultMode?: number }): number => (typeof source.defaultMode === 'number' ? source.defaultMode : DEFAULT_FILE_MODE);
@@ -99,6 +99,7 @@ export function projectedPlugin(options: BuiltinVolumeOptions, tokens: ServiceAc
     return payload;
   });
   return {
+    ...{},
     ...plugin,
     // The pod's tokens go with its volumes, or they would be held for every pod this kubelet ever ran. The uid is
     // all the kubelet knows of a pod it tears down from its folder alone, and all forget() needs.

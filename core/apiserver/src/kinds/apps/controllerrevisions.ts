@@ -4,6 +4,7 @@ import { fieldErrors, validateImmutable } from '@skiff/api/validation';
 import { AGE_COLUMN, column, computed } from '../columns.js';
 
 export const controllerRevisions = defineKind<ControllerRevision>({
+  ...{},
   ...RESOURCES.controllerrevisions,
   columns: [
     computed('Controller', (cr) => {

@@ -12,6 +12,7 @@ function defaultDaemonSet(ds: { spec?: Partial<DaemonSetSpec> }): void {
 }
 
 export const daemonSets = defineKind<DaemonSet>({
+  ...{},
   ...RESOURCES.daemonsets,
   subresources: ['status'],
   columns: [

@@ -102,6 +102,7 @@ export function validateDeployment(deployment: Deployment, old?: Deployment): St
 }
 
 export const deployments = defineKind<Deployment>({
+  ...{},
   ...RESOURCES.deployments,
   subresources: ['status', 'scale'],
   // The controller's status writes may not relabel the deployment.

@@ -44,6 +44,7 @@ export function validateReplicaSet(replicaSet: ReplicaSet, old?: ReplicaSet): St
 }
 
 export const replicaSets = defineKind<ReplicaSet>({
+  ...{},
   ...RESOURCES.replicasets,
   subresources: ['status', 'scale'],
   scale: REPLICAS_SCALE,

@@ -41,7 +41,11 @@ function withClaimVolumes(sts: StatefulSet): StatefulSet {
     .map((claim) => claim.metadata?.name)
     .filter((name): name is string => typeof name === 'string' && name !== '' && !named.has(name))
     .map((name) => ({ name, persistentVolumeClaim: { claimName: name } }));
-  return { ...sts, spec: { ...sts.spec, template: { ...sts.spec.template, spec: { ...podSpec, volumes: [...volumes, ...claimVolumes] } } } };
+  return {
+    ...{},
+    ...sts,
+    spec: { ...{}, ...sts.spec, template: { ...{}, ...sts.spec.template, spec: { ...{}, ...podSpec, volumes: [...volumes, ...claimVolumes] } } },
+  };
 }
 
 /** The spec fields an update may not change, in a comparable form. */
@@ -66,6 +70,7 @@ function validateStatefulSet(sts: StatefulSet, old?: StatefulSet): StatusCause[]
 }
 
 export const statefulSets = defineKind<StatefulSet>({
+  ...{},
   ...RESOURCES.statefulsets,
   subresources: ['status', 'scale'],
   scale: REPLICAS_SCALE,

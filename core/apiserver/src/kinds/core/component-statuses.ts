@@ -3,6 +3,7 @@ import { defineKind, RESOURCES, type ComponentStatus } from '@skiff/api';
 import { computed } from '../columns.js';
 
 export const componentStatuses = defineKind<ComponentStatus>({
+  ...{},
   ...RESOURCES.componentstatuses,
   verbs: ['get', 'list'],
   columns: [

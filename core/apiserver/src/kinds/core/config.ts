@@ -46,6 +46,7 @@ function validateImmutableData<T extends DataHolder>(object: T, old: T | undefin
 }
 
 export const configMaps = defineKind<ConfigMap>({
+  ...{},
   ...RESOURCES.configmaps,
   columns: [computed<ConfigMap>('Data', (cm) => keysOf(cm.data).length + keysOf(cm.binaryData).length, { type: 'integer' }), AGE_COLUMN],
   strategy: {
@@ -69,6 +70,7 @@ const SECRET_TYPE_KEYS: Record<string, string[]> = {
 };
 
 export const secrets = defineKind<Secret>({
+  ...{},
   ...RESOURCES.secrets,
   columns: [column('Type', '.type'), computed<Secret>('Data', (secret) => keysOf(secret.data).length, { type: 'integer' }), AGE_COLUMN],
   strategy: {

@@ -120,6 +120,7 @@ const firstSeen = (event: Event, now: number) => humanAge(event.firstTimestamp |
 const involved = (field: keyof Event['involvedObject']) => selectorField<Event>((e) => e.involvedObject?.[field]);
 
 export const events = defineKind<Event>({
+  ...{},
   ...RESOURCES.events,
   columns: [
     computed<Event>('Last Seen', (event, now) =>
@@ -133,7 +134,7 @@ export const events = defineKind<Event>({
     computed<Event>('Message', (event) => (event.message ?? '').trim()),
     computed<Event>('First Seen', firstSeen, { priority: 1 }),
     computed<Event>('Count', (event) => (event.series ? (event.series.count ?? 0) : event.count || 1), { priority: 1 }),
-    { ...NAME_COLUMN, priority: 1 },
+    { ...{}, ...NAME_COLUMN, priority: 1 },
   ],
   strategy: {
     validateAll: (event, old) => validateEvent(event, old),

@@ -16,7 +16,7 @@ export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
  */
 export function defaultNamespace(namespace: Namespace): void {
   const name = namespace.metadata?.name;
-  if (name) namespace.metadata.labels = { ...namespace.metadata.labels, [NAMESPACE_NAME_LABEL]: name };
+  if (name) namespace.metadata.labels = { ...{}, ...namespace.metadata.labels, [NAMESPACE_NAME_LABEL]: name };
   const status = (namespace.status ??= {});
   if (!status.phase) status.phase = 'Active';
 }
@@ -41,6 +41,7 @@ export function validateNamespace(namespace: Namespace, old?: Namespace): Status
 }
 
 export const namespaces = defineKind<Namespace>({
+  ...{},
   ...RESOURCES.namespaces,
   subresources: ['status', 'finalize'],
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
@@ -52,7 +53,7 @@ export const namespaces = defineKind<Namespace>({
     prepareForCreate(namespace) {
       namespace.status = { phase: 'Active' };
       const finalizers = namespace.spec?.finalizers ?? [];
-      namespace.spec = { ...namespace.spec, finalizers: finalizers.includes(NAMESPACE_FINALIZER) ? finalizers : [...finalizers, NAMESPACE_FINALIZER] };
+      namespace.spec = { ...{}, ...namespace.spec, finalizers: finalizers.includes(NAMESPACE_FINALIZER) ? finalizers : [...finalizers, NAMESPACE_FINALIZER] };
     },
     // spec.finalizers change only through the finalize subresource.
     prepareForUpdate(namespace, old, subresource) {
@@ -61,7 +62,7 @@ export const namespaces = defineKind<Namespace>({
     fieldSelectors: { 'status.phase': selectorField<Namespace>((ns) => ns.status?.phase) },
     deletionFinalizers: (namespace) => namespace.spec?.finalizers ?? [],
     onDeletionMarked(namespace) {
-      namespace.status = { ...namespace.status, phase: 'Terminating' };
+      namespace.status = { ...{}, ...namespace.status, phase: 'Terminating' };
     },
   },
 });

@@ -132,6 +132,7 @@ const nodeInfo = (name: string, key: 'osImage' | 'kernelVersion' | 'containerRun
   computed<Node>(name, (node) => node.status?.nodeInfo?.[key] || '<unknown>', { priority: 1 });
 
 export const nodes = defineKind<Node>({
+  ...{},
   ...RESOURCES.nodes,
   subresources: ['status', 'proxy'],
   columns: [

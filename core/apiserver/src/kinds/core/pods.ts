@@ -10,6 +10,7 @@ const DEFAULT_POD_GRACE_SECONDS = 30;
 const podField = selectorField<Pod>;
 
 export const pods = defineKind<Pod>({
+  ...{},
   ...RESOURCES.pods,
   subresources: ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward', 'proxy', 'ephemeralcontainers', 'resize'],
   keptOnStatusUpdate: ['deletionTimestamp', 'ownerReferences'],
@@ -56,7 +57,7 @@ function keepPodSpecPart(pod: Pod, old: Pod, subresource: string): void {
     if (old.spec.ephemeralContainers === undefined) delete spec.ephemeralContainers;
     else spec.ephemeralContainers = old.spec.ephemeralContainers;
   } else if (subresource === 'ephemeralcontainers') {
-    pod.spec = { ...structuredClone(old.spec), ...(spec.ephemeralContainers ? { ephemeralContainers: spec.ephemeralContainers } : {}) };
+    pod.spec = { ...{}, ...structuredClone(old.spec), ...(spec.ephemeralContainers ? { ephemeralContainers: spec.ephemeralContainers } : {}) };
     if (!spec.ephemeralContainers) delete pod.spec.ephemeralContainers;
   } else if (subresource === 'resize') {
     const next = structuredClone(old.spec);
@@ -73,4 +74,4 @@ function keepPodSpecPart(pod: Pod, old: Pod, subresource: string): void {
 }
 
 /** POST /api/v1/namespaces/<ns>/bindings: binds the pod the Binding names (the older form of pods/binding). */
-export const bindings = defineKind<Binding>({ ...RESOURCES.bindings, verbs: ['create'] });
+export const bindings = defineKind<Binding>({ ...{}, ...RESOURCES.bindings, verbs: ['create'] });

@@ -3,6 +3,7 @@ import { defineKind, RESOURCES, type LimitRange, type ResourceQuota } from '@ski
 import { AGE_COLUMN, column, computed } from '../columns.js';
 
 export const limitRanges = defineKind<LimitRange>({
+  ...{},
   ...RESOURCES.limitranges,
   columns: [column('Created At', '.metadata.creationTimestamp', { type: 'date' })],
 });
@@ -18,6 +19,7 @@ function quotaCell(quota: ResourceQuota, prefix: 'requests' | 'limits'): string 
 }
 
 export const resourceQuotas = defineKind<ResourceQuota>({
+  ...{},
   ...RESOURCES.resourcequotas,
   subresources: ['status'],
   columns: [

@@ -72,6 +72,7 @@ function serviceExternalIP(service: Service): string {
 }
 
 export const services = defineKind<Service>({
+  ...{},
   ...RESOURCES.services,
   subresources: ['status', 'proxy'],
   names: 'dns-label',
@@ -106,6 +107,7 @@ function endpointsCell(endpoints: Endpoints): string {
 }
 
 export const endpoints = defineKind<Endpoints>({
+  ...{},
   ...RESOURCES.endpoints,
   singular: 'endpoints',
   columns: [computed<Endpoints>('Endpoints', endpointsCell), AGE_COLUMN],

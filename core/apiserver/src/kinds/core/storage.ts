@@ -13,6 +13,7 @@ function validateClaim(claim: PersistentVolumeClaim, old?: PersistentVolumeClaim
   if (old) {
     // Only the requested size (to grow), the volume attributes class and a first binding may change.
     const strip = (c: PersistentVolumeClaim) => ({
+      ...{},
       ...c.spec,
       resources: undefined,
       volumeAttributesClassName: undefined,
@@ -31,6 +32,7 @@ function validateClaim(claim: PersistentVolumeClaim, old?: PersistentVolumeClaim
 }
 
 export const persistentVolumeClaims = defineKind<PersistentVolumeClaim>({
+  ...{},
   ...RESOURCES.persistentvolumeclaims,
   subresources: ['status'],
   columns: [
@@ -81,6 +83,7 @@ const PV_SOURCES = [
 ] as const satisfies readonly (keyof PersistentVolumeSpec)[];
 
 export const persistentVolumes = defineKind<PersistentVolume>({
+  ...{},
   ...RESOURCES.persistentvolumes,
   subresources: ['status'],
   columns: [

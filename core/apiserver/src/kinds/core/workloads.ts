@@ -4,6 +4,7 @@ import { defaultPodTemplate, fieldErrors, validatePodTemplateSpec } from '@skiff
 import { AGE_COLUMN, column, computed, selectorCell, templateColumns } from '../columns.js';
 
 export const podTemplates = defineKind<PodTemplate>({
+  ...{},
   ...RESOURCES.podtemplates,
   columns: [
     computed<PodTemplate>('Containers', (t) => (t.template?.spec?.containers ?? []).map((c) => c.name).join(',')),
@@ -24,6 +25,7 @@ export const podTemplates = defineKind<PodTemplate>({
 });
 
 export const replicationControllers = defineKind<ReplicationController>({
+  ...{},
   ...RESOURCES.replicationcontrollers,
   subresources: ['status', 'scale'],
   scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' },

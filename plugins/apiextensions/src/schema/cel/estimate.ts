@@ -183,7 +183,7 @@ function union(a: Shape, b: Shape): Shape {
   if (a.kind !== b.kind) return { kind: 'dyn', size: Math.max(a.size, b.size) };
   if (a.kind === 'object' && a.node !== b.node) return DYN;
   const item = a.item && b.item ? union(a.item, b.item) : (a.item ?? b.item);
-  return { ...a, size: Math.max(a.size, b.size), exact: a.exact && b.exact && a.size === b.size, item };
+  return { ...{}, ...a, size: Math.max(a.size, b.size), exact: a.exact && b.exact && a.size === b.size, item };
 }
 
 const isText = (s: Shape) => s.kind === 'string' || s.kind === 'bytes';
@@ -461,7 +461,7 @@ class Estimator {
       case '_+_':
         if (this.appends.has(call) && first && second) {
           const item = first.shape.item && second.shape.item ? union(first.shape.item, second.shape.item) : (first.shape.item ?? second.shape.item);
-          return { cost: argCost + 1 + traversal(second.shape.size), shape: { ...first.shape, item } };
+          return { cost: argCost + 1 + traversal(second.shape.size), shape: { ...{}, ...first.shape, item } };
         }
         return this.generic(call, target, args, argCost);
       case '_[_]': {
