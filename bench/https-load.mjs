@@ -2,6 +2,7 @@
 // not share an event loop), each sending its next request when the previous one is answered, for a warm-up
 // and then `durationMs` — or, with `count`, that many requests one after another. Answers requests,
 // errors, req/s and the p50/p99 latency in ms.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
@@ -68,7 +69,15 @@ export function threadCpuMicros(pid = process.pid, tid = pid) {
   }
 }
 
-const TICKS_PER_SECOND = 100;
+/** The kernel's clock ticks per second, in which /proc counts CPU time (100 on nearly every Linux). */
+const TICKS_PER_SECOND = (() => {
+  try {
+    const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
+  } catch {
+    return 100;
+  }
+})();
 
 /**
  * Runs one scenario: `{ url, method, ca, token, body? | bodies?, contentType?, count? }`. With `cpuOf` (a
